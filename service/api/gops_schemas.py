@@ -1,0 +1,215 @@
+"""Marshmallow schemas of the Gops API: they validate requests and document the spec.
+
+Requests refuse unknown fields (marshmallow's default ``RAISE``).  Responses
+are plain objects and maps (no ``oneOf``) so SDK generators handle them.
+"""
+
+from __future__ import annotations
+
+import marshmallow as ma
+from marshmallow import fields, validate
+
+from .. import gops
+
+HEX64 = validate.Regexp(r"^[0-9a-f]{64}$", error="must be 64 lowercase hex characters")
+RANK = validate.Range(min=1, max=gops.MAX_RANKS)
+
+
+def _doc(text: str, **extra) -> dict:
+    return {"metadata": {"description": text, **extra}}
+
+
+# ----------------------------------------------------------------- requests
+
+
+class GopsOptionsSchema(ma.Schema):
+    players = fields.Integer(validate=validate.Range(min=2, max=7), **_doc("Number of seats, 2–7 (classic: 2)."))
+    ranks = fields.Integer(validate=validate.Range(min=1, max=13), **_doc("Ranks A..n used by every hand and the prizes (default 13)."))
+    resolution = fields.String(validate=validate.OneOf(gops.RESOLUTIONS), **_doc("Tie resolution: none, split or highest_unique."))
+    unclaimed = fields.String(validate=validate.OneOf(gops.UNCLAIMED), **_doc("What happens to a pot nobody wins: carryover or discard."))
+    prize_order = fields.String(validate=validate.OneOf(gops.PRIZE_ORDERS), **_doc("shuffled (committed by hash, default), ascending, descending, explicit, or reported at the table."))
+    explicit_order = fields.List(fields.Integer(validate=RANK), **_doc("With prize_order explicit: every rank once, in order."))
+    visibility = fields.String(validate=validate.OneOf(gops.VISIBILITIES), **_doc("open (default), blind, or dealer_sees_prize."))
+    dealer_seat = fields.Integer(validate=validate.Range(min=0, max=6), **_doc("With dealer_sees_prize: the seat that sees the prize."))
+    bid_cards = fields.Integer(validate=validate.Range(min=1, max=13), **_doc("Cards per bid (multi-card bids: 2); strength is their sum."))
+    open_prizes = fields.Integer(validate=validate.Range(min=1, max=13), **_doc("Prizes face up at once; above 1 the round's winner chooses."))
+    deadline_seconds = fields.Integer(validate=validate.Range(min=1, max=604800), allow_none=True, **_doc("Seconds each seat has to act in a phase; then the deadline may be enforced."))
+
+
+class GopsMatchSchema(ma.Schema):
+    format = fields.String(load_default="single", validate=validate.OneOf(gops.MATCH_FORMATS), **_doc("single game, cumulative k games, best_of 3 or 5, or play to a target."))
+    games = fields.Integer(validate=validate.Range(min=1, max=50), allow_none=True, **_doc("cumulative: games to play; best_of: 3 or 5."))
+    target = fields.Integer(validate=validate.Range(min=1, max=10000), allow_none=True, **_doc("target: running total that ends the match (default 92)."))
+    tiebreak = fields.String(load_default="extra_game", validate=validate.OneOf(gops.TIEBREAKS), **_doc("best_of still level after the agreed games: extra_game or total_points."))
+
+
+class CreateGopsGameSchema(ma.Schema):
+    profile = fields.String(load_default="standard", validate=validate.OneOf(list(gops.PROFILES)), **_doc("classic (2 players, ties carry over) or standard (ties discarded)."))
+    options = fields.Nested(GopsOptionsSchema, load_default=dict, **_doc("Overrides of the profile."))
+    match = fields.Nested(GopsMatchSchema, load_default=dict, **_doc("Several games as one match; default a single game."))
+
+
+class VersionedSchema(ma.Schema):
+    version = fields.Integer(validate=validate.Range(min=1), **_doc("Optional: the state version this move was decided on; if the game has moved on the move is refused with stale_version."))
+
+
+class CommitSchema(VersionedSchema):
+    round = fields.Integer(required=True, validate=validate.Range(min=1), **_doc("The current round (from 1)."))
+    commitment = fields.String(required=True, validate=HEX64, **_doc("lowercase hex SHA-256 of gops-bid-v1|<game_id>|<round>|<seat>|<cards>|<salt>."))
+
+
+class RevealSchema(VersionedSchema):
+    round = fields.Integer(required=True, validate=validate.Range(min=1), **_doc("The round being revealed."))
+    cards = fields.List(fields.Integer(validate=RANK), required=True, validate=validate.Length(min=1, max=13), **_doc("The committed ranks, in the order hashed."))
+    salt = fields.String(required=True, validate=HEX64, **_doc("The 32-byte salt as 64 lowercase hex characters."))
+
+
+class RankSchema(VersionedSchema):
+    rank = fields.Integer(required=True, validate=RANK, **_doc("A rank: A=1 … K=13."))
+
+
+class EmptyActionSchema(VersionedSchema):
+    pass
+
+
+# ---------------------------------------------------------------- responses
+
+
+class RulesSchema(ma.Schema):
+    players = fields.Integer(required=True)
+    ranks = fields.Integer(required=True)
+    resolution = fields.String(required=True)
+    unclaimed = fields.String(required=True)
+    prize_order = fields.String(required=True)
+    explicit_order = fields.List(fields.Integer(), required=True)
+    visibility = fields.String(required=True)
+    dealer_seat = fields.Integer(allow_none=True, required=True)
+    bid_cards = fields.Integer(required=True)
+    open_prizes = fields.Integer(required=True)
+    deadline_seconds = fields.Integer(allow_none=True, required=True)
+
+
+class MatchRulesSchema(ma.Schema):
+    format = fields.String(required=True)
+    games = fields.Integer(allow_none=True, required=True)
+    target = fields.Integer(allow_none=True, required=True)
+    tiebreak = fields.String(required=True)
+
+
+class RevealedBidSchema(ma.Schema):
+    cards = fields.List(fields.Integer(), required=True)
+    salt = fields.String(required=True)
+
+
+class RoundRecordSchema(ma.Schema):
+    round = fields.Integer(required=True)
+    bids = fields.Dict(keys=fields.String(), values=fields.List(fields.Integer()), required=True, **_doc("Seat (as a string) to the cards it bid."))
+    winners = fields.List(fields.Integer(), required=True, **_doc("Seats that won the pot (several with split; none when unclaimed)."))
+    pot = fields.List(fields.Integer(), **_doc("Prizes in the pot (one prize at a time)."))
+    shares = fields.Dict(keys=fields.String(), values=fields.String(), **_doc("Seat to the exact points it got (a fraction such as 9/2 with split)."))
+    carried = fields.Boolean(**_doc("The pot stayed in the middle for the next winner."))
+    set_aside = fields.Boolean(**_doc("The pot was set aside, worth nothing."))
+    row = fields.List(fields.Integer(), **_doc("Open prizes: the row when the round resolved."))
+    picks = fields.Integer(**_doc("Open prizes: how many the winner may take."))
+    chosen = fields.List(fields.Integer(), **_doc("Open prizes: what the winner took."))
+
+
+class GameResultSchema(ma.Schema):
+    game = fields.Integer(required=True)
+    game_id = fields.String(required=True)
+    termination = fields.String(required=True, **_doc("completed, or forfeit when at most one seat was left."))
+    scores = fields.List(fields.String(), required=True, **_doc("Exact score per seat, as an integer or fraction string."))
+    unclaimed = fields.Integer(required=True, **_doc("Points of prizes turned up that nobody won."))
+    winners = fields.List(fields.Integer(), required=True)
+    prize_commitment = fields.String(allow_none=True, required=True)
+    prize_order = fields.List(fields.Integer(), allow_none=True, required=True)
+    prize_salt = fields.String(allow_none=True, required=True)
+
+
+class MatchResultSchema(ma.Schema):
+    format = fields.String(required=True)
+    games_played = fields.Integer(required=True)
+    winners = fields.List(fields.Integer(), required=True)
+    totals = fields.List(fields.String(), required=True, **_doc("Exact total points per seat over the match."))
+    wins = fields.List(fields.Integer(), required=True, **_doc("Games won outright per seat."))
+
+
+class LegalActionSchema(ma.Schema):
+    type = fields.String(required=True, validate=validate.OneOf(
+        ["commit", "reveal", "choose_prize", "report_prize", "enforce_deadline", "resign"]))
+    round = fields.Integer(**_doc("commit/reveal: the round to name."))
+    cards = fields.Integer(**_doc("commit: how many cards the bid has."))
+    hand = fields.List(fields.Integer(), **_doc("commit: the ranks still in hand."))
+    ranks = fields.List(fields.Integer(), **_doc("choose_prize/report_prize: the ranks allowed."))
+    picks = fields.Integer(**_doc("choose_prize: prizes still to take."))
+
+
+class GopsGameSchema(ma.Schema):
+    id = fields.String(required=True, **_doc("The game (or match) id used in URLs."))
+    game_id = fields.String(required=True, **_doc("The id of the game being played, used in commitments (equals id for a single game; id-N for game N of a match)."))
+    version = fields.Integer(required=True, **_doc("Increases by one with every applied change."))
+    game_number = fields.Integer(required=True)
+    phase = fields.String(required=True, validate=validate.OneOf(["deal", "prize", "commit", "reveal", "choose", "over"]))
+    round = fields.Integer(required=True)
+    rounds = fields.Integer(required=True)
+    rules = fields.Nested(RulesSchema, required=True)
+    match = fields.Nested(MatchRulesSchema, required=True)
+    hands = fields.List(fields.List(fields.Integer()), required=True, **_doc("Ranks still in each seat's hand (spent bids are public)."))
+    row = fields.List(fields.Integer(allow_none=True), required=True, **_doc("Prizes face up in the middle; null for a prize hidden from you."))
+    carry = fields.List(fields.Integer(), required=True, **_doc("Tied prizes waiting for the next winner."))
+    carried_rounds = fields.Integer(required=True)
+    pot_value = fields.Integer(allow_none=True, required=True, **_doc("Points the current round is worth, if you may know it."))
+    prizes_left = fields.Integer(required=True)
+    turned = fields.List(fields.Integer(allow_none=True), required=True)
+    scores = fields.List(fields.String(), required=True, **_doc("Exact score per seat, as an integer or fraction string such as 9/2."))
+    won = fields.List(fields.List(fields.Integer()), required=True)
+    set_aside = fields.List(fields.Integer(), required=True)
+    committed = fields.List(fields.Integer(), required=True)
+    commitments = fields.Dict(keys=fields.String(), values=fields.String(), required=True)
+    revealed = fields.List(fields.Integer(), required=True)
+    awaiting = fields.List(fields.Integer(), required=True, **_doc("Seats the current phase waits for."))
+    forfeited = fields.Dict(keys=fields.String(), values=fields.String(), required=True)
+    chooser = fields.Integer(allow_none=True, required=True)
+    picks_owed = fields.Integer(required=True)
+    deadline_at = fields.Float(allow_none=True, required=True, **_doc("Unix time when the current phase's deadline passes."))
+    history = fields.List(fields.Nested(RoundRecordSchema), required=True)
+    prize_commitment = fields.String(allow_none=True, required=True, **_doc("SHA-256 of gops-prizes-v1|<game_id>|<order>|<salt>, published before any bid."))
+    prize_order = fields.List(fields.Integer(), allow_none=True, required=True)
+    prize_salt = fields.String(allow_none=True, required=True)
+    game_result = fields.Nested(GameResultSchema, allow_none=True, required=True)
+    games = fields.List(fields.Nested(GameResultSchema), required=True)
+    resigned = fields.List(fields.Integer(), required=True)
+    result = fields.Nested(MatchResultSchema, allow_none=True, required=True)
+
+
+class GopsSeatViewSchema(GopsGameSchema):
+    seat = fields.Integer(required=True)
+    my_reveal = fields.Nested(RevealedBidSchema, allow_none=True, required=True, **_doc("Your own reveal this round (others' stay hidden until all reveal)."))
+    legal_actions = fields.List(fields.Nested(LegalActionSchema), required=True)
+
+
+class CreatedGopsGameSchema(ma.Schema):
+    id = fields.String(required=True)
+    host_token = fields.String(required=True, **_doc("Bearer token of the host (shown once)."))
+    seat_tokens = fields.List(fields.String(), required=True, **_doc("Bearer token of each seat, by seat number (shown once)."))
+    game = fields.Nested(GopsGameSchema, required=True)
+
+
+class TranscriptEntrySchema(ma.Schema):
+    version = fields.Integer(required=True)
+    at = fields.Float(required=True, **_doc("Unix time the referee applied it."))
+    by = fields.String(required=True, **_doc("host, seat:N or referee."))
+    game = fields.Integer(required=True, **_doc("Game number within the match (1 for a single game)."))
+    round = fields.Integer(required=True, **_doc("Round in progress when the action was applied."))
+    action = fields.Dict(required=True, **_doc("The action as applied; secrets withheld until revealed."))
+
+
+class GopsTranscriptSchema(ma.Schema):
+    id = fields.String(required=True)
+    kind = fields.String(required=True)
+    version = fields.Integer(required=True)
+    complete = fields.Boolean(required=True, **_doc("True once the game is over and nothing is withheld."))
+    rules = fields.Nested(RulesSchema, required=True)
+    match = fields.Nested(MatchRulesSchema, required=True)
+    entries = fields.List(fields.Nested(TranscriptEntrySchema), required=True)
+    result = fields.Nested(MatchResultSchema, allow_none=True, required=True)

@@ -1,0 +1,128 @@
+"""The one place where errors become HTTP: RFC 9457 ``application/problem+json``.
+
+Every rejection has the shape::
+
+    {"type": "https://referee.example/problems/<code>", "title": "...",
+     "status": 409, "detail": "...", "code": "<code>", ...extra}
+
+``code`` is stable and machine-readable; ``type`` is the same code as a URI
+(RFC 9457 requires a URI; it is a name, not a page to fetch).
+"""
+
+from __future__ import annotations
+
+from http import HTTPStatus
+from typing import Any
+
+import marshmallow as ma
+from flask import Response, json
+from werkzeug.exceptions import HTTPException
+
+from ..errors import (
+    Busy,
+    Forbidden,
+    IllegalAction,
+    InvalidAction,
+    InvalidOptions,
+    NotFound,
+    RefereeError,
+    StaleVersion,
+    Unauthorized,
+)
+
+PROBLEM_CONTENT_TYPE = "application/problem+json"
+PROBLEM_TYPE_BASE = "https://referee.example/problems/"
+
+# Status for each error family; a subclass inherits its family's status.
+STATUS_BY_CLASS: list[tuple[type[RefereeError], int]] = [
+    (Unauthorized, 401),
+    (Forbidden, 403),
+    (NotFound, 404),
+    (StaleVersion, 409),
+    (Busy, 503),
+    (InvalidOptions, 422),
+    (InvalidAction, 422),
+    (IllegalAction, 409),
+]
+
+# Codes for errors raised by the web stack itself.
+CODE_BY_STATUS = {
+    400: "bad_request",
+    401: "unauthorized",
+    403: "forbidden",
+    404: "not_found",
+    405: "method_not_allowed",
+    406: "not_acceptable",
+    409: "conflict",
+    413: "body_too_large",
+    415: "unsupported_media_type",
+    422: "invalid_request",
+    429: "rate_limited",
+    500: "internal_error",
+    503: "unavailable",
+}
+
+
+class ProblemSchema(ma.Schema):
+    """RFC 9457 problem details, with a stable ``code``."""
+
+    type = ma.fields.String(metadata={"description": "URI naming the problem type (ends with the code)"})
+    title = ma.fields.String(metadata={"description": "Short summary of the problem type"})
+    status = ma.fields.Integer(metadata={"description": "HTTP status code"})
+    detail = ma.fields.String(metadata={"description": "What went wrong in this request"})
+    code = ma.fields.String(metadata={"description": "Stable machine-readable error code"})
+    errors = ma.fields.Dict(
+        keys=ma.fields.String(),
+        metadata={"description": "Field-by-field validation messages (code invalid_request)"},
+    )
+    current_version = ma.fields.Integer(metadata={"description": "With stale_version: the current version"})
+    phase = ma.fields.String(metadata={"description": "With wrong_phase: the current phase"})
+
+
+def problem(status: int, code: str, detail: str, **extra: Any) -> Response:
+    body: dict[str, Any] = {
+        "type": PROBLEM_TYPE_BASE + code,
+        "title": HTTPStatus(status).phrase,
+        "status": status,
+        "detail": detail,
+        "code": code,
+    }
+    body.update({k: v for k, v in extra.items() if v is not None})
+    headers = {}
+    if status == 401:
+        headers["WWW-Authenticate"] = 'Bearer realm="referee"'
+    return Response(json.dumps(body), status=status, mimetype=PROBLEM_CONTENT_TYPE, headers=headers)
+
+
+def status_for(error: RefereeError) -> int:
+    for cls, status in STATUS_BY_CLASS:
+        if isinstance(error, cls):
+            return status
+    return 400
+
+
+def from_referee_error(error: RefereeError) -> Response:
+    return problem(status_for(error), error.code, error.detail, **error.extra)
+
+
+def from_http_exception(error: HTTPException) -> Response:
+    status = error.code or 500
+    data = getattr(error, "data", None) or {}
+    if status == 422 and "messages" in data:
+        messages = data["messages"]
+        # webargs nests by location ({"json": {...}}); the body is the only location we read.
+        if isinstance(messages, dict) and set(messages) <= {"json", "query", "headers", "view_args"}:
+            flat: dict[str, Any] = {}
+            for location, errs in messages.items():
+                if isinstance(errs, dict):
+                    flat.update(errs)
+                else:
+                    flat[location] = errs
+            messages = flat
+        return problem(422, "invalid_request", "the request does not match the operation's schema", errors=messages)
+    detail = data.get("message") or error.description or HTTPStatus(status).phrase
+    if status == 400 and "JSON" in str(detail):
+        return problem(400, "malformed_json", "the request body is not valid JSON")
+    if status == 413:
+        detail = "the request body is larger than this server accepts"
+    return problem(status, CODE_BY_STATUS.get(status, "http_error"), str(detail))

@@ -1,0 +1,146 @@
+"""The Flask application factory."""
+
+from __future__ import annotations
+
+import http
+from typing import Any
+
+import redis
+from apispec.ext.marshmallow import MarshmallowPlugin
+from flask import Flask, request
+from flask_smorest import Api
+from flask_smorest.utils import prepare_response
+from werkzeug.exceptions import HTTPException, InternalServerError
+
+from . import __version__, config
+from .api import problems
+from .errors import RefereeError
+from .store import Store
+
+API_DESCRIPTION = """\
+A referee for card games as a service: it deals, keeps secrets, validates every
+move, resolves rounds and keeps a transcript anyone can re-verify.
+
+* Create a game and keep the tokens it returns: one per seat, one for the host.
+  Send them as `Authorization: Bearer <token>`.
+* Bids are secret: commit `sha256("gops-bid-v1|<game_id>|<round>|<seat>|<cards>|<salt>")`,
+  then reveal the cards and salt once every seat has committed.
+* Every state has a `version`; poll with `If-None-Match` (304 when unchanged),
+  and send `version` with a move to refuse it if the game has moved on.
+* Every error is `application/problem+json` with a stable `code`.
+"""
+
+
+class RefereeApi(Api):
+    """flask-smorest's Api with RFC 9457 problem+json errors, documented as such."""
+
+    ERROR_SCHEMA = problems.ProblemSchema
+
+    def _register_responses(self) -> None:
+        for status in http.HTTPStatus:
+            response: dict[str, Any] = {"description": status.phrase}
+            if not (100 <= status < 200) and status not in (204, 304):
+                response["schema"] = self.ERROR_SCHEMA
+            prepare_response(response, self.spec, problems.PROBLEM_CONTENT_TYPE)
+            self.spec.components.response(status.name, response, lazy=True)
+        response = {"description": "Default error response", "schema": self.ERROR_SCHEMA}
+        prepare_response(response, self.spec, problems.PROBLEM_CONTENT_TYPE)
+        self.spec.components.response("DEFAULT_ERROR", response, lazy=True)
+
+    def handle_http_exception(self, error: HTTPException):
+        return problems.from_http_exception(error)
+
+
+def _schema_name_resolver(schema) -> str:
+    cls = schema if isinstance(schema, type) else type(schema)
+    name = cls.__name__
+    if name.endswith("Schema"):
+        name = name[: -len("Schema")]
+    if not isinstance(schema, type) and (schema.only or schema.exclude or getattr(schema, "partial", False)):
+        name += "Partial"
+    return name
+
+
+def create_app(overrides: dict[str, Any] | None = None) -> Flask:
+    app = Flask(__name__)
+    app.config.update(config.from_environment())
+    app.config.update(
+        API_TITLE="Card-game referee",
+        API_VERSION=__version__,
+        OPENAPI_VERSION="3.0.3",
+        OPENAPI_URL_PREFIX="/",
+        OPENAPI_JSON_PATH="openapi.json",
+        OPENAPI_SWAGGER_UI_PATH="/docs",
+        OPENAPI_SWAGGER_UI_URL="https://cdn.jsdelivr.net/npm/swagger-ui-dist@5/",
+        API_SPEC_OPTIONS={
+            "info": {"description": API_DESCRIPTION},
+            "servers": [{"url": "http://127.0.0.1:8000", "description": "make run"}],
+            "components": {
+                "securitySchemes": {
+                    "bearerAuth": {
+                        "type": "http",
+                        "scheme": "bearer",
+                        "description": "The seat or host token returned once when the game was created.",
+                    }
+                }
+            },
+        },
+    )
+    app.config.update(overrides or {})
+
+    client = redis.Redis.from_url(app.config["REDIS_URL"], health_check_interval=30)
+    app.extensions["referee_store"] = Store(
+        client,
+        prefix=app.config["KEY_PREFIX"],
+        finished_ttl=app.config["FINISHED_GAME_TTL"],
+        idle_ttl=app.config["IDLE_GAME_TTL"],
+    )
+
+    api = RefereeApi(
+        app,
+        spec_kwargs={"marshmallow_plugin": MarshmallowPlugin(schema_name_resolver=_schema_name_resolver)},
+    )
+    from .api.gops import blp as gops_blp
+
+    api.register_blueprint(gops_blp)
+
+    @app.errorhandler(RefereeError)
+    def _referee_error(error: RefereeError):
+        return problems.from_referee_error(error)
+
+    @app.errorhandler(redis.exceptions.ConnectionError)
+    def _redis_down(error: Exception):
+        app.logger.error("redis unavailable: %s", error)
+        return problems.problem(503, "store_unavailable", "the game store is unreachable; try again shortly")
+
+    @app.errorhandler(Exception)
+    def _unexpected(error: Exception):
+        if isinstance(error, HTTPException):
+            return problems.from_http_exception(error)
+        app.logger.exception("unhandled error on %s %s", request.method, request.path)
+        return problems.from_http_exception(InternalServerError())
+
+    @app.before_request
+    def _json_only():
+        if request.method in ("POST", "PUT", "PATCH") and request.content_length:
+            if not request.is_json:
+                return problems.problem(415, "unsupported_media_type", "send the body as application/json")
+        return None
+
+    @app.after_request
+    def _security_headers(response):
+        headers = response.headers
+        headers.setdefault("X-Content-Type-Options", "nosniff")
+        headers.setdefault("Referrer-Policy", "no-referrer")
+        headers.setdefault("X-Frame-Options", "DENY")
+        if request.path.startswith("/v1/"):
+            headers.setdefault("Cache-Control", "no-store")
+        return response
+
+    @app.get("/healthz")
+    def _health():
+        store: Store = app.extensions["referee_store"]
+        store.ping()
+        return {"status": "ok"}
+
+    return app

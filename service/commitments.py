@@ -1,0 +1,96 @@
+"""Commit–reveal hashing, exactly as specified in ``shared/rules/gops.md``.
+
+A bid commitment is ``lowercase hex(SHA-256(message))`` where *message* is the
+UTF-8 text::
+
+    gops-bid-v1|<game id>|<round>|<seat>|<cards>|<salt>
+
+round counts from 1, seat from 0 (both decimal); cards are the bid's ranks as
+decimal numbers joined by commas, in the order the player chose them; salt is
+exactly 32 random bytes written as 64 lowercase hex characters.
+
+The referee commits to its own secrets the same way: a shuffled prize order
+(Gops) or deck order (Gofo) is published as a hash when the game is created and
+revealed when it ends::
+
+    gops-prizes-v1|<game id>|<ranks joined by commas>|<salt>
+    gofo-deck-v1|<hand id>|<cards joined by commas>|<salt>
+
+>>> bid_commitment("g1", 1, 0, [9], "00" * 32)[:16]
+'46d7d03167c517bb'
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import re
+import secrets
+from collections.abc import Sequence
+
+from .errors import InvalidAction
+
+SALT_BYTES = 32
+SALT_HEX_LENGTH = SALT_BYTES * 2
+ID_PATTERN = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+SALT_PATTERN = re.compile(r"^[0-9a-f]{64}$")
+COMMITMENT_PATTERN = re.compile(r"^[0-9a-f]{64}$")
+
+
+def _sha256_hex(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def new_salt() -> str:
+    """A fresh salt: 32 random bytes from the OS CSPRNG, as 64 lowercase hex chars."""
+    return secrets.token_hex(SALT_BYTES)
+
+
+def check_salt(salt: str) -> None:
+    if not isinstance(salt, str) or not SALT_PATTERN.match(salt):
+        raise InvalidAction(
+            "salt must be exactly 32 bytes written as 64 lowercase hex characters",
+            code="invalid_salt",
+        )
+
+
+def check_commitment_format(commitment: str) -> None:
+    if not isinstance(commitment, str) or not COMMITMENT_PATTERN.match(commitment):
+        raise InvalidAction(
+            "commitment must be a SHA-256 digest written as 64 lowercase hex characters",
+            code="invalid_commitment",
+        )
+
+
+def bid_message(game_id: str, round_number: int, seat: int, cards: Sequence[int], salt: str) -> str:
+    """The exact text a client hashes to commit to a bid."""
+    joined = ",".join(str(int(c)) for c in cards)
+    return f"gops-bid-v1|{game_id}|{round_number}|{seat}|{joined}|{salt}"
+
+
+def bid_commitment(game_id: str, round_number: int, seat: int, cards: Sequence[int], salt: str) -> str:
+    """``lowercase hex(SHA-256(bid_message(...)))``."""
+    return _sha256_hex(bid_message(game_id, round_number, seat, cards, salt))
+
+
+def matches(commitment: str, expected: str) -> bool:
+    """Constant-time comparison of two hex digests."""
+    return hmac.compare_digest(commitment.encode("ascii"), expected.encode("ascii"))
+
+
+def prize_order_message(game_id: str, order: Sequence[int], salt: str) -> str:
+    return f"gops-prizes-v1|{game_id}|{','.join(str(int(r)) for r in order)}|{salt}"
+
+
+def prize_order_commitment(game_id: str, order: Sequence[int], salt: str) -> str:
+    """The hash the referee publishes for a shuffled prize order before any bid."""
+    return _sha256_hex(prize_order_message(game_id, order, salt))
+
+
+def deck_message(hand_id: str, cards: Sequence[str], salt: str) -> str:
+    return f"gofo-deck-v1|{hand_id}|{','.join(cards)}|{salt}"
+
+
+def deck_commitment(hand_id: str, cards: Sequence[str], salt: str) -> str:
+    """The hash the referee publishes for a shuffled Gofo deck before the deal."""
+    return _sha256_hex(deck_message(hand_id, cards, salt))

@@ -1,0 +1,29 @@
+"""Configuration, read from the environment in one place.
+
+Every setting can be overridden by a dict passed to ``create_app`` (tests do).
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+
+def _int(name: str, default: int) -> int:
+    value = os.environ.get(name)
+    return int(value) if value not in (None, "") else default
+
+
+def from_environment() -> dict[str, Any]:
+    return {
+        # Where game state lives.  `make run` starts an embedded Valkey when unset.
+        "REDIS_URL": os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0"),
+        # Prefix of every key the store writes (lets several deployments share a Redis).
+        "KEY_PREFIX": os.environ.get("REFEREE_KEY_PREFIX", "referee"),
+        # A finished game stays readable (state, transcript) this long, in seconds.
+        "FINISHED_GAME_TTL": _int("REFEREE_FINISHED_GAME_TTL", 7 * 86400),
+        # A game nobody has touched for this long is abandoned and expires.
+        "IDLE_GAME_TTL": _int("REFEREE_IDLE_GAME_TTL", 30 * 86400),
+        # Largest request body accepted, in bytes (larger: 413 problem+json).
+        "MAX_CONTENT_LENGTH": _int("REFEREE_MAX_BODY_BYTES", 16 * 1024),
+    }
