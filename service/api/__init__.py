@@ -1,0 +1,1 @@
+"""The HTTP layer: one blueprint per game, problem+json errors, shared helpers."""
