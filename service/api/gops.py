@@ -36,10 +36,10 @@ blp = Blueprint(
 )
 
 ERRORS = {
-    "create": (422,),
-    "read": (404,),
-    "seat_read": (401, 403, 404),
-    "act": (401, 403, 404, 409, 422),
+    "create": (400, 413, 415, 422, 503),
+    "read": (304, 404, 503),
+    "seat_read": (304, 401, 403, 404, 503),
+    "act": (400, 401, 403, 404, 409, 413, 415, 422, 503),
 }
 
 _system_random = secrets.SystemRandom()
@@ -58,6 +58,11 @@ def _errors(kind: str) -> Callable:
 
 
 _RESPONSE_NAMES = {
+    304: "NOT_MODIFIED",
+    400: "BAD_REQUEST",
+    413: "REQUEST_ENTITY_TOO_LARGE",
+    415: "UNSUPPORTED_MEDIA_TYPE",
+    503: "SERVICE_UNAVAILABLE",
     401: "UNAUTHORIZED",
     403: "FORBIDDEN",
     404: "NOT_FOUND",

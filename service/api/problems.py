@@ -120,9 +120,9 @@ def from_http_exception(error: HTTPException) -> Response:
                     flat[location] = errs
             messages = flat
         return problem(422, "invalid_request", "the request does not match the operation's schema", errors=messages)
-    detail = data.get("message") or error.description or HTTPStatus(status).phrase
-    if status == 400 and "JSON" in str(detail):
+    if status == 400 and "messages" in data:
         return problem(400, "malformed_json", "the request body is not valid JSON")
+    detail = data.get("message") or error.description or HTTPStatus(status).phrase
     if status == 413:
         detail = "the request body is larger than this server accepts"
     return problem(status, CODE_BY_STATUS.get(status, "http_error"), str(detail))

@@ -1,0 +1,161 @@
+"""Helpers that play Gops over HTTP, the way a client app would.
+
+``Http`` adapts either the Flask test client or a live server (requests) to one
+small interface, so the same game-playing code runs in-process and against
+gunicorn.
+"""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from service import commitments
+
+
+class Http:
+    def post(self, path: str, body: Any = None, token: str | None = None) -> tuple[int, Any]:
+        raise NotImplementedError
+
+    def get(self, path: str, token: str | None = None) -> tuple[int, Any]:
+        raise NotImplementedError
+
+
+def _headers(token: str | None) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"} if token else {}
+
+
+class FlaskHttp(Http):
+    def __init__(self, client) -> None:
+        self.client = client
+
+    def post(self, path, body=None, token=None):
+        r = self.client.post(path, json=body if body is not None else {}, headers=_headers(token))
+        return r.status_code, r.get_json(silent=True)
+
+    def get(self, path, token=None):
+        r = self.client.get(path, headers=_headers(token))
+        return r.status_code, r.get_json(silent=True)
+
+
+class LiveHttp(Http):
+    def __init__(self, base_url: str, session=None) -> None:
+        import requests
+
+        self.base = base_url
+        self.session = session or requests.Session()
+
+    def post(self, path, body=None, token=None):
+        r = self.session.post(self.base + path, json=body if body is not None else {}, headers=_headers(token), timeout=30)
+        return r.status_code, (r.json() if r.content else None)
+
+    def get(self, path, token=None):
+        r = self.session.get(self.base + path, headers=_headers(token), timeout=30)
+        return r.status_code, (r.json() if r.content else None)
+
+
+def new_salt() -> str:
+    return secrets.token_hex(32)
+
+
+@dataclass
+class GopsTable:
+    """A created game and its tokens, with one method per move."""
+
+    http: Http
+    id: str
+    host_token: str
+    seat_tokens: list[str]
+    created: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def create(cls, http: Http, body: dict[str, Any]) -> "GopsTable":
+        status, data = http.post("/v1/gops/games", body)
+        assert status == 201, data
+        return cls(http, data["id"], data["host_token"], data["seat_tokens"], data)
+
+    @property
+    def base(self) -> str:
+        return f"/v1/gops/games/{self.id}"
+
+    def public(self) -> dict[str, Any]:
+        status, data = self.http.get(self.base)
+        assert status == 200, data
+        return data
+
+    def seat_view(self, seat: int) -> dict[str, Any]:
+        status, data = self.http.get(f"{self.base}/seats/{seat}", self.seat_tokens[seat])
+        assert status == 200, data
+        return data
+
+    def transcript(self) -> dict[str, Any]:
+        status, data = self.http.get(f"{self.base}/transcript")
+        assert status == 200, data
+        return data
+
+    def commit(self, seat: int, round_: int, cards: list[int], salt: str, game_id: str | None = None, **extra):
+        game_id = game_id or self.public()["game_id"]
+        commitment = commitments.bid_commitment(game_id, round_, seat, cards, salt)
+        return self.http.post(
+            f"{self.base}/seats/{seat}/commit", {"round": round_, "commitment": commitment, **extra}, self.seat_tokens[seat]
+        )
+
+    def reveal(self, seat: int, round_: int, cards: list[int], salt: str, **extra):
+        return self.http.post(
+            f"{self.base}/seats/{seat}/reveal", {"round": round_, "cards": cards, "salt": salt, **extra}, self.seat_tokens[seat]
+        )
+
+    def play_round(self, bids: dict[int, list[int]]) -> dict[str, Any]:
+        """Every seat in ``bids`` commits, then reveals; returns the last response's body."""
+        state = self.public()
+        round_, game_id = state["round"], state["game_id"]
+        salts = {seat: new_salt() for seat in bids}
+        for seat, cards in bids.items():
+            status, data = self.commit(seat, round_, cards, salts[seat], game_id=game_id)
+            assert status == 200, data
+        data = None
+        for seat, cards in bids.items():
+            status, data = self.reveal(seat, round_, cards, salts[seat])
+            assert status == 200, data
+        return data
+
+    def play_to_end(self, strategy: Callable[[dict[str, Any], int], list[int]], max_steps: int = 2000) -> dict[str, Any]:
+        """Play with ``strategy(public_state, seat) -> cards`` until the game or match is over."""
+        for _ in range(max_steps):
+            state = self.public()
+            if state["phase"] == "over":
+                return state
+            if state["phase"] == "commit":
+                self.play_round({seat: strategy(state, seat) for seat in state["awaiting"]})
+            elif state["phase"] == "choose":
+                seat = state["chooser"]
+                status, data = self.http.post(
+                    f"{self.base}/seats/{seat}/choose", {"rank": max(state["row"])}, self.seat_tokens[seat]
+                )
+                assert status == 200, data
+            else:
+                raise AssertionError(f"unexpected phase {state['phase']}")
+        raise AssertionError("the game did not end")
+
+
+def lowest(state: dict[str, Any], seat: int) -> list[int]:
+    k = state["rules"]["bid_cards"]
+    return sorted(state["hands"][seat])[:k]
+
+
+def match_prize(state: dict[str, Any], seat: int) -> list[int]:
+    """Bid the prize's value when still in hand (the predictable bot of 000 §06), else the lowest card."""
+    hand = state["hands"][seat]
+    prize = state["row"][0] if state["row"] else None
+    if prize in hand and state["rules"]["bid_cards"] == 1:
+        return [prize]
+    return lowest(state, seat)
+
+
+def seat_biased(state: dict[str, Any], seat: int) -> list[int]:
+    """Seat s bids its (s+1)-th highest card: different seats usually bid different values."""
+    hand = sorted(state["hands"][seat], reverse=True)
+    k = state["rules"]["bid_cards"]
+    start = min(seat, len(hand) - k)
+    return hand[start : start + k]

@@ -1,0 +1,358 @@
+"""Whole Gops games over HTTP (Flask test client on a real Valkey), and every refusal."""
+
+from __future__ import annotations
+
+import json
+from fractions import Fraction
+
+import pytest
+
+from service import commitments, gops
+from tests.gops_http import FlaskHttp, GopsTable, lowest, match_prize, new_salt, seat_biased
+
+
+@pytest.fixture
+def http(client):
+    return FlaskHttp(client)
+
+
+def stored(redis_client, game_id):
+    """The raw stored state and transcript, to prove a refusal changed nothing."""
+    key = f"referee:gops:{{{game_id}}}"
+    return redis_client.hgetall(key), redis_client.lrange(key + ":log", 0, -1)
+
+
+def total(scores):
+    return sum(Fraction(s) for s in scores)
+
+
+# ------------------------------------------------------------------ whole games
+
+
+@pytest.mark.parametrize("players", [2, 3, 7])
+@pytest.mark.parametrize("resolution,unclaimed", [
+    ("none", "carryover"), ("none", "discard"), ("split", "discard"),
+    ("highest_unique", "carryover"), ("highest_unique", "discard"),
+])
+def test_complete_game_for_each_tie_rule(http, players, resolution, unclaimed):
+    table = GopsTable.create(http, {"profile": "standard", "options": {
+        "players": players, "resolution": resolution, "unclaimed": unclaimed}})
+    assert len(table.seat_tokens) == players
+    final = table.play_to_end(match_prize if players == 2 else seat_biased)
+    result = final["game_result"]
+    assert final["phase"] == "over" and final["result"]["winners"] == result["winners"]
+    # Every prize is either awarded (exactly) or unclaimed.
+    assert total(result["scores"]) + result["unclaimed"] == 91
+    assert all(h == [] for h in final["hands"])
+    # The shuffled order is revealed and matches the commitment published at creation.
+    created = table.created["game"]
+    assert created["prize_order"] is None and created["prize_commitment"]
+    assert commitments.prize_order_commitment(table.id, result["prize_order"], result["prize_salt"]) == created["prize_commitment"]
+    assert final["turned"] == result["prize_order"]
+
+
+def test_predictable_bots_tie_every_round_classic(http):
+    """000 §06: two bots bidding the prize's value tie forever; with carryover the last pot is set aside."""
+    table = GopsTable.create(http, {"profile": "classic"})
+    final = table.play_to_end(match_prize)
+    assert final["game_result"]["scores"] == ["0", "0"]
+    assert final["game_result"]["unclaimed"] == 91
+    assert final["game_result"]["winners"] == [0, 1]  # a draw
+
+
+def test_split_scores_are_exact(http):
+    table = GopsTable.create(http, {"options": {"players": 3, "resolution": "split", "prize_order": "descending"}})
+    table.play_round({0: [1], 1: [1], 2: [1]})  # the K (13) split three ways
+    assert table.public()["scores"] == ["13/3", "13/3", "13/3"]
+
+
+def test_seed_000_worked_example(http):
+    """8♦ tied with two nines, then 5♦ taken by J♠ for 13 points (000 §06)."""
+    order = [8, 5] + [r for r in range(1, 14) if r not in (8, 5)]
+    table = GopsTable.create(http, {"profile": "classic", "options": {"prize_order": "explicit", "explicit_order": order}})
+    state = table.play_round({0: [9], 1: [9]})
+    assert state["carry"] == [8] and state["scores"] == ["0", "0"]
+    assert state["row"] == [5] and state["pot_value"] == 13
+    state = table.play_round({0: [7], 1: [11]})
+    assert state["scores"] == ["0", "13"] and state["won"][1] == [8, 5]
+    assert 9 not in state["hands"][0] and 9 not in state["hands"][1] and 11 not in state["hands"][1]
+    assert state["history"][1]["pot"] == [8, 5] and state["history"][1]["winners"] == [1]
+
+
+def test_match_to_92(http):
+    table = GopsTable.create(http, {"profile": "classic", "match": {"format": "target"}})
+    assert table.public()["match"]["target"] == 92
+    final = table.play_to_end(seat_biased)
+    result = final["result"]
+    assert result["format"] == "target" and len(result["winners"]) == 1
+    totals = [Fraction(t) for t in result["totals"]]
+    assert max(totals) >= 92 and totals[result["winners"][0]] == max(totals)
+    assert result["games_played"] == len(final["games"]) >= 2
+    # Each game of a match has its own id in commitments, and its own revealed order.
+    assert [g["game_id"] for g in final["games"]] == [f"{table.id}-{n}" for n in range(1, result["games_played"] + 1)]
+    for g in final["games"]:
+        assert commitments.prize_order_commitment(g["game_id"], g["prize_order"], g["prize_salt"]) == g["prize_commitment"]
+
+
+def test_best_of_three_and_cumulative(http):
+    table = GopsTable.create(http, {"match": {"format": "best_of", "games": 3}})
+    final = table.play_to_end(seat_biased)
+    assert final["result"]["format"] == "best_of" and final["result"]["games_played"] >= 2
+    table = GopsTable.create(http, {"match": {"format": "cumulative", "games": 2}})
+    final = table.play_to_end(seat_biased)
+    assert final["result"]["games_played"] == 2
+
+
+def test_reported_prizes_at_the_table(http):
+    table = GopsTable.create(http, {"options": {"ranks": 3, "prize_order": "reported"}})
+    assert table.public()["phase"] == "prize"
+    status, data = http.post(f"{table.base}/prize", {"rank": 2}, table.host_token)
+    assert status == 200 and data["phase"] == "commit" and data["row"] == [2]
+    table.play_round({0: [3], 1: [1]})
+    status, data = http.post(f"{table.base}/prize", {"rank": 2}, table.seat_tokens[1])
+    assert status == 409 and data["code"] == "prize_already_seen"
+    status, data = http.post(f"{table.base}/prize", {"rank": 1}, table.seat_tokens[1])
+    assert status == 200
+    table.play_round({0: [1], 1: [2]})
+    http.post(f"{table.base}/prize", {"rank": 3}, table.host_token)
+    final = table.play_round({0: [2], 1: [3]})
+    assert final["phase"] == "over" and final["game_result"]["scores"] == ["2", "4"]
+
+
+def test_open_prizes_winner_chooses(http):
+    table = GopsTable.create(http, {"options": {"ranks": 4, "open_prizes": 2, "prize_order": "ascending"}})
+    assert table.public()["row"] == [1, 2]
+    state = table.play_round({0: [4], 1: [1]})
+    assert state["phase"] == "choose" and state["chooser"] == 0
+    status, data = http.post(f"{table.base}/seats/1/choose", {"rank": 2}, table.seat_tokens[1])
+    assert status == 409 and data["code"] == "not_your_turn"
+    status, data = http.post(f"{table.base}/seats/0/choose", {"rank": 2}, table.seat_tokens[0])
+    assert status == 200 and data["scores"][0] == "2" and data["row"] == [1, 3]
+
+
+def test_blind_hides_the_prize_until_the_bids_are_in(http):
+    table = GopsTable.create(http, {"options": {"visibility": "blind", "ranks": 3}})
+    state = table.public()
+    assert state["row"] == [None] and state["pot_value"] is None
+    assert table.seat_view(0)["row"] == [None]
+    after = table.play_round({0: [3], 1: [1]})
+    prize = after["history"][0]["pot"][0]
+    assert after["scores"][0] == str(prize)
+
+
+def test_dealer_sees_prize(http):
+    table = GopsTable.create(http, {"options": {"players": 3, "visibility": "dealer_sees_prize", "dealer_seat": 2}})
+    assert table.seat_view(2)["row"][0] is not None
+    assert table.seat_view(0)["row"] == [None] and table.public()["row"] == [None]
+
+
+def test_multi_card_bids(http):
+    table = GopsTable.create(http, {"options": {"bid_cards": 2, "ranks": 5, "prize_order": "ascending"}})
+    assert table.public()["rounds"] == 2
+    state = table.play_round({0: [5, 1], 1: [4, 3]})  # 6 vs 7
+    assert state["history"][0]["winners"] == [1]
+    final = table.play_round({0: [2, 3], 1: [1, 2]})
+    assert final["phase"] == "over" and final["hands"] == [[4], [5]]
+
+
+def test_resign_ends_two_player_game(http):
+    table = GopsTable.create(http, {"profile": "classic"})
+    status, data = http.post(f"{table.base}/seats/0/resign", None, table.seat_tokens[0])
+    assert status == 200 and data["phase"] == "over"
+    assert data["result"]["winners"] == [1] and data["game_result"]["termination"] == "forfeit"
+
+
+def test_deadline_enforced(http, monkeypatch):
+    import service.api.common as common
+
+    clock = [1_000_000.0]
+    monkeypatch.setattr(common, "now", lambda: clock[0])
+    table = GopsTable.create(http, {"options": {"players": 3, "deadline_seconds": 30}})
+    salt = new_salt()
+    assert table.commit(0, 1, [5], salt)[0] == 200
+    status, data = http.post(f"{table.base}/deadline", None, table.seat_tokens[0])
+    assert status == 409 and data["code"] == "deadline_not_passed"
+    clock[0] += 31
+    assert {"type": "enforce_deadline"} in table.seat_view(0)["legal_actions"]
+    status, data = http.post(f"{table.base}/deadline", None, table.host_token)
+    assert status == 200 and data["forfeited"] == {"1": "deadline", "2": "deadline"}
+    assert data["phase"] == "over" and data["result"]["winners"] == [0]
+
+
+# ----------------------------------------------------------------- secrecy
+
+
+def test_reveals_are_withheld_until_every_seat_revealed(http):
+    table = GopsTable.create(http, {"options": {"players": 3}})
+    salts = {s: new_salt() for s in range(3)}
+    for s in range(3):
+        table.commit(s, 1, [s + 1], salts[s])
+    table.reveal(0, 1, [1], salts[0])
+    mine = table.seat_view(0)
+    assert mine["my_reveal"] == {"cards": [1], "salt": salts[0]}
+    other = table.seat_view(1)
+    assert other["my_reveal"] is None and other["revealed"] == [0]
+    assert "history" in other and other["history"] == []
+    for entry in table.transcript()["entries"]:
+        if entry["action"]["type"] == "reveal":
+            assert entry["action"]["cards"] is None and entry["action"]["salt"] is None
+        if entry["action"]["type"] == "deal_prizes":
+            assert entry["action"]["order"] is None and entry["action"]["salt"] is None
+    body = json.dumps([table.public(), other, table.transcript()])
+    assert salts[0] not in body
+    table.reveal(1, 1, [2], salts[1])
+    table.reveal(2, 1, [3], salts[2])
+    reveals = [e["action"] for e in table.transcript()["entries"] if e["action"]["type"] == "reveal"]
+    assert [r["cards"] for r in reveals] == [[1], [2], [3]]
+
+
+def test_transcript_replays_to_the_same_result(http):
+    table = GopsTable.create(http, {"options": {"players": 3, "resolution": "highest_unique", "unclaimed": "carryover"}})
+    final = table.play_to_end(seat_biased)
+    transcript = table.transcript()
+    assert transcript["complete"] is True
+    entries = transcript["entries"]
+    assert entries[0]["action"]["type"] == "create"
+    rules = gops.Rules.from_dict(transcript["rules"])
+    match = gops.MatchRules.from_dict(transcript["match"])
+    replayed = gops.replay(table.id, rules, match, [(e["action"], e["at"]) for e in entries[1:]])
+    assert replayed.result == final["result"]
+    assert [str(s) for s in replayed.game.scores] == final["scores"]
+
+
+# ---------------------------------------------------------------- refusals
+
+
+def test_every_refusal_is_precise_and_changes_nothing(http, redis_client):
+    table = GopsTable.create(http, {"profile": "classic"})
+    salt = new_salt()
+    before = stored(redis_client, table.id)
+
+    def refused(status, data, expect_status, code):
+        assert status == expect_status, data
+        assert data["code"] == code, data
+        assert data["status"] == expect_status and data["type"].endswith(code)
+        assert stored(redis_client, table.id) == before
+
+    # wrong phase: reveal before every seat committed
+    refused(*table.reveal(0, 1, [5], salt), 409, "wrong_phase")
+    # wrong round
+    refused(*table.commit(0, 2, [5], salt), 409, "wrong_round")
+    # another seat's token
+    status, data = http.post(f"{table.base}/seats/1/commit", {"round": 1, "commitment": "a" * 64}, table.seat_tokens[0])
+    refused(status, data, 403, "not_your_seat")
+    # the host cannot bid
+    status, data = http.post(f"{table.base}/seats/1/commit", {"round": 1, "commitment": "a" * 64}, table.host_token)
+    refused(status, data, 403, "not_your_seat")
+    # no token / a token of nothing
+    status, data = http.post(f"{table.base}/seats/0/commit", {"round": 1, "commitment": "a" * 64})
+    refused(status, data, 401, "missing_token")
+    status, data = http.post(f"{table.base}/seats/0/commit", {"round": 1, "commitment": "a" * 64}, "x" * 43)
+    refused(status, data, 401, "invalid_token")
+    # malformed bodies
+    status, data = http.post(f"{table.base}/seats/0/commit", {"round": 1, "commitment": "A" * 64}, table.seat_tokens[0])
+    refused(status, data, 422, "invalid_request")
+    assert "commitment" in data["errors"]
+    status, data = http.post(f"{table.base}/seats/0/commit", {"round": 1, "commitment": "a" * 64, "card": 5}, table.seat_tokens[0])
+    refused(status, data, 422, "invalid_request")
+    assert data["errors"] == {"card": ["Unknown field."]}
+    status, data = http.post(f"{table.base}/seats/0/commit", {"round": "one", "commitment": "a" * 64}, table.seat_tokens[0])
+    refused(status, data, 422, "invalid_request")
+    # no such seat / game
+    status, data = http.post(f"{table.base}/seats/5/commit", {"round": 1, "commitment": "a" * 64}, table.seat_tokens[0])
+    refused(status, data, 403, "not_your_seat")
+    status, data = http.get("/v1/gops/games/nope")
+    assert status == 404 and data["code"] == "game_not_found"
+
+    # commit both, then the reveal-side refusals
+    salts = [new_salt(), new_salt()]
+    assert table.commit(0, 1, [5], salts[0])[0] == 200
+    refused_state = stored(redis_client, table.id)
+    status, data = table.commit(0, 1, [6], salts[0])
+    assert status == 409 and data["code"] == "already_committed"
+    assert stored(redis_client, table.id) == refused_state
+    # a commitment equal to another seat's
+    same = commitments.bid_commitment(table.id, 1, 0, [5], salts[0])
+    status, data = http.post(f"{table.base}/seats/1/commit", {"round": 1, "commitment": same}, table.seat_tokens[1])
+    assert status == 409 and data["code"] == "duplicate_commitment"
+    assert table.commit(1, 1, [5], salts[1])[0] == 200
+    before = stored(redis_client, table.id)
+    refused(*table.reveal(0, 1, [6], salts[0]), 409, "commitment_mismatch")
+    refused(*table.reveal(0, 1, [5], salts[1]), 409, "commitment_mismatch")
+    refused(*table.reveal(0, 1, [5, 6], salts[0]), 422, "wrong_card_count")
+    refused(*table.reveal(0, 1, [5], "0" * 63), 422, "invalid_request")
+
+
+def test_card_not_in_hand(http):
+    table = GopsTable.create(http, {"profile": "classic", "options": {"ranks": 3}})
+    table.play_round({0: [3], 1: [1]})
+    salt = new_salt()
+    assert table.commit(0, 2, [3], salt)[0] == 200  # a commitment hides the card: it is accepted
+    assert table.commit(1, 2, [2], new_salt())[0] == 200
+    status, data = table.reveal(0, 2, [3], salt)
+    assert status == 409 and data["code"] == "card_not_in_hand"
+
+
+def test_stale_version_and_game_over(http):
+    table = GopsTable.create(http, {"profile": "classic", "options": {"ranks": 1}})
+    version = table.public()["version"]
+    salt = new_salt()
+    assert table.commit(0, 1, [1], salt, version=version)[0] == 200
+    status, data = table.commit(1, 1, [1], new_salt(), version=version)
+    assert status == 409 and data["code"] == "stale_version" and data["current_version"] == version + 1
+    salt1 = new_salt()
+    assert table.commit(1, 1, [1], salt1)[0] == 200
+    assert table.reveal(0, 1, [1], salt)[0] == 200
+    assert table.reveal(1, 1, [1], salt1)[0] == 200
+    status, data = http.post(f"{table.base}/seats/0/resign", None, table.seat_tokens[0])
+    assert status == 409 and data["code"] == "game_over"
+
+
+def test_identical_repeat_is_idempotent(http, redis_client):
+    table = GopsTable.create(http, {"profile": "classic"})
+    salt = new_salt()
+    first = table.commit(0, 1, [7], salt)
+    before = stored(redis_client, table.id)
+    second = table.commit(0, 1, [7], salt)
+    assert first == second and stored(redis_client, table.id) == before
+
+
+def test_http_level_refusals(client):
+    status = client.post("/v1/gops/games", data="{", content_type="application/json")
+    assert status.status_code == 400 and status.get_json()["code"] == "malformed_json"
+    assert status.headers["Content-Type"] == "application/problem+json"
+    r = client.post("/v1/gops/games", data="profile=classic", content_type="application/x-www-form-urlencoded")
+    assert r.status_code == 415 and r.get_json()["code"] == "unsupported_media_type"
+    r = client.post("/v1/gops/games", data=json.dumps({"profile": "x" * 100_000}), content_type="application/json")
+    assert r.status_code == 413 and r.get_json()["code"] == "body_too_large"
+    r = client.post("/v1/gops/games", json={"profile": "classic", "options": {"players": 3}})
+    assert r.status_code == 422 and r.get_json()["code"] == "invalid_options"
+    r = client.post("/v1/gops/games", json={"profile": "nope"})
+    assert r.status_code == 422 and r.get_json()["code"] == "invalid_request"
+    r = client.delete("/v1/gops/games")
+    assert r.status_code == 405 and r.get_json()["code"] == "method_not_allowed"
+    r = client.get("/v1/nothing")
+    assert r.status_code == 404 and r.headers["Content-Type"] == "application/problem+json"
+
+
+def test_conditional_get_for_polling(client, http):
+    table = GopsTable.create(http, {"profile": "classic"})
+    r = client.get(f"{table.base}")
+    etag = r.headers["ETag"]
+    assert client.get(f"{table.base}", headers={"If-None-Match": etag}).status_code == 304
+    table.commit(0, 1, [1], new_salt())
+    r = client.get(f"{table.base}", headers={"If-None-Match": etag})
+    assert r.status_code == 200 and r.headers["ETag"] != etag
+
+
+def test_tokens_are_long_and_stored_only_as_hashes(http, redis_client):
+    table = GopsTable.create(http, {"options": {"players": 3}})
+    tokens = [table.host_token, *table.seat_tokens]
+    assert len(set(tokens)) == 4 and all(len(t) >= 43 for t in tokens)
+    raw = json.dumps(stored(redis_client, table.id), default=str)
+    assert not any(t in raw for t in tokens)
+
+
+def test_lowest_bids_play_through(http):
+    final = GopsTable.create(http, {"options": {"players": 4}}).play_to_end(lowest)
+    assert final["phase"] == "over"
