@@ -14,7 +14,7 @@ import pytest
 import requests
 
 from service import commitments
-from tests.gops_http import GopsTable, LiveHttp, new_salt
+from gops_http import GopsTable, LiveHttp, new_salt
 
 
 def fire(calls):

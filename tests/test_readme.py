@@ -1,0 +1,36 @@
+"""The README's curl example plays a whole game against a live server, exactly as written."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+README = Path(__file__).resolve().parent.parent / "README.md"
+
+
+def fenced_block_after(heading: str, language: str) -> str:
+    text = README.read_text(encoding="utf-8")
+    start = text.index(heading)
+    match = re.compile(rf"```{language}\n(.*?)```", re.S).search(text, start)
+    assert match, f"no ```{language} block after {heading!r}"
+    return match.group(1)
+
+
+@pytest.mark.skipif(not (shutil.which("curl") and shutil.which("sha256sum")), reason="needs curl and sha256sum")
+def test_readme_gops_example_plays_a_whole_game(live_server, tmp_path):
+    script = fenced_block_after("### A whole 2-player game with curl", "bash")
+    result = subprocess.run(
+        ["bash", "-euo", "pipefail", "-c", script],
+        cwd=tmp_path, env={**os.environ, "API": live_server},
+        capture_output=True, text=True, timeout=120,
+    )
+    assert result.returncode == 0, result.stderr + result.stdout
+    lines = result.stdout.strip().splitlines()
+    assert [l.split(":")[0] for l in lines[:13]] == [f"round {r}" for r in range(1, 14)]
+    assert "'games_played': 1" in lines[13]
+    assert lines[14] == "prize order matches the commitment published at creation"
