@@ -504,6 +504,10 @@ class Gops:
         no-op that returns no events (so a retried request changes nothing).
         """
         if self.over:
+            if isinstance(action, Commit) and self._is_repeat_commit(action):
+                return []
+            if isinstance(action, Reveal) and self._is_repeat_reveal(action):
+                return []
             raise GameOver("the game is over")
         trial = self.copy()
         events = trial._apply(action, now)

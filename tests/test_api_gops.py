@@ -356,3 +356,18 @@ def test_tokens_are_long_and_stored_only_as_hashes(http, redis_client):
 def test_lowest_bids_play_through(http):
     final = GopsTable.create(http, {"options": {"players": 4}}).play_to_end(lowest)
     assert final["phase"] == "over"
+
+
+def test_retrying_the_last_reveal_after_the_game_ended_is_harmless(http, redis_client):
+    table = GopsTable.create(http, {"profile": "classic", "options": {"ranks": 1}})
+    salts = [new_salt(), new_salt()]
+    table.commit(0, 1, [1], salts[0])
+    table.commit(1, 1, [1], salts[1])
+    table.reveal(0, 1, [1], salts[0])
+    status, final = table.reveal(1, 1, [1], salts[1])
+    assert status == 200 and final["phase"] == "over"
+    before = stored(redis_client, table.id)
+    assert table.reveal(1, 1, [1], salts[1]) == (200, final)
+    assert stored(redis_client, table.id) == before
+    status, data = table.reveal(1, 1, [1], new_salt())
+    assert status == 409 and data["code"] == "game_over"

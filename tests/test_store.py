@@ -1,0 +1,62 @@
+"""The store: one hash-tagged slot per game, atomic compare-and-set, expiry."""
+
+from __future__ import annotations
+
+import pytest
+from redis.cluster import key_slot
+
+from service.errors import NotFound, StaleVersion
+from service.store import Change, Store
+
+
+@pytest.fixture
+def store(redis_url, redis_client):  # redis_client: the database is flushed first
+    import redis
+
+    return Store(redis.Redis.from_url(redis_url), prefix="t", finished_ttl=100, idle_ttl=1000)
+
+
+def test_keys_of_one_game_share_a_cluster_slot(store):
+    keys = [store.key("gops", "abc"), store.log_key("gops", "abc"), store.channel("gops", "abc")]
+    assert len({key_slot(k.encode()) for k in keys}) == 1
+    assert "{abc}" in keys[0]
+
+
+def test_compare_and_set(store):
+    record = store.create("gops", "g1", {"n": 0}, [{"version": 1}])
+    saved = store.save(record, Change({"n": 1}, [{"version": 2}]))
+    assert saved.version == 2 and store.load("gops", "g1").doc == {"n": 1}
+    with pytest.raises(StaleVersion):
+        store.save(record, Change({"n": 99}, [{"version": 2}]))  # acted on version 1
+    assert store.load("gops", "g1").doc == {"n": 1}
+    assert store.transcript("gops", "g1") == [{"version": 1}, {"version": 2}]
+
+
+def test_transact_retries_a_lost_race_and_refuses_a_stale_expectation(store):
+    store.create("gops", "g2", {"n": 0}, [])
+    calls = []
+
+    def bump(record):
+        calls.append(record.version)
+        if len(calls) == 1:  # someone else writes between our load and our save
+            store.save(record, Change({"n": record.doc["n"] + 10}, []))
+        return Change({"n": record.doc["n"] + 1}, [])
+
+    record, changed = store.transact("gops", "g2", bump)
+    assert changed and record.doc == {"n": 11} and calls == [1, 2]
+    with pytest.raises(StaleVersion):
+        store.transact("gops", "g2", bump, expected_version=1)
+    assert store.transact("gops", "g2", lambda r: None) == (store.load("gops", "g2"), False)
+
+
+def test_expiry_idle_and_finished(store, redis_client):
+    record = store.create("gops", "g3", {}, [{"v": 1}])
+    assert 990 < redis_client.ttl(store.key("gops", "g3")) <= 1000
+    store.save(record, Change({}, [{"v": 2}], finished=True))
+    assert 90 < redis_client.ttl(store.key("gops", "g3")) <= 100
+    assert 90 < redis_client.ttl(store.log_key("gops", "g3")) <= 100
+
+
+def test_missing_game(store):
+    with pytest.raises(NotFound):
+        store.load("gops", "nope")
