@@ -1,0 +1,42 @@
+# Works on a fresh machine with only Python 3.11+: everything goes into .venv.
+PYTHON ?= python3
+VENV   ?= .venv
+VPY    := $(VENV)/bin/python
+STAMP  := $(VENV)/.installed
+PYTEST_ARGS ?= -q
+
+.DEFAULT_GOAL := help
+.PHONY: help venv run test spec bench clean
+
+help:
+	@echo "make run    - serve the API (embedded Valkey unless REDIS_URL is set)"
+	@echo "make test   - run the whole test suite"
+	@echo "make spec   - write openapi/openapi.json"
+	@echo "make bench  - run the benchmarks (if bench/ exists)"
+	@echo "make clean  - remove .venv and caches (keeps data/)"
+
+$(VPY):
+	$(PYTHON) -m venv $(VENV)
+
+# Reinstall only when the project metadata changed.
+$(STAMP): pyproject.toml | $(VPY)
+	$(VPY) -m pip install --disable-pip-version-check -q -e '.[test]'
+	@touch $@
+
+venv: $(STAMP)
+
+run: $(STAMP)
+	$(VPY) -m service.run
+
+test: $(STAMP)
+	$(VPY) -m pytest $(PYTEST_ARGS)
+
+spec: $(STAMP)
+	$(VPY) -m service.openapi openapi/openapi.json
+
+bench: $(STAMP)
+	@if [ -d bench ]; then $(VPY) -m bench; else echo "no bench/ yet"; fi
+
+clean:
+	rm -rf $(VENV) *.egg-info build dist .pytest_cache .hypothesis
+	find . -name __pycache__ -type d -prune -exec rm -rf {} +

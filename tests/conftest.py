@@ -1,0 +1,205 @@
+"""Shared fixtures: a real Valkey (embedded), the Flask app, and a live gunicorn.
+
+Fixtures
+--------
+redis_server  (session)  object with ``.url``: an embedded Valkey on a free
+                         port with a temp AOF data dir, or ``$TEST_REDIS_URL``
+                         when set (then it is an ``ExternalRedis``).
+redis_url     (session)  ``redis_server.url`` as a string.
+redis_client  (function) ``redis.Redis`` (``decode_responses=True``) on that
+                         server; the DB is flushed before each test.
+valkey_factory (function) ``valkey_factory(port=None, data_dir=None, **kw)``
+                         starts extra private embedded servers (crash/restart
+                         tests); all stopped at the end of the test.
+app           (function) ``service.app.create_app({"REDIS_URL": url, "TESTING": True})``
+                         on a freshly flushed DB; skips while service.app
+                         does not exist.
+client        (function) ``app.test_client()``.
+live_server   (session)  base URL (``http://127.0.0.1:PORT``, no trailing
+                         slash) of real gunicorn (deploy/gunicorn.conf.py,
+                         2 workers) serving service.wsgi:app against
+                         redis_server; skips while service.app does not exist.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+
+try:  # property tests talk to a real server: wall-clock deadlines only flake
+    from hypothesis import settings as _hyp_settings
+
+    _hyp_settings.register_profile("referee", deadline=None)
+    _hyp_settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "referee"))
+except ImportError:  # pragma: no cover
+    pass
+
+
+def app_available() -> bool:
+    """True once service.app exists (importing it may still fail: that is a bug)."""
+    return importlib.util.find_spec("service.app") is not None
+
+
+def _require_app() -> None:
+    if not app_available():
+        pytest.skip("service.app does not exist yet")
+
+
+class ExternalRedis:
+    """Stands in for an EmbeddedServer when $TEST_REDIS_URL is used."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+
+    def __repr__(self) -> str:
+        return f"<ExternalRedis {self.url}>"
+
+
+@pytest.fixture(scope="session")
+def redis_server(tmp_path_factory):
+    url = os.environ.get("TEST_REDIS_URL")
+    if url:
+        yield ExternalRedis(url)
+        return
+    from service.embedded import start_server
+
+    server = start_server(data_dir=tmp_path_factory.mktemp("valkey"))
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture(scope="session")
+def redis_url(redis_server) -> str:
+    return redis_server.url
+
+
+@pytest.fixture
+def redis_client(redis_url):
+    import redis
+
+    client = redis.Redis.from_url(redis_url, decode_responses=True)
+    client.flushdb()
+    try:
+        yield client
+    finally:
+        client.close()
+
+
+@pytest.fixture
+def valkey_factory(tmp_path):
+    from service.embedded import start_server
+
+    started = []
+
+    def factory(port=None, data_dir=None, **kwargs):
+        if data_dir is None:
+            data_dir = tmp_path / f"valkey{len(started)}"
+        server = start_server(port=port, data_dir=data_dir, **kwargs)
+        started.append(server)
+        return server
+
+    yield factory
+    for server in started:
+        server.stop()
+
+
+@pytest.fixture
+def app(redis_url, redis_client):
+    _require_app()
+    from service.app import create_app
+
+    return create_app({"REDIS_URL": redis_url, "TESTING": True})
+
+
+@pytest.fixture
+def client(app):
+    return app.test_client()
+
+
+def _free_port() -> int:
+    from service.embedded import free_port
+
+    return free_port()
+
+
+def _die_with_parent() -> None:
+    from service.embedded import _preexec_die_with_parent
+
+    _preexec_die_with_parent()
+
+
+def start_gunicorn(redis_url: str, log_path: Path, port: int | None = None,
+                   workers: int = 2, extra_env: dict | None = None,
+                   timeout: float = 60.0):
+    """Start gunicorn on 127.0.0.1:port; return (process, base_url) once
+    ``GET /openapi.json`` answers 200. Raises RuntimeError with the log tail."""
+    import requests
+
+    port = port or _free_port()
+    env = dict(os.environ)
+    env.update(
+        REDIS_URL=redis_url,
+        HOST="127.0.0.1",
+        PORT=str(port),
+        WEB_CONCURRENCY=str(workers),
+        PYTHONUNBUFFERED="1",
+        **(extra_env or {}),
+    )
+    log = open(log_path, "ab")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "gunicorn", "-c", "deploy/gunicorn.conf.py", "service.wsgi:app"],
+        cwd=REPO_ROOT,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        preexec_fn=_die_with_parent if sys.platform.startswith("linux") else None,
+    )
+    log.close()
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            break
+        try:
+            if requests.get(f"{base}/openapi.json", timeout=2).status_code == 200:
+                return proc, base
+        except requests.RequestException:
+            pass
+        time.sleep(0.1)
+    stop_process(proc)
+    tail = log_path.read_bytes()[-4000:].decode(errors="replace")
+    raise RuntimeError(f"gunicorn did not serve {base}/openapi.json (exit {proc.returncode}):\n{tail}")
+
+
+def stop_process(proc: subprocess.Popen, timeout: float = 20.0) -> int:
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+    return proc.returncode
+
+
+@pytest.fixture(scope="session")
+def live_server(redis_server, tmp_path_factory):
+    _require_app()
+    log_path = tmp_path_factory.mktemp("gunicorn") / "gunicorn.log"
+    proc, base = start_gunicorn(redis_server.url, log_path)
+    try:
+        yield base
+    finally:
+        stop_process(proc)
