@@ -303,7 +303,7 @@ def start_server(
     ``port=None`` picks a free port; ``data_dir=None`` uses a temporary
     directory (removed by ``.cleanup()``). Passing the same ``port`` and
     ``data_dir`` as a stopped server brings its data back (AOF replay).
-    ``appendfsync`` is ``everysec`` (the default), ``always`` or ``no``.
+    ``appendfsync`` is ``always`` (the default: no acknowledged write is lost on a crash), ``everysec`` or ``no``.
     ``isolate_signals`` puts the server in its own process group so a
     terminal Ctrl-C does not reach it (the caller stops it instead).
     """
