@@ -188,6 +188,12 @@ class Store:
         existing = self._idempotent_put(keys=[self.idempotency_key(scope, key_hash)], args=[value, ttl])
         return existing.decode() if isinstance(existing, bytes) else existing
 
+    def replace(self, scope: str, key_hash: str, value: str, ttl: int) -> None:
+        self.redis.set(self.idempotency_key(scope, key_hash), value, ex=ttl)
+
+    def forget(self, scope: str, key_hash: str) -> None:
+        self.redis.delete(self.idempotency_key(scope, key_hash))
+
     def ping(self) -> bool:
         return bool(self.redis.ping())
 

@@ -371,3 +371,28 @@ def test_retrying_the_last_reveal_after_the_game_ended_is_harmless(http, redis_c
     assert stored(redis_client, table.id) == before
     status, data = table.reveal(1, 1, [1], new_salt())
     assert status == 409 and data["code"] == "game_over"
+
+
+def test_idempotency_key_makes_one_game(client, redis_client):
+    body = {"profile": "classic"}
+    headers = {"Idempotency-Key": "5d0c7f3e-retry-me"}
+    first = client.post("/v1/gops/games", json=body, headers=headers)
+    second = client.post("/v1/gops/games", json=body, headers=headers)
+    assert first.status_code == second.status_code == 201
+    assert first.get_json() == second.get_json()
+    assert first.headers["Idempotent-Replayed"] == "false" and second.headers["Idempotent-Replayed"] == "true"
+    assert len([k for k in redis_client.keys("referee:gops:*") if not k.endswith(":log")]) == 1
+    # Redis never holds the tokens in the clear, even for the replay.
+    everything = json.dumps({k: redis_client.dump(k).hex() if redis_client.type(k) != "string" else redis_client.get(k)
+                             for k in redis_client.keys("*")})
+    for token in first.get_json()["seat_tokens"] + [first.get_json()["host_token"]]:
+        assert token not in everything
+    other = client.post("/v1/gops/games", json={"profile": "standard"}, headers=headers)
+    assert other.status_code == 422 and other.get_json()["code"] == "idempotency_key_reused"
+    bad = client.post("/v1/gops/games", json=body, headers={"Idempotency-Key": "é"})
+    assert bad.status_code == 422 and bad.get_json()["code"] == "invalid_idempotency_key"
+    # A refused create does not use up its key: the corrected retry creates the game.
+    refused = client.post("/v1/gops/games", json={"profile": "classic", "options": {"players": 3}}, headers={"Idempotency-Key": "k2"})
+    assert refused.status_code == 422 and refused.get_json()["code"] == "invalid_options"
+    fixed = client.post("/v1/gops/games", json={"profile": "classic", "options": {"players": 3}}, headers={"Idempotency-Key": "k2"})
+    assert fixed.status_code == 422  # same body, same refusal

@@ -121,3 +121,15 @@ def test_many_games_at_once(live, live_server):
     # Bids 4v1, 3v2, 2v3, 1v4 never tie: every prize is awarded, each game separately.
     assert all(f["phase"] == "over" and sum(int(s) for s in f["game_result"]["scores"]) == 10 for f in finals)
     assert len({f["id"] for f in finals}) == 8
+
+
+def test_simultaneous_retried_creates_make_one_game(live_server):
+    def create():
+        r = requests.post(f"{live_server}/v1/gops/games", json={"profile": "classic"},
+                          headers={"Idempotency-Key": "same-key-for-all"}, timeout=30)
+        return r.status_code, r.json()
+
+    results = fire([create] * 6)
+    assert [status for status, _ in results] == [201] * 6, results
+    assert len({data["id"] for _, data in results}) == 1
+    assert len({data["seat_tokens"][0] for _, data in results}) == 1

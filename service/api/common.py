@@ -12,6 +12,17 @@ from ..errors import Forbidden, Unauthorized
 from ..store import Store
 
 
+IDEMPOTENCY_KEY_PARAMETER = {
+    "in": "header",
+    "name": "Idempotency-Key",
+    "required": False,
+    "schema": {"type": "string", "minLength": 1, "maxLength": 255},
+    "description": "Makes a create safe to retry: the same key with the same body returns the "
+    "first response (same id and tokens) for 24 hours; with another body it is refused.",
+    "example": "6f1c2b9e-3d4a-4c8e-9b1f-2a7d5e8c0f13",
+}
+
+
 def store() -> Store:
     return current_app.extensions["referee_store"]
 

@@ -13,7 +13,7 @@ from flask_smorest import Blueprint
 from .. import auth, commitments, gops
 from ..errors import Forbidden
 from ..store import Change, Record
-from . import common
+from . import common, idempotency
 from .gops_schemas import (
     CommitSchema,
     CreatedGopsGameSchema,
@@ -130,7 +130,8 @@ def _act(game_id: str, body: dict[str, Any], make: Callable[[str], gops.Action],
 
 @blp.route("")
 class Games(MethodView):
-    @blp.doc(operationId="createGopsGame", summary="Create a Gops game or match")
+    @blp.doc(operationId="createGopsGame", summary="Create a Gops game or match",
+             parameters=[common.IDEMPOTENCY_KEY_PARAMETER])
     @blp.arguments(
         CreateGopsGameSchema,
         examples={
@@ -154,18 +155,27 @@ class Games(MethodView):
         for the host.  Tokens are shown only here: the referee keeps only their
         hashes.  With a shuffled prize order the order's commitment is in
         ``game.prize_commitment`` before any bid.
+
+        Send an ``Idempotency-Key`` header (e.g. a UUID) to make retries
+        safe: the same key with the same body returns the same game and
+        tokens instead of creating another.
         """
-        rules = gops.make_rules(body["profile"], **body["options"])
-        match = gops.make_match_rules(**body["match"])
-        game_id = auth.new_game_id()
-        at = common.now()
-        state = gops.Gops.new(game_id, rules, match, now=at)
-        entries = [_entry(1, at, "host", {"type": "create", "rules": rules.to_dict(), "match": match.to_dict()}, 1)]
-        _deal(state, at, entries, 1)
-        host, seat_tokens, hashes = common.new_tokens(rules.players)
-        doc = {"kind": KIND, "state": state.to_dict(), "auth": hashes, "created_at": at, "updated_at": at}
-        record = common.store().create(KIND, game_id, doc, entries)
-        return {"id": game_id, "host_token": host, "seat_tokens": seat_tokens, "game": _view(record)}
+        response, replayed = idempotency.once("gops-create", body, lambda: _create(body))
+        return response, 201, {"Idempotent-Replayed": "true" if replayed else "false"}
+
+
+def _create(body: dict[str, Any]) -> dict[str, Any]:
+    rules = gops.make_rules(body["profile"], **body["options"])
+    match = gops.make_match_rules(**body["match"])
+    game_id = auth.new_game_id()
+    at = common.now()
+    state = gops.Gops.new(game_id, rules, match, now=at)
+    entries = [_entry(1, at, "host", {"type": "create", "rules": rules.to_dict(), "match": match.to_dict()}, 1)]
+    _deal(state, at, entries, 1)
+    host, seat_tokens, hashes = common.new_tokens(rules.players)
+    doc = {"kind": KIND, "state": state.to_dict(), "auth": hashes, "created_at": at, "updated_at": at}
+    record = common.store().create(KIND, game_id, doc, entries)
+    return {"id": game_id, "host_token": host, "seat_tokens": seat_tokens, "game": _view(record)}
 
 
 @blp.route("/<string:game_id>")
