@@ -71,6 +71,23 @@ _RESPONSE_NAMES = {
 }
 
 
+# Where the created game's id leads (OpenAPI links: SDK docs and stateful fuzzers follow them).
+_ID = {"game_id": "$response.body#/id"}
+CREATE_LINKS = {
+    "GetGame": {"operationId": "getGopsGame", "parameters": _ID,
+                "description": "The public state of the game just created."},
+    "GetTranscript": {"operationId": "getGopsTranscript", "parameters": _ID},
+    "GetSeatView": {"operationId": "getGopsSeatView", "parameters": {**_ID, "seat": 0},
+                    "description": "Seat 0's view (send seat_tokens[0] as the bearer token)."},
+    "CommitBid": {"operationId": "commitGopsBid", "parameters": {**_ID, "seat": 0}},
+    "RevealBid": {"operationId": "revealGopsBid", "parameters": {**_ID, "seat": 0}},
+    "ChoosePrize": {"operationId": "chooseGopsPrize", "parameters": {**_ID, "seat": 0}},
+    "Resign": {"operationId": "resignGopsSeat", "parameters": {**_ID, "seat": 0}},
+    "ReportPrize": {"operationId": "reportGopsPrize", "parameters": _ID},
+    "EnforceDeadline": {"operationId": "enforceGopsDeadline", "parameters": _ID},
+}
+
+
 # ------------------------------------------------------------------ helpers
 
 
@@ -131,7 +148,8 @@ def _act(game_id: str, body: dict[str, Any], make: Callable[[str], gops.Action],
 @blp.route("")
 class Games(MethodView):
     @blp.doc(operationId="createGopsGame", summary="Create a Gops game or match",
-             parameters=[common.IDEMPOTENCY_KEY_PARAMETER])
+             parameters=[common.IDEMPOTENCY_KEY_PARAMETER],
+             responses={201: {"links": CREATE_LINKS}})
     @blp.arguments(
         CreateGopsGameSchema,
         examples={
