@@ -35,7 +35,7 @@ def test_server_is_valkey_9_with_aof(valkey_factory):
     assert info.get("valkey_version", "").startswith("9.")
     r = redis.Redis.from_url(srv.url, decode_responses=True)
     assert r.config_get("appendonly") == {"appendonly": "yes"}
-    assert r.config_get("appendfsync") == {"appendfsync": "everysec"}
+    assert r.config_get("appendfsync") == {"appendfsync": "always"}
     assert r.config_get("save") == {"save": ""}
     assert r.config_get("bind")["bind"] == "127.0.0.1"
     assert srv.url == f"redis://127.0.0.1:{srv.port}/0"

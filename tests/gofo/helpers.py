@@ -1,0 +1,94 @@
+"""Helpers shared by the Gofo tests: stacked decks, scripted play, a random legal player."""
+
+from __future__ import annotations
+
+import random
+from typing import Any, Iterable
+
+from service.gofo.cards import DECK
+from service.gofo.hand import (
+    Action, Corta, Decline, Discard, Enter, HandState, LegalAction, Look, NoVer, Open, Pass,
+    Raise, Refiche, Reshuffle, Shuffle, Ver, Voy,
+)
+
+
+def stacked_order(firsts: list[list[str]], thirds: list[list[str]] | None = None,
+                  rest: Iterable[str] | None = None) -> tuple[str, ...]:
+    """A deck order giving player i (in dealing order from mano) ``firsts[i]`` (2 cards) and,
+    at the completion (one card at a time), ``thirds[i]`` (3 cards); then ``rest``."""
+    order: list[str] = [c for two in firsts for c in two]
+    if thirds:
+        for k in range(3):
+            order += [three[k] for three in thirds]
+    used = set(order)
+    tail = [c for c in (rest if rest is not None else DECK) if c not in used]
+    tail += [c for c in DECK if c not in used and c not in tail]
+    order += tail
+    assert sorted(order) == sorted(DECK), "not a permutation"
+    return tuple(order)
+
+
+def dealt_hand(stacks: list[int], dealer: int = 0, order: tuple[str, ...] | None = None,
+               seed: int = 0) -> HandState:
+    """A dealt-mode hand after the shuffle."""
+    hand = HandState.new("dealt", dealer, stacks)
+    if order is None:
+        order = tuple(random.Random(seed).sample(DECK, len(DECK)))
+    hand, _ = hand.apply(None, Shuffle(order))
+    return hand
+
+
+def play(hand: Any, *moves: tuple[int | None, Action]) -> Any:
+    """Apply moves in order (works for HandState and Table)."""
+    for seat, action in moves:
+        hand, _ = hand.apply(seat, action)
+    return hand
+
+
+def play_events(hand: Any, *moves: tuple[int | None, Action]) -> tuple[Any, list[dict]]:
+    events: list[dict] = []
+    for seat, action in moves:
+        hand, ev = hand.apply(seat, action)
+        events += ev
+    return hand, events
+
+
+# keep most random hands going to the canto: folding and declining are rarer than going on
+WEIGHTS = {"enter": 5, "decline": 1, "ver": 6, "no_ver": 1, "voy": 4, "corta": 1, "pass": 4,
+           "raise": 1, "refiche": 1}
+
+
+def random_action(legal: list[LegalAction], rng: random.Random, *, look: bool = True) -> Action:
+    """A random concrete action among the legal ones (amounts favour the extremes)."""
+    if any(a.type == "reshuffle" for a in legal) and rng.random() < 0.1:
+        return Reshuffle()  # tabletop: the dealer reports the pile was shuffled back
+    choices = [a for a in legal if a.type not in ("look", "reshuffle")]
+    if look and any(a.type == "look" for a in legal) and (not choices or rng.random() < 0.2):
+        return Look()
+    a = rng.choices(choices, weights=[WEIGHTS.get(c.type, 1) for c in choices])[0]
+    t = a.type
+    if t == "open":
+        return Open(rng.choice([a.min, a.max, rng.randint(a.min, a.max)]))
+    if t == "enter":
+        return Enter(bool(a.blind))
+    if t == "decline":
+        return Decline()
+    if t in ("raise", "refiche", "corta"):
+        assert a.min is not None and a.max is not None
+        amount = rng.choice([a.min, a.max, rng.randint(a.min, a.max)])
+        return {"raise": Raise, "refiche": Refiche, "corta": Corta}[t](amount)
+    if t == "pass":
+        return Pass()
+    if t == "ver":
+        return Ver()
+    if t == "no_ver":
+        return NoVer()
+    if t == "voy":
+        return Voy()
+    if t == "discard":
+        assert a.max is not None
+        k = rng.choice([0, a.max, rng.randint(0, a.max)])
+        if a.cards is not None:
+            return Discard(tuple(rng.sample(list(a.cards), min(k, len(a.cards)))))
+        return Discard(count=k)
+    raise AssertionError(f"no random choice for {t}")
