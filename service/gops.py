@@ -233,9 +233,12 @@ class DealPrizes:
 
 @dataclass(frozen=True)
 class Commit:
+    """A seat's commitment for a round; ``game`` (number in a match) guards against late retries."""
+
     seat: int
     round: int
     commitment: str
+    game: int | None = None
     type = "commit"
 
 
@@ -245,6 +248,7 @@ class Reveal:
     round: int
     cards: tuple[int, ...]
     salt: str
+    game: int | None = None
     type = "reveal"
 
 
@@ -503,11 +507,9 @@ class Gops:
         not legal.  An exact repeat of a commit or reveal already applied is a
         no-op that returns no events (so a retried request changes nothing).
         """
+        if isinstance(action, (Commit, Reveal)) and self._is_repeat(action):
+            return []
         if self.over:
-            if isinstance(action, Commit) and self._is_repeat_commit(action):
-                return []
-            if isinstance(action, Reveal) and self._is_repeat_reveal(action):
-                return []
             raise GameOver("the game is over")
         trial = self.copy()
         events = trial._apply(action, now)
@@ -593,8 +595,7 @@ class Gops:
         g = self.game
         self._check_seat(action.seat)
         commitments.check_commitment_format(action.commitment)
-        if self._is_repeat_commit(action):
-            return
+        self._check_game(action)
         self._check_round(action.round)
         self._require_phase("commit")
         if action.seat in g.commitments:
@@ -611,21 +612,43 @@ class Gops:
         if not self.awaiting():
             self._enter_phase("reveal", now, events)
 
-    def _is_repeat_commit(self, action: Commit) -> bool:
+    def _is_repeat(self, action: Commit | Reveal) -> bool:
+        """Is this an exact repeat of a commit or reveal already applied (a retried request)?
+
+        Without ``game`` only the current game is searched: in a match, a
+        client that may retry late should name the game it means.
+        """
         g = self.game
-        if action.round == g.round and g.commitments.get(action.seat) == action.commitment:
-            return True
-        if 1 <= action.round < g.round and action.round <= len(g.history):
-            past = g.history[action.round - 1]
-            return past.get("commitments", {}).get(str(action.seat)) == action.commitment
+        number = g.number if action.game is None else action.game
+        if isinstance(action, Commit):
+            recorded, mine = "commitments", action.commitment
+        else:
+            recorded, mine = "reveals", {"cards": list(action.cards), "salt": action.salt}
+        if number == g.number:
+            current = g.commitments if isinstance(action, Commit) else g.reveals
+            if action.round == g.round and current.get(action.seat) == mine:
+                return True
+            history = g.history
+        elif 1 <= number < g.number:
+            history = self.games[number - 1].get("history", [])
+        else:
+            return False
+        if 1 <= action.round <= len(history) and (number != g.number or action.round < g.round):
+            return history[action.round - 1].get(recorded, {}).get(str(action.seat)) == mine
         return False
+
+    def _check_game(self, action: Commit | Reveal) -> None:
+        if action.game is not None and action.game != self.game.number:
+            raise IllegalAction(
+                f"this is game {self.game.number} ({self.game.game_id}), not game {action.game}",
+                code="wrong_game", game_id=self.game.game_id,
+            )
 
     def _reveal(self, action: Reveal, now: float, events: list) -> None:
         g = self.game
         self._check_seat(action.seat)
         commitments.check_salt(action.salt)
-        if self._is_repeat_reveal(action):
-            return
+        self._check_game(action)
         self._check_round(action.round)
         self._require_phase("reveal")
         if action.seat in g.reveals:
@@ -639,16 +662,6 @@ class Gops:
         g.reveals[action.seat] = {"cards": list(cards), "salt": action.salt}
         events.append({"type": "revealed", "round": g.round, "seat": action.seat})
         self._after_bids(now, events)
-
-    def _is_repeat_reveal(self, action: Reveal) -> bool:
-        g = self.game
-        mine = {"cards": list(action.cards), "salt": action.salt}
-        if action.round == g.round and g.reveals.get(action.seat) == mine:
-            return True
-        if 1 <= action.round < g.round and action.round <= len(g.history):
-            past = g.history[action.round - 1]
-            return past.get("reveals", {}).get(str(action.seat)) == mine
-        return False
 
     def _after_bids(self, now: float, events: list) -> None:
         """Called when a reveal (or a forfeit) may have completed the round's bids."""
@@ -911,7 +924,7 @@ class Gops:
         g.phase = "over"
         g.deadline_at = None
         events.append({"type": "game_over", **g.result})
-        self.games.append(copy.deepcopy(g.result))
+        self.games.append({**copy.deepcopy(g.result), "history": copy.deepcopy(g.history)})
         self._after_game(now, events)
 
     def _after_game(self, now: float, events: list) -> None:

@@ -98,7 +98,8 @@ class GopsTable:
         game_id = game_id or self.public()["game_id"]
         commitment = commitments.bid_commitment(game_id, round_, seat, cards, salt)
         return self.http.post(
-            f"{self.base}/seats/{seat}/commit", {"round": round_, "commitment": commitment, **extra}, self.seat_tokens[seat]
+            f"{self.base}/seats/{seat}/commit",
+            {"round": round_, "commitment": commitment, "game_id": game_id, **extra}, self.seat_tokens[seat]
         )
 
     def reveal(self, seat: int, round_: int, cards: list[int], salt: str, **extra):

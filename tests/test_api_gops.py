@@ -396,3 +396,39 @@ def test_idempotency_key_makes_one_game(client, redis_client):
     assert refused.status_code == 422 and refused.get_json()["code"] == "invalid_options"
     fixed = client.post("/v1/gops/games", json={"profile": "classic", "options": {"players": 3}}, headers={"Idempotency-Key": "k2"})
     assert fixed.status_code == 422  # same body, same refusal
+
+
+def test_moves_name_their_game_in_a_match(http, redis_client):
+    table = GopsTable.create(http, {"options": {"ranks": 1}, "match": {"format": "cumulative", "games": 2}})
+    first = table.public()["game_id"]
+    assert first == f"{table.id}-1"
+    salts = [new_salt(), new_salt()]
+    for seat in (0, 1):
+        assert table.commit(seat, 1, [1], salts[seat], game_id=first)[0] == 200
+    table.reveal(0, 1, [1], salts[0], game_id=first)
+    status, after = table.reveal(1, 1, [1], salts[1], game_id=first)
+    assert status == 200 and after["game_id"] == f"{table.id}-2" and after["phase"] == "commit"
+    before = stored(redis_client, table.id)
+    # Late retries of game 1's moves change nothing; the game continues untouched.
+    assert table.reveal(1, 1, [1], salts[1], game_id=first)[0] == 200
+    c = commitments.bid_commitment(first, 1, 0, [1], salts[0])
+    status, data = http.post(f"{table.base}/seats/0/commit", {"round": 1, "commitment": c, "game_id": first}, table.seat_tokens[0])
+    assert status == 200 and data["committed"] == []
+    assert stored(redis_client, table.id) == before
+    status, data = http.post(f"{table.base}/seats/0/commit", {"round": 1, "commitment": "b" * 64, "game_id": first}, table.seat_tokens[0])
+    assert status == 409 and data["code"] == "wrong_game" and data["game_id"] == f"{table.id}-2"
+    status, data = http.post(f"{table.base}/seats/0/commit", {"round": 1, "commitment": "b" * 64, "game_id": "other"}, table.seat_tokens[0])
+    assert status == 409 and data["code"] == "wrong_game"
+    assert stored(redis_client, table.id) == before
+
+
+def test_idempotency_key_on_a_move(client, http, redis_client):
+    table = GopsTable.create(http, {"profile": "classic"})
+    c = commitments.bid_commitment(table.id, 1, 0, [3], new_salt())
+    headers = {"Authorization": f"Bearer {table.seat_tokens[0]}", "Idempotency-Key": "move-1"}
+    first = client.post(f"{table.base}/seats/0/commit", json={"round": 1, "commitment": c}, headers=headers)
+    table.commit(1, 1, [4], new_salt())  # the game moves on
+    again = client.post(f"{table.base}/seats/0/commit", json={"round": 1, "commitment": c}, headers=headers)
+    assert first.status_code == again.status_code == 200 and first.get_json() == again.get_json()
+    other = client.post(f"{table.base}/seats/0/commit", json={"round": 1, "commitment": "c" * 64}, headers=headers)
+    assert other.status_code == 422 and other.get_json()["code"] == "idempotency_key_reused"

@@ -17,8 +17,9 @@ IDEMPOTENCY_KEY_PARAMETER = {
     "name": "Idempotency-Key",
     "required": False,
     "schema": {"type": "string", "minLength": 1, "maxLength": 255},
-    "description": "Makes a create safe to retry: the same key with the same body returns the "
-    "first response (same id and tokens) for 24 hours; with another body it is refused.",
+    "description": "Makes the request safe to retry: the same key with the same body returns the "
+    "first response (for a create: the same id and tokens) for 24 hours; with another body it is "
+    "refused (idempotency_key_reused).",
     "example": "6f1c2b9e-3d4a-4c8e-9b1f-2a7d5e8c0f13",
 }
 

@@ -6,12 +6,12 @@ import copy
 import secrets
 from typing import Any, Callable
 
-from flask import make_response
+from flask import make_response, request
 from flask.views import MethodView
 from flask_smorest import Blueprint
 
 from .. import auth, commitments, gops
-from ..errors import Forbidden
+from ..errors import Forbidden, IllegalAction
 from ..store import Change, Record
 from . import common, idempotency
 from .gops_schemas import (
@@ -114,10 +114,34 @@ def _view(record: Record, seat: int | None = None) -> dict[str, Any]:
     return data
 
 
-def _act(game_id: str, body: dict[str, Any], make: Callable[[str], gops.Action],
+def _game_number(state: gops.Gops, body: dict[str, Any]) -> int | None:
+    """The game (number) a commit or reveal names with its optional ``game_id``."""
+    named = body.get("game_id")
+    if named is None:
+        return None
+    if named == state.game.game_id:
+        return state.game.number
+    prefix = f"{state.id}-"
+    if state.match.format != "single" and named.startswith(prefix) and named[len(prefix):].isdigit():
+        return int(named[len(prefix):])
+    raise IllegalAction(f"{named!r} is not a game of {state.id}", code="wrong_game", game_id=state.game.game_id)
+
+
+def _act(game_id: str, body: dict[str, Any], make: Callable[[gops.Gops], gops.Action],
          seat: int | None = None, host_allowed: bool = False) -> dict[str, Any]:
-    """The one write path: authorize, apply on the current state, store atomically."""
+    """The one write path: authorize, apply on the current state, store atomically.
+
+    With an ``Idempotency-Key`` header the whole move runs at most once per key
+    and a retry gets the first answer back.
+    """
     presented = common.bearer_hash()
+    scope = f"gops-move:{game_id}:{presented}"
+    fingerprint = {"path": request.path, "body": body}
+    return idempotency.once(scope, fingerprint, lambda: _apply(game_id, body, make, presented, seat, host_allowed))[0]
+
+
+def _apply(game_id: str, body: dict[str, Any], make: Callable[[gops.Gops], gops.Action],
+           presented: str | None, seat: int | None, host_allowed: bool) -> dict[str, Any]:
 
     def transition(record: Record) -> Change | None:
         who = common.identify(record.doc["auth"], presented)
@@ -127,7 +151,7 @@ def _act(game_id: str, body: dict[str, Any], make: Callable[[str], gops.Action],
             raise Forbidden("the host token cannot make this move", code="host_not_allowed")
         state = gops.Gops.from_dict(record.doc["state"])
         at = common.now()
-        action = make(who)
+        action = make(state)
         game, round_ = state.game.number, state.game.round
         events = state.apply(action, at)
         if not events:
@@ -235,7 +259,7 @@ def _conditional(data: dict[str, Any], version: int):
 
 @blp.route("/<string:game_id>/seats/<int:seat>/commit")
 class CommitBid(MethodView):
-    @blp.doc(operationId="commitGopsBid", summary="Commit to a secret bid", security=[{"bearerAuth": []}])
+    @blp.doc(operationId="commitGopsBid", parameters=[common.IDEMPOTENCY_KEY_PARAMETER], summary="Commit to a secret bid", security=[{"bearerAuth": []}])
     @blp.arguments(CommitSchema, example={"round": 1, "commitment": COMMITMENT_EXAMPLE})
     @blp.response(200, GopsSeatViewSchema)
     @_errors("act")
@@ -245,12 +269,13 @@ class CommitBid(MethodView):
         A commitment cannot change; sending the identical one again changes
         nothing.  When every seat has committed the phase becomes ``reveal``.
         """
-        return _act(game_id, body, lambda who: gops.Commit(seat, body["round"], body["commitment"]), seat=seat)
+        return _act(game_id, body, lambda state: gops.Commit(
+            seat, body["round"], body["commitment"], _game_number(state, body)), seat=seat)
 
 
 @blp.route("/<string:game_id>/seats/<int:seat>/reveal")
 class RevealBid(MethodView):
-    @blp.doc(operationId="revealGopsBid", summary="Reveal a committed bid", security=[{"bearerAuth": []}])
+    @blp.doc(operationId="revealGopsBid", parameters=[common.IDEMPOTENCY_KEY_PARAMETER], summary="Reveal a committed bid", security=[{"bearerAuth": []}])
     @blp.arguments(RevealSchema, example={"round": 1, "cards": [9], "salt": SALT_EXAMPLE})
     @blp.response(200, GopsSeatViewSchema)
     @_errors("act")
@@ -260,36 +285,36 @@ class RevealBid(MethodView):
         The referee recomputes the hash and keeps your reveal from the other
         seats until every seat has revealed; then the round resolves.
         """
-        return _act(game_id, body,
-                    lambda who: gops.Reveal(seat, body["round"], tuple(body["cards"]), body["salt"]), seat=seat)
+        return _act(game_id, body, lambda state: gops.Reveal(
+            seat, body["round"], tuple(body["cards"]), body["salt"], _game_number(state, body)), seat=seat)
 
 
 @blp.route("/<string:game_id>/seats/<int:seat>/choose")
 class ChoosePrize(MethodView):
-    @blp.doc(operationId="chooseGopsPrize", summary="Take a prize from the open row", security=[{"bearerAuth": []}])
+    @blp.doc(operationId="chooseGopsPrize", parameters=[common.IDEMPOTENCY_KEY_PARAMETER], summary="Take a prize from the open row", security=[{"bearerAuth": []}])
     @blp.arguments(RankSchema, example={"rank": 13})
     @blp.response(200, GopsSeatViewSchema)
     @_errors("act")
     def post(self, body: dict[str, Any], game_id: str, seat: int):
         """With open prizes, the round's winner takes one prize of their choice (one per pick owed)."""
-        return _act(game_id, body, lambda who: gops.ChoosePrize(seat, body["rank"]), seat=seat)
+        return _act(game_id, body, lambda state: gops.ChoosePrize(seat, body["rank"]), seat=seat)
 
 
 @blp.route("/<string:game_id>/seats/<int:seat>/resign")
 class ResignSeat(MethodView):
-    @blp.doc(operationId="resignGopsSeat", summary="Resign", security=[{"bearerAuth": []}])
+    @blp.doc(operationId="resignGopsSeat", parameters=[common.IDEMPOTENCY_KEY_PARAMETER], summary="Resign", security=[{"bearerAuth": []}])
     @blp.arguments(EmptyActionSchema, required=False, example={})
     @blp.response(200, GopsSeatViewSchema)
     @_errors("act")
     def post(self, body: dict[str, Any], game_id: str, seat: int):
         """Leave the game (and the rest of the match). The seat wins nothing more;
         with one seat left the game ends and that seat wins."""
-        return _act(game_id, body or {}, lambda who: gops.Resign(seat), seat=seat)
+        return _act(game_id, body or {}, lambda state: gops.Resign(seat), seat=seat)
 
 
 @blp.route("/<string:game_id>/prize")
 class ReportPrize(MethodView):
-    @blp.doc(operationId="reportGopsPrize", summary="Report the prize turned up at the table",
+    @blp.doc(operationId="reportGopsPrize", parameters=[common.IDEMPOTENCY_KEY_PARAMETER], summary="Report the prize turned up at the table",
              security=[{"bearerAuth": []}])
     @blp.arguments(RankSchema, example={"rank": 8})
     @blp.response(200, GopsGameSchema)
@@ -299,20 +324,20 @@ class ReportPrize(MethodView):
 
         The host or any seat may report; the referee checks it is a prize not yet seen.
         """
-        data = _act(game_id, body, lambda who: gops.ReportPrize(body["rank"]), host_allowed=True)
+        data = _act(game_id, body, lambda state: gops.ReportPrize(body["rank"]), host_allowed=True)
         return data
 
 
 @blp.route("/<string:game_id>/deadline")
 class EnforceDeadline(MethodView):
-    @blp.doc(operationId="enforceGopsDeadline", summary="Enforce a passed deadline", security=[{"bearerAuth": []}])
+    @blp.doc(operationId="enforceGopsDeadline", parameters=[common.IDEMPOTENCY_KEY_PARAMETER], summary="Enforce a passed deadline", security=[{"bearerAuth": []}])
     @blp.arguments(EmptyActionSchema, required=False, example={})
     @blp.response(200, GopsGameSchema)
     @_errors("act")
     def post(self, body: dict[str, Any], game_id: str):
         """Once the phase's deadline has passed, any seat or the host may ask the referee to
         enforce it: every seat that has not acted forfeits."""
-        return _act(game_id, body or {}, lambda who: gops.EnforceDeadline(), host_allowed=True)
+        return _act(game_id, body or {}, lambda state: gops.EnforceDeadline(), host_allowed=True)
 
 
 @blp.route("/<string:game_id>/transcript")

@@ -53,12 +53,18 @@ class VersionedSchema(ma.Schema):
     version = fields.Integer(validate=validate.Range(min=1), **_doc("Optional: the state version this move was decided on; if the game has moved on the move is refused with stale_version."))
 
 
-class CommitSchema(VersionedSchema):
+class GameBoundSchema(VersionedSchema):
+    game_id = fields.String(validate=validate.Regexp(r"^[A-Za-z0-9_-]{1,64}$"), **_doc(
+        "Optional: the game_id this move is for. In a match, send it so that a late retry of a move "
+        "from a finished game is recognised (same answer, nothing changes) instead of landing in the next game."))
+
+
+class CommitSchema(GameBoundSchema):
     round = fields.Integer(required=True, validate=validate.Range(min=1), **_doc("The current round (from 1)."))
     commitment = fields.String(required=True, validate=HEX64, **_doc("lowercase hex SHA-256 of gops-bid-v1|<game_id>|<round>|<seat>|<cards>|<salt>."))
 
 
-class RevealSchema(VersionedSchema):
+class RevealSchema(GameBoundSchema):
     round = fields.Integer(required=True, validate=validate.Range(min=1), **_doc("The round being revealed."))
     cards = fields.List(fields.Integer(validate=RANK), required=True, validate=validate.Length(min=1, max=13), **_doc("The committed ranks, in the order hashed."))
     salt = fields.String(required=True, validate=HEX64, **_doc("The 32-byte salt as 64 lowercase hex characters."))
@@ -124,6 +130,7 @@ class GameResultSchema(ma.Schema):
     prize_commitment = fields.String(allow_none=True, required=True)
     prize_order = fields.List(fields.Integer(), allow_none=True, required=True)
     prize_salt = fields.String(allow_none=True, required=True)
+    history = fields.List(fields.Nested(RoundRecordSchema), **_doc("Games of a match: every round of that game."))
 
 
 class MatchResultSchema(ma.Schema):
