@@ -3,13 +3,44 @@
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import Any, Callable
 
-from flask import current_app, request
+from flask import current_app, make_response, request
 
 from .. import auth
 from ..errors import Forbidden, Unauthorized
-from ..store import Store
+from ..store import Change, Record, Store
+
+# Error statuses each kind of operation documents (names of flask-smorest's registered responses).
+ERRORS = {
+    "create": (400, 413, 415, 422, 503),
+    "read": (304, 404, 503),
+    "seat_read": (304, 401, 403, 404, 503),
+    "act": (400, 401, 403, 404, 409, 413, 415, 422, 503),
+}
+RESPONSE_NAMES = {
+    304: "NOT_MODIFIED",
+    400: "BAD_REQUEST",
+    401: "UNAUTHORIZED",
+    403: "FORBIDDEN",
+    404: "NOT_FOUND",
+    409: "CONFLICT",
+    413: "REQUEST_ENTITY_TOO_LARGE",
+    415: "UNSUPPORTED_MEDIA_TYPE",
+    422: "UNPROCESSABLE_ENTITY",
+    503: "SERVICE_UNAVAILABLE",
+}
+
+
+def error_responses(blp, kind: str) -> Callable:
+    """Document the problem+json responses an operation of ``kind`` can give."""
+
+    def decorate(func: Callable) -> Callable:
+        for status in ERRORS[kind]:
+            func = blp.alt_response(status, response=RESPONSE_NAMES[status])(func)
+        return func
+
+    return decorate
 
 
 IDEMPOTENCY_KEY_PARAMETER = {
@@ -91,3 +122,46 @@ def etag_for(version: int) -> str:
 def not_modified(version: int) -> bool:
     """True when the client's If-None-Match already names this version (poll without a body)."""
     return etag_for(version) in request.headers.get("If-None-Match", "")
+
+
+def conditional(data: dict[str, Any], version: int, schema) -> Any:
+    """A view as a response with its ETag; 304 without a body when the client already has it."""
+    if not_modified(version):
+        response = make_response("", 304)
+    else:
+        response = make_response(schema.dump(data))
+    response.headers["ETag"] = etag_for(version)
+    return response
+
+
+Transition = Callable[[Record, str, float], "Change | None"]
+
+
+def act(kind: str, id: str, body: dict[str, Any], transition: Transition,
+        respond: Callable[[Record], dict[str, Any]], may_act: Callable[[str], None]) -> dict[str, Any]:
+    """The one write path of every game: authorize, apply on the current state, store atomically.
+
+    ``may_act(who)`` raises when the token's holder may not make this move;
+    ``transition(record, who, at)`` returns the :class:`Change` to store, or
+    ``None`` for an exact repeat (nothing changes, same answer).  A lost race
+    is retried on the new state; ``body["version"]``, when sent, pins the
+    version the move was decided on.  With an ``Idempotency-Key`` header the
+    move runs at most once per key and a retry gets the first answer back.
+    """
+    from . import idempotency
+
+    presented = bearer_hash()
+
+    def run() -> dict[str, Any]:
+        def guarded(record: Record) -> Change | None:
+            who = identify(record.doc["auth"], presented)
+            may_act(who)
+            return transition(record, who, now())
+
+        record, _ = store().transact(kind, id, guarded, expected_version=body.get("version"))
+        return respond(record)
+
+    scope = f"{kind}-move:{id}:{presented}"
+    return idempotency.once(scope, {"path": request.path, "body": body}, run)[0]
+
+

@@ -6,7 +6,6 @@ import copy
 import secrets
 from typing import Any, Callable
 
-from flask import make_response, request
 from flask.views import MethodView
 from flask_smorest import Blueprint
 
@@ -35,40 +34,10 @@ blp = Blueprint(
     description="Gops (Goofspiel): create games and matches, commit and reveal bids, read views and transcripts.",
 )
 
-ERRORS = {
-    "create": (400, 413, 415, 422, 503),
-    "read": (304, 404, 503),
-    "seat_read": (304, 401, 403, 404, 503),
-    "act": (400, 401, 403, 404, 409, 413, 415, 422, 503),
-}
-
 _system_random = secrets.SystemRandom()
 
 SALT_EXAMPLE = "7c1d6f3a9b2e4c8d0a5f1e3b7d9c2a4e6f8b0d1c3e5a7f9b2d4c6e8a0b1c3d5e"
 COMMITMENT_EXAMPLE = commitments.bid_commitment("Xk3_9fQa2LmZ", 1, 0, [9], SALT_EXAMPLE)
-
-
-def _errors(kind: str) -> Callable:
-    def decorate(func: Callable) -> Callable:
-        for status in ERRORS[kind]:
-            func = blp.alt_response(status, response=_RESPONSE_NAMES[status])(func)
-        return func
-
-    return decorate
-
-
-_RESPONSE_NAMES = {
-    304: "NOT_MODIFIED",
-    400: "BAD_REQUEST",
-    413: "REQUEST_ENTITY_TOO_LARGE",
-    415: "UNSUPPORTED_MEDIA_TYPE",
-    503: "SERVICE_UNAVAILABLE",
-    401: "UNAUTHORIZED",
-    403: "FORBIDDEN",
-    404: "NOT_FOUND",
-    409: "CONFLICT",
-    422: "UNPROCESSABLE_ENTITY",
-}
 
 
 # Where the created game's id leads (OpenAPI links: SDK docs and stateful fuzzers follow them).
@@ -129,32 +98,17 @@ def _game_number(state: gops.Gops, body: dict[str, Any]) -> int | None:
 
 def _act(game_id: str, body: dict[str, Any], make: Callable[[gops.Gops], gops.Action],
          seat: int | None = None, host_allowed: bool = False) -> dict[str, Any]:
-    """The one write path: authorize, apply on the current state, store atomically.
-
-    With an ``Idempotency-Key`` header the whole move runs at most once per key
-    and a retry gets the first answer back.
-    """
-    presented = common.bearer_hash()
-    scope = f"gops-move:{game_id}:{presented}"
-    fingerprint = {"path": request.path, "body": body}
-    return idempotency.once(scope, fingerprint, lambda: _apply(game_id, body, make, presented, seat, host_allowed))[0]
-
-
-def _apply(game_id: str, body: dict[str, Any], make: Callable[[gops.Gops], gops.Action],
-           presented: str | None, seat: int | None, host_allowed: bool) -> dict[str, Any]:
-
-    def transition(record: Record) -> Change | None:
-        who = common.identify(record.doc["auth"], presented)
+    def may_act(who: str) -> None:
         if seat is not None:
             common.require_seat(who, seat)
         elif who == "host" and not host_allowed:
             raise Forbidden("the host token cannot make this move", code="host_not_allowed")
+
+    def transition(record: Record, who: str, at: float) -> Change | None:
         state = gops.Gops.from_dict(record.doc["state"])
-        at = common.now()
         action = make(state)
         game, round_ = state.game.number, state.game.round
-        events = state.apply(action, at)
-        if not events:
+        if not state.apply(action, at):
             return None  # an exact repeat: nothing changes, same answer
         version = record.version + 1
         entries = [_entry(version, at, who, action, game, round_)]
@@ -162,8 +116,7 @@ def _apply(game_id: str, body: dict[str, Any], make: Callable[[gops.Gops], gops.
         doc = dict(record.doc, state=state.to_dict(), updated_at=at)
         return Change(doc, entries, finished=state.over)
 
-    record, _ = common.store().transact(KIND, game_id, transition, expected_version=body.get("version"))
-    return _view(record, seat)
+    return common.act(KIND, game_id, body, transition, lambda record: _view(record, seat), may_act)
 
 
 # -------------------------------------------------------------------- views
@@ -189,7 +142,7 @@ class Games(MethodView):
         },
     )
     @blp.response(201, CreatedGopsGameSchema)
-    @_errors("create")
+    @common.error_responses(blp, "create")
     def post(self, body: dict[str, Any]):
         """Create a game (or a match) from a profile plus options.
 
@@ -224,14 +177,14 @@ def _create(body: dict[str, Any]) -> dict[str, Any]:
 class Game(MethodView):
     @blp.doc(operationId="getGopsGame", summary="Read a game's public state")
     @blp.response(200, GopsGameSchema)
-    @_errors("read")
+    @common.error_responses(blp, "read")
     def get(self, game_id: str):
         """What anyone with the game id may see: hands (spent bids are public), prizes, scores, history.
 
         Send ``If-None-Match`` with the last ETag to poll cheaply (304 when unchanged).
         """
         record = common.store().load(KIND, game_id)
-        return _conditional(_view(record), record.version)
+        return common.conditional(_view(record), record.version, GopsGameSchema())
 
 
 @blp.route("/<string:game_id>/seats/<int:seat>")
@@ -239,22 +192,13 @@ class SeatView(MethodView):
     @blp.doc(operationId="getGopsSeatView", summary="Read one seat's own view, with what it may do next",
              security=[{"bearerAuth": []}])
     @blp.response(200, GopsSeatViewSchema)
-    @_errors("seat_read")
+    @common.error_responses(blp, "seat_read")
     def get(self, game_id: str, seat: int):
         """The public state plus this seat's own unresolved reveal and its legal actions."""
         record = common.store().load(KIND, game_id)
         who = common.identify(record.doc["auth"], common.bearer_hash())
         common.require_seat(who, seat)
-        return _conditional(_view(record, seat), record.version)
-
-
-def _conditional(data: dict[str, Any], version: int):
-    if common.not_modified(version):
-        response = make_response("", 304)
-    else:
-        response = make_response(GopsGameSchema().dump(data) if "seat" not in data else GopsSeatViewSchema().dump(data))
-    response.headers["ETag"] = common.etag_for(version)
-    return response
+        return common.conditional(_view(record, seat), record.version, GopsSeatViewSchema())
 
 
 @blp.route("/<string:game_id>/seats/<int:seat>/commit")
@@ -262,7 +206,7 @@ class CommitBid(MethodView):
     @blp.doc(operationId="commitGopsBid", parameters=[common.IDEMPOTENCY_KEY_PARAMETER], summary="Commit to a secret bid", security=[{"bearerAuth": []}])
     @blp.arguments(CommitSchema, example={"round": 1, "commitment": COMMITMENT_EXAMPLE})
     @blp.response(200, GopsSeatViewSchema)
-    @_errors("act")
+    @common.error_responses(blp, "act")
     def post(self, body: dict[str, Any], game_id: str, seat: int):
         """Send ``sha256("gops-bid-v1|<game_id>|<round>|<seat>|<cards>|<salt>")`` as lowercase hex.
 
@@ -278,7 +222,7 @@ class RevealBid(MethodView):
     @blp.doc(operationId="revealGopsBid", parameters=[common.IDEMPOTENCY_KEY_PARAMETER], summary="Reveal a committed bid", security=[{"bearerAuth": []}])
     @blp.arguments(RevealSchema, example={"round": 1, "cards": [9], "salt": SALT_EXAMPLE})
     @blp.response(200, GopsSeatViewSchema)
-    @_errors("act")
+    @common.error_responses(blp, "act")
     def post(self, body: dict[str, Any], game_id: str, seat: int):
         """Send the cards and salt you committed to.
 
@@ -294,7 +238,7 @@ class ChoosePrize(MethodView):
     @blp.doc(operationId="chooseGopsPrize", parameters=[common.IDEMPOTENCY_KEY_PARAMETER], summary="Take a prize from the open row", security=[{"bearerAuth": []}])
     @blp.arguments(RankSchema, example={"rank": 13})
     @blp.response(200, GopsSeatViewSchema)
-    @_errors("act")
+    @common.error_responses(blp, "act")
     def post(self, body: dict[str, Any], game_id: str, seat: int):
         """With open prizes, the round's winner takes one prize of their choice (one per pick owed)."""
         return _act(game_id, body, lambda state: gops.ChoosePrize(seat, body["rank"]), seat=seat)
@@ -305,7 +249,7 @@ class ResignSeat(MethodView):
     @blp.doc(operationId="resignGopsSeat", parameters=[common.IDEMPOTENCY_KEY_PARAMETER], summary="Resign", security=[{"bearerAuth": []}])
     @blp.arguments(EmptyActionSchema, required=False, example={})
     @blp.response(200, GopsSeatViewSchema)
-    @_errors("act")
+    @common.error_responses(blp, "act")
     def post(self, body: dict[str, Any], game_id: str, seat: int):
         """Leave the game (and the rest of the match). The seat wins nothing more;
         with one seat left the game ends and that seat wins."""
@@ -318,7 +262,7 @@ class ReportPrize(MethodView):
              security=[{"bearerAuth": []}])
     @blp.arguments(RankSchema, example={"rank": 8})
     @blp.response(200, GopsGameSchema)
-    @_errors("act")
+    @common.error_responses(blp, "act")
     def post(self, body: dict[str, Any], game_id: str):
         """With prize order ``reported``: the card just turned up from the physical prize pile.
 
@@ -333,7 +277,7 @@ class EnforceDeadline(MethodView):
     @blp.doc(operationId="enforceGopsDeadline", parameters=[common.IDEMPOTENCY_KEY_PARAMETER], summary="Enforce a passed deadline", security=[{"bearerAuth": []}])
     @blp.arguments(EmptyActionSchema, required=False, example={})
     @blp.response(200, GopsGameSchema)
-    @_errors("act")
+    @common.error_responses(blp, "act")
     def post(self, body: dict[str, Any], game_id: str):
         """Once the phase's deadline has passed, any seat or the host may ask the referee to
         enforce it: every seat that has not acted forfeits."""
@@ -344,7 +288,7 @@ class EnforceDeadline(MethodView):
 class Transcript(MethodView):
     @blp.doc(operationId="getGopsTranscript", summary="Read the full transcript")
     @blp.response(200, GopsTranscriptSchema)
-    @_errors("read")
+    @common.error_responses(blp, "read")
     def get(self, game_id: str):
         """Every applied action in order, with the time and who made it.
 
