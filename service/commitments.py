@@ -94,3 +94,42 @@ def deck_message(hand_id: str, cards: Sequence[str], salt: str) -> str:
 def deck_commitment(hand_id: str, cards: Sequence[str], salt: str) -> str:
     """The hash the referee publishes for a shuffled Gofo deck before the deal."""
     return _sha256_hex(deck_message(hand_id, cards, salt))
+
+
+def derived_shuffle(seed: str, items: Sequence[str]) -> list[str]:
+    """A shuffle fully determined by ``seed``: Fisher–Yates driven by SHA-256.
+
+    Used for the Gofo reshuffles: their seed is derived from the hand's
+    committed salt, so the referee cannot choose them after seeing play and
+    anyone can recompute them once the salt is revealed.  Byte stream: the
+    SHA-256 digests of ``<seed>|<counter>`` for counter 0, 1, …; each draw takes
+    4 bytes as a big-endian integer and rejects values that would bias the
+    modulo.
+
+    >>> derived_shuffle("s", ["a", "b", "c"])
+    ['b', 'a', 'c']
+    """
+    out = list(items)
+    stream = _byte_stream(seed)
+    for i in range(len(out) - 1, 0, -1):
+        bound = i + 1
+        limit = (1 << 32) - ((1 << 32) % bound)
+        while True:
+            value = int.from_bytes(bytes(next(stream) for _ in range(4)), "big")
+            if value < limit:
+                break
+        j = value % bound
+        out[i], out[j] = out[j], out[i]
+    return out
+
+
+def _byte_stream(seed: str):
+    counter = 0
+    while True:
+        yield from hashlib.sha256(f"{seed}|{counter}".encode("utf-8")).digest()
+        counter += 1
+
+
+def reshuffle_seed(hand_id: str, number: int, salt: str) -> str:
+    """The seed of the ``number``-th reshuffle (from 1) of a dealt Gofo hand."""
+    return f"gofo-reshuffle-v1|{hand_id}|{number}|{salt}"

@@ -138,10 +138,10 @@ Transition = Callable[[Record, str, float], "Change | None"]
 
 
 def act(kind: str, id: str, body: dict[str, Any], transition: Transition,
-        respond: Callable[[Record], dict[str, Any]], may_act: Callable[[str], None]) -> dict[str, Any]:
+        respond: Callable[[Record], dict[str, Any]], may_act: Callable[[str, Record], None]) -> dict[str, Any]:
     """The one write path of every game: authorize, apply on the current state, store atomically.
 
-    ``may_act(who)`` raises when the token's holder may not make this move;
+    ``may_act(who, record)`` raises when the token's holder may not make this move;
     ``transition(record, who, at)`` returns the :class:`Change` to store, or
     ``None`` for an exact repeat (nothing changes, same answer).  A lost race
     is retried on the new state; ``body["version"]``, when sent, pins the
@@ -155,7 +155,7 @@ def act(kind: str, id: str, body: dict[str, Any], transition: Transition,
     def run() -> dict[str, Any]:
         def guarded(record: Record) -> Change | None:
             who = identify(record.doc["auth"], presented)
-            may_act(who)
+            may_act(who, record)
             return transition(record, who, now())
 
         record, _ = store().transact(kind, id, guarded, expected_version=body.get("version"))

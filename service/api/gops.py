@@ -98,7 +98,7 @@ def _game_number(state: gops.Gops, body: dict[str, Any]) -> int | None:
 
 def _act(game_id: str, body: dict[str, Any], make: Callable[[gops.Gops], gops.Action],
          seat: int | None = None, host_allowed: bool = False) -> dict[str, Any]:
-    def may_act(who: str) -> None:
+    def may_act(who: str, record: Record) -> None:
         if seat is not None:
             common.require_seat(who, seat)
         elif who == "host" and not host_allowed:

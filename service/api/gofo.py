@@ -1,0 +1,310 @@
+"""The Gofo HTTP API under ``/v1/gofo/tables``: a table, its hands, one endpoint per kind of move.
+
+Dealt mode: the referee shuffles with the OS CSPRNG, publishes
+``deck_commitment = sha256("gofo-deck-v1|<hand_id>|<cards>|<salt>")`` before the
+deal and reveals the order and salt once the hand is over.  Reshuffles of the
+pile are derived from the same committed salt (``commitments.derived_shuffle``),
+so they too are fixed before play and checkable afterwards.
+
+Tabletop mode: real cards; the referee keeps turns, bets, pots and the ledger,
+and checks the cards entered at the canto.  The host token may act for any seat
+(one phone refereeing a real table).
+"""
+
+from __future__ import annotations
+
+import copy
+import secrets
+from typing import Any, Callable
+
+from flask.views import MethodView
+from flask_smorest import Blueprint
+
+from .. import auth, commitments, gofo
+from ..errors import Forbidden
+from ..gofo.hand import TABLETOP
+from ..gofo.table import Table, TableOptions, chance_action
+from ..store import Change, Record
+from . import common, idempotency
+from .gofo_schemas import (
+    AmountSchema,
+    CreatedGofoTableSchema,
+    CreateGofoTableSchema,
+    DeclareSchema,
+    DiscardSchema,
+    EnterSchema,
+    GofoSeatViewSchema,
+    GofoTableSchema,
+    GofoTranscriptSchema,
+    LedgerSchema,
+    NoBodySchema,
+    OpenSchema,
+    ShowSchema,
+)
+
+KIND = "gofo"
+_system_random = secrets.SystemRandom()
+
+blp = Blueprint(
+    "gofo",
+    __name__,
+    url_prefix="/v1/gofo/tables",
+    description="Gofo (Bengolea): tables, hands dealt by the referee or played with real cards, bets, pots and the ledger.",
+)
+
+_ID = {"table_id": "$response.body#/id"}
+
+
+# ------------------------------------------------------------------ chance
+
+
+def hand_id(table_id: str, number: int) -> str:
+    return f"{table_id}-{number}"
+
+
+def _supply_chance(table: Table, doc: dict[str, Any], version: int, at: float,
+                   entries: list[dict[str, Any]]) -> Table:
+    """Answer every chance request: the first-dealer draw, each hand's shuffle, reshuffles.
+
+    A shuffle is committed (hash stored in ``doc["deals"]``) before any card of
+    the hand is seen; a reshuffle is derived from that hand's committed salt.
+    """
+    while table.to_act() is None and (request := table.chance_request()) is not None:
+        kind = request["kind"]
+        number = table.hand_number
+        if kind == "shuffle":
+            action = chance_action(request, _system_random)
+            salt = commitments.new_salt()
+            hid = hand_id(doc["id"], number)
+            doc["deals"][str(number)] = {
+                "hand": number, "hand_id": hid, "salt": salt, "order": list(action.order),
+                "commitment": commitments.deck_commitment(hid, action.order, salt), "reshuffles": [],
+            }
+        elif kind == "reshuffle":
+            deal = doc["deals"][str(number)]
+            k = len(deal["reshuffles"]) + 1
+            seed = commitments.reshuffle_seed(deal["hand_id"], k, deal["salt"])
+            action = gofo.Reshuffle(tuple(commitments.derived_shuffle(seed, request["cards"])))
+            deal["reshuffles"].append(list(action.order))
+        else:
+            action = chance_action(request, _system_random)
+        table, _ = table.apply(None, action)
+        entries.append(_entry(version, at, "referee", None, number, action))
+    return table
+
+
+def _entry(version: int, at: float, by: str, seat: int | None, hand: int, action: Any) -> dict[str, Any]:
+    data = action if isinstance(action, dict) else gofo.action_to_dict(action)
+    return {"version": version, "at": at, "by": by, "seat": seat, "hand": hand, "action": data}
+
+
+# ------------------------------------------------------------------- views
+
+
+def _deal_public(deal: dict[str, Any]) -> dict[str, Any]:
+    return {k: copy.deepcopy(v) for k, v in deal.items()}
+
+
+def _view(record: Record, seat: int | None = None) -> dict[str, Any]:
+    doc = record.doc
+    table = Table.from_dict(doc["state"])
+    data = gofo.view(table, seat)
+    data["id"] = doc["id"]
+    data["version"] = record.version
+    deal = doc["deals"].get(str(table.hand_number))
+    if data["hand"] is not None:
+        data["hand"]["hand_id"] = hand_id(doc["id"], table.hand_number)
+        data["hand"]["deck_commitment"] = deal["commitment"] if deal else None
+    previous = doc["deals"].get(str(table.hand_number - 1))
+    data["table"]["last_deal"] = _deal_public(previous) if previous else None
+    return data
+
+
+def _create(body: dict[str, Any]) -> dict[str, Any]:
+    options = TableOptions.from_dict({k: v for k, v in body.items() if v is not None})
+    table_id = auth.new_game_id()
+    at = common.now()
+    doc: dict[str, Any] = {"kind": KIND, "id": table_id, "deals": {}, "results": [],
+                           "created_at": at, "updated_at": at}
+    entries = [_entry(1, at, "host", None, 0, {"type": "create", "options": options.to_dict()})]
+    table = _supply_chance(Table.new(options), doc, 1, at, entries)
+    host, seat_tokens, hashes = common.new_tokens(options.seats)
+    doc.update(state=table.to_dict(), auth=hashes)
+    record = common.store().create(KIND, table_id, doc, entries)
+    return {"id": table_id, "host_token": host, "seat_tokens": seat_tokens, "table": _view(record)}
+
+
+def _act(table_id: str, seat: int, body: dict[str, Any], make: Callable[[dict[str, Any]], Any]) -> dict[str, Any]:
+    def may_act(who: str, record: Record) -> None:
+        if who == "host":
+            if record.doc["state"]["options"]["mode"] == TABLETOP:
+                return
+            raise Forbidden("at a dealt table the host cannot act for a seat", code="host_not_allowed")
+        common.require_seat(who, seat)
+
+    def transition(record: Record, who: str, at: float) -> Change | None:
+        doc = copy.deepcopy(record.doc)
+        table = Table.from_dict(doc["state"])
+        action = make(body)
+        number = table.hand_number
+        table, _ = table.apply(seat, action)
+        version = record.version + 1
+        entries = [_entry(version, at, who, seat, number, action)]
+        if table.hand_number != number and table.last_result is not None:
+            doc["results"].append(copy.deepcopy(table.last_result))
+        table = _supply_chance(table, doc, version, at, entries)
+        doc.update(state=table.to_dict(), updated_at=at)
+        return Change(doc, entries)
+
+    return common.act(KIND, table_id, body, transition, lambda record: _view(record, seat), may_act)
+
+
+# ----------------------------------------------------------------- routes
+
+
+@blp.route("")
+class Tables(MethodView):
+    @blp.doc(operationId="createGofoTable", summary="Open a Gofo table",
+             parameters=[common.IDEMPOTENCY_KEY_PARAMETER],
+             responses={201: {"links": {
+                 "GetTable": {"operationId": "getGofoTable", "parameters": _ID},
+                 "GetSeatView": {"operationId": "getGofoSeatView", "parameters": {**_ID, "seat": 0},
+                                 "description": "Seat 0's view (send seat_tokens[0] as the bearer token)."},
+                 "GetLedger": {"operationId": "getGofoLedger", "parameters": _ID},
+                 "GetTranscript": {"operationId": "getGofoTranscript", "parameters": _ID},
+             }}})
+    @blp.arguments(CreateGofoTableSchema, examples={
+        "five_dealt": {"summary": "Five players, the referee deals", "value": {"seats": 5, "caja": 100, "refill": 10}},
+        "six_tabletop": {"summary": "Six players with real cards", "value": {"seats": 6, "caja": 200, "refill": 20, "initial_front": 50, "mode": "tabletop"}},
+    })
+    @blp.response(201, CreatedGofoTableSchema)
+    @common.error_responses(blp, "create")
+    def post(self, body: dict[str, Any]):
+        """Open a table: seats, chips (caja, front, refill) and the mode.
+
+        The first dealer is drawn by cards at once (highest deals; ties draw
+        again) and the first hand begins.  Returns one bearer token per seat
+        and one for the host, shown only here.
+        """
+        response, replayed = idempotency.once("gofo-create", body, lambda: _create(body))
+        return response, 201, {"Idempotent-Replayed": "true" if replayed else "false"}
+
+
+@blp.route("/<string:table_id>")
+class TableView(MethodView):
+    @blp.doc(operationId="getGofoTable", summary="Read a table's public view")
+    @blp.response(200, GofoTableSchema)
+    @common.error_responses(blp, "read")
+    def get(self, table_id: str):
+        """Stacks, pots, bets, face-up discards and whose turn it is; never a hidden card."""
+        record = common.store().load(KIND, table_id)
+        return common.conditional(_view(record), record.version, GofoTableSchema())
+
+
+@blp.route("/<string:table_id>/seats/<int:seat>")
+class SeatView(MethodView):
+    @blp.doc(operationId="getGofoSeatView", summary="Read one seat's view, with its legal actions",
+             security=[{"bearerAuth": []}])
+    @blp.response(200, GofoSeatViewSchema)
+    @common.error_responses(blp, "seat_read")
+    def get(self, table_id: str, seat: int):
+        """The public view plus this seat's cards (dealt mode) and exactly what it may do now,
+        with the allowed bet range."""
+        record = common.store().load(KIND, table_id)
+        who = common.identify(record.doc["auth"], common.bearer_hash())
+        if not (who == "host" and record.doc["state"]["options"]["mode"] == TABLETOP):
+            common.require_seat(who, seat)
+        return common.conditional(_view(record, seat), record.version, GofoSeatViewSchema())
+
+
+@blp.route("/<string:table_id>/ledger")
+class Ledger(MethodView):
+    @blp.doc(operationId="getGofoLedger", summary="Read the chip ledger")
+    @blp.response(200, LedgerSchema)
+    @common.error_responses(blp, "read")
+    def get(self, table_id: str):
+        """Each seat's front, chips behind, cajas taken and balance, and every finished hand's result."""
+        record = common.store().load(KIND, table_id)
+        data = _view(record)
+        return {"id": table_id, "version": record.version, "hands_played": len(record.doc["results"]),
+                "seats": data["table"]["seats"], "results": record.doc["results"]}
+
+
+@blp.route("/<string:table_id>/transcript")
+class Transcript(MethodView):
+    @blp.doc(operationId="getGofoTranscript", summary="Read the table's transcript")
+    @blp.response(200, GofoTranscriptSchema)
+    @common.error_responses(blp, "read")
+    def get(self, table_id: str):
+        """Every applied action with who made it.  The deck order of the hand in progress is
+        withheld; finished hands' orders and salts are in ``deals`` to check their commitments."""
+        store = common.store()
+        record = store.load(KIND, table_id)
+        current = Table.from_dict(record.doc["state"]).hand_number
+        entries = []
+        for entry in store.transcript(KIND, table_id):
+            if entry["version"] > record.version:
+                continue
+            if entry["hand"] >= current and entry["action"]["type"] in ("shuffle", "reshuffle"):
+                entry = dict(entry, action={**entry["action"], "order": None})
+            entries.append(entry)
+        deals = [_deal_public(d) for n, d in sorted(record.doc["deals"].items(), key=lambda kv: int(kv[0]))
+                 if int(n) < current]
+        return {"id": table_id, "kind": KIND, "version": record.version,
+                "options": record.doc["state"]["options"], "entries": entries, "deals": deals}
+
+
+# One endpoint per kind of move: (path, operationId, summary, schema, example, build action, doc).
+MOVES: list[tuple[str, str, str, type, dict, Callable[[dict[str, Any]], Any], str]] = [
+    ("open", "gofoOpen", "Open the hand (mano bets the apertura)", OpenSchema, {"amount": 2},
+     lambda b: gofo.Open(b["amount"]), "Mano bets the opening before looking; it must be below every resto."),
+    ("look", "gofoLook", "Look at your first two cards", NoBodySchema, {},
+     lambda b: gofo.Look(), "Dealt mode: reveals your two cards to you; you can no longer enter blind."),
+    ("enter", "gofoEnter", "Enter the hand, seen or blind", EnterSchema, {"blind": True},
+     lambda b: gofo.Enter(b["blind"]), "Put in the opening. Entering blind (without looking) lets you raise the opening."),
+    ("decline", "gofoDecline", "Decline the hand", NoBodySchema, {},
+     lambda b: gofo.Decline(), "Stay out of this hand, losing nothing."),
+    ("raise", "gofoRaise", "Raise the opening", AmountSchema, {"amount": 4},
+     lambda b: gofo.Raise(b["amount"]), "Raise the opening by an amount within legal_actions' range."),
+    ("pass", "gofoPass", "Pass the chance to raise", NoBodySchema, {},
+     lambda b: gofo.Pass(), "Do not raise (the opening, or refichar after a corte)."),
+    ("ver", "gofoVer", "Ver: match the bet", NoBodySchema, {},
+     lambda b: gofo.Ver(), "Match the bet in force (all-in if your resto is short: side pots follow)."),
+    ("no-ver", "gofoNoVer", "No ver: fold", NoBodySchema, {},
+     lambda b: gofo.NoVer(), "Fold, losing what you have put in."),
+    ("voy", "gofoVoy", "Voy: pass without betting", NoBodySchema, {},
+     lambda b: gofo.Voy(), "Speak without betting."),
+    ("corta", "gofoCorta", "Corta: bet after the deal", AmountSchema, {"amount": 5},
+     lambda b: gofo.Corta(b["amount"]), "Cut: bet any amount of your resto; one more discard follows the betting, then the canto."),
+    ("refiche", "gofoRefiche", "Refichar: raise after a corte", AmountSchema, {"amount": 5},
+     lambda b: gofo.Refiche(b["amount"]), "At least the previous bet or raise, unless it is all your resto (jugado)."),
+    ("discard", "gofoDiscard", "Discard and draw", DiscardSchema, {"cards": ["3o", "4c"]},
+     lambda b: gofo.Discard(tuple(b.get("cards") or ()), b.get("count")),
+     "Throw 0–5 cards and receive as many. Tabletop: send the count, or the face-up cards."),
+    ("show", "gofoShow", "Show your five cards at the canto", ShowSchema, {"cards": ["6e", "7e", "11e", "12e", "3o"]},
+     lambda b: gofo.Show(tuple(b["cards"])), "Tabletop: enter your five cards; the referee checks them."),
+    ("declare", "gofoDeclare", "Declare your points at the canto", DeclareSchema, {"points": 27},
+     lambda b: gofo.Declare(b["points"]), "Tabletop: declare points; a winner must then show cards worth exactly that."),
+    ("reshuffle", "gofoReportReshuffle", "Report that the pile was reshuffled", NoBodySchema, {},
+     lambda b: gofo.Reshuffle(None), "Tabletop: the dealer reports that the real pile was shuffled into a new stock."),
+]
+
+
+def _register_move(path: str, operation_id: str, summary: str, schema: type, example: dict,
+                   build: Callable[[dict[str, Any]], Any], description: str) -> None:
+    body_required = schema not in (NoBodySchema,)
+
+    @blp.doc(operationId=operation_id, summary=summary, description=description,
+             security=[{"bearerAuth": []}], parameters=[common.IDEMPOTENCY_KEY_PARAMETER])
+    @blp.arguments(schema, required=body_required, example=example)
+    @blp.response(200, GofoSeatViewSchema)
+    @common.error_responses(blp, "act")
+    def post(self, body: dict[str, Any], table_id: str, seat: int):
+        return _act(table_id, seat, body or {}, build)
+
+    view = type(f"Gofo{operation_id[4:]}", (MethodView,), {"post": post})
+    blp.route(f"/<string:table_id>/seats/<int:seat>/{path}", endpoint=operation_id)(view)
+
+
+for _move in MOVES:
+    _register_move(*_move)

@@ -1,0 +1,243 @@
+"""Marshmallow schemas of the Gofo API: one request schema per kind of move, and the views.
+
+Every move has its own endpoint and its own schema (no ``oneOf``), so SDK
+generators give each a typed method.  Requests refuse unknown fields.
+"""
+
+from __future__ import annotations
+
+import marshmallow as ma
+from marshmallow import fields, validate
+
+from ..gofo.cards import DECK
+from ..gofo.hand import MODES
+from .gops_schemas import VersionedSchema
+
+CARD = validate.OneOf(DECK, error="not a Gofo card (rank 3-7, 11 or 12, then suit o/c/e/b, e.g. 11e)")
+CARD_DOC = "A card: rank 3–7, 11 (caballo) or 12 (rey), then the suit o (oros), c (copas), e (espadas), b (bastos); e.g. 11e."
+
+
+def _doc(text: str, **extra) -> dict:
+    return {"metadata": {"description": text, **extra}}
+
+
+def _cards(text: str, **kwargs) -> fields.List:
+    return fields.List(fields.String(validate=CARD, metadata={"description": CARD_DOC}), **kwargs, **_doc(text))
+
+
+# ----------------------------------------------------------------- requests
+
+
+class CreateGofoTableSchema(ma.Schema):
+    seats = fields.Integer(load_default=5, validate=validate.Range(min=2, max=6), **_doc("Players at the table, 2–6 (at most 5 play a hand)."))
+    caja = fields.Integer(load_default=100, validate=validate.Range(min=1, max=1_000_000), **_doc("Chips in one caja (each player starts with one)."))
+    refill = fields.Integer(load_default=10, validate=validate.Range(min=1, max=1_000_000), **_doc("The agreed reposición: chips moved from behind to the front when the front is empty."))
+    initial_front = fields.Integer(allow_none=True, validate=validate.Range(min=1, max=1_000_000), **_doc("Chips put al frente before the first hand (default 3× the refill)."))
+    inauguration_front = fields.Integer(allow_none=True, validate=validate.Range(min=1, max=1_000_000), **_doc("Front of a new caja's first hand (default: initial_front)."))
+    mode = fields.String(load_default="dealt", validate=validate.OneOf(MODES), **_doc("dealt: the referee shuffles and deals; tabletop: real cards on a real table."))
+
+
+class OpenSchema(VersionedSchema):
+    amount = fields.Integer(required=True, validate=validate.Range(min=1), **_doc("The opening (apertura): below the smallest resto at the table."))
+
+
+class EnterSchema(VersionedSchema):
+    blind = fields.Boolean(required=True, **_doc("true: enter de ciego, without looking (and earn the right to raise the opening)."))
+
+
+class AmountSchema(VersionedSchema):
+    amount = fields.Integer(required=True, validate=validate.Range(min=1), **_doc("Chips added above the bet in force; see legal_actions for the allowed range."))
+
+
+class DiscardSchema(VersionedSchema):
+    cards = _cards("The cards thrown (dealt mode: required, 0–5 of your cards; tabletop: optional face-up cards).", load_default=list, validate=validate.Length(max=5))
+    count = fields.Integer(allow_none=True, validate=validate.Range(min=0, max=5), **_doc("Tabletop: how many cards were thrown (when the cards are not reported)."))
+
+
+class ShowSchema(VersionedSchema):
+    cards = _cards("Your five cards, entered at the canto (tabletop).", required=True, validate=validate.Length(equal=5))
+
+
+class DeclareSchema(VersionedSchema):
+    points = fields.Integer(required=True, validate=validate.Range(min=7, max=30), **_doc("The points you declare at the canto (tabletop); a winner must then show cards worth exactly that."))
+
+
+class NoBodySchema(VersionedSchema):
+    pass
+
+
+# ---------------------------------------------------------------- responses
+
+
+class TableOptionsSchema(ma.Schema):
+    seats = fields.Integer(required=True)
+    caja = fields.Integer(required=True)
+    refill = fields.Integer(required=True)
+    initial_front = fields.Integer(required=True)
+    inauguration_front = fields.Integer(required=True)
+    mode = fields.String(required=True)
+
+
+class LedgerSeatSchema(ma.Schema):
+    seat = fields.Integer(required=True)
+    front = fields.Integer(required=True, **_doc("Chips al frente (the resto between hands)."))
+    behind = fields.Integer(required=True, **_doc("Chips atrás: only refill the front."))
+    cajas = fields.Integer(required=True, **_doc("Cajas taken so far (the first included)."))
+    balance = fields.Integer(required=True, **_doc("Chips won (+) or lost (−) so far: what is settled at the end."))
+
+
+class PotSchema(ma.Schema):
+    amount = fields.Integer(required=True)
+    eligible = fields.List(fields.Integer(), required=True, **_doc("Seats that may win this pot."))
+    winner = fields.Integer(**_doc("Once paid: the seat that won it."))
+
+
+class BetSchema(ma.Schema):
+    context = fields.String(required=True, **_doc("opening (raising the opening) or corte (betting after a corte)."))
+    bettor = fields.Integer(required=True)
+    level = fields.Integer(required=True, **_doc("Chips each player must have put in to stay."))
+    last_raise = fields.Integer(required=True, **_doc("The last bet or raise: the minimum refiche."))
+    stage = fields.String(required=True, **_doc("answer (ver / no ver) or refiche."))
+    closed = fields.Boolean(required=True, **_doc("An all-in refiche closed raising."))
+
+
+class DiscardRecordSchema(ma.Schema):
+    round = fields.Integer(required=True)
+    seat = fields.Integer(required=True)
+    count = fields.Integer(required=True)
+    cards = _cards("The face-up discarded cards (null if not reported at a real table).", allow_none=True, required=True)
+    kept = fields.Boolean(required=True, **_doc("Kept face up to the player's right (2–3 players left after a corte)."))
+
+
+class HandResultSchema(ma.Schema):
+    reason = fields.String(required=True, **_doc("canto, or uncontested (everyone folded to a bet)."))
+    pots = fields.List(fields.Nested(PotSchema), required=True)
+    payouts = fields.List(fields.Integer(), required=True)
+    shown = fields.List(fields.List(fields.String()), required=True, **_doc("The hands shown at the canto (null: not shown)."))
+    values = fields.List(fields.Integer(allow_none=True), required=True)
+    net = fields.List(fields.Integer(), required=True, **_doc("Chips won (+) or lost (−) by each seat in this hand."))
+    hand = fields.Integer(**_doc("Hand number at the table."))
+    dealer = fields.Integer()
+    mano = fields.Integer()
+    discards = fields.List(fields.Nested(DiscardRecordSchema))
+    kept = fields.List(fields.List(fields.String()))
+
+
+class CantoSchema(ma.Schema):
+    stage = fields.String(required=True)
+    declared = fields.List(fields.Integer(allow_none=True), required=True)
+    cards = fields.List(fields.List(fields.String(), allow_none=True), required=True)
+
+
+class GofoLegalActionSchema(ma.Schema):
+    type = fields.String(required=True, validate=validate.OneOf(
+        ["look", "open", "enter", "decline", "raise", "pass", "ver", "no_ver", "voy", "corta",
+         "refiche", "discard", "show", "declare", "reshuffle"]))
+    min = fields.Integer(**_doc("Smallest allowed amount (or number of cards to discard)."))
+    max = fields.Integer(**_doc("Largest allowed amount (or number of cards to discard)."))
+    blind = fields.Boolean(**_doc("enter: whether this is the blind way to enter."))
+    cards = fields.List(fields.String(), **_doc("discard: the cards you may throw."))
+
+
+class GofoHandSchema(ma.Schema):
+    mode = fields.String(required=True)
+    phase = fields.String(required=True, validate=validate.OneOf(
+        ["shuffle", "opening", "entering", "raising", "betting", "speaking", "discard", "reshuffle", "canto", "over"]))
+    dealer = fields.Integer(required=True)
+    mano = fields.Integer(required=True)
+    to_act = fields.Integer(allow_none=True, required=True, **_doc("Whose turn it is."))
+    chance = fields.String(allow_none=True, required=True)
+    opening = fields.Integer(required=True)
+    round = fields.Integer(required=True, **_doc("Speaking round (1–4)."))
+    after_corte = fields.Boolean(required=True)
+    final_discard = fields.Boolean(required=True)
+    keep_right = fields.Boolean(required=True)
+    status = fields.List(fields.String(), required=True, **_doc("Per seat: out, pending, in, declined or folded."))
+    blind = fields.List(fields.Boolean(), required=True)
+    looked = fields.List(fields.Boolean(), required=True)
+    stacks = fields.List(fields.Integer(), required=True, **_doc("Each seat's front when the hand began."))
+    committed = fields.List(fields.Integer(), required=True, **_doc("Chips each seat has put in this hand."))
+    resto = fields.List(fields.Integer(), required=True, **_doc("Chips each seat can still bet."))
+    pots = fields.List(fields.Nested(PotSchema), required=True)
+    bet = fields.Nested(BetSchema, allow_none=True, required=True)
+    discards = fields.List(fields.Nested(DiscardRecordSchema), required=True)
+    kept = fields.List(fields.List(fields.String()), required=True)
+    kept_count = fields.List(fields.Integer(), required=True)
+    result = fields.Nested(HandResultSchema, allow_none=True, required=True)
+    card_counts = fields.List(fields.Integer(), **_doc("Dealt mode: cards in each hand."))
+    stock_count = fields.Integer(**_doc("Dealt mode: cards left in the stock."))
+    pile_count = fields.Integer(**_doc("Dealt mode: cards in the discard pile."))
+    canto = fields.Nested(CantoSchema)
+    deck_commitment = fields.String(allow_none=True, **_doc("Dealt mode: SHA-256 of gofo-deck-v1|<hand_id>|<cards>|<salt>, published before the deal."))
+    hand_id = fields.String(**_doc("The id the deck commitment names: <table id>-<hand number>."))
+
+
+class GofoSeatHandSchema(GofoHandSchema):
+    seat = fields.Integer(required=True)
+    legal_actions = fields.List(fields.Nested(GofoLegalActionSchema), required=True)
+    my_cards = fields.List(fields.String(), **_doc("Dealt mode: the cards you may see (none before you look)."))
+    my_value = fields.Integer(allow_none=True, **_doc("Dealt mode: the value of your five cards."))
+
+
+class DealRevealSchema(ma.Schema):
+    hand = fields.Integer(required=True)
+    hand_id = fields.String(required=True)
+    commitment = fields.String(required=True)
+    order = fields.List(fields.String(), required=True, **_doc("The deck order, top card first."))
+    salt = fields.String(required=True)
+    reshuffles = fields.List(fields.List(fields.String()), required=True, **_doc("Orders the referee drew when the stock ran out."))
+
+
+class GofoTableInfoSchema(ma.Schema):
+    options = fields.Nested(TableOptionsSchema, required=True)
+    dealer = fields.Integer(allow_none=True, required=True)
+    hand_number = fields.Integer(required=True)
+    seats = fields.List(fields.Nested(LedgerSeatSchema), required=True)
+    draws = fields.List(fields.List(fields.List(fields.Raw())), required=True, **_doc("The first-dealer draw: rounds of [seat, card] pairs."))
+    draw_seats = fields.List(fields.Integer(), required=True)
+    last_result = fields.Nested(HandResultSchema, allow_none=True, required=True)
+    last_deal = fields.Nested(DealRevealSchema, allow_none=True, required=True, **_doc("Dealt mode: the previous hand's deck order and salt, to check against its commitment."))
+
+
+class GofoTableSchema(ma.Schema):
+    id = fields.String(required=True)
+    version = fields.Integer(required=True)
+    table = fields.Nested(GofoTableInfoSchema, required=True)
+    hand = fields.Nested(GofoHandSchema, allow_none=True, required=True)
+
+
+class GofoSeatViewSchema(GofoTableSchema):
+    hand = fields.Nested(GofoSeatHandSchema, allow_none=True, required=True)
+
+
+class CreatedGofoTableSchema(ma.Schema):
+    id = fields.String(required=True)
+    host_token = fields.String(required=True, **_doc("Bearer token of the host (shown once). At a tabletop table it may act for any seat."))
+    seat_tokens = fields.List(fields.String(), required=True, **_doc("Bearer token of each seat (shown once)."))
+    table = fields.Nested(GofoTableSchema, required=True)
+
+
+class LedgerSchema(ma.Schema):
+    id = fields.String(required=True)
+    version = fields.Integer(required=True)
+    hands_played = fields.Integer(required=True)
+    seats = fields.List(fields.Nested(LedgerSeatSchema), required=True)
+    results = fields.List(fields.Nested(HandResultSchema), required=True, **_doc("Every finished hand, in order."))
+
+
+class GofoTranscriptEntrySchema(ma.Schema):
+    version = fields.Integer(required=True)
+    at = fields.Float(required=True)
+    by = fields.String(required=True, **_doc("host, seat:N or referee."))
+    seat = fields.Integer(allow_none=True, required=True, **_doc("The seat the engine applied it for (null: chance)."))
+    hand = fields.Integer(required=True)
+    action = fields.Dict(required=True, **_doc("The action; deck orders withheld (null) until the hand is over."))
+
+
+class GofoTranscriptSchema(ma.Schema):
+    id = fields.String(required=True)
+    kind = fields.String(required=True)
+    version = fields.Integer(required=True)
+    options = fields.Nested(TableOptionsSchema, required=True)
+    entries = fields.List(fields.Nested(GofoTranscriptEntrySchema), required=True)
+    deals = fields.List(fields.Nested(DealRevealSchema), required=True, **_doc("Revealed deck orders of finished hands."))
