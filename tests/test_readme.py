@@ -34,3 +34,19 @@ def test_readme_gops_example_plays_a_whole_game(live_server, tmp_path):
     assert [l.split(":")[0] for l in lines[:13]] == [f"round {r}" for r in range(1, 14)]
     assert "'games_played': 1" in lines[13]
     assert lines[14] == "prize order matches the commitment published at creation"
+
+
+@pytest.mark.skipif(not (shutil.which("curl") and shutil.which("sha256sum")), reason="needs curl and sha256sum")
+def test_readme_gofo_example_plays_a_hand_to_the_payout(live_server, tmp_path):
+    script = fenced_block_after("### A 5-player dealt hand with curl", "bash")
+    result = subprocess.run(
+        ["bash", "-euo", "pipefail", "-c", script],
+        cwd=tmp_path, env={**os.environ, "API": live_server},
+        capture_output=True, text=True, timeout=180,
+    )
+    assert result.returncode == 0, result.stderr + result.stdout
+    out = result.stdout
+    assert "refiche  -> phase betting" in out and "enter    -> phase entering" in out
+    pots = [l for l in out.splitlines() if l.startswith("[{'amount': 109")]
+    assert pots and "'amount': 12" in pots[0]
+    assert out.strip().endswith("deck matches its commitment")
