@@ -986,9 +986,10 @@ def _public_record(record: dict[str, Any]) -> dict[str, Any]:
 # ------------------------------------------------------------------------ replay
 
 
-def replay(id: str, rules: Rules, match: MatchRules, entries: Iterable[tuple[dict[str, Any], float]]) -> Gops:
-    """Rebuild a state from its creation parameters and recorded ``(action, at)`` pairs."""
-    state = Gops.new(id, rules, match, now=0.0)
+def replay(id: str, rules: Rules, match: MatchRules, entries: Iterable[tuple[dict[str, Any], float]],
+           start: float = 0.0) -> Gops:
+    """Rebuild a state from its creation parameters, creation time and recorded ``(action, at)`` pairs."""
+    state = Gops.new(id, rules, match, now=start)
     for action, at in entries:
         state.apply(action_from_dict(action), at)
     return state

@@ -103,6 +103,11 @@ def _act(game_id: str, body: dict[str, Any], make: Callable[[gops.Gops], gops.Ac
             common.require_seat(who, seat)
         elif who == "host" and not host_allowed:
             raise Forbidden("the host token cannot make this move", code="host_not_allowed")
+        elif who.startswith("seat:"):
+            state = record.doc["state"]
+            out = int(who[5:])
+            if out in state["resigned"] or str(out) in state["game"]["forfeited"]:
+                raise Forbidden(f"seat {out} is out of the game: its token can no longer act", code="seat_out")
 
     def transition(record: Record, who: str, at: float) -> Change | None:
         state = gops.Gops.from_dict(record.doc["state"])
@@ -308,7 +313,7 @@ class Transcript(MethodView):
             "rules": state.rules.to_dict(),
             "match": state.match.to_dict(),
             "entries": [_public_entry(e, state) for e in entries],
-            "result": state.result,
+            "result": {**state.result, "games": state.games} if state.over else None,
         }
 
 

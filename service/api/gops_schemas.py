@@ -141,6 +141,11 @@ class MatchResultSchema(ma.Schema):
     wins = fields.List(fields.Integer(), required=True, **_doc("Games won outright per seat."))
 
 
+class TranscriptResultSchema(MatchResultSchema):
+    games = fields.List(fields.Nested(GameResultSchema), required=True, **_doc(
+        "Every game's result with its prize commitment, order and salt, and its rounds."))
+
+
 class LegalActionSchema(ma.Schema):
     type = fields.String(required=True, validate=validate.OneOf(
         ["commit", "reveal", "choose_prize", "report_prize", "enforce_deadline", "resign"]))
@@ -219,4 +224,4 @@ class GopsTranscriptSchema(ma.Schema):
     rules = fields.Nested(RulesSchema, required=True)
     match = fields.Nested(MatchRulesSchema, required=True)
     entries = fields.List(fields.Nested(TranscriptEntrySchema), required=True)
-    result = fields.Nested(MatchResultSchema, allow_none=True, required=True)
+    result = fields.Nested(TranscriptResultSchema, allow_none=True, required=True)
