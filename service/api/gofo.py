@@ -251,7 +251,8 @@ class Transcript(MethodView):
         deals = [_deal_public(d) for n, d in sorted(record.doc["deals"].items(), key=lambda kv: int(kv[0]))
                  if int(n) < current]
         return {"id": table_id, "kind": KIND, "version": record.version,
-                "options": record.doc["state"]["options"], "entries": entries, "deals": deals}
+                "options": record.doc["state"]["options"], "entries": entries, "deals": deals,
+                "hands_finished": current - 1, "results": record.doc["results"]}
 
 
 # One endpoint per kind of move: (path, operationId, summary, schema, example, build action, doc).

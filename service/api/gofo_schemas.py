@@ -241,3 +241,5 @@ class GofoTranscriptSchema(ma.Schema):
     options = fields.Nested(TableOptionsSchema, required=True)
     entries = fields.List(fields.Nested(GofoTranscriptEntrySchema), required=True)
     deals = fields.List(fields.Nested(DealRevealSchema), required=True, **_doc("Revealed deck orders of finished hands."))
+    hands_finished = fields.Integer(required=True, **_doc("Hands played to the end; entries after them belong to the hand in progress."))
+    results = fields.List(fields.Nested(HandResultSchema), required=True, **_doc("Every finished hand's result, in order."))
