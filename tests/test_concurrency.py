@@ -133,3 +133,42 @@ def test_simultaneous_retried_creates_make_one_game(live_server):
     assert [status for status, _ in results] == [201] * 6, results
     assert len({data["id"] for _, data in results}) == 1
     assert len({data["seat_tokens"][0] for _, data in results}) == 1
+
+
+def test_gofo_one_move_at_a_time(live, live_server):
+    """Every seat tries to act at once: only the seat whose turn it is moves, exactly once."""
+    from gofo_http import GofoTable
+
+    table = GofoTable.create(live, {"seats": 5})
+    start = table.public()
+    mano = start["hand"]["mano"]
+    per_thread = http_for_thread(live_server)
+
+    def open_for(seat):
+        return lambda: per_thread().post(f"{table.base}/seats/{seat}/open", {"amount": 1}, table.seat_tokens[seat])
+
+    results = fire([open_for(s) for s in range(5)] + [open_for(mano)] * 3)
+    ok = [r for r in results if r[0] == 200]
+    assert len(ok) >= 1 and all(status in (200, 409) for status, _ in results), results
+    state = table.public()
+    assert state["version"] == start["version"] + 1 and state["hand"]["committed"][mano] == 1
+    refused = {data["code"] for status, data in results if status == 409}
+    assert refused <= {"not_your_turn", "wrong_phase"}
+
+
+def test_gofo_retried_move_with_idempotency_key_applies_once(live, live_server):
+    from gofo_http import GofoTable
+
+    table = GofoTable.create(live, {"seats": 3})
+    start = table.public()
+    mano = start["hand"]["mano"]
+
+    def send():
+        r = requests.post(f"{live_server}{table.base}/seats/{mano}/open", json={"amount": 2}, timeout=30,
+                          headers={"Authorization": f"Bearer {table.seat_tokens[mano]}", "Idempotency-Key": "open-once"})
+        return r.status_code, r.json()
+
+    results = fire([send] * 6)
+    assert [status for status, _ in results] == [200] * 6, results
+    assert all(data == results[0][1] for _, data in results)
+    assert table.public()["version"] == start["version"] + 1
