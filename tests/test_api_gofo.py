@@ -262,3 +262,36 @@ def test_six_players_dealer_sits_out_and_buys_in(http):
     t.play("enter", blind=False)
     h = t.hand()
     assert h["status"][dealer] == "in" and h["card_counts"][dealer] == 2
+
+
+def test_turn_deadline_moves_a_silent_seat(http, monkeypatch):
+    import service.api.common as common
+
+    clock = [2_000_000.0]
+    monkeypatch.setattr(common, "now", lambda: clock[0])
+    t = GofoTable.create(http, {"seats": 3, "turn_seconds": 60})
+    h = t.hand()
+    assert h["turn_deadline_at"] == clock[0] + 60
+    mano = h["mano"]
+    status, data = http.post(f"{t.base}/deadline", {}, t.seat_tokens[(mano + 1) % 3])
+    assert status == 409 and data["code"] == "deadline_not_passed"
+    clock[0] += 61
+    status, data = http.post(f"{t.base}/deadline", {}, t.host_token)
+    assert status == 200 and data["hand"]["opening"] == 1  # a silent mano opens the minimum
+    assert data["hand"]["turn_deadline_at"] == clock[0] + 60
+    clock[0] += 61
+    status, data = http.post(f"{t.base}/deadline", {}, t.seat_tokens[mano])
+    assert status == 200 and data["hand"]["status"][(mano + 1) % 3] == "declined"
+    entries = http.get(f"{t.base}/transcript")[1]["entries"]
+    timeouts = [e for e in entries if e.get("timeout")]
+    assert [(e["by"], e["seat"], e["action"]["type"]) for e in timeouts] == [
+        ("referee", mano, "open"), ("referee", (mano + 1) % 3, "decline")]
+    status, data = http.post(f"{t.base}/deadline", {}, "nobody")
+    assert status == 401
+
+
+def test_no_deadline_without_turn_seconds(http):
+    t = GofoTable.create(http, {"seats": 3})
+    assert t.hand()["turn_deadline_at"] is None
+    status, data = http.post(f"{t.base}/deadline", {}, t.host_token)
+    assert status == 409 and data["code"] == "no_deadline"

@@ -21,7 +21,7 @@ from flask.views import MethodView
 from flask_smorest import Blueprint
 
 from .. import auth, commitments, gofo
-from ..errors import Forbidden
+from ..errors import Forbidden, IllegalAction
 from ..gofo.hand import TABLETOP
 from ..gofo.table import Table, TableOptions, chance_action
 from ..store import Change, Record
@@ -111,20 +111,25 @@ def _view(record: Record, seat: int | None = None) -> dict[str, Any]:
     data = gofo.view(table, seat)
     data["id"] = doc["id"]
     data["version"] = record.version
+    data["table"]["options"]["turn_seconds"] = doc.get("turn_seconds")
     deal = doc["deals"].get(str(table.hand_number))
     if data["hand"] is not None:
         data["hand"]["hand_id"] = hand_id(doc["id"], table.hand_number)
         data["hand"]["deck_commitment"] = deal["commitment"] if deal else None
+        data["hand"]["turn_deadline_at"] = _turn_deadline(doc)
     previous = doc["deals"].get(str(table.hand_number - 1))
     data["table"]["last_deal"] = _deal_public(previous) if previous else None
     return data
 
 
 def _create(body: dict[str, Any]) -> dict[str, Any]:
+    body = dict(body)
+    turn_seconds = body.pop("turn_seconds", None)
     options = TableOptions.from_dict({k: v for k, v in body.items() if v is not None})
     table_id = auth.new_game_id()
     at = common.now()
     doc: dict[str, Any] = {"kind": KIND, "id": table_id, "deals": {}, "results": [],
+                           "turn_seconds": turn_seconds, "turn_since": at,
                            "created_at": at, "updated_at": at}
     entries = [_entry(1, at, "host", None, 0, {"type": "create", "options": options.to_dict()})]
     table = _supply_chance(Table.new(options), doc, 1, at, entries)
@@ -132,6 +137,32 @@ def _create(body: dict[str, Any]) -> dict[str, Any]:
     doc.update(state=table.to_dict(), auth=hashes)
     record = common.store().create(KIND, table_id, doc, entries)
     return {"id": table_id, "host_token": host, "seat_tokens": seat_tokens, "table": _view(record)}
+
+
+def _turn_deadline(doc: dict[str, Any]) -> float | None:
+    seconds = doc.get("turn_seconds")
+    return round(doc["turn_since"] + seconds, 3) if seconds else None
+
+
+def _apply_move(record: Record, who: str, at: float, seat: int, action: Any,
+                timeout: bool = False) -> Change:
+    """Apply one seat move (and the chance it calls for) to a copy of the stored document."""
+    doc = copy.deepcopy(record.doc)
+    table = Table.from_dict(doc["state"])
+    number, before = table.hand_number, (table.hand_number, table.to_act(), table.hand.phase if table.hand else None)
+    table, _ = table.apply(seat, action)
+    version = record.version + 1
+    entry = _entry(version, at, who, seat, number, action)
+    if timeout:
+        entry["timeout"] = True
+    entries = [entry]
+    if table.hand_number != number and table.last_result is not None:
+        doc["results"].append(copy.deepcopy(table.last_result))
+    table = _supply_chance(table, doc, version, at, entries)
+    if not isinstance(action, gofo.Look) or before != (table.hand_number, table.to_act(), table.hand.phase):
+        doc["turn_since"] = at  # the clock of the seat to act restarts with every move
+    doc.update(state=table.to_dict(), updated_at=at)
+    return Change(doc, entries)
 
 
 def _act(table_id: str, seat: int, body: dict[str, Any], make: Callable[[dict[str, Any]], Any]) -> dict[str, Any]:
@@ -143,20 +174,27 @@ def _act(table_id: str, seat: int, body: dict[str, Any], make: Callable[[dict[st
         common.require_seat(who, seat)
 
     def transition(record: Record, who: str, at: float) -> Change | None:
-        doc = copy.deepcopy(record.doc)
-        table = Table.from_dict(doc["state"])
-        action = make(body)
-        number = table.hand_number
-        table, _ = table.apply(seat, action)
-        version = record.version + 1
-        entries = [_entry(version, at, who, seat, number, action)]
-        if table.hand_number != number and table.last_result is not None:
-            doc["results"].append(copy.deepcopy(table.last_result))
-        table = _supply_chance(table, doc, version, at, entries)
-        doc.update(state=table.to_dict(), updated_at=at)
-        return Change(doc, entries)
+        return _apply_move(record, who, at, seat, make(body))
 
     return common.act(KIND, table_id, body, transition, lambda record: _view(record, seat), may_act)
+
+
+def _enforce_deadline(table_id: str, body: dict[str, Any]) -> dict[str, Any]:
+    def transition(record: Record, who: str, at: float) -> Change | None:
+        deadline = _turn_deadline(record.doc)
+        if deadline is None:
+            raise IllegalAction("this table has no turn deadline (turn_seconds)", code="no_deadline")
+        if at < deadline:
+            raise IllegalAction(f"the deadline has not passed yet ({deadline - at:.0f} s left)",
+                                code="deadline_not_passed", deadline_at=deadline)
+        table = Table.from_dict(record.doc["state"])
+        seat = table.to_act()
+        action = table.default_action(seat) if seat is not None else None
+        if action is None:
+            raise IllegalAction("nobody can be moved by the deadline now", code="nobody_late")
+        return _apply_move(record, "referee", at, seat, action, timeout=True)
+
+    return common.act(KIND, table_id, body, transition, lambda record: _view(record), lambda who, record: None)
 
 
 # ----------------------------------------------------------------- routes
@@ -253,6 +291,20 @@ class Transcript(MethodView):
         return {"id": table_id, "kind": KIND, "version": record.version,
                 "options": record.doc["state"]["options"], "entries": entries, "deals": deals,
                 "hands_finished": current - 1, "results": record.doc["results"]}
+
+
+@blp.route("/<string:table_id>/deadline")
+class EnforceDeadline(MethodView):
+    @blp.doc(operationId="enforceGofoDeadline", summary="Move a seat whose time ran out",
+             security=[{"bearerAuth": []}], parameters=[common.IDEMPOTENCY_KEY_PARAMETER])
+    @blp.arguments(NoBodySchema, required=False, example={})
+    @blp.response(200, GofoTableSchema)
+    @common.error_responses(blp, "act")
+    def post(self, body: dict[str, Any], table_id: str):
+        """At a table with ``turn_seconds``: once the seat to act has let its time run out, anyone at
+        the table (a seat or the host) may ask the referee to move it the way silence moves a player at
+        a real table — no ver, pass, voy, decline, stand pat; a silent mano opens 1 chip."""
+        return _enforce_deadline(table_id, body or {})
 
 
 # One endpoint per kind of move: (path, operationId, summary, schema, example, build action, doc).

@@ -35,6 +35,10 @@ class CreateGofoTableSchema(ma.Schema):
     initial_front = fields.Integer(allow_none=True, validate=validate.Range(min=1, max=1_000_000), **_doc("Chips put al frente before the first hand (default 3× the refill)."))
     inauguration_front = fields.Integer(allow_none=True, validate=validate.Range(min=1, max=1_000_000), **_doc("Front of a new caja's first hand (default: initial_front)."))
     mode = fields.String(load_default="dealt", validate=validate.OneOf(MODES), **_doc("dealt: the referee shuffles and deals; tabletop: real cards on a real table."))
+    turn_seconds = fields.Integer(allow_none=True, validate=validate.Range(min=5, max=86400), **_doc(
+        "Seconds a seat has to move once it is its turn; after that anyone at the table may enforce the "
+        "deadline and the seat makes the move a silent player makes (no ver, pass, voy, decline, stand pat; "
+        "a silent mano opens 1). None (default): no deadline."))
 
 
 class OpenSchema(VersionedSchema):
@@ -70,6 +74,7 @@ class NoBodySchema(VersionedSchema):
 
 
 class TableOptionsSchema(ma.Schema):
+    turn_seconds = fields.Integer(allow_none=True)
     seats = fields.Integer(required=True)
     caja = fields.Integer(required=True)
     refill = fields.Integer(required=True)
@@ -168,6 +173,7 @@ class GofoHandSchema(ma.Schema):
     stock_count = fields.Integer(**_doc("Dealt mode: cards left in the stock."))
     pile_count = fields.Integer(**_doc("Dealt mode: cards in the discard pile."))
     canto = fields.Nested(CantoSchema)
+    turn_deadline_at = fields.Float(allow_none=True, **_doc("Unix time after which the seat to act may be moved by the deadline (tables with turn_seconds)."))
     deck_commitment = fields.String(allow_none=True, **_doc("Dealt mode: SHA-256 of gofo-deck-v1|<hand_id>|<cards>|<salt>, published before the deal."))
     hand_id = fields.String(**_doc("The id the deck commitment names: <table id>-<hand number>."))
 
@@ -226,6 +232,7 @@ class LedgerSchema(ma.Schema):
 
 
 class GofoTranscriptEntrySchema(ma.Schema):
+    timeout = fields.Boolean(**_doc("The referee moved this seat because its time ran out."))
     version = fields.Integer(required=True)
     at = fields.Float(required=True)
     by = fields.String(required=True, **_doc("host, seat:N or referee."))

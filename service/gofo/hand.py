@@ -526,6 +526,26 @@ class HandState:
                 acts.append(LegalAction("declare", MIN_VALUE, MAX_VALUE))
         return acts
 
+    def default_action(self, seat: int) -> Action | None:
+        """The move a silent player is taken to make when his time runs out (a table deadline).
+
+        What a player who says nothing does at a real table: he does not see a bet (no ver), does
+        not raise (pass), says voy, declines to enter, stands pat at a discard; a mano who does not
+        open opens the minimum (1 chip), since the hand cannot start without an opening. At the
+        tabletop canto there is no default (the cards are on the table): ``None``.
+        """
+        if self.to_act() != seat:
+            return None
+        legal = {a.type: a for a in self.legal_actions(seat)}
+        for kind, make in (("no_ver", NoVer), ("pass", Pass), ("voy", Voy), ("decline", Decline)):
+            if kind in legal:
+                return make()
+        if "discard" in legal:
+            return Discard((), None if self.mode == DEALT else 0)
+        if "open" in legal:
+            return Open(legal["open"].min)
+        return None
+
     def is_legal(self, seat: int | None, action: Action) -> bool:
         try:
             self.apply(seat, action)

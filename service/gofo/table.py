@@ -176,6 +176,10 @@ class Table:
     def legal_actions(self, seat: int) -> list[LegalAction]:
         return self.hand.legal_actions(seat) if self.hand is not None else []
 
+    def default_action(self, seat: int) -> Action | None:
+        """See :meth:`HandState.default_action`."""
+        return self.hand.default_action(seat) if self.hand is not None else None
+
     def balance(self, seat: int) -> int:
         """Chips won (+) or lost (−) so far: what is settled at the end of the session."""
         return self.fronts[seat] + self.behinds[seat] - self.cajas[seat] * self.options.caja

@@ -378,3 +378,44 @@ def test_declined_and_folded_hands_are_never_seen() -> None:
     for seat in (0, 1, 2, 3, None):
         flat = str(hand.view(seat))
         assert not any(f"'{c}'" in flat for c in folded | {"3e", "4e"}), seat
+
+
+def test_default_action_of_a_silent_player():
+    """A table deadline moves a silent player the way silence moves him at a real table."""
+    import random
+
+    from service.gofo.table import Table, chance_action
+
+    rng = random.Random(11)
+    table = Table.new({"seats": 5})
+    while table.chance_request():
+        table, _ = table.apply(None, chance_action(table.chance_request(), rng))
+    seen = set()
+    for _ in range(400):
+        while table.chance_request():
+            table, _ = table.apply(None, chance_action(table.chance_request(), rng))
+        seat = table.to_act()
+        default = table.default_action(seat)
+        assert table.default_action((seat + 1) % 5) is None  # only the seat to act has one
+        assert default is not None and table.hand.is_legal(seat, default)
+        seen.add((table.hand.phase, default.TYPE))
+        before = table.to_dict()
+        after, _ = table.apply(seat, default)
+        assert after.to_dict() != before
+        if rng.random() < 0.5:  # the others play: a random legal move, so every phase is reached
+            legal = [a for a in table.legal_actions(seat) if a.type != "look"]
+            pick = rng.choice(legal)
+            data = {"type": pick.type}
+            if pick.min is not None and pick.type != "discard":
+                data["amount"] = rng.randint(pick.min, min(pick.max, pick.min + 2))
+            if pick.type == "enter":
+                data["blind"] = bool(pick.blind)
+            if pick.type == "discard":
+                data["cards"] = list(pick.cards[: rng.randint(0, pick.max)])
+            after, _ = table.apply_dict(seat, data)
+        table = after
+        if table.hand_number > 6:
+            break
+    kinds = {kind for _, kind in seen}
+    assert {"open", "decline", "voy", "discard"} <= kinds
+    assert ("opening", "open") in seen
