@@ -117,11 +117,12 @@ def test_five_player_dealt_hand_with_blind_entry_refiche_all_in_and_side_pot(htt
     assert [p["amount"] for p in pots] == [109, 12]
     assert sorted(pots[0]["eligible"]) == sorted(live) and mano not in pots[1]["eligible"]
 
-    # The single discard after a corte, then the canto pays every pot.
+    # The single discard after a corte (all five cards each: the stock runs out and the pile is
+    # reshuffled), then the canto pays every pot.
     for _ in live:
         seat = t.to_act()
         mine = t.seat_view(seat)["hand"]["my_cards"]
-        t.play("discard", cards=mine[:2])
+        t.play("discard", cards=mine)
     result = t.public()["table"]["last_result"]
     assert result["reason"] == "canto" and [p["amount"] for p in result["pots"]] == [109, 12]
     values = result["values"]
@@ -132,9 +133,16 @@ def test_five_player_dealt_hand_with_blind_entry_refiche_all_in_and_side_pot(htt
     assert sum(result["payouts"]) == 121 and sum(result["net"]) == 0
     assert result["shown"][seats[3]] is None  # the folded hand is never shown
 
+    # The reshuffle was derived from the hand's committed salt: anyone can recompute it.
+    deal = t.public()["table"]["last_deal"]
+    assert deal["reshuffles"] and commitments.deck_commitment(deal["hand_id"], deal["order"], deal["salt"]) == deal["commitment"]
+    first = deal["reshuffles"][0]
+    seed = commitments.reshuffle_seed(deal["hand_id"], 1, deal["salt"])
+    assert first == commitments.derived_shuffle(seed, sorted(first, key=DECK.index))
+
     # Chips are conserved at the table; the ledger lists both hands.
     ledger = http.get(f"{t.base}/ledger")[1]
-    assert ledger["hands_played"] == 2
+    assert ledger["hands_played"] == 2 == http.get(f"{t.base}/transcript")[1]["hands_finished"]
     assert sum(s["front"] + s["behind"] for s in ledger["seats"]) == 500
     assert sum(s["balance"] for s in ledger["seats"]) == 0
 

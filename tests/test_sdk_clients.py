@@ -1,15 +1,18 @@
 """The committed OpenAPI spec works with code generators, used as they come.
 
 Two clients are generated from ``openapi/openapi.json`` once per session and
-play a whole classic Gops game against a live gunicorn (``live_server``):
+each plays a whole classic Gops game, and a whole 5-seat dealt Gofo hand (the
+README's choreography: blind entry, raise, corte, refiche, all-in call, side
+pot, fold, final discard, canto), against a live gunicorn (``live_server``):
 
 * Python: ``openapi-python-client`` (a ``test`` extra), imported from a temp
-  dir. Bids are committed with :mod:`hashlib`.
+  dir. Bids are committed, and Gofo deck commitments checked, with :mod:`hashlib`.
 * TypeScript: ``openapi-generator`` (the jar in the ``openapi-generator-cli``
   test extra, run on the machine's Java) with the ``typescript-fetch``
-  generator, compiled together with ``tests/sdk/play_gops.ts`` by ``tsc
-  --strict`` and run with plain Node.js (its global ``fetch``; SHA-256 from
-  ``node:crypto``). TypeScript and ``@types/node`` come from the npm registry,
+  generator, compiled with each driver (``tests/sdk/play_gops.ts``,
+  ``tests/sdk/play_gofo.ts``; one ``tsc --strict`` run per driver, so one
+  driver's type errors do not hide the other's) and run with plain Node.js (its
+  global ``fetch``; SHA-256 from ``node:crypto``). TypeScript and ``@types/node`` come from the npm registry,
   pinned by ``tests/sdk/package-lock.json`` and installed by this module into
   ``.cache/sdk-tests/node`` (reinstalled only when the lock file changes).
 
@@ -130,6 +133,7 @@ def test_python_client_plays_a_classic_game(python_sdk, live_server):
         Problem,
         Reveal,
         RevealedBid,
+        TranscriptResult,
     )
 
     anyone = Client(base_url=live_server, raise_on_unexpected_status=True)
@@ -219,8 +223,302 @@ def test_python_client_plays_a_classic_game(python_sdk, live_server):
     transcript = r.parsed
     assert isinstance(transcript, GopsTranscript) and transcript.complete
     roundtrips(transcript, r)
-    assert isinstance(transcript.result, MatchResult), type(transcript.result)
+    # The transcript's result is the match result plus every game's result (TranscriptResult).
+    assert isinstance(transcript.result, TranscriptResult), type(transcript.result)
+    assert len(transcript.result.games) == 1 and isinstance(transcript.result.games[0], GameResult)
+    assert transcript.result.games[0].prize_order == order
     assert transcript.result.totals == state.result.totals
+
+
+# --------------------------------------------------------------------------- Gofo with the Python client
+
+
+def deck_commitment(hand_id: str, order: list[str], salt: str) -> str:
+    return sha256_hex(f"gofo-deck-v1|{hand_id}|{','.join(order)}|{salt}")
+
+
+def gofo_pot_winner(eligible: list[int], values: list[int | None], mano: int, seats: int) -> int:
+    """The best hand wins a pot; equal values go to the player closer to mano."""
+    return max(eligible, key=lambda s: (values[s], -((s - mano) % seats)))
+
+
+def test_python_client_gofo_models_admit_what_the_server_sends(python_sdk):
+    """Nullable values are typed ``X | None`` (openapi-python-client writes annotations as strings).
+
+    At runtime the generated parsers ``cast`` list items without checking, so a
+    ``null`` the spec does not allow would pass the game test unnoticed: this
+    checks the types a user's type checker sees."""
+    from referee_client import models
+
+    nullable = {
+        ("GofoTable", "hand"): "GofoHand | None",
+        ("GofoSeatView", "hand"): "GofoSeatHand | None",
+        ("GofoTableInfo", "last_deal"): "DealReveal | None",
+        ("GofoTableInfo", "last_result"): "HandResult | None",
+        ("GofoHand", "to_act"): "int | None",
+        ("GofoHand", "bet"): "Bet | None",
+        ("GofoHand", "result"): "HandResult | None",
+        ("HandResult", "values"): "list[int | None]",
+        # A folded hand is never shown: its entry is null.
+        ("HandResult", "shown"): "list[list[str] | None]",
+        ("Canto", "cards"): "list[list[str] | None]",
+    }
+    wrong = {
+        f"{model}.{field}": (getattr(models, model).__annotations__[field], expected)
+        for (model, field), expected in nullable.items()
+        if getattr(models, model).__annotations__[field] != expected
+    }
+    assert not wrong, f"generated annotation != expected: {wrong}"
+
+
+def test_python_client_plays_a_gofo_hand(python_sdk, live_server):
+    """The README's 5-seat dealt choreography, move by move with the typed methods."""
+    from referee_client import AuthenticatedClient, Client
+    from referee_client.api.gofo import (
+        create_gofo_table,
+        get_gofo_ledger,
+        get_gofo_seat_view,
+        get_gofo_table,
+        get_gofo_transcript,
+        gofo_corta,
+        gofo_decline,
+        gofo_discard,
+        gofo_enter,
+        gofo_no_ver,
+        gofo_open,
+        gofo_pass,
+        gofo_raise,
+        gofo_refiche,
+        gofo_ver,
+        gofo_voy,
+    )
+    from referee_client.models import (
+        Amount,
+        CreatedGofoTable,
+        CreateGofoTable,
+        CreateGofoTableMode,
+        DealReveal,
+        Discard,
+        DiscardCardsItem,
+        Enter,
+        GofoHandPhase,
+        GofoLegalAction,
+        GofoLegalActionType,
+        GofoSeatView,
+        GofoTable,
+        GofoTranscript,
+        HandResult,
+        Ledger,
+        NoBody,
+        Open,
+        Problem,
+    )
+
+    moves = {
+        GofoLegalActionType.OPEN: gofo_open,
+        GofoLegalActionType.ENTER: gofo_enter,
+        GofoLegalActionType.DECLINE: gofo_decline,
+        GofoLegalActionType.RAISE: gofo_raise,
+        GofoLegalActionType.PASS: gofo_pass,
+        GofoLegalActionType.VER: gofo_ver,
+        GofoLegalActionType.NO_VER: gofo_no_ver,
+        GofoLegalActionType.VOY: gofo_voy,
+        GofoLegalActionType.CORTA: gofo_corta,
+        GofoLegalActionType.REFICHE: gofo_refiche,
+        GofoLegalActionType.DISCARD: gofo_discard,
+    }
+    anyone = Client(base_url=live_server, raise_on_unexpected_status=True)
+
+    # 1. A 5-seat dealt table; the first dealer is drawn and hand 1 dealt at once.
+    body = CreateGofoTable(seats=5, caja=100, refill=10, initial_front=30, mode=CreateGofoTableMode.DEALT)
+    r = create_gofo_table.sync_detailed(client=anyone, body=body)
+    assert r.status_code == 201, r.content
+    created = r.parsed
+    assert isinstance(created, CreatedGofoTable)
+    roundtrips(created, r)
+    table_id = created.id
+    assert len(created.seat_tokens) == 5 and created.host_token
+    seats = [
+        AuthenticatedClient(base_url=live_server, token=token, raise_on_unexpected_status=True)
+        for token in created.seat_tokens
+    ]
+    info = created.table.table
+    assert info.dealer is not None and info.hand_number == 1 and info.draws and info.last_deal is None
+    assert [s.front for s in info.seats] == [30] * 5
+
+    def public() -> GofoTable:
+        r = get_gofo_table.sync_detailed(table_id, client=anyone)
+        assert r.status_code == 200 and isinstance(r.parsed, GofoTable), r.content
+        roundtrips(r.parsed, r)
+        return r.parsed
+
+    def to_act() -> int:
+        seat = public().hand.to_act
+        assert isinstance(seat, int)
+        return seat
+
+    def seat_view(seat: int) -> GofoSeatView:
+        r = get_gofo_seat_view.sync_detailed(table_id, seat, client=seats[seat])
+        assert r.status_code == 200 and isinstance(r.parsed, GofoSeatView), r.content
+        roundtrips(r.parsed, r)
+        assert r.parsed.hand.seat == seat
+        return r.parsed
+
+    def legal(seat: int) -> dict[str, GofoLegalAction]:
+        """The seat's legal actions by type (enter: enter_blind / enter_seen)."""
+        out = {}
+        for action in seat_view(seat).hand.legal_actions:
+            assert isinstance(action, GofoLegalAction)
+            key = action.type_.value
+            if action.type_ == GofoLegalActionType.ENTER:
+                key = "enter_blind" if action.blind else "enter_seen"
+            out[key] = action
+        return out
+
+    def play(kind: GofoLegalActionType, body=None) -> GofoSeatView:
+        """The seat to act makes this move, which its legal_actions offer (amounts in range)."""
+        seat = to_act()
+        allowed = legal(seat)
+        key = kind.value
+        if kind == GofoLegalActionType.ENTER:
+            key = "enter_blind" if body.blind else "enter_seen"
+        assert key in allowed, (seat, key, sorted(allowed))
+        if isinstance(body, (Open, Amount)):
+            action = allowed[key]
+            assert action.min_ <= body.amount <= action.max_, (seat, key, body.amount, action)
+        if isinstance(body, Discard):
+            action = allowed[key]
+            assert action.min_ <= len(body.cards) <= action.max_ and set(body.cards) <= set(action.cards), (seat, body, action)
+        r = moves[kind].sync_detailed(table_id, seat, client=seats[seat], body=body if body is not None else NoBody())
+        assert r.status_code == 200, (seat, kind, r.status_code, r.content)
+        view = r.parsed
+        assert isinstance(view, GofoSeatView) and view.hand.seat == seat
+        roundtrips(view, r)
+        return view
+
+    # A refusal is parsed as the documented problem.
+    h = public().hand
+    mano1 = h.mano
+    other = (mano1 + 1) % 5
+    r = gofo_open.sync_detailed(table_id, other, client=seats[other], body=Open(amount=1))
+    assert r.status_code == 409 and isinstance(r.parsed, Problem) and r.parsed.code == "not_your_turn"
+    roundtrips(r.parsed, r)
+    r = gofo_open.sync_detailed(table_id, mano1, client=seats[other], body=Open(amount=1))
+    assert r.status_code == 403 and isinstance(r.parsed, Problem) and r.parsed.code == "not_your_seat"
+
+    # 2. Hand 1 makes the stacks differ: mano opens 5, one enters, the rest decline; mano cuts 10, he folds.
+    commitment1 = h.deck_commitment
+    assert h.phase == GofoHandPhase.OPENING and h.to_act == mano1
+    assert isinstance(commitment1, str) and len(commitment1) == 64
+    play(GofoLegalActionType.OPEN, Open(amount=5))
+    play(GofoLegalActionType.ENTER, Enter(blind=False))
+    for _ in range(3):
+        play(GofoLegalActionType.DECLINE)
+    play(GofoLegalActionType.PASS)  # mano does not raise the opening
+    assert public().hand.phase == GofoHandPhase.SPEAKING and to_act() == mano1
+    play(GofoLegalActionType.CORTA, Amount(amount=10))
+    play(GofoLegalActionType.NO_VER)  # everyone folded to the bet: mano takes the pot
+    state = public()
+    info = state.table
+    assert info.hand_number == 2
+    assert isinstance(info.last_result, HandResult) and info.last_result.reason == "uncontested"
+    fronts = [s.front for s in info.seats]
+    assert fronts[mano1] == 35 and fronts[(mano1 + 1) % 5] == 25, fronts
+    deal = info.last_deal
+    assert isinstance(deal, DealReveal) and deal.hand_id == f"{table_id}-1"
+    assert deck_commitment(deal.hand_id, deal.order, deal.salt) == deal.commitment == commitment1
+
+    # 3. Hand 2: the short stack (25) is mano; the previous mano deals and plays last.
+    h = state.hand
+    mano, dealer = h.mano, h.dealer
+    assert mano == (mano1 + 1) % 5 and dealer == mano1 and h.hand_id == f"{table_id}-2"
+    commitment2 = h.deck_commitment
+    assert isinstance(commitment2, str) and commitment2 != commitment1
+    order = [(mano + k) % 5 for k in range(5)]  # mano, blind entrant, two seen entrants, dealer
+    play(GofoLegalActionType.OPEN, Open(amount=2))
+    play(GofoLegalActionType.ENTER, Enter(blind=True))  # de ciego: without looking
+    assert seat_view(order[1]).hand.my_cards == []
+    for _ in range(3):
+        play(GofoLegalActionType.ENTER, Enter(blind=False))
+    # Raising the opening: mano passes, the blind entrant raises 3, everyone sees it, nobody re-raises.
+    assert to_act() == mano
+    play(GofoLegalActionType.PASS)
+    assert to_act() == order[1]
+    play(GofoLegalActionType.RAISE, Amount(amount=3))
+    for _ in range(4):
+        play(GofoLegalActionType.VER)
+    for _ in range(4):
+        play(GofoLegalActionType.PASS)
+    h = public().hand
+    assert h.phase == GofoHandPhase.SPEAKING and h.committed == [5] * 5
+    # Speaking round 1: mano says voy, the blind entrant cuts 4, everyone sees.
+    play(GofoLegalActionType.VOY)
+    play(GofoLegalActionType.CORTA, Amount(amount=4))
+    for _ in range(4):
+        play(GofoLegalActionType.VER)
+    # Refiches from the bettor's next: two pass, the dealer refiches 20 (legal: 4 to 26).
+    play(GofoLegalActionType.PASS)
+    play(GofoLegalActionType.PASS)
+    assert to_act() == dealer
+    refiche = legal(dealer)["refiche"]
+    assert (refiche.min_, refiche.max_) == (4, 26)
+    play(GofoLegalActionType.REFICHE, Amount(amount=20))
+    # Mano has 16 left against 20: ver puts him all-in (jugado); a side pot forms. One folds.
+    assert to_act() == mano
+    play(GofoLegalActionType.VER)
+    h = public().hand
+    assert h.resto[mano] == 0 and h.committed[mano] == 25
+    play(GofoLegalActionType.VER)
+    play(GofoLegalActionType.VER)
+    folded = to_act()
+    play(GofoLegalActionType.NO_VER)
+    play(GofoLegalActionType.PASS)  # nobody refiches again: betting closes
+    play(GofoLegalActionType.PASS)
+    h = public().hand
+    assert h.phase == GofoHandPhase.DISCARD and h.final_discard and not h.keep_right
+    live = [s for s in range(5) if h.status[s] == "in"]
+    assert sorted(live) == sorted(set(range(5)) - {folded}) and mano in live
+    assert [p.amount for p in h.pots] == [109, 12]
+    assert sorted(h.pots[0].eligible) == sorted(live) and mano not in h.pots[1].eligible
+
+    # 4. The final discard (one card each, typed as the spec's card enum), then the canto pays every pot.
+    for _ in live:
+        seat = to_act()
+        mine = seat_view(seat).hand.my_cards
+        assert len(mine) == 5
+        play(GofoLegalActionType.DISCARD, Discard(cards=[DiscardCardsItem(mine[0])]))
+    state = public()
+    result = state.table.last_result
+    assert isinstance(result, HandResult) and result.reason == "canto"
+    assert [p.amount for p in result.pots] == [109, 12]
+    assert sum(result.payouts) == 121 and sum(result.net) == 0
+    assert result.shown[folded] is None and result.values[folded] is None  # a folded hand is never shown
+    for s in live:
+        assert result.values[s] is not None and len(result.shown[s]) == 5
+    for pot in result.pots:
+        assert pot.winner == gofo_pot_winner(pot.eligible, result.values, mano, 5)
+
+    # 5. The deck was fixed before the deal: the revealed order and salt hash to the published commitment.
+    deal = state.table.last_deal
+    assert isinstance(deal, DealReveal) and deal.hand == 2 and deal.hand_id == f"{table_id}-2"
+    assert len(deal.order) == 28 and len(set(deal.order)) == 28
+    assert deck_commitment(deal.hand_id, deal.order, deal.salt) == deal.commitment == commitment2
+
+    # Chips are conserved at the table; the ledger and the transcript list both hands.
+    r = get_gofo_ledger.sync_detailed(table_id, client=anyone)
+    ledger = r.parsed
+    assert isinstance(ledger, Ledger)
+    roundtrips(ledger, r)
+    # The last discard here needs a reshuffle: hand 2 ends inside the referee's chance moves.
+    assert (ledger.hands_played, len(ledger.results)) == (2, 2), "the ledger misses a finished hand"
+    assert sum(s.front + s.behind for s in ledger.seats) == 500
+    assert sum(s.balance for s in ledger.seats) == 0
+    r = get_gofo_transcript.sync_detailed(table_id, client=anyone)
+    transcript = r.parsed
+    assert isinstance(transcript, GofoTranscript)
+    roundtrips(transcript, r)
+    assert transcript.hands_finished == 2
+    assert [d.commitment for d in transcript.deals] == [commitment1, commitment2]
 
 
 # --------------------------------------------------------------------------- TypeScript client
@@ -276,8 +574,9 @@ def _node_toolchain() -> Path:
 
 
 @pytest.fixture(scope="session")
-def typescript_driver(tmp_path_factory):
-    """tests/sdk/play_gops.ts compiled with the generated typescript-fetch client: the .js to run."""
+def typescript_client(tmp_path_factory) -> Path:
+    """A work dir with the generated typescript-fetch client in ./client, the
+    pinned toolchain in ./node_modules and tests/sdk/tsconfig.json."""
     work = tmp_path_factory.mktemp("typescript-sdk")
     # The JVM starts slowly: generate while npm installs.
     generate_log = work / "openapi-generator.log"
@@ -303,26 +602,45 @@ def typescript_driver(tmp_path_factory):
     warnings = [line for line in output.splitlines() if " WARN " in line or " ERROR " in line]
     assert not warnings, "openapi-generator warned:\n" + "\n".join(warnings)
     assert (work / "client" / "index.ts").is_file(), output[-3000:]
-
-    for name in ("play_gops.ts", "tsconfig.json"):
-        shutil.copyfile(SDK_TESTS / name, work / name)
+    shutil.copyfile(SDK_TESTS / "tsconfig.json", work / "tsconfig.json")
     (work / "node_modules").symlink_to(node_modules, target_is_directory=True)
+    return work
+
+
+def compile_driver(work: Path, name: str) -> Path:
+    """tests/sdk/<name>.ts compiled (tsc --strict, tests/sdk/tsconfig.json) with the generated
+    client, on its own: one driver's type errors do not hide another's. Returns the .js to run."""
+    shutil.copyfile(SDK_TESTS / f"{name}.ts", work / f"{name}.ts")
+    config = work / f"tsconfig.{name}.json"
+    config.write_text(json.dumps({"extends": "./tsconfig.json", "files": [f"{name}.ts"]}))
     tsc = subprocess.run(
-        ["node", str(node_modules / "typescript" / "bin" / "tsc"), "-p", str(work / "tsconfig.json")],
+        ["node", str(work / "node_modules" / "typescript" / "bin" / "tsc"), "-p", str(config)],
         cwd=work, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=180,
     )
     if tsc.returncode != 0:
         # Quote the driver's lines tsc names: its type checks say which generated type is wrong.
-        driver_lines = (work / "play_gops.ts").read_text().splitlines()
+        driver_lines = (work / f"{name}.ts").read_text().splitlines()
         report = []
         for line in (tsc.stdout + tsc.stderr).splitlines():
             report.append(line)
-            if (m := re.match(r"play_gops\.ts\((\d+),\d+\)", line)) and int(m[1]) <= len(driver_lines):
+            if (m := re.match(rf"{re.escape(name)}\.ts\((\d+),\d+\)", line)) and int(m[1]) <= len(driver_lines):
                 report.append("    > " + driver_lines[int(m[1]) - 1].strip())
-        pytest.fail("tsc rejected the generated client with tests/sdk/play_gops.ts:\n" + "\n".join(report[-200:]))
-    driver = work / "dist" / "play_gops.js"
+        pytest.fail(f"tsc rejected the generated client with tests/sdk/{name}.ts:\n" + "\n".join(report[-200:]))
+    driver = work / "dist" / f"{name}.js"
     assert driver.is_file()
     return driver
+
+
+@pytest.fixture(scope="session")
+def typescript_driver(typescript_client) -> Path:
+    """tests/sdk/play_gops.ts compiled with the generated typescript-fetch client: the .js to run."""
+    return compile_driver(typescript_client, "play_gops")
+
+
+@pytest.fixture(scope="session")
+def typescript_gofo_driver(typescript_client) -> Path:
+    """tests/sdk/play_gofo.ts compiled with the generated typescript-fetch client: the .js to run."""
+    return compile_driver(typescript_client, "play_gofo")
 
 
 def test_typescript_client_plays_a_classic_game(typescript_driver, live_server):
@@ -339,3 +657,18 @@ def test_typescript_client_plays_a_classic_game(typescript_driver, live_server):
     assert state["result"]["winners"] == summary["winners"]
     transcript = requests.get(f"{live_server}/v1/gops/games/{summary['id']}/transcript", timeout=30).json()
     assert len(transcript["entries"]) == summary["transcript_entries"]
+
+
+def test_typescript_client_plays_a_gofo_hand(typescript_gofo_driver, live_server):
+    out = run(["node", typescript_gofo_driver, live_server], cwd=typescript_gofo_driver.parent, timeout=120)
+    summary = json.loads(out.strip().splitlines()[-1])
+    assert summary["pots"] == [109, 12] and sum(summary["payouts"]) == 121 and sum(summary["net"]) == 0
+
+    # What the driver saw is what the referee stored; the commitment recomputed here too.
+    state = requests.get(f"{live_server}/v1/gofo/tables/{summary['id']}", timeout=30).json()
+    info = state["table"]
+    assert info["hand_number"] == 3 and info["last_result"]["reason"] == "canto"
+    assert info["last_result"]["payouts"] == summary["payouts"] and info["last_result"]["net"] == summary["net"]
+    deal = info["last_deal"]
+    assert deal["hand_id"] == summary["hand_id"] and deal["commitment"] == summary["commitment"]
+    assert deck_commitment(deal["hand_id"], deal["order"], deal["salt"]) == deal["commitment"]

@@ -156,9 +156,9 @@ def _apply_move(record: Record, who: str, at: float, seat: int, action: Any,
     if timeout:
         entry["timeout"] = True
     entries = [entry]
+    table = _supply_chance(table, doc, version, at, entries)  # may finish the hand (a reshuffle, then the canto)
     if table.hand_number != number and table.last_result is not None:
         doc["results"].append(copy.deepcopy(table.last_result))
-    table = _supply_chance(table, doc, version, at, entries)
     if not isinstance(action, gofo.Look) or before != (table.hand_number, table.to_act(), table.hand.phase):
         doc["turn_since"] = at  # the clock of the seat to act restarts with every move
     doc.update(state=table.to_dict(), updated_at=at)

@@ -118,7 +118,7 @@ class HandResultSchema(ma.Schema):
     reason = fields.String(required=True, **_doc("canto, or uncontested (everyone folded to a bet)."))
     pots = fields.List(fields.Nested(PotSchema), required=True)
     payouts = fields.List(fields.Integer(), required=True)
-    shown = fields.List(fields.List(fields.String()), required=True, **_doc("The hands shown at the canto (null: not shown)."))
+    shown = fields.List(fields.List(fields.String(), allow_none=True), required=True, **_doc("The hands shown at the canto (null: not shown)."))
     values = fields.List(fields.Integer(allow_none=True), required=True)
     net = fields.List(fields.Integer(), required=True, **_doc("Chips won (+) or lost (−) by each seat in this hand."))
     hand = fields.Integer(**_doc("Hand number at the table."))

@@ -24,7 +24,7 @@ import {
   ProblemFromJSON,
   ResponseError,
 } from "./client";
-import type { GameResult, GopsGame, GopsSeatView, GopsTranscript, MatchResult, RevealedBid } from "./client";
+import type { GameResult, GopsGame, GopsSeatView, GopsTranscript, MatchResult, RevealedBid, TranscriptResult } from "./client";
 
 // ---------------------------------------------------------------------------
 // Compile-time checks: the generated types say what the spec says. A nullable
@@ -44,7 +44,7 @@ export type TypeChecks = [
   Assert<Is<NonNullable<GopsGame["result"]>, MatchResult>>,
   Assert<Is<NonNullable<GopsGame["gameResult"]>, GameResult>>,
   Assert<Is<NonNullable<GopsSeatView["myReveal"]>, RevealedBid>>,
-  Assert<Is<NonNullable<GopsTranscript["result"]>, MatchResult>>,
+  Assert<Is<NonNullable<GopsTranscript["result"]>, TranscriptResult>>,
 ];
 
 // ---------------------------------------------------------------------------
