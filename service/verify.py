@@ -1,42 +1,50 @@
-"""Offline verifier of a finished game's exported transcript.
+"""Offline verifier of an exported transcript (a Gops game or a Gofo table).
 
 Usage::
 
-    python -m service.verify TRANSCRIPT.json [--prize-commitment [GAME=]HEX ...]
+    python -m service.verify TRANSCRIPT.json [--prize-commitment [GAME=]HEX ...]   # Gops
+    python -m service.verify TRANSCRIPT.json [--deck-commitment [HAND=]HEX ...]    # Gofo
 
-``TRANSCRIPT.json`` is the JSON body of ``GET /v1/<kind>/games/{id}/transcript``.
-Nothing here talks to the service: the transcript is re-checked with the pure
-rules engine and the commitment formulas of :mod:`service.commitments`.
+``TRANSCRIPT.json`` is the JSON body of ``GET /v1/gops/games/{id}/transcript``
+or ``GET /v1/gofo/tables/{id}/transcript``.  Nothing here talks to the
+service: the transcript is re-checked with the pure rules engine and the
+commitment formulas of :mod:`service.commitments`.
 
 Exit status: ``0`` and one ``OK: ...`` line on stdout when every check passes;
 ``1`` and one ``FAIL: ...`` line per problem on stderr when the transcript is
-not a valid, complete record of a game; ``2`` when the input cannot be read at
-all (missing file, not JSON, not a transcript object, a kind this verifier does
+not a valid, complete record; ``2`` when the input cannot be read at all
+(missing file, not JSON, not a transcript object, a kind this verifier does
 not know) or the command line is wrong.
 
-The transcript says which game it records (``kind``); :data:`VERIFIERS` maps a
-kind to its checker.  Only ``gops`` exists today; ``gofo`` is refused with a
-clear message until its engine (``service/gofo/``) is finished and a checker is
-registered here.
+The transcript says what it records (``kind``); :data:`VERIFIERS` maps a kind
+to its checker: :func:`verify_gops` and :func:`verify_gofo`.
 
-Prize commitments
------------------
+Prize commitments (Gops)
+------------------------
 A shuffled prize order is committed to when the game starts
 (``prize_commitment`` in the game state) and revealed in the ``deal_prizes``
-entry once the game is over.  The transcript does *not* carry that published
-commitment (its ``result`` is the match result, without the per-game results),
-so an order and salt cannot be checked against it from the transcript alone.
-Give the commitments the players saw before their first bid with
-``--prize-commitment GAME=HEX`` (``HEX`` alone means game 1).  If the
-transcript's ``result`` carries per-game results (``result.games``) their
-``prize_commitment`` values are used too.  A shuffled game whose commitment is
-known from neither source is reported as a problem (exit 1): the deal cannot
-be verified, and a verifier must not pass what it could not check.
+entry once the game is over.  A complete transcript carries each game's
+published commitment in ``result.games``; the ones the players saw before
+their first bid can be given too with ``--prize-commitment GAME=HEX`` (``HEX``
+alone means game 1).  A shuffled game whose commitment is known from neither
+source is reported as a problem (exit 1): the deal cannot be verified, and a
+verifier must not pass what it could not check.
+
+Deck commitments (Gofo)
+-----------------------
+A Gofo table never ends: its transcript reveals the deck order and salt of
+every *finished* hand in ``deals`` (the hand in progress is withheld) and the
+checker replays exactly those hands.  Each deal's order and salt must hash to
+its ``commitment``; since a rewritten deal could carry a rewritten commitment,
+the ``deck_commitment`` the players saw before a deal can be given with
+``--deck-commitment HAND=HEX``.  Reshuffles are not committed separately: they
+are derived from the hand's committed salt and recomputed here.
 """
 
 from __future__ import annotations
 
 import argparse
+import copy
 import json
 import math
 import sys
@@ -474,77 +482,547 @@ def _check_deal(report: Report, entries: list, tid: str, match_format: str, rank
                 f"not match the prize commitment {_short(expected)} published for game {game_id} ({source})")
 
 
+# ---------------------------------------------------------------------- gofo
+
+
+# Chance inputs the referee supplies (``reshuffle`` only at a dealt table: at a tabletop table the
+# dealer reports that the real pile was reshuffled, a seat action without an order).
+_GOFO_CHANCE = ("dealer_draw", "shuffle", "reshuffle")
+
+
+def _gofo_where(index: int, entry: Any) -> str:
+    """``entry #5 (version 4, hand 2, seat 3 open)`` — how Gofo problems name an entry."""
+    if not isinstance(entry, dict):
+        return f"entry #{index}"
+    action = entry.get("action")
+    kind = action.get("type") if isinstance(action, dict) else "?"
+    seat = entry.get("seat")
+    who = f"seat {seat} " if _is_int(seat) else ""
+    return f"entry #{index} (version {entry.get('version')}, hand {entry.get('hand')}, {who}{kind})"
+
+
+def _is_gofo_chance(kind: str, mode: str) -> bool:
+    return kind in ("dealer_draw", "shuffle") or (kind == "reshuffle" and mode != "tabletop")
+
+
+def _check_gofo_by(report: Report, where: str, entry: dict[str, Any], seats: int, mode: str) -> None:
+    """Who made the entry (``by``) and for which seat the engine applied it (``seat``).
+
+    A seat's move is made by that seat, by the host at a tabletop table, or by the referee when the
+    seat's time ran out (``timeout: true``; the move itself is checked in the replay)."""
+    by, seat, kind = entry.get("by"), entry.get("seat"), entry["action"]["type"]
+    timeout = entry.get("timeout", False)
+    if kind == "create":
+        return  # the first entry is checked on its own; a second one is reported there
+    if _is_gofo_chance(kind, mode):
+        if by != "referee":
+            report.problem(f"{where}: made by {by!r}, but only the referee supplies chance ({kind})")
+        if seat is not None:
+            report.problem(f"{where}: recorded for seat {seat!r}, but chance ({kind}) is applied for no seat (null)")
+        if timeout is not False:
+            report.problem(f"{where}: marked timeout {timeout!r}, but chance ({kind}) is nobody's turn")
+        return
+    if not _is_int(seat) or not 0 <= seat < seats:
+        report.problem(f"{where}: seat {seat!r} is not a seat of this {seats}-seat table")
+        return
+    if timeout is True:
+        if by != "referee":
+            report.problem(f"{where}: marked as a timeout, but made by {by!r}; only the referee moves a seat "
+                           "whose time ran out")
+        return
+    if timeout is not False:
+        report.problem(f"{where}: timeout is {timeout!r}, not true or absent")
+    if by == f"seat:{seat}":
+        return
+    if by == "host":
+        if mode != "tabletop":
+            report.problem(f"{where}: made by 'host', but at a dealt table the host cannot act for a seat "
+                           f"(a {kind} for seat {seat} can only be made by 'seat:{seat}')")
+        return
+    also = " or the host" if mode == "tabletop" else ""
+    referee = " (the referee moves a seat only when its time ran out, marked timeout)" if by == "referee" else ""
+    report.problem(f"{where}: made by {by!r}, but a {kind} for seat {seat} can only be made by "
+                   f"'seat:{seat}'{also}{referee}")
+
+
+def _gofo_deals(report: Report, tid: str, deals: Any, finished: int, mode: str,
+                given: dict[int, str]) -> dict[int, dict[str, Any]]:
+    """Check ``deals`` on their own (one per finished hand, order + salt hash to the commitment);
+    return hand number -> deal for the deals whose order and salt can be used in the replay."""
+    from .gofo.cards import DECK
+
+    usable: dict[int, dict[str, Any]] = {}
+    if not isinstance(deals, list) or not all(isinstance(d, dict) for d in deals):
+        report.problem("deals: missing or not a list of deal objects")
+        return usable
+    if mode == "tabletop":
+        if deals:
+            report.problem(f"deals: a tabletop table is played with real cards, but the transcript lists "
+                           f"{len(deals)} dealt deck{'s' if len(deals) != 1 else ''}")
+        for number in sorted(given):
+            report.problem(f"--deck-commitment {number}=…: a tabletop table has no dealt deck to check")
+        return usable
+    if len(deals) != finished:
+        report.problem(f"deals: the transcript lists {len(deals)} deal{'s' if len(deals) != 1 else ''} but "
+                       f"{finished} finished hand{'s' if finished != 1 else ''} (hands_finished); every finished "
+                       "hand's deck is revealed there")
+    for position, deal in enumerate(deals):
+        number = position + 1
+        where = f"deals[{position}]"
+        if deal.get("hand") != number:
+            report.problem(f"{where}: is for hand {deal.get('hand')!r}, expected hand {number} "
+                           "(deals are listed in hand order, one per finished hand)")
+            continue
+        hid = f"{tid}-{number}"
+        order, salt, commitment = deal.get("order"), deal.get("salt"), deal.get("commitment")
+        if deal.get("hand_id") != hid:
+            report.problem(f"{where}: hand_id is {deal.get('hand_id')!r}, but hand {number} of table {tid} "
+                           f"hashes with the hand id {hid!r}")
+        if not isinstance(order, list) or len(order) != len(DECK) or sorted(map(str, order)) != sorted(DECK) \
+                or not all(isinstance(c, str) for c in order):
+            report.problem(f"{where}: the deck order of hand {number} is not the 28 cards each exactly once")
+            continue
+        if not isinstance(salt, str) or not commitments.SALT_PATTERN.match(salt):
+            report.problem(f"{where}: the deck salt {_short(salt)!r} of hand {number} is not 64 lowercase hex "
+                           "characters")
+            continue
+        reshuffles = deal.get("reshuffles")
+        if not isinstance(reshuffles, list) or not all(isinstance(r, list) for r in reshuffles):
+            report.problem(f"{where}: reshuffles is not a list of card orders")
+            reshuffles = None
+        actual = commitments.deck_commitment(hid, order, salt)
+        published: list[tuple[str, Any]] = [(f"deals[{position}].commitment", commitment)]
+        if number in given:
+            published.append((f"--deck-commitment {number}", given[number]))
+        for source, expected in published:
+            if not isinstance(expected, str) or not commitments.COMMITMENT_PATTERN.match(expected) \
+                    or not commitments.matches(actual, expected):
+                report.problem(
+                    f"{where}: the deck order and salt {_short(salt)} of hand {number} hash to {_short(actual)}, "
+                    f"which does not match the deck commitment {_short(expected)} published for hand {hid} "
+                    f"({source})")
+        usable[number] = {"order": order, "salt": salt, "hand_id": hid, "reshuffles": reshuffles,
+                          "where": where}
+    for number in sorted(n for n in given if not 1 <= n <= finished):
+        report.problem(f"--deck-commitment {number}=…: hand {number} is not a finished hand of this transcript "
+                       f"({finished} finished); only a finished hand's deck is revealed")
+    return usable
+
+
+def _first_difference(a: list[Any], b: list[Any]) -> str:
+    for i, (x, y) in enumerate(zip(a, b)):
+        if x != y:
+            return f"first difference at position {i}: {x!r} vs {y!r}"
+    return f"{len(a)} vs {len(b)} cards"
+
+
+def verify_gofo(transcript: dict[str, Any], deck_commitments: dict[int, str] | None = None) -> Report:
+    """Check a Gofo transcript: every finished hand is replayed and checked against ``deals`` and
+    ``results``.  The hand in progress is only checked for its envelope and who made each entry at a
+    dealt table (its deck order is withheld); at a tabletop table it is replayed as far as it goes."""
+    from .errors import RefereeError
+    from .gofo.hand import action_to_dict
+    from .gofo.table import Table, TableOptions, action_from_dict
+
+    tid = transcript.get("id")
+    report = Report("gofo", str(tid))
+    given = dict(deck_commitments or {})
+
+    # ---- the envelope
+    if not isinstance(tid, str) or not commitments.ID_PATTERN.match(tid):
+        report.problem(f"id: {tid!r} is not a table id ([A-Za-z0-9_-], 1..64 characters)")
+        return report
+    entries = transcript.get("entries")
+    if not isinstance(entries, list) or not entries:
+        report.problem("entries: missing or empty; a transcript starts with the create entry")
+        return report
+    top_version = transcript.get("version")
+    if not _is_int(top_version):
+        report.problem(f"version: {top_version!r} is not an integer")
+    finished = transcript.get("hands_finished")
+    if not _is_int(finished) or finished < 0:
+        report.problem(f"hands_finished: {finished!r} is not a number of hands (an integer ≥ 0)")
+        return report
+    if finished > len(entries):
+        report.problem(f"hands_finished: {finished} hands cannot have been played in {len(entries)} entries")
+        return report
+    first = entries[0]
+    if not isinstance(first, dict) or not isinstance(first.get("action"), dict) \
+            or first["action"].get("type") != "create":
+        report.problem(f"{_gofo_where(1, first)}: the first entry must be the create entry")
+        return report
+    options = first["action"].get("options")
+    if not isinstance(options, dict):
+        report.problem(f"{_gofo_where(1, first)}: the create entry has no options object")
+        return report
+    if options != transcript.get("options"):
+        report.problem(f"options: the transcript's options differ from those of the create entry "
+                       f"({_differing_keys(transcript.get('options'), options)})")
+    try:
+        parsed_options = TableOptions.from_dict(options)
+    except (RefereeError, TypeError, ValueError, AttributeError) as exc:
+        report.problem(f"{_gofo_where(1, first)}: the options are not valid Gofo table options: {exc}")
+        return report
+    if parsed_options.to_dict() != options:
+        report.problem(f"{_gofo_where(1, first)}: the options are not written out in full as the referee "
+                       f"records them ({_differing_keys(options, parsed_options.to_dict())})")
+    mode, seats = parsed_options.mode, parsed_options.seats
+    if first.get("by") != "host" or first.get("seat") is not None or first.get("hand") != 0:
+        report.problem(f"{_gofo_where(1, first)}: the create entry is made by the host, for no seat, before "
+                       f"hand 1 (by {first.get('by')!r}, seat {first.get('seat')!r}, hand {first.get('hand')!r})")
+
+    # ---- every entry's shape, version order, time order and author
+    shaped: list[tuple[int, dict[str, Any]]] = []
+    previous_version, previous_at = 0, None
+    for index, entry in enumerate(entries, 1):
+        where = _gofo_where(index, entry)
+        if not isinstance(entry, dict) or not isinstance(entry.get("action"), dict) \
+                or not isinstance(entry["action"].get("type"), str):
+            report.problem(f"{where}: not an entry object with an action and its type")
+            continue
+        bad = [k for k in ("version", "hand") if not _is_int(entry.get(k))]
+        if not _is_number(entry.get("at")):
+            bad.append("at")
+        if not isinstance(entry.get("by"), str):
+            bad.append("by")
+        if "seat" not in entry or not (entry["seat"] is None or _is_int(entry["seat"])):
+            bad.append("seat")
+        if bad:
+            report.problem(f"{where}: missing or malformed {', '.join(bad)}")
+            continue
+        version, at, kind = entry["version"], entry["at"], entry["action"]["type"]
+        chance = _is_gofo_chance(kind, mode)
+        if index == 1 and version != 1:
+            report.problem(f"{where}: the first entry must be version 1")
+        if version < previous_version:
+            report.problem(f"{where}: version {version} comes after version {previous_version} "
+                           "(entries are out of order)")
+        elif version == previous_version and not chance:
+            report.problem(
+                f"{where}: repeats version {version}; only the referee's chance (draw, shuffle, reshuffle) "
+                "shares the version of the request that needed it (an entry was duplicated)")
+        elif version > previous_version and chance and index > 1:
+            report.problem(
+                f"{where}: the referee's {kind} has a version of its own ({version}); chance is supplied in the "
+                f"request that needed it, with its version ({previous_version})")
+        if previous_at is not None and at < previous_at:
+            report.problem(f"{where}: at {at} is earlier than the previous entry's {previous_at} "
+                           "(time goes backwards)")
+        if index > 1 and kind == "create":
+            report.problem(f"{where}: a second create entry")
+        elif index > 1:
+            _check_gofo_by(report, where, entry, seats, mode)
+        previous_version, previous_at = version, at
+        shaped.append((index, entry))
+    present = {e["version"] for _, e in shaped}
+    missing = sorted(set(range(1, max(present, default=0) + 1)) - present)
+    if missing:
+        report.problem(f"entries: {_ranges(missing)} missing (an entry was dropped)")
+    if _is_int(top_version) and shaped and max(present) != top_version:
+        report.problem(f"version: the transcript says {top_version} but its last entry is version "
+                       f"{max(present)} (entries missing at the end, or added)")
+
+    # ---- the revealed decks, on their own
+    deals = _gofo_deals(report, tid, transcript.get("deals"), finished, mode, given)
+    recorded = transcript.get("results")
+    if not isinstance(recorded, list) or not all(isinstance(r, dict) for r in recorded):
+        report.problem("results: missing or not a list of hand results")
+        recorded = None
+    else:
+        numbers = [r.get("hand") for r in recorded]
+        if numbers != list(range(1, finished + 1)):
+            missing = sorted(set(range(1, finished + 1)) - set(n for n in numbers if _is_int(n)))
+            report.problem(
+                f"results: the transcript lists {len(recorded)} hand result{'s' if len(recorded) != 1 else ''} "
+                f"(for hands {numbers}) but {finished} finished hand{'s' if finished != 1 else ''} (hands_finished); "
+                + (f"no result for hand{'s' if len(missing) != 1 else ''} {', '.join(map(str, missing))}"
+                   if missing else "one result per finished hand, in order"))
+
+    # ---- replay every finished hand
+    table = Table.new(parsed_options)
+    total_chips = seats * parsed_options.caja
+    replayed_results: list[dict[str, Any]] = []
+    reshuffles_checked = 0
+    reshuffle_count: dict[int, int] = {}
+    replay_ok = bool(shaped) and shaped[0][0] == 1
+    position = 1  # index into ``shaped`` of the next entry to apply
+    # A tabletop hand in progress hides nothing: it is replayed too (no result to compare yet).
+    while replay_ok and position < len(shaped) and (table.hand_number <= finished or mode == "tabletop"):
+        index, entry = shaped[position]
+        position += 1
+        where = _gofo_where(index, entry)
+        action = entry["action"]
+        kind = action["type"]
+        number = table.hand_number
+        if entry["hand"] != number:
+            report.problem(f"{where}: recorded for hand {entry['hand']}, but replaying the entries before it, "
+                           f"the table is at hand {number}")
+        chance = _is_gofo_chance(kind, mode)
+        seat = None if chance else entry["seat"]
+        if kind in ("shuffle", "reshuffle") and chance and action.get("order") is None:
+            report.problem(f"{where}: the {kind} order is withheld (null), but hand {number} is finished "
+                           f"(hands_finished {finished}); its deck must be revealed")
+            replay_ok = False
+            break
+        request = table.chance_request() if table.to_act() is None else None
+        deal = deals.get(number)
+        if kind == "shuffle" and chance:
+            if deal is not None and action.get("order") != deal["order"]:
+                report.problem(
+                    f"{where}: the shuffle of hand {number} deals the deck {_short(action.get('order'), 40)}, "
+                    f"not the order revealed in {deal['where']} and committed to "
+                    f"({_first_difference(list(action.get('order') or []), deal['order'])})")
+        elif kind == "reshuffle" and chance:
+            k = reshuffle_count[number] = reshuffle_count.get(number, 0) + 1
+            order = action.get("order")
+            if deal is None:
+                report.problem(f"{where}: reshuffle {k} of hand {number} cannot be checked: the hand has no usable "
+                               "revealed deal (order and salt)")
+            elif request is None or request.get("kind") != "reshuffle":
+                pass  # the engine refuses it just below, with its own reason
+            else:
+                pile = list(request["cards"])
+                seed = commitments.reshuffle_seed(deal["hand_id"], k, deal["salt"])
+                expected = commitments.derived_shuffle(seed, pile)
+                if order != expected:
+                    report.problem(
+                        f"{where}: reshuffle {k} of hand {number} orders the pile as {order}, but the order derived "
+                        f"from the committed salt (reshuffle_seed({deal['hand_id']}, {k}, salt)) over the pile "
+                        f"{pile} is {expected}")
+                else:
+                    reshuffles_checked += 1
+                revealed = deal["reshuffles"]
+                if revealed is not None:
+                    if k > len(revealed):
+                        report.problem(f"{where}: reshuffle {k} of hand {number} is not listed in {deal['where']}"
+                                       f".reshuffles ({len(revealed)} listed)")
+                    elif revealed[k - 1] != order:
+                        difference = _first_difference(list(order or []), revealed[k - 1])
+                        report.problem(f"{where}: reshuffle {k} of hand {number} differs from {deal['where']}"
+                                       f".reshuffles[{k - 1}] ({difference})")
+        if entry.get("timeout") is True and not chance:
+            silent = table.default_action(seat) if _is_int(seat) else None
+            if silent is None:
+                report.problem(f"{where}: marked as a timeout, but seat {seat} cannot be moved by the deadline now "
+                               f"(it is seat {table.to_act()}'s turn)")
+            else:
+                try:
+                    made = action_to_dict(action_from_dict(action))
+                except RefereeError:
+                    made = action
+                if made != action_to_dict(silent):
+                    report.problem(f"{where}: the referee's timeout move for seat {seat} is {made}, but a silent "
+                                   f"seat makes {action_to_dict(silent)}")
+        try:
+            table, _events = table.apply_dict(seat, action)
+        except RefereeError as exc:
+            report.problem(f"{where}: the rules engine refuses this action: {exc} ({exc.code})")
+            replay_ok = False
+            break
+        except Exception as exc:  # noqa: BLE001 — a malformed field the engine did not expect: still a refusal
+            report.problem(f"{where}: the rules engine cannot apply this action: {type(exc).__name__}: {exc}")
+            replay_ok = False
+            break
+        if table.hand_number != number and number >= 1:
+            result = copy.deepcopy(table.last_result)
+            replayed_results.append(result)
+            chips = sum(table.fronts) + sum(table.behinds)
+            if chips != sum(table.cajas) * parsed_options.caja or sum(result["net"]) != 0 \
+                    or sum(result["payouts"]) != sum(p["amount"] for p in result["pots"]):
+                report.problem(f"hand {number}: chips are not conserved in the replay ({chips} chips at the table "
+                               f"for {sum(table.cajas)} cajas of {parsed_options.caja}, net {result['net']})")
+            total_chips = chips
+        # When the engine needs chance, the very next entry is the referee's, with the same version.
+        needed = table.chance_request() if table.to_act() is None else None
+        if needed is not None:
+            nxt = shaped[position][1] if position < len(shaped) else None
+            if not (nxt and nxt["action"]["type"] == needed["kind"] and nxt["version"] == entry["version"]
+                    and _is_gofo_chance(nxt["action"]["type"], mode)):
+                report.problem(
+                    f"{where}: after it hand {table.hand_number} needs the referee's {needed['kind']}, but the "
+                    f"next entry is not that {needed['kind']} (it was dropped or moved)")
+                replay_ok = False
+                break
+    if bad_ledger := _ledger_mismatch(table):
+        report.problem(bad_ledger)
+    if replay_ok and table.hand_number <= finished:
+        report.problem(f"replaying every entry finishes {table.hand_number - 1 if table.hand_number else 0} "
+                       f"hand{'s' if table.hand_number != 2 else ''}, but hands_finished is {finished}: "
+                       "entries are missing at the end")
+        replay_ok = False
+    elif replay_ok and table.hand_number > finished + 1:
+        report.problem(f"replaying every entry finishes {table.hand_number - 1} hands, but hands_finished is "
+                       f"{finished}: the hand in progress is over")
+
+    # ---- the hand in progress: not replayable (its deck is withheld), but it must be that hand's
+    if replay_ok:
+        for index, entry in shaped[position:]:
+            if entry["hand"] != finished + 1:
+                report.problem(
+                    f"{_gofo_where(index, entry)}: recorded for hand {entry['hand']}, but after the {finished} "
+                    f"finished hand{'s' if finished != 1 else ''} only hand {finished + 1} is in progress")
+                break
+
+    # ---- reshuffles revealed but never made, the results
+    for number, deal in sorted(deals.items()):
+        made = reshuffle_count.get(number, 0)
+        if replay_ok and deal["reshuffles"] is not None and len(deal["reshuffles"]) != made:
+            report.problem(f"{deal['where']}: lists {len(deal['reshuffles'])} reshuffle"
+                           f"{'s' if len(deal['reshuffles']) != 1 else ''} but hand {number} has {made} reshuffle "
+                           f"entr{'ies' if made != 1 else 'y'}")
+    if recorded is not None:
+        by_hand: dict[int, tuple[int, dict[str, Any]]] = {}
+        for i, mine in enumerate(recorded):
+            by_hand.setdefault(mine["hand"] if _is_int(mine.get("hand")) else -1 - i, (i, mine))
+        for number, theirs in enumerate(replayed_results, 1):
+            if number not in by_hand:
+                continue  # reported above
+            i, mine = by_hand[number]
+            lines: list[str] = []
+            _diff(f"results[{i}]", mine, theirs, lines)
+            for line in lines:
+                report.problem(f"hand {number}: {line}")
+        for i, mine in enumerate(recorded):
+            pots = mine.get("pots")
+            if isinstance(pots, list) and all(isinstance(p, dict) and _is_int(p.get("amount")) for p in pots) \
+                    and isinstance(mine.get("payouts"), list) and all(_is_int(x) for x in mine["payouts"]) \
+                    and sum(mine["payouts"]) != sum(p["amount"] for p in pots):
+                report.problem(f"hand {mine.get('hand')}: results[{i}]: the payouts add up to "
+                               f"{sum(mine['payouts'])} but the pots hold {sum(p['amount'] for p in pots)} "
+                               "(chips are not conserved)")
+            if isinstance(mine.get("net"), list) and all(_is_int(x) for x in mine["net"]) and sum(mine["net"]) != 0:
+                report.problem(f"hand {mine.get('hand')}: results[{i}]: the nets add up to {sum(mine['net'])}, not 0 "
+                               "(chips are not conserved)")
+
+    if report.ok:
+        balances = [table.balance(s) for s in range(seats)]
+        dealt = len(deals)
+        report.summary = (
+            f"gofo {tid}: {len(entries)} entries (version {top_version}), {seats} seats, {mode}; "
+            f"{finished} finished hand{'s' if finished != 1 else ''} replayed"
+            + (f"; {dealt} deck{'s match their' if dealt != 1 else ' matches its'} commitment"
+               f"{'s' if dealt != 1 else ''}, {reshuffles_checked} reshuffle{'s' if reshuffles_checked != 1 else ''} "
+               "derived from the committed salts" if mode != "tabletop" else "")
+            + f"; results reproduced, chips conserved ({total_chips} at the table), balances {balances}"
+            + (f"; hand {finished + 1} in progress, replayed so far" if mode == "tabletop"
+               else f"; hand {finished + 1} in progress, not checked (its deck is withheld)"
+               if len(shaped) > position else "")
+        )
+    return report
+
+
+def _ledger_mismatch(table: Any) -> str | None:
+    """The table's ledger after the replay: every chip is in a front or behind."""
+    chips = sum(table.fronts) + sum(table.behinds)
+    if chips != sum(table.cajas) * table.options.caja:
+        return (f"the replayed ledger holds {chips} chips for {sum(table.cajas)} cajas of {table.options.caja} "
+                "(chips are not conserved)")
+    return None
+
+
 # ------------------------------------------------------------------ dispatch
 
 
-def _gofo_not_yet(transcript: dict[str, Any], prize_commitments: dict[int, str] | None = None) -> Report:
-    raise Unreadable("Gofo transcripts cannot be verified yet: service/gofo has no replay for this "
-                     "verifier (register a checker in service.verify.VERIFIERS)")
-
-
-# kind -> checker(transcript, prize_commitments) -> Report.  Add "gofo" here when its engine can replay.
+# kind -> checker(transcript, commitments) -> Report; ``commitments`` maps a game (Gops) or hand (Gofo)
+# number to the commitment the players saw.  Listed in the order the error message names them.
 VERIFIERS: dict[str, Callable[..., Report]] = {
     "gops": verify_gops,
+    "gofo": verify_gofo,
 }
-PLANNED = {"gofo": _gofo_not_yet}
 
 
-def verify(transcript: Any, prize_commitments: dict[int, str] | None = None) -> Report:
-    """Verify a parsed transcript; raises :class:`Unreadable` when it cannot be checked at all."""
+def verify(transcript: Any, given_commitments: dict[int, str] | None = None) -> Report:
+    """Verify a parsed transcript; raises :class:`Unreadable` when it cannot be checked at all.
+
+    ``given_commitments``: the commitments the players saw, by game (Gops prize orders) or by hand
+    (Gofo decks)."""
     if not isinstance(transcript, dict):
         raise Unreadable(f"a transcript is a JSON object, not {type(transcript).__name__}")
     kind = transcript.get("kind")
-    checker = VERIFIERS.get(kind) or PLANNED.get(kind)
+    checker = VERIFIERS.get(kind) if isinstance(kind, str) else None
     if checker is None:
-        known = ", ".join(sorted(VERIFIERS))
+        known = ", ".join(VERIFIERS)
         raise Unreadable(f"unknown transcript kind {kind!r}; this verifier checks: {known}")
-    return checker(transcript, prize_commitments)
+    return checker(transcript, given_commitments)
 
 
-def verify_file(path: str, prize_commitments: dict[int, str] | None = None) -> Report:
+def _load(path: str) -> Any:
     try:
         with open(path, encoding="utf-8") as handle:
-            data = json.load(handle)
+            return json.load(handle)
     except OSError as exc:
         raise Unreadable(f"cannot read {path}: {exc.strerror or exc}") from None
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise Unreadable(f"{path} is not JSON: {exc}") from None
-    return verify(data, prize_commitments)
 
 
-def _parse_commitment(text: str) -> tuple[int, str]:
-    game, sep, value = text.rpartition("=")
-    number = 1
-    if sep:
-        try:
-            number = int(game)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{text!r}: expected GAME=HEX, GAME a game number") from None
-        if number < 1:
-            raise argparse.ArgumentTypeError(f"{text!r}: game numbers start at 1")
-    if not commitments.COMMITMENT_PATTERN.match(value):
-        raise argparse.ArgumentTypeError(f"{text!r}: a commitment is 64 lowercase hex characters")
-    return number, value
+def verify_file(path: str, given_commitments: dict[int, str] | None = None) -> Report:
+    return verify(_load(path), given_commitments)
+
+
+def _commitment_parser(unit: str) -> Callable[[str], tuple[int, str]]:
+    """``[N=]HEX`` -> (N, HEX); N (a game or hand number, from 1) defaults to 1."""
+    label = unit.upper()
+
+    def parse(text: str) -> tuple[int, str]:
+        head, sep, value = text.rpartition("=")
+        number = 1
+        if sep:
+            try:
+                number = int(head)
+            except ValueError:
+                raise argparse.ArgumentTypeError(f"{text!r}: expected {label}=HEX, {label} a {unit} number") from None
+            if number < 1:
+                raise argparse.ArgumentTypeError(f"{text!r}: {unit} numbers start at 1")
+        if not commitments.COMMITMENT_PATTERN.match(value):
+            raise argparse.ArgumentTypeError(f"{text!r}: a commitment is 64 lowercase hex characters")
+        return number, value
+
+    return parse
+
+
+_parse_commitment = _commitment_parser("game")
+_parse_deck_commitment = _commitment_parser("hand")
+
+# The commitment option each kind takes: kind -> (option, the numbered thing).
+_COMMITMENT_OPTIONS = {"gops": ("--prize-commitment", "game"), "gofo": ("--deck-commitment", "hand")}
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m service.verify",
-        description="Re-check a finished game's exported transcript offline (exit 0 valid, 1 invalid, 2 unreadable).",
+        description="Re-check an exported transcript offline (exit 0 valid, 1 invalid, 2 unreadable).",
     )
-    parser.add_argument("transcript", help="the JSON body of GET /v1/<kind>/games/{id}/transcript")
+    parser.add_argument("transcript", help="the JSON body of GET /v1/gops/games/{id}/transcript or "
+                                           "GET /v1/gofo/tables/{id}/transcript")
     parser.add_argument(
         "--prize-commitment", action="append", default=[], type=_parse_commitment, metavar="[GAME=]HEX",
-        help="the prize_commitment published when game GAME (default 1) started; repeat for each game of a match",
+        help="Gops: the prize_commitment published when game GAME (default 1) started; repeat for each game "
+             "of a match",
+    )
+    parser.add_argument(
+        "--deck-commitment", action="append", default=[], type=_parse_deck_commitment, metavar="[HAND=]HEX",
+        help="Gofo: the deck_commitment published before hand HAND (default 1) was dealt; repeat for each hand",
     )
     args = parser.parse_args(argv)
-    given: dict[int, str] = {}
-    for number, value in args.prize_commitment:
-        if given.get(number, value) != value:
-            parser.error(f"two different --prize-commitment values for game {number}")
-        given[number] = value
+    given: dict[str, dict[int, str]] = {}
+    for option, pairs in (("--prize-commitment", args.prize_commitment),
+                          ("--deck-commitment", args.deck_commitment)):
+        mine = given.setdefault(option, {})
+        unit = "game" if option == "--prize-commitment" else "hand"
+        for number, value in pairs:
+            if mine.get(number, value) != value:
+                parser.error(f"two different {option} values for {unit} {number}")
+            mine[number] = value
     try:
-        report = verify_file(args.transcript, given)
+        data = _load(args.transcript)
+        kind = data.get("kind") if isinstance(data, dict) else None
+        option = _COMMITMENT_OPTIONS.get(kind, ("", ""))[0] if isinstance(kind, str) else ""
+        for other, values in given.items():
+            if values and other != option and isinstance(kind, str) and kind in VERIFIERS:
+                right = f"; use {option}" if option else ""
+                raise Unreadable(f"{other} does not apply to a {kind} transcript{right}")
+        report = verify(data, given.get(option, {}))
     except Unreadable as exc:
         print(f"ERROR: {exc}", file=sys.stderr)
         return EXIT_UNREADABLE
@@ -553,8 +1031,9 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_OK
     for problem in report.problems:
         print(f"FAIL: {problem}", file=sys.stderr)
+    thing = "table" if report.kind == "gofo" else "game"
     print(f"FAIL: {report.kind} transcript {report.id}: {len(report.problems)} problem"
-          f"{'s' if len(report.problems) != 1 else ''}; it is not a valid record of the game", file=sys.stderr)
+          f"{'s' if len(report.problems) != 1 else ''}; it is not a valid record of the {thing}", file=sys.stderr)
     return EXIT_INVALID
 
 

@@ -490,11 +490,6 @@ def test_unreadable_input_exits_2(tmp_path, played):
     assert proc.returncode == 2 and "64 lowercase hex" in proc.stderr
 
 
-def test_gofo_is_refused_until_its_checker_exists(played):
-    transcript, _, _ = get(played, "classic")
-    with pytest.raises(verify.Unreadable, match="Gofo transcripts cannot be verified yet"):
-        verify.verify(dict(transcript, kind="gofo"))
-    assert "gofo" not in verify.VERIFIERS and "gops" in verify.VERIFIERS
 
 
 def test_garbage_inside_a_transcript_is_a_problem_not_a_crash(played):

@@ -290,7 +290,8 @@ class Transcript(MethodView):
                  if int(n) < current]
         return {"id": table_id, "kind": KIND, "version": record.version,
                 "options": record.doc["state"]["options"], "entries": entries, "deals": deals,
-                "hands_finished": current - 1, "results": record.doc["results"]}
+                "hands_finished": current - 1, "results": record.doc["results"],
+                "turn_seconds": record.doc.get("turn_seconds")}
 
 
 @blp.route("/<string:table_id>/deadline")

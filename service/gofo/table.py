@@ -257,7 +257,7 @@ class Table:
                 ev.append({"type": "new_caja", "seat": s, "cajas": self.cajas[s],
                            "front": self.fronts[s]})
         self.last_result = dict(copy.deepcopy(hand.result), hand=self.hand_number,
-                                dealer=hand.dealer, mano=hand.mano,
+                                dealer=hand.dealer, mano=hand.mano, stacks=list(hand.stacks),
                                 discards=copy.deepcopy(hand.discard_log),
                                 kept=copy.deepcopy(hand.kept))
         self.dealer = (self.dealer + 1) % self.n
