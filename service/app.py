@@ -7,12 +7,14 @@ from typing import Any
 
 import redis
 from apispec.ext.marshmallow import MarshmallowPlugin
+from apispec.ext.marshmallow.openapi import OpenAPIConverter
 from flask import Flask, request
 from flask_smorest import Api
 from flask_smorest.utils import prepare_response
 from werkzeug.exceptions import HTTPException, InternalServerError
 
 from . import __version__, config
+from . import cors, ratelimit
 from .api import problems
 from .errors import RefereeError
 from .store import Store
@@ -29,6 +31,28 @@ move, resolves rounds and keeps a transcript anyone can re-verify.
   and send `version` with a move to refuse it if the game has moved on.
 * Every error is `application/problem+json` with a stable `code`.
 """
+
+
+class _NullableRefConverter(OpenAPIConverter):
+    """Nullable nested objects as ``{"allOf": [{"$ref": X}], "nullable": true}`` (OpenAPI 3.0).
+
+    apispec's default for ``Nested(..., allow_none=True)`` is an ``anyOf`` whose
+    first branch accepts any object: openapi-python-client then parses a real
+    result as an untyped bag and typescript-fetch drops the ``null``.  This form
+    gives both generators ``X | None`` (tests/test_sdk_clients.py proves it).
+    """
+
+    def field2nullable(self, field, ret):
+        if field.allow_none and self.openapi_version.major == 3 and self.openapi_version.minor == 0:
+            if "$ref" in ret:
+                return {"allOf": [{"$ref": ret.pop("$ref")}], "nullable": True}
+            if "allOf" in ret:  # a Nested with a description is already wrapped in allOf
+                return {"nullable": True}
+        return super().field2nullable(field, ret)
+
+
+class _MarshmallowPlugin(MarshmallowPlugin):
+    Converter = _NullableRefConverter
 
 
 class RefereeApi(Api):
@@ -98,11 +122,15 @@ def create_app(overrides: dict[str, Any] | None = None) -> Flask:
 
     api = RefereeApi(
         app,
-        spec_kwargs={"marshmallow_plugin": MarshmallowPlugin(schema_name_resolver=_schema_name_resolver)},
+        spec_kwargs={"marshmallow_plugin": _MarshmallowPlugin(schema_name_resolver=_schema_name_resolver)},
     )
+    from .api.gofo import blp as gofo_blp
     from .api.gops import blp as gops_blp
 
     api.register_blueprint(gops_blp)
+    api.register_blueprint(gofo_blp)
+    ratelimit.init_app(app)
+    cors.init_app(app)
 
     @app.errorhandler(RefereeError)
     def _referee_error(error: RefereeError):

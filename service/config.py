@@ -26,4 +26,15 @@ def from_environment() -> dict[str, Any]:
         "IDLE_GAME_TTL": _int("REFEREE_IDLE_GAME_TTL", 30 * 86400),
         # Largest request body accepted, in bytes (larger: 413 problem+json).
         "MAX_CONTENT_LENGTH": _int("REFEREE_MAX_BODY_BYTES", 16 * 1024),
+        # Rate limits per client (service.ratelimit), shared by all API processes through Redis; 0 = off.
+        # Requests per minute, every route but /healthz.
+        "RATE_LIMIT_PER_MINUTE": _int("REFEREE_RATE_LIMIT_PER_MINUTE", 1200),
+        # Create requests per hour, on the routes below.
+        "CREATE_LIMIT_PER_HOUR": _int("REFEREE_CREATE_LIMIT_PER_HOUR", 120),
+        # "METHOD rule" of every route that creates a game or table (one more string per new one).
+        "RATE_LIMIT_CREATE_ROUTES": ("POST /v1/gops/games", "POST /v1/gofo/tables"),
+        # Reverse proxies in front of the app: the client is taken from X-Forwarded-For (ProxyFix x_for=N).
+        "TRUSTED_PROXIES": _int("REFEREE_TRUSTED_PROXIES", 0),
+        # Origins allowed to call the API from a browser (CORS), comma-separated, or *; empty = CORS off.
+        "CORS_ORIGINS": os.environ.get("REFEREE_CORS_ORIGINS", ""),
     }

@@ -198,7 +198,10 @@ def stop_process(proc: subprocess.Popen, timeout: float = 20.0) -> int:
 def live_server(redis_server, tmp_path_factory):
     _require_app()
     log_path = tmp_path_factory.mktemp("gunicorn") / "gunicorn.log"
-    proc, base = start_gunicorn(redis_server.url, log_path)
+    # The whole suite shares this server from one address: limits far above what it sends
+    # (tests/test_ratelimit.py checks the limiter on its own servers).
+    limits = {"REFEREE_RATE_LIMIT_PER_MINUTE": "100000", "REFEREE_CREATE_LIMIT_PER_HOUR": "100000"}
+    proc, base = start_gunicorn(redis_server.url, log_path, extra_env=limits)
     try:
         yield base
     finally:

@@ -432,3 +432,9 @@ def test_idempotency_key_on_a_move(client, http, redis_client):
     assert first.status_code == again.status_code == 200 and first.get_json() == again.get_json()
     other = client.post(f"{table.base}/seats/0/commit", json={"round": 1, "commitment": "c" * 64}, headers=headers)
     assert other.status_code == 422 and other.get_json()["code"] == "idempotency_key_reused"
+
+
+def test_method_not_allowed_says_what_is(client):
+    r = client.delete("/v1/gops/games")
+    assert r.status_code == 405 and "POST" in r.headers["Allow"]
+    assert r.headers["Content-Type"] == "application/problem+json"

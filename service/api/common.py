@@ -13,10 +13,10 @@ from ..store import Change, Record, Store
 
 # Error statuses each kind of operation documents (names of flask-smorest's registered responses).
 ERRORS = {
-    "create": (400, 413, 415, 422, 503),
-    "read": (304, 404, 503),
-    "seat_read": (304, 401, 403, 404, 503),
-    "act": (400, 401, 403, 404, 409, 413, 415, 422, 503),
+    "create": (400, 413, 415, 422, 429, 503),
+    "read": (304, 404, 429, 503),
+    "seat_read": (304, 401, 403, 404, 429, 503),
+    "act": (400, 401, 403, 404, 409, 413, 415, 422, 429, 503),
 }
 RESPONSE_NAMES = {
     304: "NOT_MODIFIED",
@@ -28,6 +28,7 @@ RESPONSE_NAMES = {
     413: "REQUEST_ENTITY_TOO_LARGE",
     415: "UNSUPPORTED_MEDIA_TYPE",
     422: "UNPROCESSABLE_ENTITY",
+    429: "TOO_MANY_REQUESTS",
     503: "SERVICE_UNAVAILABLE",
 }
 

@@ -45,6 +45,13 @@ STATUS_BY_CLASS: list[tuple[type[RefereeError], int]] = [
     (IllegalAction, 409),
 ]
 
+# Codes whose status differs from their family's; consulted before STATUS_BY_CLASS.
+# ``seat_out`` (a resigned or forfeited seat trying to move) is an IllegalAction in
+# the engine, but over HTTP that token no longer authorizes moves: 403.
+STATUS_BY_CODE: dict[str, int] = {
+    "seat_out": 403,
+}
+
 # Codes for errors raised by the web stack itself.
 CODE_BY_STATUS = {
     400: "bad_request",
@@ -77,6 +84,10 @@ class ProblemSchema(ma.Schema):
     )
     current_version = ma.fields.Integer(metadata={"description": "With stale_version: the current version"})
     phase = ma.fields.String(metadata={"description": "With wrong_phase: the current phase"})
+    round = ma.fields.Integer(metadata={"description": "With wrong_round: the current round"})
+    game_id = ma.fields.String(metadata={"description": "With wrong_game: the game being played now"})
+    deadline_at = ma.fields.Float(metadata={"description": "With deadline_not_passed: Unix time the deadline passes"})
+    retry_after = ma.fields.Integer(metadata={"description": "With rate_limited: seconds until the client may retry"})
 
 
 def problem(status: int, code: str, detail: str, **extra: Any) -> Response:
@@ -95,6 +106,8 @@ def problem(status: int, code: str, detail: str, **extra: Any) -> Response:
 
 
 def status_for(error: RefereeError) -> int:
+    if error.code in STATUS_BY_CODE:
+        return STATUS_BY_CODE[error.code]
     for cls, status in STATUS_BY_CLASS:
         if isinstance(error, cls):
             return status
@@ -125,4 +138,8 @@ def from_http_exception(error: HTTPException) -> Response:
     detail = data.get("message") or error.description or HTTPStatus(status).phrase
     if status == 413:
         detail = "the request body is larger than this server accepts"
-    return problem(status, CODE_BY_STATUS.get(status, "http_error"), str(detail))
+    response = problem(status, CODE_BY_STATUS.get(status, "http_error"), str(detail))
+    for name, value in error.get_headers():
+        if name.lower() not in ("content-type", "content-length"):
+            response.headers[name] = value  # e.g. Allow on 405
+    return response
