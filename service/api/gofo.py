@@ -139,6 +139,15 @@ def _create(body: dict[str, Any]) -> dict[str, Any]:
     return {"id": table_id, "host_token": host, "seat_tokens": seat_tokens, "table": _view(record)}
 
 
+def _require_seat_or_tabletop_host(who: str, record: Record, seat: int) -> None:
+    """A seat's own token; at a tabletop table the host's token too (one phone for the table)."""
+    if who == "host":
+        if record.doc["state"]["options"]["mode"] == TABLETOP:
+            return
+        raise Forbidden("at a dealt table the host cannot act for a seat", code="host_not_allowed")
+    common.require_seat(who, seat)
+
+
 def _turn_deadline(doc: dict[str, Any]) -> float | None:
     seconds = doc.get("turn_seconds")
     return round(doc["turn_since"] + seconds, 3) if seconds else None
@@ -167,11 +176,7 @@ def _apply_move(record: Record, who: str, at: float, seat: int, action: Any,
 
 def _act(table_id: str, seat: int, body: dict[str, Any], make: Callable[[dict[str, Any]], Any]) -> dict[str, Any]:
     def may_act(who: str, record: Record) -> None:
-        if who == "host":
-            if record.doc["state"]["options"]["mode"] == TABLETOP:
-                return
-            raise Forbidden("at a dealt table the host cannot act for a seat", code="host_not_allowed")
-        common.require_seat(who, seat)
+        _require_seat_or_tabletop_host(who, record, seat)
 
     def transition(record: Record, who: str, at: float) -> Change | None:
         return _apply_move(record, who, at, seat, make(body))
@@ -250,8 +255,7 @@ class SeatView(MethodView):
         with the allowed bet range."""
         record = common.store().load(KIND, table_id)
         who = common.identify(record.doc["auth"], common.bearer_hash())
-        if not (who == "host" and record.doc["state"]["options"]["mode"] == TABLETOP):
-            common.require_seat(who, seat)
+        _require_seat_or_tabletop_host(who, record, seat)
         return common.conditional(_view(record, seat), record.version, GofoSeatViewSchema())
 
 
