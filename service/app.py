@@ -125,7 +125,11 @@ def create_app(overrides: dict[str, Any] | None = None) -> Flask:
         spec_kwargs={"marshmallow_plugin": _MarshmallowPlugin(schema_name_resolver=_schema_name_resolver)},
     )
     from .api.gofo import blp as gofo_blp
+    from .api.gofo_schemas import CARD_COMPONENT, card_ref
     from .api.gops import blp as gops_blp
+
+    api.spec.components.schema("Card", CARD_COMPONENT)
+    api.ma_plugin.converter.add_attribute_function(card_ref)
 
     api.register_blueprint(gops_blp)
     api.register_blueprint(gofo_blp)

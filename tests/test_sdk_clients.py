@@ -260,8 +260,8 @@ def test_python_client_gofo_models_admit_what_the_server_sends(python_sdk):
         ("GofoHand", "result"): "HandResult | None",
         ("HandResult", "values"): "list[int | None]",
         # A folded hand is never shown: its entry is null.
-        ("HandResult", "shown"): "list[list[str] | None]",
-        ("Canto", "cards"): "list[list[str] | None]",
+        ("HandResult", "shown"): "list[list[Card] | None]",
+        ("Canto", "cards"): "list[list[Card] | None]",
     }
     wrong = {
         f"{model}.{field}": (getattr(models, model).__annotations__[field], expected)
@@ -299,7 +299,7 @@ def test_python_client_plays_a_gofo_hand(python_sdk, live_server):
         CreateGofoTableMode,
         DealReveal,
         Discard,
-        DiscardCardsItem,
+        Card,
         Enter,
         GofoHandPhase,
         GofoLegalAction,
@@ -481,12 +481,12 @@ def test_python_client_plays_a_gofo_hand(python_sdk, live_server):
     assert [p.amount for p in h.pots] == [109, 12]
     assert sorted(h.pots[0].eligible) == sorted(live) and mano not in h.pots[1].eligible
 
-    # 4. The final discard (one card each, typed as the spec's card enum), then the canto pays every pot.
+    # 4. The final discard (one card each: a view's cards are the same Card type a move takes), then the canto.
     for _ in live:
         seat = to_act()
         mine = seat_view(seat).hand.my_cards
         assert len(mine) == 5
-        play(GofoLegalActionType.DISCARD, Discard(cards=[DiscardCardsItem(mine[0])]))
+        play(GofoLegalActionType.DISCARD, Discard(cards=[mine[0]]))
     state = public()
     result = state.table.last_result
     assert isinstance(result, HandResult) and result.reason == "canto"

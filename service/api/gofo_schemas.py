@@ -21,8 +21,26 @@ def _doc(text: str, **extra) -> dict:
     return {"metadata": {"description": text, **extra}}
 
 
+class Card(fields.String):
+    """A Gofo card; documented once as the ``Card`` component (one enum type in generated SDKs)."""
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(validate=CARD, **kwargs)
+
+
+CARD_COMPONENT = {"type": "string", "enum": list(DECK), "description": CARD_DOC}
+
+
+def card_ref(converter, field, ret=None, **kwargs) -> dict:
+    """apispec attribute function: a :class:`Card` field is ``$ref: Card`` (plus nullable)."""
+    if isinstance(field, Card):
+        ret.clear()
+        return {"$ref": "#/components/schemas/Card"}
+    return {}
+
+
 def _cards(text: str, **kwargs) -> fields.List:
-    return fields.List(fields.String(validate=CARD, metadata={"description": CARD_DOC}), **kwargs, **_doc(text))
+    return fields.List(Card(), **kwargs, **_doc(text))
 
 
 # ----------------------------------------------------------------- requests
@@ -118,7 +136,7 @@ class HandResultSchema(ma.Schema):
     reason = fields.String(required=True, **_doc("canto, or uncontested (everyone folded to a bet)."))
     pots = fields.List(fields.Nested(PotSchema), required=True)
     payouts = fields.List(fields.Integer(), required=True)
-    shown = fields.List(fields.List(fields.String(), allow_none=True), required=True, **_doc("The hands shown at the canto (null: not shown)."))
+    shown = fields.List(fields.List(Card(), allow_none=True), required=True, **_doc("The hands shown at the canto (null: not shown)."))
     values = fields.List(fields.Integer(allow_none=True), required=True)
     net = fields.List(fields.Integer(), required=True, **_doc("Chips won (+) or lost (−) by each seat in this hand."))
     hand = fields.Integer(**_doc("Hand number at the table."))
@@ -126,13 +144,13 @@ class HandResultSchema(ma.Schema):
     dealer = fields.Integer()
     mano = fields.Integer()
     discards = fields.List(fields.Nested(DiscardRecordSchema))
-    kept = fields.List(fields.List(fields.String()))
+    kept = fields.List(fields.List(Card()))
 
 
 class CantoSchema(ma.Schema):
     stage = fields.String(required=True)
     declared = fields.List(fields.Integer(allow_none=True), required=True)
-    cards = fields.List(fields.List(fields.String(), allow_none=True), required=True)
+    cards = fields.List(fields.List(Card(), allow_none=True), required=True)
 
 
 class GofoLegalActionSchema(ma.Schema):
@@ -142,7 +160,7 @@ class GofoLegalActionSchema(ma.Schema):
     min = fields.Integer(**_doc("Smallest allowed amount (or number of cards to discard)."))
     max = fields.Integer(**_doc("Largest allowed amount (or number of cards to discard)."))
     blind = fields.Boolean(**_doc("enter: whether this is the blind way to enter."))
-    cards = fields.List(fields.String(), **_doc("discard: the cards you may throw."))
+    cards = fields.List(Card(), **_doc("discard: the cards you may throw."))
 
 
 class GofoHandSchema(ma.Schema):
@@ -167,7 +185,7 @@ class GofoHandSchema(ma.Schema):
     pots = fields.List(fields.Nested(PotSchema), required=True)
     bet = fields.Nested(BetSchema, allow_none=True, required=True)
     discards = fields.List(fields.Nested(DiscardRecordSchema), required=True)
-    kept = fields.List(fields.List(fields.String()), required=True)
+    kept = fields.List(fields.List(Card()), required=True)
     kept_count = fields.List(fields.Integer(), required=True)
     result = fields.Nested(HandResultSchema, allow_none=True, required=True)
     card_counts = fields.List(fields.Integer(), **_doc("Dealt mode: cards in each hand."))
@@ -182,7 +200,7 @@ class GofoHandSchema(ma.Schema):
 class GofoSeatHandSchema(GofoHandSchema):
     seat = fields.Integer(required=True)
     legal_actions = fields.List(fields.Nested(GofoLegalActionSchema), required=True)
-    my_cards = fields.List(fields.String(), **_doc("Dealt mode: the cards you may see (none before you look)."))
+    my_cards = fields.List(Card(), **_doc("Dealt mode: the cards you may see (none before you look)."))
     my_value = fields.Integer(allow_none=True, **_doc("Dealt mode: the value of your five cards."))
 
 
@@ -190,9 +208,9 @@ class DealRevealSchema(ma.Schema):
     hand = fields.Integer(required=True)
     hand_id = fields.String(required=True)
     commitment = fields.String(required=True)
-    order = fields.List(fields.String(), required=True, **_doc("The deck order, top card first."))
+    order = fields.List(Card(), required=True, **_doc("The deck order, top card first."))
     salt = fields.String(required=True)
-    reshuffles = fields.List(fields.List(fields.String()), required=True, **_doc("Orders the referee drew when the stock ran out."))
+    reshuffles = fields.List(fields.List(Card()), required=True, **_doc("Orders the referee drew when the stock ran out."))
 
 
 class GofoTableInfoSchema(ma.Schema):

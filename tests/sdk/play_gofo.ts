@@ -23,7 +23,7 @@ import { createHash } from "node:crypto";
 import {
   Configuration,
   CreateGofoTableModeEnum,
-  DiscardCardsEnum,
+  Card,
   GofoApi,
   GofoHandPhaseEnum,
   GofoLegalActionTypeEnum,
@@ -99,9 +99,9 @@ function potWinner(eligible: number[], values: Array<number | null>, mano: numbe
   });
 }
 
-const CARDS: readonly string[] = Object.values(DiscardCardsEnum);
+const CARDS: readonly string[] = Object.values(Card);
 
-function isCard(card: string): card is DiscardCardsEnum {
+function isCard(card: string): card is Card {
   return CARDS.includes(card);
 }
 
@@ -220,7 +220,7 @@ async function main(baseUrl: string): Promise<void> {
     play(Move.Corta, (api, at) => api.gofoCorta({ ...at, amount: { amount } }), (a) => inRange(a, amount));
   const refiche = (amount: number) =>
     play(Move.Refiche, (api, at) => api.gofoRefiche({ ...at, amount: { amount } }), (a) => inRange(a, amount));
-  const discard = (cards: DiscardCardsEnum[]) =>
+  const discard = (cards: Card[]) =>
     play(
       Move.Discard,
       (api, at) => api.gofoDiscard({ ...at, discard: { cards } }),
@@ -312,7 +312,7 @@ async function main(baseUrl: string): Promise<void> {
   check(canonical([...h.pots[0].eligible].sort((a, b) => a - b)) === canonical(live), "everyone live may win the main pot");
   check(!h.pots[1].eligible.includes(mano), "the all-in mano may not win the side pot");
 
-  // 4. The final discard (one card each, typed as the spec's card enum), then the canto pays every pot.
+  // 4. The final discard (one card each: a view's cards are the same Card type a move takes), then the canto.
   for (let i = 0; i < live.length; i++) {
     const seat = await toAct();
     const mine = (await seatHand(seat)).myCards ?? [];
