@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import http
+import json
 from typing import Any
 
 import redis
@@ -87,6 +88,7 @@ def _schema_name_resolver(schema) -> str:
 
 def create_app(overrides: dict[str, Any] | None = None) -> Flask:
     app = Flask(__name__)
+    app.url_map.merge_slashes = False  # /games//x is a 404, not a redirect to another resource
     app.config.update(config.from_environment())
     app.config.update(
         API_TITLE="Card-game referee",
@@ -112,7 +114,12 @@ def create_app(overrides: dict[str, Any] | None = None) -> Flask:
     )
     app.config.update(overrides or {})
 
-    client = redis.Redis.from_url(app.config["REDIS_URL"], health_check_interval=30)
+    client = redis.Redis.from_url(
+        app.config["REDIS_URL"],
+        health_check_interval=30,
+        socket_timeout=app.config["REDIS_TIMEOUT"],
+        socket_connect_timeout=app.config["REDIS_TIMEOUT"],
+    )
     app.extensions["referee_store"] = Store(
         client,
         prefix=app.config["KEY_PREFIX"],
@@ -141,6 +148,7 @@ def create_app(overrides: dict[str, Any] | None = None) -> Flask:
         return problems.from_referee_error(error)
 
     @app.errorhandler(redis.exceptions.ConnectionError)
+    @app.errorhandler(redis.exceptions.TimeoutError)
     def _redis_down(error: Exception):
         app.logger.error("redis unavailable: %s", error)
         return problems.problem(503, "store_unavailable", "the game store is unreachable; try again shortly")
@@ -154,9 +162,16 @@ def create_app(overrides: dict[str, Any] | None = None) -> Flask:
 
     @app.before_request
     def _json_only():
-        if request.method in ("POST", "PUT", "PATCH") and request.content_length:
+        if request.method in ("POST", "PUT", "PATCH"):
+            body = request.get_data(cache=True)  # also a chunked body (no Content-Length); 413 past the limit
+            if not body:
+                return None
             if not request.is_json:
                 return problems.problem(415, "unsupported_media_type", "send the body as application/json")
+            try:  # what webargs would let through as a 500: absurd nesting, 5000-digit numbers
+                json.loads(body)
+            except (ValueError, RecursionError):
+                return problems.problem(400, "malformed_json", "the request body is not valid JSON")
         return None
 
     @app.after_request

@@ -18,6 +18,8 @@ def from_environment() -> dict[str, Any]:
     return {
         # Where game state lives.  `make run` starts an embedded Valkey when unset.
         "REDIS_URL": os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0"),
+        # Seconds to wait for Redis before answering 503 store_unavailable (never hang a request).
+        "REDIS_TIMEOUT": float(os.environ.get("REFEREE_REDIS_TIMEOUT") or 1.0),
         # Prefix of every key the store writes (lets several deployments share a Redis).
         "KEY_PREFIX": os.environ.get("REFEREE_KEY_PREFIX", "referee"),
         # A finished game stays readable (state, transcript) this long, in seconds.

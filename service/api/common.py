@@ -56,6 +56,14 @@ IDEMPOTENCY_KEY_PARAMETER = {
 }
 
 
+def client_scope(name: str) -> str:
+    """An idempotency scope private to the calling client (its address, as the rate limiter sees it):
+    a create's replay holds the game's tokens, so another client reusing the same key must not get it."""
+    from ..ratelimit import client_id
+
+    return f"{name}:{client_id(request.remote_addr)}"
+
+
 def store() -> Store:
     return current_app.extensions["referee_store"]
 
@@ -116,22 +124,26 @@ def require_seat(who: str, seat: int) -> None:
         )
 
 
-def etag_for(version: int) -> str:
-    return f'"v{version}"'
+def etag_for(version: int, tag: str = "") -> str:
+    return f'"v{version}{tag}"'
 
 
-def not_modified(version: int) -> bool:
+def not_modified(version: int, tag: str = "") -> bool:
     """True when the client's If-None-Match already names this version (poll without a body)."""
-    return etag_for(version) in request.headers.get("If-None-Match", "")
+    return etag_for(version, tag) in request.headers.get("If-None-Match", "")
 
 
-def conditional(data: dict[str, Any], version: int, schema) -> Any:
-    """A view as a response with its ETag; 304 without a body when the client already has it."""
-    if not_modified(version):
+def conditional(data: dict[str, Any], version: int, schema, tag: str = "") -> Any:
+    """A view as a response with its ETag; 304 without a body when the client already has it.
+
+    ``tag`` distinguishes views of one version that differ with time (a deadline that passed
+    makes ``enforce_deadline`` legal without any new version).
+    """
+    if not_modified(version, tag):
         response = make_response("", 304)
     else:
         response = make_response(schema.dump(data))
-    response.headers["ETag"] = etag_for(version)
+    response.headers["ETag"] = etag_for(version, tag)
     return response
 
 

@@ -21,7 +21,7 @@ from flask.views import MethodView
 from flask_smorest import Blueprint
 
 from .. import auth, commitments, gofo
-from ..errors import Forbidden, IllegalAction
+from ..errors import Forbidden, IllegalAction, NotFound
 from ..gofo.hand import TABLETOP
 from ..gofo.table import Table, TableOptions, chance_action
 from ..store import Change, Record
@@ -141,6 +141,8 @@ def _create(body: dict[str, Any]) -> dict[str, Any]:
 
 def _require_seat_or_tabletop_host(who: str, record: Record, seat: int) -> None:
     """A seat's own token; at a tabletop table the host's token too (one phone for the table)."""
+    if not 0 <= seat < record.doc["state"]["options"]["seats"]:
+        raise NotFound(f"this table has no seat {seat}", code="no_such_seat")
     if who == "host":
         if record.doc["state"]["options"]["mode"] == TABLETOP:
             return
@@ -168,7 +170,7 @@ def _apply_move(record: Record, who: str, at: float, seat: int, action: Any,
     table = _supply_chance(table, doc, version, at, entries)  # may finish the hand (a reshuffle, then the canto)
     if table.hand_number != number and table.last_result is not None:
         doc["results"].append(copy.deepcopy(table.last_result))
-    if not isinstance(action, gofo.Look) or before != (table.hand_number, table.to_act(), table.hand.phase):
+    if not isinstance(action, (gofo.Look, gofo.Reshuffle)) or before != (table.hand_number, table.to_act(), table.hand.phase):
         doc["turn_since"] = at  # the clock of the seat to act restarts with every move
     doc.update(state=table.to_dict(), updated_at=at)
     return Change(doc, entries)
@@ -229,7 +231,7 @@ class Tables(MethodView):
         again) and the first hand begins.  Returns one bearer token per seat
         and one for the host, shown only here.
         """
-        response, replayed = idempotency.once("gofo-create", body, lambda: _create(body))
+        response, replayed = idempotency.once(common.client_scope("gofo-create"), body, lambda: _create(body))
         return response, 201, {"Idempotent-Replayed": "true" if replayed else "false"}
 
 

@@ -47,33 +47,33 @@ def _cards(text: str, **kwargs) -> fields.List:
 
 
 class CreateGofoTableSchema(ma.Schema):
-    seats = fields.Integer(load_default=5, validate=validate.Range(min=2, max=6), **_doc("Players at the table, 2–6 (at most 5 play a hand)."))
-    caja = fields.Integer(load_default=100, validate=validate.Range(min=1, max=1_000_000), **_doc("Chips in one caja (each player starts with one)."))
-    refill = fields.Integer(load_default=10, validate=validate.Range(min=1, max=1_000_000), **_doc("The agreed reposición: chips moved from behind to the front when the front is empty."))
-    initial_front = fields.Integer(allow_none=True, validate=validate.Range(min=1, max=1_000_000), **_doc("Chips put al frente before the first hand (default 3× the refill)."))
-    inauguration_front = fields.Integer(allow_none=True, validate=validate.Range(min=1, max=1_000_000), **_doc("Front of a new caja's first hand (default: initial_front)."))
+    seats = fields.Integer(strict=True, load_default=5, validate=validate.Range(min=2, max=6), **_doc("Players at the table, 2–6 (at most 5 play a hand)."))
+    caja = fields.Integer(strict=True, load_default=100, validate=validate.Range(min=1, max=1_000_000), **_doc("Chips in one caja (each player starts with one)."))
+    refill = fields.Integer(strict=True, load_default=10, validate=validate.Range(min=1, max=1_000_000), **_doc("The agreed reposición: chips moved from behind to the front when the front is empty."))
+    initial_front = fields.Integer(strict=True, allow_none=True, validate=validate.Range(min=1, max=1_000_000), **_doc("Chips put al frente before the first hand (default 3× the refill)."))
+    inauguration_front = fields.Integer(strict=True, allow_none=True, validate=validate.Range(min=1, max=1_000_000), **_doc("Front of a new caja's first hand (default: initial_front)."))
     mode = fields.String(load_default="dealt", validate=validate.OneOf(MODES), **_doc("dealt: the referee shuffles and deals; tabletop: real cards on a real table."))
-    turn_seconds = fields.Integer(allow_none=True, validate=validate.Range(min=5, max=86400), **_doc(
+    turn_seconds = fields.Integer(strict=True, allow_none=True, validate=validate.Range(min=5, max=86400), **_doc(
         "Seconds a seat has to move once it is its turn; after that anyone at the table may enforce the "
         "deadline and the seat makes the move a silent player makes (no ver, pass, voy, decline, stand pat; "
         "a silent mano opens 1). None (default): no deadline."))
 
 
 class OpenSchema(VersionedSchema):
-    amount = fields.Integer(required=True, validate=validate.Range(min=1), **_doc("The opening (apertura): below the smallest resto at the table."))
+    amount = fields.Integer(strict=True, required=True, validate=validate.Range(min=1), **_doc("The opening (apertura): below the smallest resto at the table."))
 
 
 class EnterSchema(VersionedSchema):
-    blind = fields.Boolean(required=True, **_doc("true: enter de ciego, without looking (and earn the right to raise the opening)."))
+    blind = fields.Boolean(required=True, truthy={True}, falsy={False}, **_doc("true: enter de ciego, without looking (and earn the right to raise the opening)."))
 
 
 class AmountSchema(VersionedSchema):
-    amount = fields.Integer(required=True, validate=validate.Range(min=1), **_doc("Chips added above the bet in force; see legal_actions for the allowed range."))
+    amount = fields.Integer(strict=True, required=True, validate=validate.Range(min=1), **_doc("Chips added above the bet in force; see legal_actions for the allowed range."))
 
 
 class DiscardSchema(VersionedSchema):
     cards = _cards("The cards thrown (dealt mode: required, 0–5 of your cards; tabletop: optional face-up cards).", load_default=list, validate=validate.Length(max=5))
-    count = fields.Integer(allow_none=True, validate=validate.Range(min=0, max=5), **_doc("Tabletop: how many cards were thrown (when the cards are not reported)."))
+    count = fields.Integer(strict=True, allow_none=True, validate=validate.Range(min=0, max=5), **_doc("Tabletop: how many cards were thrown (when the cards are not reported)."))
 
 
 class ShowSchema(VersionedSchema):
@@ -81,7 +81,7 @@ class ShowSchema(VersionedSchema):
 
 
 class DeclareSchema(VersionedSchema):
-    points = fields.Integer(required=True, validate=validate.Range(min=7, max=30), **_doc("The points you declare at the canto (tabletop); a winner must then show cards worth exactly that."))
+    points = fields.Integer(strict=True, required=True, validate=validate.Range(min=7, max=30), **_doc("The points you declare at the canto (tabletop); a winner must then show cards worth exactly that."))
 
 
 class NoBodySchema(VersionedSchema):

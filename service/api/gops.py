@@ -160,7 +160,7 @@ class Games(MethodView):
         safe: the same key with the same body returns the same game and
         tokens instead of creating another.
         """
-        response, replayed = idempotency.once("gops-create", body, lambda: _create(body))
+        response, replayed = idempotency.once(common.client_scope("gops-create"), body, lambda: _create(body))
         return response, 201, {"Idempotent-Replayed": "true" if replayed else "false"}
 
 
@@ -203,7 +203,9 @@ class SeatView(MethodView):
         record = common.store().load(KIND, game_id)
         who = common.identify(record.doc["auth"], common.bearer_hash())
         common.require_seat(who, seat)
-        return common.conditional(_view(record, seat), record.version, GopsSeatViewSchema())
+        data = _view(record, seat)
+        late = any(a["type"] == "enforce_deadline" for a in data["legal_actions"])
+        return common.conditional(data, record.version, GopsSeatViewSchema(), "-late" if late else "")
 
 
 @blp.route("/<string:game_id>/seats/<int:seat>/commit")

@@ -11,7 +11,20 @@ from marshmallow import fields, validate
 
 from .. import gops
 
-HEX64 = validate.Regexp(r"^[0-9a-f]{64}$", error="must be 64 lowercase hex characters")
+class FullMatch(validate.Regexp):
+    """``validate.Regexp`` that must match the whole string.
+
+    The pattern is documented as written (``^...$``, ECMA-262 semantics in the
+    spec) while Python's ``$`` would also accept a trailing newline.
+    """
+
+    def __call__(self, value):
+        if not isinstance(value, str) or self.regex.fullmatch(value) is None:
+            raise ma.ValidationError(self._format_error(value))
+        return value
+
+
+HEX64 = FullMatch(r"^[0-9a-f]{64}$", error="must be 64 lowercase hex characters")
 RANK = validate.Range(min=1, max=gops.MAX_RANKS)
 
 
@@ -23,23 +36,23 @@ def _doc(text: str, **extra) -> dict:
 
 
 class GopsOptionsSchema(ma.Schema):
-    players = fields.Integer(validate=validate.Range(min=2, max=7), **_doc("Number of seats, 2–7 (classic: 2)."))
-    ranks = fields.Integer(validate=validate.Range(min=1, max=13), **_doc("Ranks A..n used by every hand and the prizes (default 13)."))
+    players = fields.Integer(strict=True, validate=validate.Range(min=2, max=7), **_doc("Number of seats, 2–7 (classic: 2)."))
+    ranks = fields.Integer(strict=True, validate=validate.Range(min=1, max=13), **_doc("Ranks A..n used by every hand and the prizes (default 13)."))
     resolution = fields.String(validate=validate.OneOf(gops.RESOLUTIONS), **_doc("Tie resolution: none, split or highest_unique."))
     unclaimed = fields.String(validate=validate.OneOf(gops.UNCLAIMED), **_doc("What happens to a pot nobody wins: carryover or discard."))
     prize_order = fields.String(validate=validate.OneOf(gops.PRIZE_ORDERS), **_doc("shuffled (committed by hash, default), ascending, descending, explicit, or reported at the table."))
-    explicit_order = fields.List(fields.Integer(validate=RANK), **_doc("With prize_order explicit: every rank once, in order."))
+    explicit_order = fields.List(fields.Integer(strict=True, validate=RANK), **_doc("With prize_order explicit: every rank once, in order."))
     visibility = fields.String(validate=validate.OneOf(gops.VISIBILITIES), **_doc("open (default), blind, or dealer_sees_prize."))
-    dealer_seat = fields.Integer(validate=validate.Range(min=0, max=6), **_doc("With dealer_sees_prize: the seat that sees the prize."))
-    bid_cards = fields.Integer(validate=validate.Range(min=1, max=13), **_doc("Cards per bid (multi-card bids: 2); strength is their sum."))
-    open_prizes = fields.Integer(validate=validate.Range(min=1, max=13), **_doc("Prizes face up at once; above 1 the round's winner chooses."))
-    deadline_seconds = fields.Integer(validate=validate.Range(min=1, max=604800), allow_none=True, **_doc("Seconds each seat has to act in a phase; then the deadline may be enforced."))
+    dealer_seat = fields.Integer(strict=True, validate=validate.Range(min=0, max=6), **_doc("With dealer_sees_prize: the seat that sees the prize."))
+    bid_cards = fields.Integer(strict=True, validate=validate.Range(min=1, max=13), **_doc("Cards per bid (multi-card bids: 2); strength is their sum."))
+    open_prizes = fields.Integer(strict=True, validate=validate.Range(min=1, max=13), **_doc("Prizes face up at once; above 1 the round's winner chooses."))
+    deadline_seconds = fields.Integer(strict=True, validate=validate.Range(min=1, max=604800), allow_none=True, **_doc("Seconds each seat has to act in a phase; then the deadline may be enforced."))
 
 
 class GopsMatchSchema(ma.Schema):
     format = fields.String(load_default="single", validate=validate.OneOf(gops.MATCH_FORMATS), **_doc("single game, cumulative k games, best_of 3 or 5, or play to a target."))
-    games = fields.Integer(validate=validate.Range(min=1, max=50), allow_none=True, **_doc("cumulative: games to play; best_of: 3 or 5."))
-    target = fields.Integer(validate=validate.Range(min=1, max=10000), allow_none=True, **_doc("target: running total that ends the match (default 92)."))
+    games = fields.Integer(strict=True, validate=validate.Range(min=1, max=50), allow_none=True, **_doc("cumulative: games to play; best_of: 3 or 5."))
+    target = fields.Integer(strict=True, validate=validate.Range(min=1, max=10000), allow_none=True, **_doc("target: running total that ends the match (default 92)."))
     tiebreak = fields.String(load_default="extra_game", validate=validate.OneOf(gops.TIEBREAKS), **_doc("best_of still level after the agreed games: extra_game or total_points."))
 
 
@@ -50,28 +63,28 @@ class CreateGopsGameSchema(ma.Schema):
 
 
 class VersionedSchema(ma.Schema):
-    version = fields.Integer(validate=validate.Range(min=1), **_doc("Optional: the state version this move was decided on; if the game has moved on the move is refused with stale_version."))
+    version = fields.Integer(strict=True, validate=validate.Range(min=1), **_doc("Optional: the state version this move was decided on; if the game has moved on the move is refused with stale_version."))
 
 
 class GameBoundSchema(VersionedSchema):
-    game_id = fields.String(validate=validate.Regexp(r"^[A-Za-z0-9_-]{1,64}$"), **_doc(
+    game_id = fields.String(validate=FullMatch(r"^[A-Za-z0-9_-]{1,64}$"), **_doc(
         "Optional: the game_id this move is for. In a match, send it so that a late retry of a move "
         "from a finished game is recognised (same answer, nothing changes) instead of landing in the next game."))
 
 
 class CommitSchema(GameBoundSchema):
-    round = fields.Integer(required=True, validate=validate.Range(min=1), **_doc("The current round (from 1)."))
+    round = fields.Integer(strict=True, required=True, validate=validate.Range(min=1), **_doc("The current round (from 1)."))
     commitment = fields.String(required=True, validate=HEX64, **_doc("lowercase hex SHA-256 of gops-bid-v1|<game_id>|<round>|<seat>|<cards>|<salt>."))
 
 
 class RevealSchema(GameBoundSchema):
-    round = fields.Integer(required=True, validate=validate.Range(min=1), **_doc("The round being revealed."))
-    cards = fields.List(fields.Integer(validate=RANK), required=True, validate=validate.Length(min=1, max=13), **_doc("The committed ranks, in the order hashed."))
+    round = fields.Integer(strict=True, required=True, validate=validate.Range(min=1), **_doc("The round being revealed."))
+    cards = fields.List(fields.Integer(strict=True, validate=RANK), required=True, validate=validate.Length(min=1, max=13), **_doc("The committed ranks, in the order hashed."))
     salt = fields.String(required=True, validate=HEX64, **_doc("The 32-byte salt as 64 lowercase hex characters."))
 
 
 class RankSchema(VersionedSchema):
-    rank = fields.Integer(required=True, validate=RANK, **_doc("A rank: A=1 … K=13."))
+    rank = fields.Integer(strict=True, required=True, validate=RANK, **_doc("A rank: A=1 … K=13."))
 
 
 class EmptyActionSchema(VersionedSchema):
