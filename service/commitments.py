@@ -14,7 +14,7 @@ The referee commits to its own secrets the same way: a shuffled prize order
 revealed when it ends::
 
     gops-prizes-v1|<game id>|<ranks joined by commas>|<salt>
-    gofo-deck-v1|<hand id>|<cards joined by commas>|<salt>
+    gofo-deck-v2|<hand id>|<one leaf per card position>|<reshuffle key hash>   (see deck_commitment)
 
 >>> bid_commitment("g1", 1, 0, [9], "00" * 32)[:16]
 '46d7d03167c517bb'
@@ -87,21 +87,33 @@ def prize_order_commitment(game_id: str, order: Sequence[int], salt: str) -> str
     return _sha256_hex(prize_order_message(game_id, order, salt))
 
 
-def deck_message(hand_id: str, cards: Sequence[str], salt: str) -> str:
-    return f"gofo-deck-v1|{hand_id}|{','.join(cards)}|{salt}"
+def card_leaf(hand_id: str, position: int, card: str, salt: str) -> str:
+    """The commitment to one position of a Gofo deck: ``sha256("gofo-card-v1|<hand_id>|<position>|<card>|<salt>")``."""
+    return _sha256_hex(f"gofo-card-v1|{hand_id}|{position}|{card}|{salt}")
 
 
-def deck_commitment(hand_id: str, cards: Sequence[str], salt: str) -> str:
-    """The hash the referee publishes for a shuffled Gofo deck before the deal."""
-    return _sha256_hex(deck_message(hand_id, cards, salt))
+def reshuffle_key_hash(hand_id: str, key: str) -> str:
+    """The commitment to a hand's reshuffle key: ``sha256("gofo-reshuffle-key-v1|<hand_id>|<key>")``."""
+    return _sha256_hex(f"gofo-reshuffle-key-v1|{hand_id}|{key}")
+
+
+def deck_commitment(hand_id: str, leaves: Sequence[str], reshuffle_key_digest: str) -> str:
+    """The hash the referee publishes for a shuffled Gofo deck before the deal.
+
+    ``sha256("gofo-deck-v2|<hand_id>|<leaf 0>,…,<leaf 27>|<reshuffle key hash>")``: one
+    leaf per card position (each with its own salt), so after the hand the referee can open
+    the positions of every card that became public and keep the others (folded hands, a
+    hand won without showing) closed, while the commitment still binds them all.
+    """
+    return _sha256_hex(f"gofo-deck-v2|{hand_id}|{','.join(leaves)}|{reshuffle_key_digest}")
 
 
 def derived_shuffle(seed: str, items: Sequence[str]) -> list[str]:
     """A shuffle fully determined by ``seed``: Fisher–Yates driven by SHA-256.
 
     Used for the Gofo reshuffles: their seed is derived from the hand's
-    committed salt, so the referee cannot choose them after seeing play and
-    anyone can recompute them once the salt is revealed.  Byte stream: the
+    committed reshuffle key, so the referee cannot choose them after seeing
+    play and anyone can recompute them once the key is revealed.  Byte stream: the
     SHA-256 digests of ``<seed>|<counter>`` for counter 0, 1, …; each draw takes
     4 bytes as a big-endian integer and rejects values that would bias the
     modulo.
@@ -130,6 +142,6 @@ def _byte_stream(seed: str):
         counter += 1
 
 
-def reshuffle_seed(hand_id: str, number: int, salt: str) -> str:
-    """The seed of the ``number``-th reshuffle (from 1) of a dealt Gofo hand."""
-    return f"gofo-reshuffle-v1|{hand_id}|{number}|{salt}"
+def reshuffle_seed(hand_id: str, number: int, key: str) -> str:
+    """The seed of the ``number``-th reshuffle (from 1) of a dealt Gofo hand, from its committed key."""
+    return f"gofo-reshuffle-v1|{hand_id}|{number}|{key}"

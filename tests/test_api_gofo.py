@@ -36,6 +36,41 @@ def answer_everything(table: GofoTable, prefer: str = "ver") -> None:
             table.play("pass")
 
 
+def deal_checks_out(deal) -> bool:
+    """The leaves and the reshuffle key hash make the commitment; each opening matches its leaf."""
+    key_hash = commitments.reshuffle_key_hash(deal["hand_id"], deal["reshuffle_key"])
+    return (key_hash == deal["reshuffle_key_hash"]
+            and commitments.deck_commitment(deal["hand_id"], deal["leaves"], key_hash) == deal["commitment"]
+            and all(commitments.card_leaf(deal["hand_id"], o["position"], o["card"], o["salt"]) == deal["leaves"][o["position"]]
+                    for o in deal["openings"]))
+
+
+def test_a_folded_hand_is_never_shown(http):
+    """gofo.md: never a folded hand's cards, not even after the hand (review finding)."""
+    t = GofoTable.create(http, {"seats": 3})
+    mano = t.hand()["mano"]
+    a, b = (mano + 1) % 3, (mano + 2) % 3
+    t.play("open", amount=1)
+    t.play("enter", blind=True)
+    status, view = t.move(b, "enter", blind=False)
+    folded = view["hand"]["my_cards"]
+    assert status == 200 and len(folded) == 2
+    t.play("pass")
+    t.play("raise", amount=1)
+    t.play("no_ver")  # b folds after looking
+    t.play("no_ver")  # mano folds: a wins without showing
+    assert t.public()["table"]["hand_number"] == 2
+    def without_draws(view):  # the first-dealer draw used its own deck: its cards are not the hand's
+        return {**view, "table": {k: v for k, v in view["table"].items() if k != "draws"}}
+
+    transcript = http.get(f"{t.base}/transcript")[1]
+    transcript["entries"] = [e for e in transcript["entries"] if e["action"]["type"] != "dealer_draw"]
+    everything = json.dumps([without_draws(t.public()), without_draws(t.seat_view(a)),
+                             without_draws(t.seat_view(mano)), transcript, http.get(f"{t.base}/ledger")[1]])
+    assert not [card for card in folded if f'"{card}"' in everything]
+    assert deal_checks_out(t.public()["table"]["last_deal"])
+
+
 def pot_winner(eligible, values, mano, n):
     return max(eligible, key=lambda s: (values[s], -((s - mano) % n)))
 
@@ -62,10 +97,10 @@ def test_five_player_dealt_hand_with_blind_entry_refiche_all_in_and_side_pot(htt
     assert table["hand_number"] == 2 and table["last_result"]["reason"] == "uncontested"
     fronts = [s["front"] for s in table["seats"]]
     assert fronts[mano1] == 35 and fronts[(mano1 + 1) % 5] == 25
-    # The first hand's deck is revealed and matches the commitment published before its deal.
+    # The first hand's deal is opened where it showed cards (nowhere: everyone folded to the bet),
+    # and its leaves make the commitment published before the deal.
     deal = table["last_deal"]
-    assert sorted(deal["order"]) == sorted(DECK)
-    assert commitments.deck_commitment(deal["hand_id"], deal["order"], deal["salt"]) == deal["commitment"] == h["deck_commitment"]
+    assert deal_checks_out(deal) and deal["commitment"] == h["deck_commitment"] and deal["openings"] == []
 
     # Hand 2: the short stack (25) is mano; the previous mano (35) deals and plays last.
     h = t.hand()
@@ -133,12 +168,20 @@ def test_five_player_dealt_hand_with_blind_entry_refiche_all_in_and_side_pot(htt
     assert sum(result["payouts"]) == 121 and sum(result["net"]) == 0
     assert result["shown"][seats[3]] is None  # the folded hand is never shown
 
-    # The reshuffle was derived from the hand's committed salt: anyone can recompute it.
+    # Every card the hand made public is opened against the commitment; the folded hand's are not.
     deal = t.public()["table"]["last_deal"]
-    assert deal["reshuffles"] and commitments.deck_commitment(deal["hand_id"], deal["order"], deal["salt"]) == deal["commitment"]
+    assert deal_checks_out(deal)
+    opened = {o["card"] for o in deal["openings"]}
+    shown = {c for cards in result["shown"] if cards for c in cards}
+    thrown = {c for d in result["discards"] for c in d["cards"]}
+    assert opened == shown | thrown
+    # The reshuffle was derived from the committed key: with every card of its pile public, anyone
+    # can recompute it; otherwise its secret cards are null.
+    assert deal["reshuffles"]
     first = deal["reshuffles"][0]
-    seed = commitments.reshuffle_seed(deal["hand_id"], 1, deal["salt"])
-    assert first == commitments.derived_shuffle(seed, sorted(first, key=DECK.index))
+    seed = commitments.reshuffle_seed(deal["hand_id"], 1, deal["reshuffle_key"])
+    if None not in first:
+        assert first == commitments.derived_shuffle(seed, sorted(first, key=DECK.index))
 
     # Chips are conserved at the table; the ledger lists both hands.
     ledger = http.get(f"{t.base}/ledger")[1]

@@ -49,4 +49,5 @@ def test_readme_gofo_example_plays_a_hand_to_the_payout(live_server, tmp_path):
     assert "refiche  -> phase betting" in out and "enter    -> phase entering" in out
     pots = [l for l in out.splitlines() if l.startswith("[{'amount': 109")]
     assert pots and "'amount': 12" in pots[0]
-    assert out.strip().endswith("deck matches its commitment")
+    assert "deck matches its commitment" in out and "does not open" not in out
+    assert out.strip().endswith("every public card opens its leaf")

@@ -233,8 +233,22 @@ def test_python_client_plays_a_classic_game(python_sdk, live_server):
 # --------------------------------------------------------------------------- Gofo with the Python client
 
 
-def deck_commitment(hand_id: str, order: list[str], salt: str) -> str:
-    return sha256_hex(f"gofo-deck-v1|{hand_id}|{','.join(order)}|{salt}")
+def deal_checks_out(deal) -> bool:
+    """A finished hand's deal (model or raw dict): the leaves and the reshuffle key hash make the
+    published commitment, and every opened card matches its leaf (closed cards stay secret)."""
+    get = (lambda k: deal[k]) if isinstance(deal, dict) else (lambda k: getattr(deal, k))
+    hand_id, leaves = get("hand_id"), list(get("leaves"))
+    key_hash = sha256_hex(f"gofo-reshuffle-key-v1|{hand_id}|{get('reshuffle_key')}")
+    if key_hash != get("reshuffle_key_hash"):
+        return False
+    if sha256_hex(f"gofo-deck-v2|{hand_id}|{','.join(leaves)}|{key_hash}") != get("commitment"):
+        return False
+    for opening in get("openings"):
+        o = opening if isinstance(opening, dict) else {"position": opening.position, "salt": opening.salt,
+                                                       "card": getattr(opening.card, "value", opening.card)}
+        if sha256_hex(f"gofo-card-v1|{hand_id}|{o['position']}|{o['card']}|{o['salt']}") != leaves[o["position"]]:
+            return False
+    return True
 
 
 def gofo_pot_winner(eligible: list[int], values: list[int | None], mano: int, seats: int) -> int:
@@ -426,7 +440,8 @@ def test_python_client_plays_a_gofo_hand(python_sdk, live_server):
     assert fronts[mano1] == 35 and fronts[(mano1 + 1) % 5] == 25, fronts
     deal = info.last_deal
     assert isinstance(deal, DealReveal) and deal.hand_id == f"{table_id}-1"
-    assert deck_commitment(deal.hand_id, deal.order, deal.salt) == deal.commitment == commitment1
+    assert deal_checks_out(deal) and deal.commitment == commitment1
+    assert deal.openings == []  # hand 1 ended with everyone folding: no card was ever shown
 
     # 3. Hand 2: the short stack (25) is mano; the previous mano deals and plays last.
     h = state.hand
@@ -498,11 +513,11 @@ def test_python_client_plays_a_gofo_hand(python_sdk, live_server):
     for pot in result.pots:
         assert pot.winner == gofo_pot_winner(pot.eligible, result.values, mano, 5)
 
-    # 5. The deck was fixed before the deal: the revealed order and salt hash to the published commitment.
+    # 5. The deck was fixed before the deal: the opened cards match the published commitment.
     deal = state.table.last_deal
     assert isinstance(deal, DealReveal) and deal.hand == 2 and deal.hand_id == f"{table_id}-2"
-    assert len(deal.order) == 28 and len(set(deal.order)) == 28
-    assert deck_commitment(deal.hand_id, deal.order, deal.salt) == deal.commitment == commitment2
+    assert len(deal.leaves) == 28 and deal.openings
+    assert deal_checks_out(deal) and deal.commitment == commitment2
 
     # Chips are conserved at the table; the ledger and the transcript list both hands.
     r = get_gofo_ledger.sync_detailed(table_id, client=anyone)
@@ -671,4 +686,4 @@ def test_typescript_client_plays_a_gofo_hand(typescript_gofo_driver, live_server
     assert info["last_result"]["payouts"] == summary["payouts"] and info["last_result"]["net"] == summary["net"]
     deal = info["last_deal"]
     assert deal["hand_id"] == summary["hand_id"] and deal["commitment"] == summary["commitment"]
-    assert deck_commitment(deal["hand_id"], deal["order"], deal["salt"]) == deal["commitment"]
+    assert deal_checks_out(deal)

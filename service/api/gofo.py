@@ -1,10 +1,13 @@
 """The Gofo HTTP API under ``/v1/gofo/tables``: a table, its hands, one endpoint per kind of move.
 
-Dealt mode: the referee shuffles with the OS CSPRNG, publishes
-``deck_commitment = sha256("gofo-deck-v1|<hand_id>|<cards>|<salt>")`` before the
-deal and reveals the order and salt once the hand is over.  Reshuffles of the
-pile are derived from the same committed salt (``commitments.derived_shuffle``),
-so they too are fixed before play and checkable afterwards.
+Dealt mode: the referee shuffles with the OS CSPRNG and publishes a
+``deck_commitment`` before the deal: one salted leaf per card position plus the
+hash of a reshuffle key (``commitments.deck_commitment``).  Once the hand is over
+it opens the positions of every card that became public (thrown face up, kept to
+the right, shown at the canto) and reveals the reshuffle key; the other
+positions stay closed, so a folded hand, or a hand that won without showing, is
+never shown.  Reshuffles of the pile are derived from the committed key
+(``commitments.derived_shuffle``), so they too were fixed before play.
 
 Tabletop mode: real cards; the referee keeps turns, bets, pots and the ledger,
 and checks the cards entered at the canto.  The host token may act for any seat
@@ -74,16 +77,11 @@ def _supply_chance(table: Table, doc: dict[str, Any], version: int, at: float,
         number = table.hand_number
         if kind == "shuffle":
             action = chance_action(request, _system_random)
-            salt = commitments.new_salt()
-            hid = hand_id(doc["id"], number)
-            doc["deals"][str(number)] = {
-                "hand": number, "hand_id": hid, "salt": salt, "order": list(action.order),
-                "commitment": commitments.deck_commitment(hid, action.order, salt), "reshuffles": [],
-            }
+            doc["deals"][str(number)] = _new_deal(hand_id(doc["id"], number), number, list(action.order))
         elif kind == "reshuffle":
             deal = doc["deals"][str(number)]
             k = len(deal["reshuffles"]) + 1
-            seed = commitments.reshuffle_seed(deal["hand_id"], k, deal["salt"])
+            seed = commitments.reshuffle_seed(deal["hand_id"], k, deal["reshuffle_key"])
             action = gofo.Reshuffle(tuple(commitments.derived_shuffle(seed, request["cards"])))
             deal["reshuffles"].append(list(action.order))
         else:
@@ -93,16 +91,43 @@ def _supply_chance(table: Table, doc: dict[str, Any], version: int, at: float,
     return table
 
 
+def _new_deal(hid: str, number: int, order: list[str]) -> dict[str, Any]:
+    """The referee's secret record of one hand's deck, with the commitment it publishes."""
+    salts = [commitments.new_salt() for _ in order]
+    leaves = [commitments.card_leaf(hid, i, card, salts[i]) for i, card in enumerate(order)]
+    key = commitments.new_salt()
+    key_hash = commitments.reshuffle_key_hash(hid, key)
+    return {"hand": number, "hand_id": hid, "order": order, "salts": salts, "leaves": leaves,
+            "reshuffle_key": key, "reshuffle_key_hash": key_hash, "reshuffles": [],
+            "commitment": commitments.deck_commitment(hid, leaves, key_hash)}
+
+
+def public_cards(result: dict[str, Any]) -> set[str]:
+    """Cards a finished hand made public: thrown face up, kept to the right, shown at the canto."""
+    cards = {c for d in result.get("discards") or [] for c in (d.get("cards") or [])}
+    cards |= {c for kept in result.get("kept") or [] for c in kept}
+    cards |= {c for shown in result.get("shown") or [] for c in (shown or [])}
+    return cards
+
+
+def _opened(deal: dict[str, Any], public: set[str]) -> dict[str, Any]:
+    """A finished hand's deal as published: every leaf, the openings of public cards, the key."""
+    return {
+        "hand": deal["hand"], "hand_id": deal["hand_id"], "commitment": deal["commitment"],
+        "leaves": list(deal["leaves"]), "reshuffle_key": deal["reshuffle_key"],
+        "reshuffle_key_hash": deal["reshuffle_key_hash"],
+        "openings": [{"position": i, "card": card, "salt": deal["salts"][i]}
+                     for i, card in enumerate(deal["order"]) if card in public],
+        "reshuffles": [[card if card in public else None for card in order] for order in deal["reshuffles"]],
+    }
+
+
 def _entry(version: int, at: float, by: str, seat: int | None, hand: int, action: Any) -> dict[str, Any]:
     data = action if isinstance(action, dict) else gofo.action_to_dict(action)
     return {"version": version, "at": at, "by": by, "seat": seat, "hand": hand, "action": data}
 
 
 # ------------------------------------------------------------------- views
-
-
-def _deal_public(deal: dict[str, Any]) -> dict[str, Any]:
-    return {k: copy.deepcopy(v) for k, v in deal.items()}
 
 
 def _view(record: Record, seat: int | None = None) -> dict[str, Any]:
@@ -118,7 +143,7 @@ def _view(record: Record, seat: int | None = None) -> dict[str, Any]:
         data["hand"]["deck_commitment"] = deal["commitment"] if deal else None
         data["hand"]["turn_deadline_at"] = _turn_deadline(doc)
     previous = doc["deals"].get(str(table.hand_number - 1))
-    data["table"]["last_deal"] = _deal_public(previous) if previous else None
+    data["table"]["last_deal"] = _opened(previous, set(previous["public"])) if previous else None
     return data
 
 
@@ -170,6 +195,9 @@ def _apply_move(record: Record, who: str, at: float, seat: int, action: Any,
     table = _supply_chance(table, doc, version, at, entries)  # may finish the hand (a reshuffle, then the canto)
     if table.hand_number != number and table.last_result is not None:
         doc["results"].append(copy.deepcopy(table.last_result))
+        deal = doc["deals"].get(str(number))
+        if deal is not None:
+            deal["public"] = sorted(public_cards(table.last_result))
     if not isinstance(action, (gofo.Look, gofo.Reshuffle)) or before != (table.hand_number, table.to_act(), table.hand.phase):
         doc["turn_since"] = at  # the clock of the seat to act restarts with every move
     doc.update(state=table.to_dict(), updated_at=at)
@@ -285,14 +313,18 @@ class Transcript(MethodView):
         store = common.store()
         record = store.load(KIND, table_id)
         current = Table.from_dict(record.doc["state"]).hand_number
+        deals = record.doc["deals"]
         entries = []
         for entry in store.transcript(KIND, table_id):
             if entry["version"] > record.version:
                 continue
-            if entry["hand"] >= current and entry["action"]["type"] in ("shuffle", "reshuffle"):
-                entry = dict(entry, action={**entry["action"], "order": None})
+            if entry["action"]["type"] in ("shuffle", "reshuffle") and entry["action"].get("order"):
+                deal = deals.get(str(entry["hand"]))
+                public = set(deal.get("public", ())) if deal and entry["hand"] < current else set()
+                order = [card if card in public else None for card in entry["action"]["order"]]
+                entry = dict(entry, action={**entry["action"], "order": order if public else None})
             entries.append(entry)
-        deals = [_deal_public(d) for n, d in sorted(record.doc["deals"].items(), key=lambda kv: int(kv[0]))
+        deals = [_opened(d, set(d["public"])) for n, d in sorted(deals.items(), key=lambda kv: int(kv[0]))
                  if int(n) < current]
         return {"id": table_id, "kind": KIND, "version": record.version,
                 "options": record.doc["state"]["options"], "entries": entries, "deals": deals,

@@ -35,7 +35,8 @@ def card_ref(converter, field, ret=None, **kwargs) -> dict:
     """apispec attribute function: a :class:`Card` field is ``$ref: Card`` (plus nullable)."""
     if isinstance(field, Card):
         ret.clear()
-        return {"$ref": "#/components/schemas/Card"}
+        ref = {"$ref": "#/components/schemas/Card"}
+        return {"allOf": [ref], "nullable": True} if field.allow_none else ref
     return {}
 
 
@@ -193,7 +194,7 @@ class GofoHandSchema(ma.Schema):
     pile_count = fields.Integer(**_doc("Dealt mode: cards in the discard pile."))
     canto = fields.Nested(CantoSchema)
     turn_deadline_at = fields.Float(allow_none=True, **_doc("Unix time after which the seat to act may be moved by the deadline (tables with turn_seconds)."))
-    deck_commitment = fields.String(allow_none=True, **_doc("Dealt mode: SHA-256 of gofo-deck-v1|<hand_id>|<cards>|<salt>, published before the deal."))
+    deck_commitment = fields.String(allow_none=True, **_doc("Dealt mode: sha256(gofo-deck-v2|<hand_id>|<28 card leaves>|<reshuffle key hash>), published before the deal."))
     hand_id = fields.String(**_doc("The id the deck commitment names: <table id>-<hand number>."))
 
 
@@ -204,13 +205,25 @@ class GofoSeatHandSchema(GofoHandSchema):
     my_value = fields.Integer(allow_none=True, **_doc("Dealt mode: the value of your five cards."))
 
 
+class CardOpeningSchema(ma.Schema):
+    position = fields.Integer(required=True, **_doc("Position in the deck, 0 = top card."))
+    card = Card(required=True)
+    salt = fields.String(required=True)
+
+
 class DealRevealSchema(ma.Schema):
     hand = fields.Integer(required=True)
     hand_id = fields.String(required=True)
-    commitment = fields.String(required=True)
-    order = fields.List(Card(), required=True, **_doc("The deck order, top card first."))
-    salt = fields.String(required=True)
-    reshuffles = fields.List(fields.List(Card()), required=True, **_doc("Orders the referee drew when the stock ran out."))
+    commitment = fields.String(required=True, **_doc("The deck_commitment published before the deal."))
+    leaves = fields.List(fields.String(), required=True, **_doc(
+        "One per deck position: sha256(gofo-card-v1|<hand_id>|<position>|<card>|<salt>)."))
+    reshuffle_key = fields.String(required=True, **_doc("The key the hand's reshuffles were derived from."))
+    reshuffle_key_hash = fields.String(required=True, **_doc("sha256(gofo-reshuffle-key-v1|<hand_id>|<key>)."))
+    openings = fields.List(fields.Nested(CardOpeningSchema), required=True, **_doc(
+        "The positions of every card the hand made public (thrown face up, kept, shown at the canto). "
+        "Other positions stay closed: a folded hand is never shown."))
+    reshuffles = fields.List(fields.List(Card(allow_none=True)), required=True, **_doc(
+        "The orders drawn when the stock ran out; cards that stayed secret are null."))
 
 
 class GofoTableInfoSchema(ma.Schema):
@@ -221,7 +234,7 @@ class GofoTableInfoSchema(ma.Schema):
     draws = fields.List(fields.List(fields.List(fields.Raw())), required=True, **_doc("The first-dealer draw: rounds of [seat, card] pairs."))
     draw_seats = fields.List(fields.Integer(), required=True)
     last_result = fields.Nested(HandResultSchema, allow_none=True, required=True)
-    last_deal = fields.Nested(DealRevealSchema, allow_none=True, required=True, **_doc("Dealt mode: the previous hand's deck order and salt, to check against its commitment."))
+    last_deal = fields.Nested(DealRevealSchema, allow_none=True, required=True, **_doc("Dealt mode: the previous hand's deck commitment opened at every card it made public."))
 
 
 class GofoTableSchema(ma.Schema):
@@ -257,7 +270,7 @@ class GofoTranscriptEntrySchema(ma.Schema):
     by = fields.String(required=True, **_doc("host, seat:N or referee."))
     seat = fields.Integer(allow_none=True, required=True, **_doc("The seat the engine applied it for (null: chance)."))
     hand = fields.Integer(required=True)
-    action = fields.Dict(required=True, **_doc("The action; deck orders withheld (null) until the hand is over."))
+    action = fields.Dict(required=True, **_doc("The action; a deck or reshuffle order is withheld (null) until the hand is over, then shows only the cards the hand made public."))
 
 
 class GofoTranscriptSchema(ma.Schema):
@@ -266,7 +279,7 @@ class GofoTranscriptSchema(ma.Schema):
     version = fields.Integer(required=True)
     options = fields.Nested(TableOptionsSchema, required=True)
     entries = fields.List(fields.Nested(GofoTranscriptEntrySchema), required=True)
-    deals = fields.List(fields.Nested(DealRevealSchema), required=True, **_doc("Revealed deck orders of finished hands."))
+    deals = fields.List(fields.Nested(DealRevealSchema), required=True, **_doc("Finished hands' deck commitments, opened at every card each made public."))
     turn_seconds = fields.Integer(allow_none=True, required=True, **_doc("The table's turn deadline, if any."))
     hands_finished = fields.Integer(required=True, **_doc("Hands played to the end; entries after them belong to the hand in progress."))
     results = fields.List(fields.Nested(HandResultSchema), required=True, **_doc("Every finished hand's result, in order."))

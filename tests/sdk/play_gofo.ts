@@ -86,8 +86,14 @@ function sha256Hex(text: string): string {
   return createHash("sha256").update(text, "utf8").digest("hex");
 }
 
-function deckCommitment(handId: string, order: string[], salt: string): string {
-  return sha256Hex(`gofo-deck-v1|${handId}|${order.join(",")}|${salt}`);
+/** The leaves and the reshuffle key make the published commitment; each opened card matches its leaf. */
+function dealChecksOut(deal: DealReveal): boolean {
+  const keyHash = sha256Hex(`gofo-reshuffle-key-v1|${deal.handId}|${deal.reshuffleKey}`);
+  if (keyHash !== deal.reshuffleKeyHash) return false;
+  if (sha256Hex(`gofo-deck-v2|${deal.handId}|${deal.leaves.join(",")}|${keyHash}`) !== deal.commitment) return false;
+  return deal.openings.every(
+    (o) => sha256Hex(`gofo-card-v1|${deal.handId}|${o.position}|${o.card}|${o.salt}`) === deal.leaves[o.position],
+  );
 }
 
 /** The best hand wins a pot; equal values go to the player closer to mano. */
@@ -255,7 +261,7 @@ async function main(baseUrl: string): Promise<void> {
   let deal = state.table.lastDeal;
   check(deal !== null && deal.handId === `${tableId}-1`, "hand 1's deal revealed");
   check(deal.commitment === commitment1, "the revealed commitment is the one published before hand 1");
-  check(deckCommitment(deal.handId, deal.order, deal.salt) === commitment1, "hand 1's deck matches its commitment");
+  check(dealChecksOut(deal) && deal.openings.length === 0, "hand 1's deal matches its commitment and shows no card");
 
   // 3. Hand 2: the short stack (25) is mano; the previous mano deals and plays last.
   check(state.hand !== null, "hand 2 in progress");
@@ -340,9 +346,9 @@ async function main(baseUrl: string): Promise<void> {
   // 5. The deck was fixed before the deal: the revealed order and salt hash to the published commitment.
   deal = state.table.lastDeal;
   check(deal !== null && deal.hand === 2 && deal.handId === `${tableId}-2`, "hand 2's deal revealed");
-  check(deal.order.length === 28 && new Set(deal.order).size === 28, "a whole deck");
+  check(deal.leaves.length === 28 && deal.openings.length > 0, "a whole deck, public cards opened");
   check(deal.commitment === commitment2, "the revealed commitment is the one published before hand 2");
-  check(deckCommitment(deal.handId, deal.order, deal.salt) === deal.commitment, "hand 2's deck matches its commitment");
+  check(dealChecksOut(deal), "hand 2's opened cards match its commitment");
 
   // Chips are conserved at the table; the ledger and the transcript list both hands.
   const ledger = await roundtrip(await anyone.getGofoLedgerRaw({ tableId }), LedgerToJSON, "Ledger");
