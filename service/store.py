@@ -154,6 +154,7 @@ class Store:
         transition: Callable[[Record], Change | None],
         expected_version: int | None = None,
         attempts: int = 50,
+        pinned: bool = False,
     ) -> tuple[Record, bool]:
         """Load, apply ``transition``, save; retry when another writer was first.
 
@@ -162,6 +163,8 @@ class Store:
         a RefereeError to refuse; nothing is stored then.  With
         ``expected_version`` the caller insists on acting on that version:
         any other current version is a StaleVersion error, never a retry.
+        ``pinned``: the transition itself checks the version it was decided on, so
+        a lost race is not retried either (the retry would refuse it anyway).
 
         Returns the record now stored and whether this call changed it.
         """
@@ -180,6 +183,8 @@ class Store:
             except StaleVersion:
                 if expected_version is not None:
                     raise
+                if pinned:  # re-run: the transition refuses with the current version
+                    continue
                 time.sleep(min(0.001 * (attempt + 1), 0.02))
         raise Busy(f"too many simultaneous changes to {kind} {id}; try again")
 

@@ -32,13 +32,20 @@ verifier must not pass what it could not check.
 
 Deck commitments (Gofo)
 -----------------------
-A Gofo table never ends: its transcript reveals the deck order and salt of
-every *finished* hand in ``deals`` (the hand in progress is withheld) and the
-checker replays exactly those hands.  Each deal's order and salt must hash to
-its ``commitment``; since a rewritten deal could carry a rewritten commitment,
-the ``deck_commitment`` the players saw before a deal can be given with
-``--deck-commitment HAND=HEX``.  Reshuffles are not committed separately: they
-are derived from the hand's committed salt and recomputed here.
+A Gofo table never ends: its transcript opens the deck commitment of every
+*finished* hand in ``deals`` (the hand in progress is withheld) and the checker
+replays exactly those hands.  A deal publishes one salted leaf per deck
+position, the reshuffle key and its hash, and opens (position, card, salt) only
+for the cards the hand made public; the other positions stay closed, so a
+folded hand is never shown.  The leaves and key hash must hash to the deal's
+``commitment`` (and to ``--deck-commitment HAND=HEX``, the commitment the
+players saw before the deal: a rewritten deal could carry a rewritten
+commitment), every opening must open its leaf, and the openings must be exactly
+the public cards of the recorded result.  Closed positions are filled with the
+unseen cards in canonical order for the replay: they never appear in a public
+action, so the public outcome must still be reproduced exactly.  Reshuffles are
+derived from the committed key and recomputed here; one whose pile holds hidden
+cards is only partly checkable.
 """
 
 from __future__ import annotations
@@ -547,9 +554,10 @@ def _check_gofo_by(report: Report, where: str, entry: dict[str, Any], seats: int
 
 def _gofo_deals(report: Report, tid: str, deals: Any, finished: int, mode: str,
                 given: dict[int, str]) -> dict[int, dict[str, Any]]:
-    """Check ``deals`` on their own (one per finished hand, order + salt hash to the commitment);
-    return hand number -> deal for the deals whose order and salt can be used in the replay."""
-    from .gofo.cards import DECK
+    """Check ``deals`` on their own: one per finished hand; the 28 leaves and the reshuffle key hash
+    hash to the commitment; the key hashes to its hash; every opening opens its leaf.  Return hand
+    number -> deal (``openings`` as position -> card, the good ones only) for the replay."""
+    from .gofo.cards import DECK, is_card
 
     usable: dict[int, dict[str, Any]] = {}
     if not isinstance(deals, list) or not all(isinstance(d, dict) for d in deals):
@@ -565,48 +573,248 @@ def _gofo_deals(report: Report, tid: str, deals: Any, finished: int, mode: str,
     if len(deals) != finished:
         report.problem(f"deals: the transcript lists {len(deals)} deal{'s' if len(deals) != 1 else ''} but "
                        f"{finished} finished hand{'s' if finished != 1 else ''} (hands_finished); every finished "
-                       "hand's deck is revealed there")
-    for position, deal in enumerate(deals):
-        number = position + 1
-        where = f"deals[{position}]"
+                       "hand's deck commitment is opened there")
+    for index, deal in enumerate(deals):
+        number = index + 1
+        where = f"deals[{index}]"
         if deal.get("hand") != number:
             report.problem(f"{where}: is for hand {deal.get('hand')!r}, expected hand {number} "
                            "(deals are listed in hand order, one per finished hand)")
             continue
         hid = f"{tid}-{number}"
-        order, salt, commitment = deal.get("order"), deal.get("salt"), deal.get("commitment")
         if deal.get("hand_id") != hid:
             report.problem(f"{where}: hand_id is {deal.get('hand_id')!r}, but hand {number} of table {tid} "
                            f"hashes with the hand id {hid!r}")
-        if not isinstance(order, list) or len(order) != len(DECK) or sorted(map(str, order)) != sorted(DECK) \
-                or not all(isinstance(c, str) for c in order):
-            report.problem(f"{where}: the deck order of hand {number} is not the 28 cards each exactly once")
+        if "order" in deal or "salt" in deal:
+            report.problem(f"{where}: carries a whole deck order or deck salt (order/salt); a finished hand opens "
+                           "only the positions of its public cards, or a folded hand would be shown")
+        leaves, key, key_hash = deal.get("leaves"), deal.get("reshuffle_key"), deal.get("reshuffle_key_hash")
+        if not isinstance(leaves, list) or len(leaves) != len(DECK) \
+                or not all(isinstance(x, str) and commitments.COMMITMENT_PATTERN.match(x) for x in leaves):
+            report.problem(f"{where}: leaves is not a list of {len(DECK)} SHA-256 digests (64 lowercase hex), one "
+                           f"per deck position of hand {number}")
             continue
-        if not isinstance(salt, str) or not commitments.SALT_PATTERN.match(salt):
-            report.problem(f"{where}: the deck salt {_short(salt)!r} of hand {number} is not 64 lowercase hex "
+        if not isinstance(key_hash, str) or not commitments.COMMITMENT_PATTERN.match(key_hash):
+            report.problem(f"{where}: reshuffle_key_hash {_short(key_hash)!r} is not a SHA-256 digest "
+                           "(64 lowercase hex)")
+            continue
+        key_ok = isinstance(key, str) and bool(commitments.SALT_PATTERN.match(key))
+        if not key_ok:
+            report.problem(f"{where}: the reshuffle key {_short(key)!r} of hand {number} is not 64 lowercase hex "
                            "characters")
-            continue
-        reshuffles = deal.get("reshuffles")
-        if not isinstance(reshuffles, list) or not all(isinstance(r, list) for r in reshuffles):
-            report.problem(f"{where}: reshuffles is not a list of card orders")
-            reshuffles = None
-        actual = commitments.deck_commitment(hid, order, salt)
-        published: list[tuple[str, Any]] = [(f"deals[{position}].commitment", commitment)]
+        elif not commitments.matches(commitments.reshuffle_key_hash(hid, key), key_hash):
+            key_ok = False
+            report.problem(f"{where}: the reshuffle key {_short(key)} of hand {number} hashes to "
+                           f"{_short(commitments.reshuffle_key_hash(hid, key))}, not to the committed "
+                           f"reshuffle_key_hash {_short(key_hash)}")
+        actual = commitments.deck_commitment(hid, leaves, key_hash)
+        published: list[tuple[str, Any]] = [(f"deals[{index}].commitment", deal.get("commitment"))]
         if number in given:
             published.append((f"--deck-commitment {number}", given[number]))
         for source, expected in published:
             if not isinstance(expected, str) or not commitments.COMMITMENT_PATTERN.match(expected) \
                     or not commitments.matches(actual, expected):
                 report.problem(
-                    f"{where}: the deck order and salt {_short(salt)} of hand {number} hash to {_short(actual)}, "
+                    f"{where}: the leaves and reshuffle key hash of hand {number} hash to {_short(actual)}, "
                     f"which does not match the deck commitment {_short(expected)} published for hand {hid} "
                     f"({source})")
-        usable[number] = {"order": order, "salt": salt, "hand_id": hid, "reshuffles": reshuffles,
-                          "where": where}
+        openings: dict[int, str] = {}
+        raw = deal.get("openings")
+        if not isinstance(raw, list):
+            report.problem(f"{where}: openings is not a list of {{position, card, salt}}")
+            raw = []
+        for i, opening in enumerate(raw):
+            at = f"{where}.openings[{i}]"
+            pos, card, salt = (opening.get(k) for k in ("position", "card", "salt")) \
+                if isinstance(opening, dict) else (None, None, None)
+            if not (_is_int(pos) and 0 <= pos < len(DECK) and is_card(card) and isinstance(salt, str)
+                    and commitments.SALT_PATTERN.match(salt)):
+                report.problem(f"{at}: not an opening (a position 0..{len(DECK) - 1}, a card of the deck and a "
+                               "64-hex salt)")
+                continue
+            if pos in openings:
+                report.problem(f"{at}: opens position {pos} a second time")
+                continue
+            if card in openings.values():
+                report.problem(f"{at}: opens {card} a second time (position {pos}); each card is at one position")
+                continue
+            leaf = commitments.card_leaf(hid, pos, card, salt)
+            if not commitments.matches(leaf, leaves[pos]):
+                report.problem(f"{at}: {card} at position {pos} with salt {_short(salt)} hashes to {_short(leaf)}, "
+                               f"not to the committed leaf {_short(leaves[pos])} (leaves[{pos}]): the position does "
+                               "not open")
+                continue
+            openings[pos] = card
+        reshuffles = deal.get("reshuffles")
+        if not isinstance(reshuffles, list) or not all(
+                isinstance(r, list) and all(c is None or isinstance(c, str) for c in r) for r in reshuffles):
+            report.problem(f"{where}: reshuffles is not a list of card orders (a card or null each)")
+            reshuffles = None
+        usable[number] = {"hand_id": hid, "openings": openings, "key": key if key_ok else None,
+                          "reshuffles": reshuffles, "where": where}
     for number in sorted(n for n in given if not 1 <= n <= finished):
         report.problem(f"--deck-commitment {number}=…: hand {number} is not a finished hand of this transcript "
                        f"({finished} finished); only a finished hand's deck is revealed")
     return usable
+
+
+def _gofo_public_cards(result: Any) -> set[str] | None:
+    """The cards a finished hand made public, from its recorded result: thrown face up, kept to the
+    right, shown at the canto.  ``None`` when the result is too malformed to tell."""
+    try:
+        cards = {c for d in result.get("discards") or [] for c in (d.get("cards") or [])}
+        cards |= {c for kept in result.get("kept") or [] for c in kept}
+        cards |= {c for shown in result.get("shown") or [] for c in (shown or [])}
+    except (AttributeError, TypeError):
+        return None
+    return cards if all(isinstance(c, str) for c in cards) else None
+
+
+def _gofo_openings_match_results(report: Report, deals: dict[int, dict[str, Any]],
+                                 recorded: list[dict[str, Any]] | None) -> None:
+    """Every public card of a finished hand is opened (nothing public goes unchecked), and nothing
+    else is (a folded hand, or one that won without showing, stays secret)."""
+    from .gofo.cards import is_card, sort_cards
+
+    by_hand = {r.get("hand"): r for r in recorded or [] if _is_int(r.get("hand"))}
+    for number, deal in sorted(deals.items()):
+        public = _gofo_public_cards(by_hand.get(number)) if number in by_hand else None
+        if public is None:
+            continue  # no usable result for the hand: reported with the results
+        opened = set(deal["openings"].values())
+        unopened = sort_cards(c for c in public - opened if is_card(c))
+        if unopened:
+            report.problem(f"{deal['where']}: hand {number} made {unopened} public (results), but "
+                           f"{'they are' if len(unopened) != 1 else 'it is'} not opened: every public card must "
+                           "open its leaf, or where it lay in the deck is left unchecked")
+        leaked = sort_cards(opened - public)
+        if leaked:
+            report.problem(f"{deal['where']}: opens {leaked}, which hand {number} did not make public: the referee "
+                           "must keep the positions of a folded or unshown hand closed")
+
+
+def _gofo_fill(report: Report, where: str, kind: str, number: int, masked: Any, deal: dict[str, Any],
+               request: dict[str, Any] | None, k: int, tally: dict[str, int]) -> list[str] | None:
+    """Check a finished hand's masked shuffle or reshuffle order against the deal's openings, and fill
+    it in for the replay: a closed position gets a card nobody saw, in canonical deck order.  Closed
+    cards never appear in a public action, so the replay's public outcome is the real one.  ``None``
+    when the order cannot be filled in (the replay stops)."""
+    from .gofo.cards import DECK, sort_cards
+
+    openings = deal["openings"]
+    public = set(openings.values())
+    if kind == "shuffle":
+        expected = [openings.get(i) for i in range(len(DECK))]
+        if masked is None:
+            if openings:
+                report.problem(f"{where}: the shuffle order is withheld (null), but hand {number} is finished and "
+                               f"{deal['where']} opens {len(openings)} position{'s' if len(openings) != 1 else ''}; "
+                               "the shuffle entry must show the cards there")
+        elif not isinstance(masked, list) or len(masked) != len(DECK):
+            report.problem(f"{where}: the shuffle order is not a list of {len(DECK)} positions (a card or null each)")
+        elif masked != expected:
+            report.problem(
+                f"{where}: the shuffle of hand {number} shows the deck as {_short(masked, 40)}, not the positions "
+                f"opened in {deal['where']} (each opened card at its position, null elsewhere; "
+                f"{_first_difference(masked, expected)})")
+        closed = iter(c for c in DECK if c not in public)
+        return [openings[i] if i in openings else next(closed) for i in range(len(DECK))]
+
+    if request is None or request.get("kind") != "reshuffle":
+        report.problem(f"{where}: a reshuffle, but replaying the entries before it, hand {number} needs no "
+                       "reshuffle here (the stock did not run out)")
+        return None
+    pile = list(request["cards"])
+    revealed = deal["reshuffles"]
+    if masked is None:
+        if public & set(pile):
+            report.problem(f"{where}: the reshuffle order is withheld (null), but hand {number} is finished and the "
+                           f"pile holds public cards {sort_cards(public & set(pile))}; they must be shown")
+        masked = [None] * len(pile)
+    if not isinstance(masked, list) or not all(c is None or isinstance(c, str) for c in masked):
+        report.problem(f"{where}: reshuffle {k} of hand {number}: the order is not a list of cards or nulls")
+        return None
+    if len(masked) != len(pile):
+        report.problem(f"{where}: reshuffle {k} of hand {number} orders {len(masked)} cards, but the replayed pile "
+                       f"holds {len(pile)}")
+        return None
+    known = [c for c in masked if c is not None]
+    twice = sort_cards({c for c in known if known.count(c) > 1 and c in DECK})
+    strangers = [c for c in known if c not in pile]
+    if twice or strangers:
+        report.problem(f"{where}: reshuffle {k} of hand {number} shows "
+                       + (f"{twice} at more than one position" if twice else "")
+                       + (" and " if twice and strangers else "")
+                       + (f"{strangers}, not in the pile the replay asks for ({pile})" if strangers else ""))
+        return None
+    leaked = [c for c in known if c not in public]
+    if leaked:
+        report.problem(f"{where}: reshuffle {k} of hand {number} shows {leaked}, which {deal['where']} does not "
+                       f"open: hand {number} did not make {'them' if len(leaked) != 1 else 'it'} public")
+    hidden = [c for c in pile if c not in known]  # canonical order: the pile comes sorted
+    masked_public = [c for c in hidden if c in public]
+    if masked_public:
+        report.problem(f"{where}: reshuffle {k} of hand {number} hides (null) {masked_public}, which the hand made "
+                       "public; every public card of the pile is shown")
+    fill = iter(hidden)
+    filled = [c if c is not None else next(fill) for c in masked]
+    key = deal["key"]
+    if key is not None:
+        seed = commitments.reshuffle_seed(deal["hand_id"], k, key)
+        if not hidden:
+            expected = commitments.derived_shuffle(seed, pile)
+            if masked != expected:
+                report.problem(
+                    f"{where}: reshuffle {k} of hand {number} orders the pile as {masked}, but the order derived "
+                    f"from the committed reshuffle key (reshuffle_seed({deal['hand_id']}, {k}, key)) over the pile "
+                    f"{pile} is {expected}")
+            else:
+                tally["derived"] += 1
+        else:
+            clash = _gofo_partial_clash(seed, masked, public)
+            if clash:
+                report.problem(f"{where}: reshuffle {k} of hand {number} cannot be derived from the committed "
+                               f"reshuffle key whatever its hidden cards: {clash}")
+            else:
+                tally["partial"] += 1
+    if revealed is not None:
+        if k > len(revealed):
+            report.problem(f"{where}: reshuffle {k} of hand {number} is not listed in {deal['where']}.reshuffles "
+                           f"({len(revealed)} listed)")
+        elif revealed[k - 1] != masked:
+            report.problem(f"{where}: reshuffle {k} of hand {number} differs from {deal['where']}.reshuffles[{k - 1}] "
+                           f"({_first_difference(masked, revealed[k - 1])})")
+    return filled
+
+
+def _gofo_partial_clash(seed: str, masked: list[str | None], public: set[str]) -> str | None:
+    """A reshuffle with hidden (null) cards against its derivation.
+
+    ``derived_shuffle`` only swaps positions, so the seed fixes which position of the sorted pile lands
+    where whatever the cards: the known cards must sit at the sorted-pile ranks it sends to their
+    positions, with room between them for hidden cards (cards nobody saw, so not public) in
+    canonical order.  Returns why not, or ``None`` when some choice of hidden cards fits."""
+    from .gofo.cards import DECK
+
+    source = commitments.derived_shuffle(seed, list(range(len(masked))))  # output position -> sorted rank
+    ranks: list[str | None] = [None] * len(masked)
+    for out, rank in enumerate(source):
+        ranks[rank] = masked[out]
+    index = {c: i for i, c in enumerate(DECK)}
+    last = -1
+    for rank, card in enumerate(ranks):
+        if card is not None:
+            if index[card] <= last:
+                return (f"{card} would be card {rank + 1} of the sorted pile, which does not fit the known and "
+                        "hidden cards before it")
+            last = index[card]
+        else:
+            spare = next((i for i in range(last + 1, len(DECK)) if DECK[i] not in public), None)
+            if spare is None:
+                return (f"card {rank + 1} of the sorted pile is hidden, but no unseen card can follow "
+                        f"{DECK[last] if last >= 0 else 'the start'} in deck order")
+            last = spare
+    return None
 
 
 def _first_difference(a: list[Any], b: list[Any]) -> str:
@@ -737,12 +945,13 @@ def verify_gofo(transcript: dict[str, Any], deck_commitments: dict[int, str] | N
                 f"(for hands {numbers}) but {finished} finished hand{'s' if finished != 1 else ''} (hands_finished); "
                 + (f"no result for hand{'s' if len(missing) != 1 else ''} {', '.join(map(str, missing))}"
                    if missing else "one result per finished hand, in order"))
+    _gofo_openings_match_results(report, deals, recorded)
 
     # ---- replay every finished hand
     table = Table.new(parsed_options)
     total_chips = seats * parsed_options.caja
     replayed_results: list[dict[str, Any]] = []
-    reshuffles_checked = 0
+    tally = {"derived": 0, "partial": 0}  # reshuffles recomputed from the key / only partly checkable
     reshuffle_count: dict[int, int] = {}
     replay_ok = bool(shaped) and shaped[0][0] == 1
     position = 1  # index into ``shaped`` of the next entry to apply
@@ -759,47 +968,23 @@ def verify_gofo(transcript: dict[str, Any], deck_commitments: dict[int, str] | N
                            f"the table is at hand {number}")
         chance = _is_gofo_chance(kind, mode)
         seat = None if chance else entry["seat"]
-        if kind in ("shuffle", "reshuffle") and chance and action.get("order") is None:
-            report.problem(f"{where}: the {kind} order is withheld (null), but hand {number} is finished "
-                           f"(hands_finished {finished}); its deck must be revealed")
-            replay_ok = False
-            break
         request = table.chance_request() if table.to_act() is None else None
         deal = deals.get(number)
-        if kind == "shuffle" and chance:
-            if deal is not None and action.get("order") != deal["order"]:
-                report.problem(
-                    f"{where}: the shuffle of hand {number} deals the deck {_short(action.get('order'), 40)}, "
-                    f"not the order revealed in {deal['where']} and committed to "
-                    f"({_first_difference(list(action.get('order') or []), deal['order'])})")
-        elif kind == "reshuffle" and chance:
-            k = reshuffle_count[number] = reshuffle_count.get(number, 0) + 1
-            order = action.get("order")
+        if kind in ("shuffle", "reshuffle") and chance:
             if deal is None:
-                report.problem(f"{where}: reshuffle {k} of hand {number} cannot be checked: the hand has no usable "
-                               "revealed deal (order and salt)")
-            elif request is None or request.get("kind") != "reshuffle":
-                pass  # the engine refuses it just below, with its own reason
-            else:
-                pile = list(request["cards"])
-                seed = commitments.reshuffle_seed(deal["hand_id"], k, deal["salt"])
-                expected = commitments.derived_shuffle(seed, pile)
-                if order != expected:
-                    report.problem(
-                        f"{where}: reshuffle {k} of hand {number} orders the pile as {order}, but the order derived "
-                        f"from the committed salt (reshuffle_seed({deal['hand_id']}, {k}, salt)) over the pile "
-                        f"{pile} is {expected}")
-                else:
-                    reshuffles_checked += 1
-                revealed = deal["reshuffles"]
-                if revealed is not None:
-                    if k > len(revealed):
-                        report.problem(f"{where}: reshuffle {k} of hand {number} is not listed in {deal['where']}"
-                                       f".reshuffles ({len(revealed)} listed)")
-                    elif revealed[k - 1] != order:
-                        difference = _first_difference(list(order or []), revealed[k - 1])
-                        report.problem(f"{where}: reshuffle {k} of hand {number} differs from {deal['where']}"
-                                       f".reshuffles[{k - 1}] ({difference})")
+                report.problem(f"{where}: hand {number} is finished (hands_finished {finished}), but deals has no "
+                               f"usable deal for it: its closed positions cannot be filled in, so the hand cannot "
+                               "be replayed")
+                replay_ok = False
+                break
+            if kind == "reshuffle":
+                k = reshuffle_count[number] = reshuffle_count.get(number, 0) + 1
+            filled = _gofo_fill(report, where, kind, number, action.get("order"), deal, request,
+                                k if kind == "reshuffle" else 0, tally)
+            if filled is None:
+                replay_ok = False
+                break
+            action = dict(action, order=filled)
         if entry.get("timeout") is True and not chance:
             silent = table.default_action(seat) if _is_int(seat) else None
             if silent is None:
@@ -897,12 +1082,19 @@ def verify_gofo(transcript: dict[str, Any], deck_commitments: dict[int, str] | N
     if report.ok:
         balances = [table.balance(s) for s in range(seats)]
         dealt = len(deals)
+        opened = sum(len(d["openings"]) for d in deals.values())
+        closed = 28 * dealt - opened
+        derived, partial = tally["derived"], tally["partial"]
         report.summary = (
             f"gofo {tid}: {len(entries)} entries (version {top_version}), {seats} seats, {mode}; "
             f"{finished} finished hand{'s' if finished != 1 else ''} replayed"
             + (f"; {dealt} deck{'s match their' if dealt != 1 else ' matches its'} commitment"
-               f"{'s' if dealt != 1 else ''}, {reshuffles_checked} reshuffle{'s' if reshuffles_checked != 1 else ''} "
-               "derived from the committed salts" if mode != "tabletop" else "")
+               f"{'s' if dealt != 1 else ''}, {opened} public card{'s' if opened != 1 else ''} opened and "
+               f"{closed} position{'s' if closed != 1 else ''} kept closed, {derived} reshuffle"
+               f"{'s' if derived != 1 else ''} derived from the committed keys"
+               + (f", {partial} reshuffle{'s' if partial != 1 else ''} only partly checkable (hidden cards: the "
+                  "known ones fit the derived order)" if partial else "")
+               if mode != "tabletop" else "")
             + f"; results reproduced, chips conserved ({total_chips} at the table), balances {balances}"
             + (f"; hand {finished + 1} in progress, replayed so far" if mode == "tabletop"
                else f"; hand {finished + 1} in progress, not checked (its deck is withheld)"

@@ -92,10 +92,28 @@ def test_prize_order_vector():
     assert C.prize_order_commitment(gid, order, salt) == digest
 
 
-def test_deck_message_format():
-    assert C.deck_message("h1", ["AS", "10H"], "00" * 32) == "gofo-deck-v1|h1|AS,10H|" + "00" * 32
-    assert C.deck_commitment("h1", ["AS"], "00" * 32) == hashlib.sha256(
-        ("gofo-deck-v1|h1|AS|" + "00" * 32).encode()).hexdigest()
+# Hard-coded so a change to the Gofo formats fails here (clients check their own code against them).
+LEAF_VECTOR = "c0136c4e8319819fdadfd77f9a9ceefba906be13417d181380e73c279a79c4da"
+DERIVED_VECTOR = ["c7", "c5", "c9", "c0", "c6", "c2", "c3", "c8", "c1", "c4"]
+
+
+def test_gofo_deck_commitment_formats():
+    sha = lambda text: hashlib.sha256(text.encode()).hexdigest()  # noqa: E731
+    leaf = C.card_leaf("T-1", 0, "11e", "00" * 32)
+    assert leaf == sha("gofo-card-v1|T-1|0|11e|" + "00" * 32)
+    assert leaf == LEAF_VECTOR
+    key_hash = C.reshuffle_key_hash("T-1", "ff" * 32)
+    assert key_hash == sha("gofo-reshuffle-key-v1|T-1|" + "ff" * 32)
+    assert C.deck_commitment("T-1", [leaf, leaf], key_hash) == sha(f"gofo-deck-v2|T-1|{leaf},{leaf}|{key_hash}")
+    assert C.reshuffle_seed("T-1", 2, "ff" * 32) == "gofo-reshuffle-v1|T-1|2|" + "ff" * 32
+
+
+def test_derived_shuffle_is_a_fixed_permutation():
+    items = [f"c{i}" for i in range(10)]
+    once = C.derived_shuffle("seed", items)
+    assert sorted(once) == sorted(items) and once == C.derived_shuffle("seed", items)
+    assert once != C.derived_shuffle("other seed", items)
+    assert once == DERIVED_VECTOR
 
 
 # ------------------------------------------------------------------ salts & formats

@@ -126,3 +126,21 @@ def test_r7_tabletop_reshuffle_restarts_other_seats_clock(client):
     after = get(client, base).get_json()["hand"]
     assert after["to_act"] == hand["to_act"]
     assert after["turn_deadline_at"] == before, (before, after["turn_deadline_at"])
+
+
+# Found by schemathesis: authorization is settled before the version and the idempotency record.
+def test_stale_version_is_not_told_to_a_caller_without_the_right_token(client):
+    g = post(client, "/v1/gops/games", {"profile": "classic"}).get_json()
+    base = f"/v1/gops/games/{g['id']}"
+    assert post(client, f"{base}/seats/0/resign", {}, g["seat_tokens"][0]).status_code == 200
+    r = post(client, f"{base}/deadline", {"version": 1})
+    assert r.status_code == 401 and "current_version" not in r.get_json()
+    r = post(client, f"{base}/seats/1/commit", {"round": 1, "commitment": "a" * 64, "version": 1}, g["seat_tokens"][0])
+    assert r.status_code == 403 and r.get_json()["code"] in ("not_your_seat", "seat_out")
+
+
+def test_a_create_without_a_body_uses_the_defaults(client):
+    r = client.post("/v1/gops/games")
+    assert r.status_code == 201 and r.get_json()["game"]["rules"]["players"] == 2
+    r = client.post("/v1/gofo/tables")
+    assert r.status_code == 201 and r.get_json()["table"]["table"]["options"]["seats"] == 5

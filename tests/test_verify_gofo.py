@@ -4,14 +4,17 @@ Two tables are played once per module (Flask test client on a real Valkey) with 
 drawn from the seats' ``legal_actions`` (seeded, so deterministic):
 
 * ``dealt``: five seats; random hands, one hand where everyone keeps discarding five cards (the stock
-  runs out: reshuffles derived from the hand's committed salt), more random hands, then a hand left in
-  progress (its deck order withheld);
+  runs out: reshuffles derived from the hand's committed reshuffle key), more random hands, then a hand
+  left in progress (its deck withheld).  A finished hand opens only the deck positions of the cards it
+  made public: hand 1 is won uncontested (nothing opened), hand 4 has folded hands (closed positions,
+  and a reshuffle whose pile holds hidden cards);
 * ``tabletop``: four seats with real cards, two of them played by the host; counts and face-up
   discards, the dealer's reported reshuffles, cantos with declared points and shown hands.
 
 Their transcripts are exported; the untouched ones must pass (as a function and as
 ``python -m service.verify``), and every tampered copy must be rejected with a message that names
-the problem.
+the problem.  The referee's secret records of the dealt table's decks (every card and salt) are
+read from the store, to check what it publishes against what it knows and to play a referee that leaks.
 """
 
 from __future__ import annotations
@@ -196,6 +199,8 @@ def played(redis_url):
         play(t, RandomPlayer(rng, long_hand=True), hands=1, seen=seen)
         play(t, RandomPlayer(rng), hands=2, moves=4, seen=seen)
         out["dealt"] = (http.get(f"{t.base}/transcript")[1], seen)
+        out["dealt_secret"] = copy.deepcopy(client.application.extensions["referee_store"].load(
+            "gofo", t.id).doc["deals"])
 
         t = GofoTable.create(http, {"seats": 4, "caja": 80, "refill": 10, "initial_front": 25, "mode": "tabletop"})
         player = RandomPlayer(random.Random(7), tabletop=True)
@@ -217,6 +222,13 @@ def played(redis_url):
         play(t, RandomPlayer(random.Random(3)), hands=3, moves=2, seen=seen, clock=clock)
         out["deadlines"] = (http.get(f"{t.base}/transcript")[1], seen)
     return out
+
+
+def public_cards(result: dict[str, Any]) -> set[str]:
+    """Cards a finished hand made public: thrown face up, kept to the right, shown at the canto."""
+    cards = {c for d in result["discards"] for c in (d["cards"] or [])}
+    cards |= {c for kept in result["kept"] for c in kept}
+    return cards | {c for shown in result["shown"] for c in (shown or [])}
 
 
 def get(played, name):
@@ -302,15 +314,42 @@ def test_the_tables_cover_what_they_claim(played):
     assert {e["by"] for e in timeouts} == {"referee"}
 
 
-def test_the_reshuffles_are_derived_from_the_committed_salt(played):
-    """Independently of the verifier: each reshuffle is derived_shuffle of the pile it reorders."""
+def test_the_reshuffles_are_derived_from_the_committed_key(played):
+    """Independently of the verifier: each reshuffle is derived_shuffle of the pile it reorders, from the
+    revealed key; a reshuffle whose pile holds hidden cards shows them as null."""
     t, _ = get(played, "dealt")
+    secret = played["dealt_secret"]
+    partial = 0
     for deal in t["deals"]:
+        assert commitments.reshuffle_key_hash(deal["hand_id"], deal["reshuffle_key"]) == deal["reshuffle_key_hash"]
         orders = [e["action"]["order"] for e in entries_of(t, "reshuffle", hand=deal["hand"])]
         assert orders == deal["reshuffles"]
-        for k, order in enumerate(orders, 1):
-            seed = commitments.reshuffle_seed(deal["hand_id"], k, deal["salt"])
-            assert commitments.derived_shuffle(seed, sorted(order, key=DECK.index)) == order
+        real = secret[str(deal["hand"])]["reshuffles"]
+        for k, (order, full) in enumerate(zip(orders, real, strict=True), 1):
+            seed = commitments.reshuffle_seed(deal["hand_id"], k, deal["reshuffle_key"])
+            assert commitments.derived_shuffle(seed, sorted(full, key=DECK.index)) == full
+            assert [c if c is not None else full[i] for i, c in enumerate(order)] == full
+            partial += None in order
+    assert partial >= 1
+
+
+def test_the_deals_open_exactly_the_public_cards(played):
+    """Independently of the verifier: the published deals against the referee's secret records."""
+    t, _ = get(played, "dealt")
+    secret = played["dealt_secret"]
+    for deal, result in zip(t["deals"], t["results"], strict=True):
+        mine = secret[str(deal["hand"])]
+        hid = deal["hand_id"]
+        assert deal["leaves"] == [commitments.card_leaf(hid, i, c, mine["salts"][i]) for i, c in enumerate(mine["order"])]
+        assert deal["commitment"] == commitments.deck_commitment(hid, deal["leaves"], deal["reshuffle_key_hash"])
+        public = public_cards(result)
+        assert {(o["position"], o["card"]) for o in deal["openings"]} == {
+            (i, c) for i, c in enumerate(mine["order"]) if c in public}
+        assert "order" not in deal and "salt" not in deal and "salts" not in deal
+        shuffle = entries_of(t, "shuffle", hand=deal["hand"])[0]["action"]["order"]
+        assert shuffle == ([c if c in public else None for c in mine["order"]] if public else None)
+    assert [len(d["openings"]) for d in t["deals"]][0] == 0  # hand 1: won uncontested, nothing shown
+    assert any(0 < len(d["openings"]) < 28 for d in t["deals"])
 
 
 # -------------------------------------------------------------------- tampering
@@ -329,34 +368,128 @@ def long_hand(t):
     return entries_of(t, "reshuffle")[0]["hand"]
 
 
+def partly_closed(t):
+    """The first finished hand whose deck is partly closed (a folded or unshown hand), and its deal."""
+    deal = [d for d in t["deals"] if 0 < len(d["openings"]) < len(DECK)][0]
+    return deal["hand"], deal
+
+
+def closed_positions(deal):
+    opened = {o["position"] for o in deal["openings"]}
+    return [i for i in range(len(DECK)) if i not in opened]
+
+
+def unopened_card(deal):
+    """A card the hand did not make public (a guess at a hidden card)."""
+    return [c for c in DECK if c not in {o["card"] for o in deal["openings"]}][0]
+
+
 def t_shuffle_order(t):
-    swap(entries_of(t, "shuffle", hand=2)[0]["action"]["order"])
+    """Two public cards of the shuffle entry swapped."""
+    order = entries_of(t, "shuffle", hand=2)[0]["action"]["order"]
+    known = [i for i, c in enumerate(order) if c]
+    swap(order, known[0], known[-1])
 
 
-def t_deal_order(t):
-    swap(t["deals"][1]["order"])
+def t_shuffle_moved(t):
+    """A public card moved to a closed (null) position of the shuffle entry."""
+    n, _ = partly_closed(t)
+    order = entries_of(t, "shuffle", hand=n)[0]["action"]["order"]
+    swap(order, order.index(None), next(i for i, c in enumerate(order) if c))
 
 
-def t_deal_salt(t):
-    deal = t["deals"][long_hand(t) - 1]
-    deal["salt"] = flip_hex(deal["salt"])
+def t_shuffle_guess(t):
+    """A masked card of the shuffle entry replaced by a guess."""
+    n, deal = partly_closed(t)
+    order = entries_of(t, "shuffle", hand=n)[0]["action"]["order"]
+    order[order.index(None)] = unopened_card(deal)
+
+
+def t_leaf(t):
+    deal = t["deals"][1]
+    deal["leaves"][5] = flip_hex(deal["leaves"][5])
+
+
+def t_leaf_and_commitment(t):
+    """A leaf rewritten and the commitment recomputed to match: the opening of that position fails."""
+    deal = t["deals"][1]
+    deal["leaves"][5] = flip_hex(deal["leaves"][5])
+    deal["commitment"] = commitments.deck_commitment(deal["hand_id"], deal["leaves"], deal["reshuffle_key_hash"])
+
+
+def t_opening_card(t):
+    _, deal = partly_closed(t)
+    deal["openings"][0]["card"] = unopened_card(deal)
+
+
+def t_opening_salt(t):
+    opening = t["deals"][partly_closed(t)[0] - 1]["openings"][-1]
+    opening["salt"] = flip_hex(opening["salt"])
+
+
+def t_opening_position(t):
+    """An opening moved to a closed position: as if it opened a card of a folded hand there."""
+    _, deal = partly_closed(t)
+    deal["openings"][0]["position"] = closed_positions(deal)[0]
+
+
+def t_opening_made_up(t):
+    """An opening added for a hidden card, with a made-up salt."""
+    _, deal = partly_closed(t)
+    deal["openings"].append({"position": closed_positions(deal)[0], "card": unopened_card(deal), "salt": "ab" * 32})
+
+
+def t_opening_dropped(t):
+    t["deals"][partly_closed(t)[0] - 1]["openings"].pop()
+
+
+def t_opening_twice(t):
+    deal = t["deals"][1]
+    deal["openings"].append(dict(deal["openings"][3]))
 
 
 def t_deal_commitment(t):
     t["deals"][0]["commitment"] = flip_hex(t["deals"][0]["commitment"])
 
 
+def t_reshuffle_key(t):
+    deal = t["deals"][long_hand(t) - 1]
+    deal["reshuffle_key"] = flip_hex(deal["reshuffle_key"])
+
+
+def t_reshuffle_key_hash(t):
+    deal = t["deals"][long_hand(t) - 1]
+    deal["reshuffle_key_hash"] = flip_hex(deal["reshuffle_key_hash"])
+
+
+def t_reshuffle_key_everything(t):
+    """Another reshuffle key, with its hash and the deck commitment recomputed: self-consistent, but the
+    reshuffles that were made are not derived from it."""
+    deal = t["deals"][long_hand(t) - 1]
+    deal["reshuffle_key"] = flip_hex(deal["reshuffle_key"])
+    deal["reshuffle_key_hash"] = commitments.reshuffle_key_hash(deal["hand_id"], deal["reshuffle_key"])
+    deal["commitment"] = commitments.deck_commitment(deal["hand_id"], deal["leaves"], deal["reshuffle_key_hash"])
+
+
 def t_deal_everything(t):
-    """A rewritten deal for hand 1 whose order, salt and commitment agree with each other and with
-    the shuffle entry: only the commitment the players saw can catch it (test below)."""
-    deal, entry = t["deals"][0], entries_of(t, "shuffle", hand=1)[0]
-    swap(deal["order"])
-    swap(entry["action"]["order"])
-    deal["commitment"] = commitments.deck_commitment(deal["hand_id"], deal["order"], deal["salt"])
+    """A rewritten deal for hand 2 (every position opened): two cards swapped, their leaves, the commitment
+    and the shuffle entry recomputed to agree.  Only the commitment the players saw can catch it."""
+    deal, entry = t["deals"][1], entries_of(t, "shuffle", hand=2)[0]
+    a, b = deal["openings"][0], deal["openings"][1]
+    a["card"], b["card"] = b["card"], a["card"]
+    for o in (a, b):
+        deal["leaves"][o["position"]] = commitments.card_leaf(deal["hand_id"], o["position"], o["card"], o["salt"])
+        entry["action"]["order"][o["position"]] = o["card"]
+    deal["commitment"] = commitments.deck_commitment(deal["hand_id"], deal["leaves"], deal["reshuffle_key_hash"])
 
 
 def t_deal_hand_id(t):
     t["deals"][0]["hand_id"] = t["id"] + "-9"
+
+
+def t_deal_order_added(t):
+    """The old format's whole deck order: would show the folded hands."""
+    t["deals"][0]["order"] = list(DECK)
 
 
 def t_drop_deal(t):
@@ -372,9 +505,37 @@ def t_reshuffle_revealed(t):
 
 
 def t_reshuffle_both(t):
-    """The entry and the revealed deal agree, but neither is derived from the committed salt."""
+    """The entry and the revealed deal agree, but neither is derived from the committed key."""
     swap(entries_of(t, "reshuffle")[0]["action"]["order"])
     swap(t["deals"][long_hand(t) - 1]["reshuffles"][0])
+
+
+def partial_reshuffle(t):
+    """The first reshuffle whose pile holds hidden cards: its entry and its copy in deals."""
+    for e in finished_entries(t, "reshuffle"):
+        if None in e["action"]["order"]:
+            k = entries_of(t, "reshuffle", hand=e["hand"]).index(e)
+            return e["action"]["order"], t["deals"][e["hand"] - 1]["reshuffles"][k]
+    raise AssertionError("no reshuffle with hidden cards")
+
+
+def t_reshuffle_guess(t):
+    """A hidden card of a reshuffle replaced by a guess, in the entry and in deals."""
+    for order in partial_reshuffle(t):
+        order[order.index(None)] = [c for c in DECK if c not in order and c not in public_cards(t["results"][3])][0]
+
+
+def t_reshuffle_hides_public(t):
+    """A public card of a reshuffle masked (null), in the entry and in deals."""
+    for order in partial_reshuffle(t):
+        order[next(i for i, c in enumerate(order) if c)] = None
+
+
+def t_reshuffle_partial_moved(t):
+    """The known card of a partly hidden reshuffle moved to another position, in the entry and in deals."""
+    for order in partial_reshuffle(t):
+        i = next(i for i, c in enumerate(order) if c)
+        swap(order, i, (i + 1) % len(order))
 
 
 def t_entry_seat(t):
@@ -472,7 +633,7 @@ def t_entry_hand(t):
 
 
 def t_withheld(t):
-    entries_of(t, "shuffle", hand=1)[0]["action"]["order"] = None
+    entries_of(t, "shuffle", hand=2)[0]["action"]["order"] = None
 
 
 def t_result_payouts(t):
@@ -540,8 +701,9 @@ def t_version(t):
 
 
 def t_add_deal(t):
-    t["deals"].append({"hand": 1, "hand_id": f"{t['id']}-1", "commitment": "ab" * 32, "order": list(DECK),
-                       "salt": "cd" * 32, "reshuffles": []})
+    t["deals"].append({"hand": 1, "hand_id": f"{t['id']}-1", "commitment": "ab" * 32, "leaves": ["ab" * 32] * 28,
+                       "reshuffle_key": "cd" * 32, "reshuffle_key_hash": "ef" * 32, "openings": [],
+                       "reshuffles": []})
 
 
 def t_declare(t):
@@ -592,25 +754,47 @@ def t_timeout_added(t):
     e.update(by="referee", timeout=True)
 
 
-DECK_MISMATCH = r"deals\[\d\]: the deck order and salt \w+… of hand \d hash to \w+…, which does not match the deck " \
-                r"commitment \w+… published for hand \S+-\d \(deals\[\d\]\.commitment\)"
-DERIVED = r"reshuffle \d of hand \d orders the pile as \[.*\], but the order derived from the committed salt"
+DECK_MISMATCH = r"deals\[\d\]: the leaves and reshuffle key hash of hand \d hash to \w+…, which does not match the " \
+                r"deck commitment \w+… published for hand \S+-\d \(deals\[\d\]\.commitment\)"
+OPENS_NOT = r"deals\[\d\]\.openings\[\d+\]: \w+ at position \d+ with salt \w+… hashes to \w+…, not to the committed " \
+            r"leaf \w+… \(leaves\[\d+\]\): the position does not open"
+DERIVED = r"reshuffle \d of hand \d orders the pile as \[.*\], but the order derived from the committed reshuffle key"
+SHUFFLE = r"hand \d, shuffle\): the shuffle of hand \d shows the deck as .*, not the positions opened in deals\[\d\] " \
+          r"\(each opened card at its position, null elsewhere; first difference at position \d+"
 RESULT = r"hand \d: results\[\d\]\.{}: the transcript says .*, replaying the actions gives"
 DIVERGES = r"(hand \d: results\[\d\]\.\w+|the rules engine refuses this action)"
 TAMPERS = {
-    "shuffle_order": (t_shuffle_order, r"entry #\d+ \(version \d+, hand 2, shuffle\): the shuffle of hand 2 deals "
-                                       r"the deck .*, not the order revealed in deals\[1\] and committed to "
-                                       r"\(first difference at position 0"),
-    "deal_order": (t_deal_order, DECK_MISMATCH),
-    "deal_salt": (t_deal_salt, DECK_MISMATCH),
-    "deal_salt_reshuffles": (t_deal_salt, DERIVED),
+    "shuffle_order": (t_shuffle_order, SHUFFLE),
+    "shuffle_moved": (t_shuffle_moved, SHUFFLE),
+    "shuffle_guess": (t_shuffle_guess, SHUFFLE),
+    "leaf": (t_leaf, DECK_MISMATCH),
+    "leaf_opens": (t_leaf, OPENS_NOT),
+    "leaf_and_commitment": (t_leaf_and_commitment, OPENS_NOT),
+    "opening_card": (t_opening_card, OPENS_NOT),
+    "opening_salt": (t_opening_salt, OPENS_NOT),
+    "opening_position": (t_opening_position, OPENS_NOT),
+    "opening_made_up": (t_opening_made_up, OPENS_NOT),
+    "opening_dropped": (t_opening_dropped, r"deals\[\d\]: hand \d made \['\w+'\] public \(results\), but it is not "
+                                           r"opened: every public card must open its leaf"),
+    "opening_twice": (t_opening_twice, r"deals\[1\]\.openings\[28\]: opens position \d+ a second time"),
     "deal_commitment": (t_deal_commitment, DECK_MISMATCH),
+    "reshuffle_key": (t_reshuffle_key, r"deals\[\d\]: the reshuffle key \w+… of hand \d hashes to \w+…, not to the "
+                                       r"committed reshuffle_key_hash \w+…"),
+    "reshuffle_key_hash": (t_reshuffle_key_hash, DECK_MISMATCH),
+    "reshuffle_key_everything": (t_reshuffle_key_everything, DERIVED),
     "deal_hand_id": (t_deal_hand_id, r"deals\[0\]: hand_id is '\S+-9', but hand 1 of table \S+ hashes with the "
                                      r"hand id '\S+-1'"),
+    "deal_order_added": (t_deal_order_added, r"deals\[0\]: carries a whole deck order or deck salt"),
     "drop_deal": (t_drop_deal, r"deals: the transcript lists 4 deals but 5 finished hands"),
     "reshuffle_order": (t_reshuffle_order, DERIVED),
     "reshuffle_revealed": (t_reshuffle_revealed, r"reshuffle 1 of hand \d differs from deals\[\d\]\.reshuffles\[0\]"),
     "reshuffle_both": (t_reshuffle_both, DERIVED),
+    "reshuffle_guess": (t_reshuffle_guess, r"reshuffle \d of hand \d shows (\['\w+'\], which deals\[\d\] does not "
+                                           r"open|\['\w+'\], not in the pile the replay asks for)"),
+    "reshuffle_hides_public": (t_reshuffle_hides_public, r"reshuffle \d of hand \d hides \(null\) \['\w+'\], which "
+                                                         r"the hand made public"),
+    "reshuffle_partial_moved": (t_reshuffle_partial_moved, r"reshuffle \d of hand \d cannot be derived from the "
+                                                           r"committed reshuffle key whatever its hidden cards"),
     "entry_seat": (t_entry_seat, r"made by 'seat:(\d)', but a open for seat (?!\1)\d can only be made by 'seat:\d'$"),
     "entry_by": (t_entry_by, r"made by 'seat:(\d)', but a open for seat (?!\1)\d can only be made by 'seat:\d'$"),
     "entry_by_host": (t_entry_by_host, r"made by 'host', but at a dealt table the host cannot act for a seat"),
@@ -635,7 +819,8 @@ TAMPERS = {
     "duplicate": (t_duplicate, r"repeats version \d+; only the referee's chance"),
     "at_backwards": (t_at_backwards, r"time goes backwards"),
     "entry_hand": (t_entry_hand, r"recorded for hand 3, but replaying the entries before it, the table is at hand 2"),
-    "withheld": (t_withheld, r"hand 1, shuffle\): the shuffle order is withheld \(null\), but hand 1 is finished"),
+    "withheld": (t_withheld, r"hand 2, shuffle\): the shuffle order is withheld \(null\), but hand 2 is finished and "
+                             r"deals\[1\] opens 28 positions"),
     "result_payouts": (t_result_payouts, RESULT.format(r"payouts")),
     "result_winner": (t_result_winner, RESULT.format(r"pots\[\d\]\.winner")),
     "result_values": (t_result_values, RESULT.format(r"values")),
@@ -648,8 +833,7 @@ TAMPERS = {
     "options_everywhere": (t_options_everywhere, DIVERGES),
     "hands_finished_down": (t_hands_finished_down, r"(deals|results): the transcript lists \d [\w ]+(\(for hands "
                                                    r"\[[\d, ]+\]\) )?but \d finished hands"),
-    "hands_finished_up": (t_hands_finished_up, r"(the shuffle order is withheld \(null\), but hand \d is finished|"
-                                               r"entries are missing at the end)"),
+    "hands_finished_up": (t_hands_finished_up, r"(deals has no usable deal for it|entries are missing at the end)"),
     "hands_finished_down_everywhere": (t_hands_finished_down_everywhere, r"(replaying every entry finishes \d hands, "
                                                                          r"but hands_finished is \d: the hand in "
                                                                          r"progress is over|recorded for hand \d, but "
@@ -679,14 +863,18 @@ COMMON = ["entry_by_host", "dealer_draw", "dealer_draw_duplicate", "amount", "dr
           "result_net_sum", "result_dropped", "options", "options_everywhere", "hands_finished_down",
           "hands_finished_down_everywhere", "hands_finished_up", "version"]
 APPLICABLE = {
-    "dealt": COMMON + ["shuffle_order", "deal_order", "deal_salt", "deal_salt_reshuffles", "deal_commitment",
-                       "deal_hand_id", "drop_deal", "reshuffle_order", "reshuffle_revealed", "reshuffle_both",
-                       "entry_seat", "entry_by", "entry_seat_and_by", "chance_by", "chance_seat", "drop_shuffle",
+    "dealt": COMMON + ["shuffle_order", "shuffle_moved", "shuffle_guess", "leaf", "leaf_opens",
+                       "leaf_and_commitment", "opening_card", "opening_salt", "opening_position", "opening_made_up",
+                       "opening_dropped", "opening_twice", "deal_commitment", "reshuffle_key", "reshuffle_key_hash",
+                       "reshuffle_key_everything", "deal_hand_id", "deal_order_added", "drop_deal", "reshuffle_order",
+                       "reshuffle_revealed", "reshuffle_both", "reshuffle_guess", "reshuffle_hides_public",
+                       "reshuffle_partial_moved", "entry_seat", "entry_by", "entry_seat_and_by", "chance_by", "chance_seat", "drop_shuffle",
                        "drop_reshuffle", "reorder", "reorder_renumbered", "entry_hand", "withheld"],
     "tabletop": [c for c in COMMON if c != "entry_by_host"] + [
         "add_deal", "declare", "show", "tabletop_by", "tabletop_reshuffle_seat"],
     "deadlines": ["timeout_action", "timeout_flag_dropped", "timeout_by", "timeout_added", "amount", "drop_entry",
-                  "result_winner", "deal_salt", "shuffle_order"],
+                  "result_winner", "opening_salt", "shuffle_order", "shuffle_guess", "opening_position",
+                  "opening_dropped"],
 }
 CASES = [(table, tamper) for table, tampers in APPLICABLE.items() for tamper in tampers]
 
@@ -703,7 +891,8 @@ def test_tampered_transcript_is_rejected(played, table, tamper):
     assert any(re.search(expected, p) for p in report.problems), report.problems
 
 
-@pytest.mark.parametrize("tamper", ["shuffle_order", "deal_salt", "reshuffle_order", "entry_by", "amount",
+@pytest.mark.parametrize("tamper", ["shuffle_order", "opening_salt", "opening_made_up", "reshuffle_order",
+                                    "reshuffle_key", "entry_by", "amount",
                                     "drop_entry", "result_winner", "options"])
 def test_tampered_transcript_fails_on_the_command_line(played, tamper, tmp_path):
     transcript, seen = get(played, "dealt")
@@ -727,12 +916,19 @@ def test_a_rewritten_deal_is_caught_only_by_the_commitment_the_players_saw(playe
     # Self-consistent: the shuffle, the revealed order and its commitment agree; the replay goes on
     # with another deck, so only the results may give it away — the commitment seen always does.
     assert not any("deck commitment" in p for p in report.problems), report.problems
-    report = verify.verify(transcript, {1: seen[1]})
-    assert any(re.search(r"deals\[0\]: the deck order and salt \w+… of hand 1 hash to \w+…, which does not match "
-                         r"the deck commitment \w+… published for hand \S+-1 \(--deck-commitment 1\)", p)
+    assert not any("does not open" in p for p in report.problems), report.problems
+    report = verify.verify(transcript, {2: seen[2]})
+    assert any(re.search(r"deals\[1\]: the leaves and reshuffle key hash of hand 2 hash to \w+…, which does not "
+                         r"match the deck commitment \w+… published for hand \S+-2 \(--deck-commitment 2\)", p)
                for p in report.problems), report.problems
-    proc = run_cli(tmp_path, transcript, {1: seen[1]})
-    assert proc.returncode == 1 and "(--deck-commitment 1)" in proc.stderr
+    proc = run_cli(tmp_path, transcript, {2: seen[2]})
+    assert proc.returncode == 1 and "(--deck-commitment 2)" in proc.stderr
+    # Likewise a rewritten reshuffle key: only the commitment the players saw catches its hash.
+    transcript, seen = get(played, "dealt")
+    t_reshuffle_key_everything(transcript)
+    assert not any("deck commitment" in p for p in verify.verify(transcript).problems)
+    n = long_hand(transcript)
+    assert any(f"(--deck-commitment {n})" in p for p in verify.verify(transcript, {n: seen[n]}).problems)
 
 
 def test_deck_commitments_on_the_command_line(played, tmp_path):
@@ -759,6 +955,124 @@ def test_deck_commitments_on_the_command_line(played, tmp_path):
     tabletop, _ = get(played, "tabletop")
     report = verify.verify(tabletop, {1: seen[1]})
     assert report.problems == ["--deck-commitment 1=…: a tabletop table has no dealt deck to check"]
+
+
+# ------------------------------------------------------------ folded hands stay secret
+
+
+def test_a_referee_that_opens_a_folded_hand_is_caught(played):
+    """A real leak: the referee opens a closed position with its true card and salt (read from its
+    secret record).  The leaf opens, so only the rule "open exactly the public cards" catches it."""
+    transcript, _ = get(played, "dealt")
+    n, deal = partly_closed(transcript)
+    mine = played["dealt_secret"][str(n)]
+    position = closed_positions(deal)[0]
+    card = mine["order"][position]
+    assert card not in public_cards(transcript["results"][n - 1])
+    deal["openings"].append({"position": position, "card": card, "salt": mine["salts"][position]})
+    order = entries_of(transcript, "shuffle", hand=n)[0]["action"]["order"]
+    order[position] = card  # the shuffle entry shows it too, consistently
+    problems = verify.verify(transcript).problems
+    assert not any("does not open" in p for p in problems), problems
+    assert any(re.fullmatch(rf"deals\[{n - 1}\]: opens \['{card}'\], which hand {n} did not make public: the referee "
+                            r"must keep the positions of a folded or unshown hand closed", p) for p in problems), problems
+
+
+def test_the_summary_counts_what_was_checked(played):
+    transcript, _ = get(played, "dealt")
+    summary = verify.verify(transcript).summary
+    opened = sum(len(d["openings"]) for d in transcript["deals"])
+    assert f"5 decks match their commitments, {opened} public cards opened and {5 * 28 - opened} positions kept " \
+           "closed" in summary, summary
+    partial = sum(None in e["action"]["order"] for e in finished_entries(transcript, "reshuffle"))
+    derived = len(finished_entries(transcript, "reshuffle")) - partial
+    assert f"{derived} reshuffles derived from the committed keys, {partial} reshuffle" in summary
+    assert "only partly checkable" in summary
+
+
+def strings(value: Any) -> set[str]:
+    """Every string anywhere in a JSON value."""
+    if isinstance(value, str):
+        return {value}
+    if isinstance(value, dict):
+        return set().union(*(strings(v) for v in value.values())) if value else set()
+    if isinstance(value, list):
+        return set().union(*(strings(v) for v in value)) if value else set()
+    return set()
+
+
+def test_a_folded_hand_never_appears_in_public(redis_url):
+    """A player looks at his cards and folds (declines, or no ver after a corta): once the hand is over,
+    none of his cards appears in the public view, the ledger or the transcript — unless that card
+    became public another way (reshuffled from the pile, then thrown or shown by someone else)."""
+    from service.api import gofo as gofo_api
+    from service.app import create_app
+
+    client = create_app({"REDIS_URL": redis_url, "TESTING": True, "RATE_LIMIT_PER_MINUTE": 0,
+                         "CREATE_LIMIT_PER_HOUR": 0}).test_client()
+    http = FlaskHttp(client)
+    chance = random.Random(99)
+    checked = {"decline": 0, "no_ver": 0}
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(gofo_api, "_system_random", chance)
+        mp.setattr(commitments, "new_salt", lambda: f"{chance.getrandbits(256):064x}")
+        t = GofoTable.create(http, {"seats": 4, "caja": 100, "initial_front": 40})
+        player = RandomPlayer(random.Random(5))
+        for _ in range(12):
+            view = t.public()
+            number = view["table"]["hand_number"]
+            way = "decline" if number % 2 else "no_ver"
+            folder, cards = None, []
+            while view["table"]["hand_number"] == number:
+                seat = view["hand"]["to_act"]
+                mine = t.seat_view(seat)
+                legal = {a["type"] for a in mine["hand"]["legal_actions"]}
+                if folder is None and "enter" in legal and "open" not in legal:
+                    folder = seat
+                    if way == "decline":
+                        status, view = t.move(seat, "look")
+                        assert status == 200, view
+                        cards = t.seat_view(seat)["hand"]["my_cards"]
+                        status, view = t.move(seat, "decline")
+                    else:
+                        status, view = t.move(seat, "enter", blind=False)
+                    assert status == 200, view
+                    continue
+                if seat == folder and way == "no_ver" and "ver" in legal and not cards:
+                    cards = mine["hand"]["my_cards"]
+                    status, view = t.move(seat, "no_ver")
+                    assert status == 200, view
+                    continue
+                if seat != folder and folder is not None and way == "no_ver" and not cards and "corta" in legal:
+                    kind, body = "corta", {"amount": 1}  # make the folder answer a bet
+                elif seat == folder and "discard" in legal:
+                    kind, body = "discard", {"cards": []}  # keep the cards he will fold
+                else:
+                    kind, body = player.choose(mine)
+                status, view = t.move(seat, kind, **body)
+                assert status == 200, (seat, kind, body, view)
+            if not cards:
+                continue  # he never had to answer a bet: try again next hand
+            assert len(cards) == (2 if way == "decline" else 5)
+            transcript = http.get(f"{t.base}/transcript")[1]
+            ledger = http.get(f"{t.base}/ledger")[1]
+            result = transcript["results"][number - 1]
+            hidden = set(cards) - public_cards(result)
+            assert hidden, "every card he folded became public another way"
+            public = t.public()
+            public["table"].pop("draws")  # the first-dealer draw (hand 0) shows cards of its own
+            this_hand = [e for e in transcript["entries"] if e["hand"] >= number]
+            seen = strings([public, ledger["results"][number - 1], this_hand, transcript["deals"][number - 1],
+                            result])
+            assert not hidden & seen, (hidden & seen, number)
+            deal = transcript["deals"][number - 1]
+            assert not hidden & {o["card"] for o in deal["openings"]}
+            assert len(deal["leaves"]) == 28 and "order" not in deal
+            assert verify.verify(transcript).ok
+            checked[way] += 1
+            if min(checked.values()) >= 1:
+                break
+    assert min(checked.values()) >= 1, checked
 
 
 # ------------------------------------------------------------ the hand in progress and garbage
@@ -808,8 +1122,18 @@ def test_garbage_inside_a_transcript_is_a_problem_not_a_crash(played):
         (lambda t: t.update(hands_finished="all"), "hands_finished: 'all' is not a number of hands"),
         (lambda t: t.update(deals={}), "deals: missing or not a list"),
         (lambda t: t.update(results=None), "results: missing or not a list"),
-        (lambda t: t["deals"][0].update(order=["3o"] * 28), "is not the 28 cards each exactly once"),
-        (lambda t: t["deals"][0].update(salt="x"), "is not 64 lowercase hex"),
+        (lambda t: t["deals"][1].update(leaves=["x"] * 28), "leaves is not a list of 28 SHA-256 digests"),
+        (lambda t: t["deals"][1].update(leaves=t["deals"][1]["leaves"][:27]), "leaves is not a list of 28"),
+        (lambda t: t["deals"][1].update(openings=None), "openings is not a list"),
+        (lambda t: t["deals"][1]["openings"][0].update(salt="x"), r"openings\[0\]: not an opening"),
+        (lambda t: t["deals"][1]["openings"][0].update(position=28), r"openings\[0\]: not an opening"),
+        (lambda t: t["deals"][1]["openings"][0].update(card="13o"), r"openings\[0\]: not an opening"),
+        (lambda t: t["deals"][1].update(reshuffle_key=7), "reshuffle key '7' of hand 2 is not 64 lowercase hex"),
+        (lambda t: t["deals"][1].update(reshuffle_key_hash=None), "reshuffle_key_hash 'None' is not a SHA-256"),
+        (lambda t: t["deals"][1].update(reshuffles=[[1]]), "reshuffles is not a list of card orders"),
+        (lambda t: entries_of(t, "shuffle", hand=2)[0]["action"].update(order=["3o"]), "is not a list of 28 positions"),
+        (lambda t: entries_of(t, "reshuffle")[0]["action"].update(order=[None]), r"orders 1 cards, but the replayed "
+                                                                                 r"pile holds \d+"),
         (lambda t: t["entries"].insert(3, dict(t["entries"][0])), "a second create entry"),
     ]:
         tampered = copy.deepcopy(transcript)

@@ -8,7 +8,7 @@ from typing import Any, Callable
 from flask import current_app, make_response, request
 
 from .. import auth
-from ..errors import Forbidden, Unauthorized
+from ..errors import Forbidden, StaleVersion, Unauthorized
 from ..store import Change, Record, Store
 
 # Error statuses each kind of operation documents (names of flask-smorest's registered responses).
@@ -48,7 +48,7 @@ IDEMPOTENCY_KEY_PARAMETER = {
     "in": "header",
     "name": "Idempotency-Key",
     "required": False,
-    "schema": {"type": "string", "minLength": 1, "maxLength": 255},
+    "schema": {"type": "string", "minLength": 1, "maxLength": 255, "pattern": "^[!-~](?:[ -~]*[!-~])?$"},
     "description": "Makes the request safe to retry: the same key with the same body returns the "
     "first response (for a create: the same id and tokens) for 24 hours; with another body it is "
     "refused (idempotency_key_reused).",
@@ -164,14 +164,24 @@ def act(kind: str, id: str, body: dict[str, Any], transition: Transition,
     from . import idempotency
 
     presented = bearer_hash()
+    # Who may do this is settled before anything else (the idempotency record, the version):
+    # a caller without the right token learns nothing but 401/403.
+    first = store().load(kind, id)
+    may_act(identify(first.doc["auth"], presented), first)
+    expected = body.get("version")
 
     def run() -> dict[str, Any]:
         def guarded(record: Record) -> Change | None:
             who = identify(record.doc["auth"], presented)
             may_act(who, record)
+            if expected is not None and record.version != expected:
+                raise StaleVersion(
+                    f"you acted on version {expected} but the current version is {record.version}",
+                    current_version=record.version,
+                )
             return transition(record, who, now())
 
-        record, _ = store().transact(kind, id, guarded, expected_version=body.get("version"))
+        record, _ = store().transact(kind, id, guarded, pinned=expected is not None)
         return respond(record)
 
     scope = f"{kind}-move:{id}:{presented}"

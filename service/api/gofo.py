@@ -56,6 +56,7 @@ blp = Blueprint(
 )
 
 _ID = {"table_id": "$response.body#/id"}
+_TO_ACT = {**_ID, "seat": "$response.body#/table/hand/to_act"}
 
 
 # ------------------------------------------------------------------ chance
@@ -232,6 +233,42 @@ def _enforce_deadline(table_id: str, body: dict[str, Any]) -> dict[str, Any]:
     return common.act(KIND, table_id, body, transition, lambda record: _view(record), lambda who, record: None)
 
 
+# One endpoint per kind of move: (path, operationId, summary, schema, example, build action, doc).
+MOVES: list[tuple[str, str, str, type, dict, Callable[[dict[str, Any]], Any], str]] = [
+    ("open", "gofoOpen", "Open the hand (mano bets the apertura)", OpenSchema, {"amount": 2},
+     lambda b: gofo.Open(b["amount"]), "Mano bets the opening before looking; it must be below every resto."),
+    ("look", "gofoLook", "Look at your first two cards", NoBodySchema, {},
+     lambda b: gofo.Look(), "Dealt mode: reveals your two cards to you; you can no longer enter blind."),
+    ("enter", "gofoEnter", "Enter the hand, seen or blind", EnterSchema, {"blind": True},
+     lambda b: gofo.Enter(b["blind"]), "Put in the opening. Entering blind (without looking) lets you raise the opening."),
+    ("decline", "gofoDecline", "Decline the hand", NoBodySchema, {},
+     lambda b: gofo.Decline(), "Stay out of this hand, losing nothing."),
+    ("raise", "gofoRaise", "Raise the opening", AmountSchema, {"amount": 4},
+     lambda b: gofo.Raise(b["amount"]), "Raise the opening by an amount within legal_actions' range."),
+    ("pass", "gofoPass", "Pass the chance to raise", NoBodySchema, {},
+     lambda b: gofo.Pass(), "Do not raise (the opening, or refichar after a corte)."),
+    ("ver", "gofoVer", "Ver: match the bet", NoBodySchema, {},
+     lambda b: gofo.Ver(), "Match the bet in force (all-in if your resto is short: side pots follow)."),
+    ("no-ver", "gofoNoVer", "No ver: fold", NoBodySchema, {},
+     lambda b: gofo.NoVer(), "Fold, losing what you have put in."),
+    ("voy", "gofoVoy", "Voy: pass without betting", NoBodySchema, {},
+     lambda b: gofo.Voy(), "Speak without betting."),
+    ("corta", "gofoCorta", "Corta: bet after the deal", AmountSchema, {"amount": 5},
+     lambda b: gofo.Corta(b["amount"]), "Cut: bet any amount of your resto; one more discard follows the betting, then the canto."),
+    ("refiche", "gofoRefiche", "Refichar: raise after a corte", AmountSchema, {"amount": 5},
+     lambda b: gofo.Refiche(b["amount"]), "At least the previous bet or raise, unless it is all your resto (jugado)."),
+    ("discard", "gofoDiscard", "Discard and draw", DiscardSchema, {"cards": ["3o", "4c"]},
+     lambda b: gofo.Discard(tuple(b.get("cards") or ()), b.get("count")),
+     "Throw 0–5 cards and receive as many. Tabletop: send the count, or the face-up cards."),
+    ("show", "gofoShow", "Show your five cards at the canto", ShowSchema, {"cards": ["6e", "7e", "11e", "12e", "3o"]},
+     lambda b: gofo.Show(tuple(b["cards"])), "Tabletop: enter your five cards; the referee checks them."),
+    ("declare", "gofoDeclare", "Declare your points at the canto", DeclareSchema, {"points": 27},
+     lambda b: gofo.Declare(b["points"]), "Tabletop: declare points; a winner must then show cards worth exactly that."),
+    ("reshuffle", "gofoReportReshuffle", "Report that the pile was reshuffled", NoBodySchema, {},
+     lambda b: gofo.Reshuffle(None), "Tabletop: the dealer reports that the real pile was shuffled into a new stock."),
+]
+
+
 # ----------------------------------------------------------------- routes
 
 
@@ -245,8 +282,12 @@ class Tables(MethodView):
                                  "description": "Seat 0's view (send seat_tokens[0] as the bearer token)."},
                  "GetLedger": {"operationId": "getGofoLedger", "parameters": _ID},
                  "GetTranscript": {"operationId": "getGofoTranscript", "parameters": _ID},
+                 "EnforceDeadline": {"operationId": "enforceGofoDeadline", "parameters": _ID},
+                 **{f"Move{op[4:]}": {"operationId": op, "parameters": _TO_ACT,
+                                      "description": "The seat whose turn it is makes this move."}
+                    for _, op, *_ in MOVES},
              }}})
-    @blp.arguments(CreateGofoTableSchema, examples={
+    @blp.arguments(CreateGofoTableSchema, required=False, examples={
         "five_dealt": {"summary": "Five players, the referee deals", "value": {"seats": 5, "caja": 100, "refill": 10}},
         "six_tabletop": {"summary": "Six players with real cards", "value": {"seats": 6, "caja": 200, "refill": 20, "initial_front": 50, "mode": "tabletop"}},
     })
@@ -344,42 +385,6 @@ class EnforceDeadline(MethodView):
         the table (a seat or the host) may ask the referee to move it the way silence moves a player at
         a real table — no ver, pass, voy, decline, stand pat; a silent mano opens 1 chip."""
         return _enforce_deadline(table_id, body or {})
-
-
-# One endpoint per kind of move: (path, operationId, summary, schema, example, build action, doc).
-MOVES: list[tuple[str, str, str, type, dict, Callable[[dict[str, Any]], Any], str]] = [
-    ("open", "gofoOpen", "Open the hand (mano bets the apertura)", OpenSchema, {"amount": 2},
-     lambda b: gofo.Open(b["amount"]), "Mano bets the opening before looking; it must be below every resto."),
-    ("look", "gofoLook", "Look at your first two cards", NoBodySchema, {},
-     lambda b: gofo.Look(), "Dealt mode: reveals your two cards to you; you can no longer enter blind."),
-    ("enter", "gofoEnter", "Enter the hand, seen or blind", EnterSchema, {"blind": True},
-     lambda b: gofo.Enter(b["blind"]), "Put in the opening. Entering blind (without looking) lets you raise the opening."),
-    ("decline", "gofoDecline", "Decline the hand", NoBodySchema, {},
-     lambda b: gofo.Decline(), "Stay out of this hand, losing nothing."),
-    ("raise", "gofoRaise", "Raise the opening", AmountSchema, {"amount": 4},
-     lambda b: gofo.Raise(b["amount"]), "Raise the opening by an amount within legal_actions' range."),
-    ("pass", "gofoPass", "Pass the chance to raise", NoBodySchema, {},
-     lambda b: gofo.Pass(), "Do not raise (the opening, or refichar after a corte)."),
-    ("ver", "gofoVer", "Ver: match the bet", NoBodySchema, {},
-     lambda b: gofo.Ver(), "Match the bet in force (all-in if your resto is short: side pots follow)."),
-    ("no-ver", "gofoNoVer", "No ver: fold", NoBodySchema, {},
-     lambda b: gofo.NoVer(), "Fold, losing what you have put in."),
-    ("voy", "gofoVoy", "Voy: pass without betting", NoBodySchema, {},
-     lambda b: gofo.Voy(), "Speak without betting."),
-    ("corta", "gofoCorta", "Corta: bet after the deal", AmountSchema, {"amount": 5},
-     lambda b: gofo.Corta(b["amount"]), "Cut: bet any amount of your resto; one more discard follows the betting, then the canto."),
-    ("refiche", "gofoRefiche", "Refichar: raise after a corte", AmountSchema, {"amount": 5},
-     lambda b: gofo.Refiche(b["amount"]), "At least the previous bet or raise, unless it is all your resto (jugado)."),
-    ("discard", "gofoDiscard", "Discard and draw", DiscardSchema, {"cards": ["3o", "4c"]},
-     lambda b: gofo.Discard(tuple(b.get("cards") or ()), b.get("count")),
-     "Throw 0–5 cards and receive as many. Tabletop: send the count, or the face-up cards."),
-    ("show", "gofoShow", "Show your five cards at the canto", ShowSchema, {"cards": ["6e", "7e", "11e", "12e", "3o"]},
-     lambda b: gofo.Show(tuple(b["cards"])), "Tabletop: enter your five cards; the referee checks them."),
-    ("declare", "gofoDeclare", "Declare your points at the canto", DeclareSchema, {"points": 27},
-     lambda b: gofo.Declare(b["points"]), "Tabletop: declare points; a winner must then show cards worth exactly that."),
-    ("reshuffle", "gofoReportReshuffle", "Report that the pile was reshuffled", NoBodySchema, {},
-     lambda b: gofo.Reshuffle(None), "Tabletop: the dealer reports that the real pile was shuffled into a new stock."),
-]
 
 
 def _register_move(path: str, operation_id: str, summary: str, schema: type, example: dict,

@@ -134,6 +134,7 @@ class Games(MethodView):
              responses={201: {"links": CREATE_LINKS}})
     @blp.arguments(
         CreateGopsGameSchema,
+        required=False,
         examples={
             "classic": {"summary": "Two players, ties carry over (seed 000)", "value": {"profile": "classic"}},
             "three_players_split": {
