@@ -100,9 +100,8 @@ class Usage:
 
 class RateLimiter:
     def __init__(self, app: Flask) -> None:
-        store = app.extensions["referee_store"]
-        self.redis: redis.Redis = store.redis
-        self.prefix: str = store.prefix
+        self.store = app.extensions["referee_store"]
+        self.redis: redis.Redis = self.store.redis
         self._hit = self.redis.register_script(_HIT)
         self._last_log = -math.inf
 
@@ -118,7 +117,7 @@ class RateLimiter:
         return limits
 
     def key(self, client: str, limit: Limit) -> str:
-        return f"{self.prefix}:rl:{{{client}}}:{limit.name}"
+        return self.store.rate_key(client, limit.name)
 
     def hit(self, client: str, limits: list[Limit]) -> list[Usage]:
         args: list[int] = []

@@ -5,7 +5,9 @@ Layout (``P`` is the configured key prefix, ``K`` the kind: ``gops``, ``gofo``):
 * ``P:K:{ID}`` – a hash with ``version`` (an integer, +1 per applied change) and
   ``doc`` (the JSON document: engine state, token hashes, timestamps);
 * ``P:K:{ID}:log`` – a list of JSON transcript entries, one per applied change;
-* ``P:K:{ID}:events`` – the pub/sub channel a change is announced on (live updates).
+* ``P:K:{ID}:events`` – the pub/sub channel a change is announced on (live updates);
+* ``P:idem:SCOPE:HASH`` – an Idempotency-Key's record (the encrypted first answer);
+* ``P:rl:{CLIENT}:NAME`` – a client's rate-limit counter (service.ratelimit runs the Lua).
 
 ``{ID}`` is a Redis Cluster hash tag, so every key of one game lives in one
 slot and the Lua scripts below may touch them together.
@@ -104,6 +106,10 @@ class Store:
 
     def channel(self, kind: str, id: str) -> str:
         return f"{self.key(kind, id)}:events"
+
+    def rate_key(self, client: str, name: str) -> str:
+        """A rate-limit counter of one client (``{client}`` is a hash tag: one slot per client)."""
+        return f"{self.prefix}:rl:{{{client}}}:{name}"
 
     def idempotency_key(self, scope: str, key_hash: str) -> str:
         return f"{self.prefix}:idem:{scope}:{key_hash}"
