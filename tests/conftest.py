@@ -23,7 +23,6 @@ live_server   (session)  base URL (``http://127.0.0.1:PORT``, no trailing
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import signal
 import subprocess
@@ -42,16 +41,6 @@ try:  # property tests talk to a real server: wall-clock deadlines only flake
     _hyp_settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "referee"))
 except ImportError:  # pragma: no cover
     pass
-
-
-def app_available() -> bool:
-    """True once service.app exists (importing it may still fail: that is a bug)."""
-    return importlib.util.find_spec("service.app") is not None
-
-
-def _require_app() -> None:
-    if not app_available():
-        pytest.skip("service.app does not exist yet")
 
 
 class ExternalRedis:
@@ -116,7 +105,6 @@ def valkey_factory(tmp_path):
 
 @pytest.fixture
 def app(redis_url, redis_client):
-    _require_app()
     from service.app import create_app
 
     return create_app({"REDIS_URL": redis_url, "TESTING": True})
@@ -196,7 +184,6 @@ def stop_process(proc: subprocess.Popen, timeout: float = 20.0) -> int:
 
 @pytest.fixture(scope="session")
 def live_server(redis_server, tmp_path_factory):
-    _require_app()
     log_path = tmp_path_factory.mktemp("gunicorn") / "gunicorn.log"
     # The whole suite shares this server from one address: limits far above what it sends
     # (tests/test_ratelimit.py checks the limiter on its own servers).

@@ -315,9 +315,8 @@ def fuzz_server(redis_server, tmp_path_factory):
     The rate limiter stays on (its code runs on every request, RateLimit-* headers included), with
     limits no run reaches: the fuzzer creates hundreds of games, the default allows 120 an hour.
     """
-    from conftest import _require_app, start_gunicorn, stop_process
+    from conftest import start_gunicorn, stop_process
 
-    _require_app()
     log_path = tmp_path_factory.mktemp("fuzz-gunicorn") / "gunicorn.log"
     proc, base = start_gunicorn(redis_server.url, log_path, workers=2, extra_env={
         "REFEREE_RATE_LIMIT_PER_MINUTE": "10000000",
@@ -334,7 +333,6 @@ def fuzz_server(redis_server, tmp_path_factory):
 @pytest.mark.slow
 @pytest.mark.timeout(TIMEOUT + 60)
 def test_schemathesis(fuzz_server, tmp_path):
-    pytest.importorskip("schemathesis")
     base, log_path = fuzz_server
     stats_path = tmp_path / "stats.json"
     config_path = tmp_path / "schemathesis.toml"

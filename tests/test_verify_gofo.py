@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import REPO_ROOT, app_available
+from conftest import REPO_ROOT
 from gofo_http import GofoTable
 from gops_http import FlaskHttp
 
@@ -37,7 +37,6 @@ from service import commitments, verify
 from service.gofo.cards import DECK, card_value
 from service.gofo.value import hand_value
 
-pytestmark = pytest.mark.skipif(not app_available(), reason="service.app does not exist yet")
 
 
 # ------------------------------------------------------------------ playing
