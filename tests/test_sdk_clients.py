@@ -313,7 +313,6 @@ def test_python_client_plays_a_gofo_hand(python_sdk, live_server):
         CreateGofoTableMode,
         DealReveal,
         Discard,
-        Card,
         Enter,
         GofoHandPhase,
         GofoLegalAction,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from service.gofo.hand import (
-    Corta, Declare, Discard, Enter, HandState, NoVer, Open, Pass, Refiche, Reshuffle, Show, Ver,
+    Corta, Declare, Discard, Enter, HandState, Open, Pass, Refiche, Reshuffle, Show, Ver,
     Voy, side_pots,
 )
 

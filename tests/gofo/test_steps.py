@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from service.errors import GameOver, IllegalAction, InvalidAction, NotYourTurn, WrongPhase
 from service.gofo.cards import DECK
 from service.gofo.hand import (
-    Corta, Decline, Discard, Enter, HandState, Look, NoVer, Open, Pass, Raise, Refiche, Show,
+    Corta, Decline, Discard, Enter, HandState, Look, NoVer, Open, Pass, Raise, Refiche,
     Shuffle, Ver, Voy,
 )
 

@@ -60,7 +60,6 @@ def test_five_players_discarding_until_reshuffles() -> None:
             hand = play(hand, (hand.to_act(), Voy()))
         else:
             seat = hand.to_act()
-            before = set(hand.hands[seat])
             hand = play(hand, (seat, Discard(tuple(hand.hands[seat]))))
             if hand.phase != "reshuffle":
                 # own just-discarded cards come back only when nothing else is left
