@@ -1,0 +1,410 @@
+"""Hypothesis sweep of bad input at every Gofo operation (Flask test client, real Valkey).
+
+The Gofo counterpart of ``tests/test_bad_input.py``, with its strategies and its oracle (``check``):
+the operations come from the generated spec (``service.openapi.generate()``, every path under
+``/v1/gofo/``), so a new endpoint is swept as soon as it exists.  Each request gets a random or
+adversarial body, random path parameters (table id, seat), random headers and sometimes a method the
+path does not have; between fuzzed requests, random legal moves (taken from the seat's
+``legal_actions``) and near misses of them keep dealt and tabletop tables progressing through every
+phase and over several hands.
+
+The only acceptable outcomes: a 2xx whose body matches the operation's response schema, for a body
+the request schema allows; 304 for a GET with a matching ``If-None-Match``; a 4xx
+``application/problem+json`` after which every stored key is byte-identical.  Never a 5xx.  After
+every request the table's hash version equals the distinct versions 1..N of its log.
+"""
+
+from __future__ import annotations
+
+import contextlib
+
+import json
+import random
+import urllib.parse
+from dataclasses import dataclass, field
+from typing import Any
+
+import jsonschema
+import pytest
+import redis
+from hypothesis import given
+from hypothesis import strategies as st
+from test_bad_input import (
+    ID_NASTIES,
+    NOT_JSON,
+    PROBLEM,
+    SEAT_NASTIES,
+    SPEC,
+    Body,
+    Operation,
+    _resolve,
+    bodies,
+    check,
+    headers,
+    near_miss,
+    snapshot,
+    sweep,
+)
+
+from service.gofo.cards import DECK
+
+TABLES = "/v1/gofo/tables"
+
+
+def _operations() -> list[Operation]:
+    ops = []
+    for template, item in SPEC["paths"].items():
+        if not template.startswith("/v1/gofo/"):
+            continue
+        for method, op in item.items():
+            if method not in ("get", "post", "put", "patch", "delete"):
+                continue
+            body = op.get("requestBody")
+            schema = body["content"]["application/json"]["schema"] if body else None
+            ops.append(Operation(method.upper(), template, op, _resolve(schema, True) if schema else None,
+                                 bool(body and body.get("required")), op.get("responses", {})))
+    return ops
+
+
+OPERATIONS = _operations()
+POST_OPS = [o for o in OPERATIONS if o.method == "POST"]
+MOVE_OPS = {o.template.rsplit("/", 1)[1]: o for o in POST_OPS if "{seat}" in o.template}
+
+
+def test_the_sweep_covers_every_gofo_operation():
+    names = {o.name for o in OPERATIONS}
+    assert {"createGofoTable", "getGofoTable", "getGofoSeatView", "getGofoLedger", "getGofoTranscript",
+            "enforceGofoDeadline", "gofoOpen", "gofoDiscard", "gofoShow", "gofoReportReshuffle"} <= names
+    assert len(MOVE_OPS) >= 15 and "no-ver" in MOVE_OPS
+    assert all(o.body_schema is not None for o in POST_OPS)
+
+
+# ------------------------------------------------------------ the world
+
+
+@dataclass
+class World:
+    client: Any
+    raw: redis.Redis
+    id: str
+    host: str
+    tokens: list[str]
+    mode: str
+    rng: random.Random = field(default_factory=lambda: random.Random(0))
+
+    @property
+    def base(self) -> str:
+        return f"{TABLES}/{self.id}"
+
+    def public(self) -> dict[str, Any]:
+        r = self.client.get(self.base)
+        assert r.status_code == 200, r.get_data()
+        return r.get_json()
+
+    def seat_view(self, seat: int) -> dict[str, Any]:
+        r = self.client.get(f"{self.base}/seats/{seat}", headers={"Authorization": f"Bearer {self.tokens[seat]}"})
+        assert r.status_code == 200, r.get_data()
+        return r.get_json()
+
+
+SETUPS = [
+    {"seats": 5},
+    {"seats": 2, "caja": 30, "refill": 5, "initial_front": 6},
+    {"seats": 3, "caja": 20, "refill": 2, "initial_front": 3, "inauguration_front": 4},
+    {"seats": 6, "turn_seconds": 600},
+    {"seats": 3, "mode": "tabletop", "caja": 40, "refill": 5},
+    {"seats": 5, "mode": "tabletop", "turn_seconds": 5},
+]
+
+
+@contextlib.contextmanager
+def seeded_chance(seed: int = 7):
+    """The referee's shuffles from a seeded generator and a clock that ticks per request while an
+    example runs: hypothesis replays an example expecting the same tables and the same deadlines
+    (its strategies read the cards dealt and the answers given)."""
+    import itertools
+
+    from service.api import common
+    from service.api import gofo as gofo_api
+
+    saved = gofo_api._system_random, common.now
+    ticks = itertools.count()
+    gofo_api._system_random = random.Random(seed)
+    common.now = lambda: 1_800_000_000.0 + next(ticks)  # a clock that moves 1 s per request
+    try:
+        yield
+    finally:
+        gofo_api._system_random, common.now = saved
+
+
+def new_world(client, raw, setup: dict[str, Any], seed: int = 0) -> World:
+    raw.flushdb()
+    r = client.post(TABLES, json=setup)
+    assert r.status_code == 201, r.get_data()
+    data = r.get_json()
+    return World(client, raw, data["id"], data["host_token"], data["seat_tokens"],
+                 setup.get("mode", "dealt"), random.Random(seed))
+
+
+def assert_store_consistent(world: World) -> None:
+    key = f"referee:gofo:{{{world.id}}}".encode()
+    version = world.raw.hget(key, "version")
+    assert version is not None
+    versions = [json.loads(e)["version"] for e in world.raw.lrange(key + b":log", 0, -1)]
+    assert versions == sorted(versions)
+    assert sorted(set(versions)) == list(range(1, int(version) + 1)), (version, versions)
+    doc = json.loads(world.raw.hget(key, "doc"))
+    assert doc["state"]["options"]["seats"] == len(world.tokens)
+
+
+def checked(world: World, op: Operation, method: str, path: str, routed: bool, body: Body,
+            hdrs: dict[str, str]):
+    response = check(world, op, method, path, routed, body, hdrs, snapshot(world.raw))
+    assert_store_consistent(world)
+    return response
+
+
+# ------------------------------------------------------------ strategies
+
+
+@st.composite
+def paths(draw, world: World, op: Operation) -> tuple[str, bool, int | None]:
+    """The request path; whether it targets ``op`` as routed; the seat if any."""
+    routed = True
+    table_id = urllib.parse.quote(world.id, safe="")
+    if "{table_id}" in op.template and draw(st.integers(0, 4)) == 0:
+        routed = False
+        choice = draw(st.one_of(st.sampled_from(ID_NASTIES + ["referee:gofo:{x}", world.id + "x", world.id[:-1],
+                                                               world.id.lower(), world.id.upper()]),
+                                st.text(min_size=1, max_size=30)))
+        if choice == world.id:
+            routed = True
+        table_id = choice if draw(st.booleans()) and choice in ID_NASTIES else urllib.parse.quote(choice, safe="")
+    seat: int | None = draw(st.integers(0, len(world.tokens) - 1))
+    seat_text = str(seat)
+    if "{seat}" in op.template and draw(st.integers(0, 4)) == 0:
+        seat_text = draw(st.one_of(st.sampled_from(SEAT_NASTIES + ["6", "5", "100"]), st.integers().map(str)))
+        seat = int(seat_text) if seat_text.isdecimal() else None
+        routed = routed and seat is not None
+    path = op.template.replace("{table_id}", table_id).replace("{seat}", seat_text)
+    return path, routed, seat
+
+
+def _generable(node: Any) -> Any:
+    """The request schema as test_bad_input's ``from_schema`` can draw from: it draws at most 4 array
+    items, so ``minItems`` above 4 (a shown hand: exactly 5 cards) is capped there (the drawn body is
+    then a near miss the spec refuses; ``plausible_move`` sends real 5-card hands)."""
+    if isinstance(node, list):
+        return [_generable(n) for n in node]
+    if not isinstance(node, dict):
+        return node
+    out = {k: _generable(v) for k, v in node.items()}
+    if isinstance(out.get("minItems"), int) and out["minItems"] > 4:
+        out["minItems"] = 4
+    return out
+
+
+@dataclass
+class _Generation:
+    body_schema: dict[str, Any] | None
+
+
+GENERATION = {o.name: _Generation(_generable(o.body_schema)) for o in OPERATIONS}
+
+
+def fuzz_one(world: World, draw) -> None:
+    op = draw(st.sampled_from(OPERATIONS))
+    method = op.method if draw(st.integers(0, 9)) else draw(st.sampled_from(["GET", "POST", "PUT", "PATCH", "DELETE"]))
+    path, routed, seat = draw(paths(world, op))
+    body = draw(bodies(GENERATION[op.name] if method == "POST" else None)) if method != "GET" else Body(None, None, None, "none")
+    hdrs = draw(headers(world, seat))
+    checked(world, op, method, path, routed, body, hdrs)
+
+
+def plausible_move(world: World, public: dict[str, Any], draw) -> tuple[int, str, dict[str, Any]] | None:
+    """A legal move of the seat to act (or a look by someone who may look), from its legal_actions."""
+    hand = public["hand"]
+    if hand is None or hand["to_act"] is None:
+        return None
+    seat = hand["to_act"]
+    legal = world.seat_view(seat)["hand"]["legal_actions"]
+    if not legal:
+        return None
+    action = draw(st.sampled_from(legal))
+    kind = action["type"]
+    if kind in ("open", "raise", "corta", "refiche"):
+        hi = min(action["max"], action["min"] + 5)
+        return seat, kind, {"amount": draw(st.integers(action["min"], hi))}
+    if kind == "enter":
+        return seat, kind, {"blind": bool(action.get("blind"))}
+    if kind == "discard":
+        if world.mode == "dealt":
+            cards = list(action["cards"])
+            n = draw(st.integers(0, min(action["max"], len(cards))))
+            return seat, kind, {"cards": draw(st.permutations(cards))[:n]}
+        return seat, kind, {"count": draw(st.integers(0, action["max"]))}
+    if kind == "declare":
+        return seat, kind, {"points": draw(st.integers(action["min"], action["max"]))}
+    if kind == "show":
+        return seat, kind, {"cards": draw(st.permutations(DECK))[:5]}
+    return seat, kind.replace("_", "-"), {}
+
+
+@st.composite
+def gofo_near_miss(draw, payload: dict[str, Any], version: int) -> dict[str, Any]:
+    """test_bad_input's near miss; card lists get card-shaped mistakes (its list mutations are numeric)."""
+    if "cards" not in payload or draw(st.integers(0, 2)) == 0:
+        rest = {k: v for k, v in payload.items() if k != "cards"}
+        if rest:
+            return {**draw(near_miss(rest, version)), **({"cards": payload["cards"]} if "cards" in payload else {})}
+        return draw(st.sampled_from([{"version": version}, {"version": version - 1}, {"x": 1}, {"version": None},
+                                     {"version": 1.0}, {**payload, "count": 9}]))
+    cards = list(payload["cards"])
+    other = [c for c in DECK if c not in cards]
+    bad = draw(st.sampled_from([
+        cards + cards[:1], cards[::-1], cards[1:], cards + [draw(st.sampled_from(other))],
+        [c.upper() for c in cards], [c + " " for c in cards], [draw(st.sampled_from(other))] * len(cards),
+        cards + ["13o"], [1, 2], None, "3o", [None], cards * 3, [{"card": c} for c in cards],
+    ]))
+    out = {**payload, "cards": bad}
+    if draw(st.booleans()):
+        out["count"] = draw(st.sampled_from([len(cards), len(cards) + 1, -1, None, 5.0, "2"]))
+    return out
+
+
+# ---------------------------------------------------------------- sweeps
+
+
+@pytest.fixture
+def raw(redis_url):
+    client = redis.Redis.from_url(redis_url)
+    try:
+        yield client
+    finally:
+        client.close()
+
+
+@sweep(500)
+@given(data=st.data())
+def test_every_gofo_operation_refuses_garbage_cleanly(client, raw, redis_client, data):
+    """One adversarial request at any Gofo operation of a fresh table (any setup)."""
+    with seeded_chance():
+        world = new_world(client, raw, data.draw(st.sampled_from(SETUPS)))
+        fuzz_one(world, data.draw)
+
+
+@sweep(60)
+@given(data=st.data())
+def test_random_gofo_action_sequences(client, raw, redis_client, data):
+    """Legal moves, near misses and garbage interleaved: every phase of dealt and tabletop hands
+    (and the hands after them) gets fuzzed."""
+    with seeded_chance():
+        _action_sequence(client, raw, data)
+
+
+def _action_sequence(client, raw, data) -> None:
+    world = new_world(client, raw, data.draw(st.sampled_from(SETUPS)))
+    for _ in range(data.draw(st.integers(10, 60))):
+        kind = data.draw(st.sampled_from(["move", "move", "move", "move", "near", "near", "fuzz", "fuzz", "deadline"]))
+        public = world.public()
+        if kind in ("move", "near"):
+            move = plausible_move(world, public, data.draw)
+            if move is None:
+                continue
+            seat, name, payload = move
+            op = MOVE_OPS[name]
+            token = world.tokens[seat]
+            if world.mode == "tabletop" and data.draw(st.booleans()):
+                token = world.host  # one phone refereeing the real table
+            if kind == "near":
+                payload = data.draw(gofo_near_miss(payload, public["version"]))
+            body = Body(json.dumps(payload).encode(), "application/json", payload, kind)
+            path = op.template.replace("{table_id}", world.id).replace("{seat}", str(seat))
+            response = checked(world, op, "POST", path, True, body, {"Authorization": f"Bearer {token}"})
+            if kind == "move" and name not in ("show", "declare"):
+                assert response.status_code == 200, (name, payload, response.get_data())
+        elif kind == "deadline":
+            op = next(o for o in POST_OPS if o.template.endswith("/deadline"))
+            token = data.draw(st.sampled_from([world.host, *world.tokens]))
+            body = Body(b"{}", "application/json", {}, kind)
+            checked(world, op, "POST", world.base + "/deadline", True, body, {"Authorization": f"Bearer {token}"})
+        else:
+            fuzz_one(world, data.draw)
+
+
+# ---------------------------------------------- fixed adversarial requests at every move
+
+
+def _table(client, mode="dealt"):
+    data = client.post(TABLES, json={"seats": 3, "mode": mode}).get_json()
+    return data["id"], data["seat_tokens"], data["host_token"]
+
+
+def _stored(raw, table_id):
+    key = f"referee:gofo:{{{table_id}}}"
+    return raw.hgetall(key), raw.lrange(key + ":log", 0, -1)
+
+
+ADVERSARIAL = [
+    ("deep_list", "[" * 5000 + "]" * 5000, "application/json"),
+    ("deep_object", '{"a":' * 3000 + "1" + "}" * 3000, "application/json"),
+    ("huge_int", '{"amount": 1' + "0" * 5000 + "}", "application/json"),
+    ("float", '{"amount": 1.5, "blind": true, "points": 20.0}', "application/json"),
+    ("string_int", '{"amount": "2", "points": "20"}', "application/json"),
+    ("nan", '{"amount": NaN}', "application/json"),
+    ("bool_as_int", '{"amount": true, "blind": 1, "points": false}', "application/json"),
+    ("null_body", "null", "application/json"),
+    ("array_body", "[]", "application/json"),
+    ("bad_card", '{"cards": ["3o\\n", "13o", "3x", "3O", "03o"]}', "application/json"),
+    ("too_many_cards", json.dumps({"cards": list(DECK[:6])}), "application/json"),
+    ("dup_cards", json.dumps({"cards": ["3o", "3o", "3o", "3o", "3o"]}), "application/json"),
+    ("count_and_cards", json.dumps({"cards": ["3o"], "count": 4}), "application/json"),
+    ("negative_count", json.dumps({"count": -1}), "application/json"),
+    ("version_float", '{"version": 1.0}', "application/json"),
+    ("bom", "\ufeff{}", "application/json"),
+    ("not_json", "{'amount': 1}", "application/json"),
+    ("form", "amount=1", "application/x-www-form-urlencoded"),
+    ("text", "{}", "text/plain"),
+    ("huge", '{"x": "' + "a" * 40000 + '"}', "application/json"),
+]
+
+
+@pytest.mark.parametrize("mode", ["dealt", "tabletop"])
+@pytest.mark.parametrize("label,data,ctype", ADVERSARIAL, ids=[a[0] for a in ADVERSARIAL])
+def test_every_move_refuses_fixed_garbage(client, raw, redis_client, mode, label, data, ctype):
+    """Each move and the deadline, with the right token (the host's at a tabletop table): a 2xx only
+    for a body the spec allows, otherwise a 4xx problem that changes nothing."""
+    table_id, tokens, host = _table(client, mode)
+    public = client.get(f"{TABLES}/{table_id}").get_json()
+    seat = public["hand"]["to_act"]
+    token = tokens[seat] if mode == "dealt" else host
+    for name, op in [*MOVE_OPS.items(), ("deadline", next(o for o in POST_OPS if o.template.endswith("/deadline")))]:
+        path = op.template.replace("{table_id}", table_id).replace("{seat}", str(seat))
+        before = _stored(raw, table_id), snapshot(raw)
+        r = client.post(path, data=data.encode("utf-8"), content_type=ctype,
+                        headers={"Authorization": f"Bearer {token}"})
+        assert r.status_code < 500, (name, label, r.status_code, r.get_data()[:300])
+        if r.status_code >= 400:
+            assert r.mimetype == PROBLEM and r.get_json()["status"] == r.status_code, (name, label, r.get_data()[:300])
+            assert (_stored(raw, table_id), snapshot(raw)) == before, (name, label, r.get_json())
+        else:
+            body = json.loads(data) if ctype == "application/json" else NOT_JSON
+            assert body is not NOT_JSON and op.body_schema is not None
+
+            assert jsonschema.Draft7Validator(op.body_schema).is_valid(body), (name, label, r.status_code)
+            break  # the table moved on
+
+
+@pytest.mark.parametrize("body", [
+    {"seats": 2.0}, {"seats": "5"}, {"seats": True}, {"seats": 0}, {"seats": 10**30}, {"caja": -1},
+    {"caja": 5, "refill": 10}, {"initial_front": 0}, {"mode": "DEALT"}, {"mode": None}, {"turn_seconds": 4},
+    {"turn_seconds": 86401}, {"turn_seconds": 1.5}, {"seats": 5, "extra": 1}, [], None, "x",
+    {"caja": 1, "refill": 1, "initial_front": 1}, {"caja": 1_000_000, "refill": 1_000_000, "initial_front": 1_000_000},
+])
+def test_create_refuses_bad_options_cleanly(client, raw, redis_client, body):
+    before = snapshot(raw)
+    r = client.post(TABLES, data=json.dumps(body), content_type="application/json")
+    assert r.status_code < 500, r.get_data()[:300]
+    if r.status_code != 201:
+        assert 400 <= r.status_code < 500 and r.mimetype == PROBLEM, r.get_data()[:300]
+        assert snapshot(raw) == before
