@@ -162,6 +162,17 @@ def _game_id(transcript_id: str, match_format: str, number: int) -> str:
     return transcript_id if match_format == "single" else f"{transcript_id}-{number}"
 
 
+def _check_version_coverage(report: "Report", shaped: list[tuple[int, dict[str, Any]]], top_version: Any) -> None:
+    """No version from 1 to the last is missing, and the last is the transcript's version."""
+    present = {e["version"] for _, e in shaped}
+    missing = sorted(set(range(1, max(present, default=0) + 1)) - present)
+    if missing:
+        report.problem(f"entries: {_ranges(missing)} missing (an entry was dropped)")
+    if _is_int(top_version) and shaped and max(present) != top_version:
+        report.problem(f"version: the transcript says {top_version} but its last entry is version "
+                       f"{max(present)} (entries missing at the end, or added)")
+
+
 def verify_gops(transcript: dict[str, Any], prize_commitments: dict[int, str] | None = None) -> Report:
     """Check a Gops transcript; every problem found is a line of ``report.problems``."""
     from . import gops
@@ -219,13 +230,7 @@ def verify_gops(transcript: dict[str, Any], prize_commitments: dict[int, str] | 
                            "(time goes backwards)")
         previous_version, previous_at = version, at
         shaped.append((index, entry))
-    present = {e["version"] for _, e in shaped}
-    missing = sorted(set(range(1, max(present, default=0) + 1)) - present)
-    if missing:
-        report.problem(f"entries: {_ranges(missing)} missing (an entry was dropped)")
-    if _is_int(top_version) and shaped and max(present) != top_version:
-        report.problem(f"version: the transcript says {top_version} but its last entry is version "
-                       f"{max(present)} (entries missing at the end, or added)")
+    _check_version_coverage(report, shaped, top_version)
 
     # ---- the create entry and the rules
     first_index, first = (shaped[0] if shaped else (1, entries[0]))
@@ -922,13 +927,7 @@ def verify_gofo(transcript: dict[str, Any], deck_commitments: dict[int, str] | N
             _check_gofo_by(report, where, entry, seats, mode)
         previous_version, previous_at = version, at
         shaped.append((index, entry))
-    present = {e["version"] for _, e in shaped}
-    missing = sorted(set(range(1, max(present, default=0) + 1)) - present)
-    if missing:
-        report.problem(f"entries: {_ranges(missing)} missing (an entry was dropped)")
-    if _is_int(top_version) and shaped and max(present) != top_version:
-        report.problem(f"version: the transcript says {top_version} but its last entry is version "
-                       f"{max(present)} (entries missing at the end, or added)")
+    _check_version_coverage(report, shaped, top_version)
 
     # ---- the revealed decks, on their own
     deals = _gofo_deals(report, tid, transcript.get("deals"), finished, mode, given)
