@@ -2,41 +2,19 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
-from gops_http import Http
+from gops_http import Created
 
 PATHS = {"no_ver": "no-ver"}
 
 
 @dataclass
-class GofoTable:
-    http: Http
-    id: str
-    host_token: str
-    seat_tokens: list[str]
-    created: dict[str, Any] = field(default_factory=dict)
+class GofoTable(Created):
+    """A created Gofo table and its tokens, with a move method for the seat to act."""
 
-    @classmethod
-    def create(cls, http: Http, body: dict[str, Any]) -> "GofoTable":
-        status, data = http.post("/v1/gofo/tables", body)
-        assert status == 201, data
-        return cls(http, data["id"], data["host_token"], data["seat_tokens"], data)
-
-    @property
-    def base(self) -> str:
-        return f"/v1/gofo/tables/{self.id}"
-
-    def public(self) -> dict[str, Any]:
-        status, data = self.http.get(self.base)
-        assert status == 200, data
-        return data
-
-    def seat_view(self, seat: int, token: str | None = None) -> dict[str, Any]:
-        status, data = self.http.get(f"{self.base}/seats/{seat}", token or self.seat_tokens[seat])
-        assert status == 200, data
-        return data
+    COLLECTION = "/v1/gofo/tables"
 
     def hand(self) -> dict[str, Any]:
         return self.public()["hand"]

@@ -60,8 +60,10 @@ def new_salt() -> str:
 
 
 @dataclass
-class GopsTable:
-    """A created game and its tokens, with one method per move."""
+class Created:
+    """A game or table created over HTTP, its tokens, and the reads every game has."""
+
+    COLLECTION = ""  # e.g. "/v1/gops/games"
 
     http: Http
     id: str
@@ -70,24 +72,31 @@ class GopsTable:
     created: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
-    def create(cls, http: Http, body: dict[str, Any]) -> "GopsTable":
-        status, data = http.post("/v1/gops/games", body)
+    def create(cls, http: Http, body: dict[str, Any]):
+        status, data = http.post(cls.COLLECTION, body)
         assert status == 201, data
         return cls(http, data["id"], data["host_token"], data["seat_tokens"], data)
 
     @property
     def base(self) -> str:
-        return f"/v1/gops/games/{self.id}"
+        return f"{self.COLLECTION}/{self.id}"
 
     def public(self) -> dict[str, Any]:
         status, data = self.http.get(self.base)
         assert status == 200, data
         return data
 
-    def seat_view(self, seat: int) -> dict[str, Any]:
-        status, data = self.http.get(f"{self.base}/seats/{seat}", self.seat_tokens[seat])
+    def seat_view(self, seat: int, token: str | None = None) -> dict[str, Any]:
+        status, data = self.http.get(f"{self.base}/seats/{seat}", token or self.seat_tokens[seat])
         assert status == 200, data
         return data
+
+
+@dataclass
+class GopsTable(Created):
+    """A created Gops game and its tokens, with one method per move."""
+
+    COLLECTION = "/v1/gops/games"
 
     def transcript(self) -> dict[str, Any]:
         status, data = self.http.get(f"{self.base}/transcript")
