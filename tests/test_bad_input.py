@@ -102,10 +102,11 @@ class Operation:
         return schema
 
 
-def _operations() -> list[Operation]:
+def operations_under(prefix: str) -> list[Operation]:
+    """Every operation of the spec whose path starts with ``prefix`` (new endpoints join by themselves)."""
     ops = []
     for template, item in SPEC["paths"].items():
-        if not template.startswith("/v1/gops/"):
+        if not template.startswith(prefix):
             continue
         for method, op in item.items():
             if method not in ("get", "post", "put", "patch", "delete"):
@@ -121,7 +122,7 @@ def _operations() -> list[Operation]:
     return ops
 
 
-OPERATIONS = _operations()
+OPERATIONS = operations_under("/v1/gops/")
 POST_OPS = [o for o in OPERATIONS if o.method == "POST"]
 
 

@@ -34,14 +34,13 @@ from test_bad_input import (
     NOT_JSON,
     PROBLEM,
     SEAT_NASTIES,
-    SPEC,
     Body,
     Operation,
-    _resolve,
     bodies,
     check,
     headers,
     near_miss,
+    operations_under,
     snapshot,
     sweep,
 )
@@ -51,22 +50,7 @@ from service.gofo.cards import DECK
 TABLES = "/v1/gofo/tables"
 
 
-def _operations() -> list[Operation]:
-    ops = []
-    for template, item in SPEC["paths"].items():
-        if not template.startswith("/v1/gofo/"):
-            continue
-        for method, op in item.items():
-            if method not in ("get", "post", "put", "patch", "delete"):
-                continue
-            body = op.get("requestBody")
-            schema = body["content"]["application/json"]["schema"] if body else None
-            ops.append(Operation(method.upper(), template, op, _resolve(schema, True) if schema else None,
-                                 bool(body and body.get("required")), op.get("responses", {})))
-    return ops
-
-
-OPERATIONS = _operations()
+OPERATIONS = operations_under("/v1/gofo/")
 POST_OPS = [o for o in OPERATIONS if o.method == "POST"]
 MOVE_OPS = {o.template.rsplit("/", 1)[1]: o for o in POST_OPS if "{seat}" in o.template}
 
