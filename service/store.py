@@ -81,19 +81,27 @@ class Change:
 
 
 class Store:
+    #: How a saved change is announced on :meth:`channel`: ``SPUBLISH`` (sharded pub/sub, the
+    #: channel lives on the game's own shard of a Redis Cluster) when True, else ``PUBLISH``.
+    #: service.live subscribes with ``SSUBSCRIBE`` or ``SUBSCRIBE`` to match: this is the one switch.
+    sharded_pubsub: bool = False
+
     def __init__(
         self,
         client: redis.Redis,
         prefix: str = "referee",
         finished_ttl: int = 7 * 86400,
         idle_ttl: int = 30 * 86400,
+        sharded_pubsub: bool | None = None,
     ) -> None:
+        if sharded_pubsub is not None:
+            self.sharded_pubsub = sharded_pubsub
         self.redis = client
         self.prefix = prefix
         self.finished_ttl = finished_ttl
         self.idle_ttl = idle_ttl
         self._create = client.register_script(_CREATE)
-        self._save = client.register_script(_SAVE)
+        self._save = client.register_script(_SAVE.replace("'PUBLISH'", "'SPUBLISH'") if self.sharded_pubsub else _SAVE)
         self._idempotent_put = client.register_script(_IDEMPOTENT_PUT)
 
     # ------------------------------------------------------------------ keys
