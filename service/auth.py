@@ -12,6 +12,8 @@ import hashlib
 import hmac
 import secrets
 
+from . import entropy
+
 TOKEN_BYTES = 32
 
 
@@ -29,4 +31,4 @@ def same_hash(presented_hash: str, stored_hash: str) -> bool:
 
 def new_game_id() -> str:
     """12 URL-safe characters (72 random bits): only ``[A-Za-z0-9_-]``, as commitments need."""
-    return secrets.token_urlsafe(9)
+    return entropy.token_urlsafe(9)

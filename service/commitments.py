@@ -25,9 +25,9 @@ from __future__ import annotations
 import hashlib
 import hmac
 import re
-import secrets
 from collections.abc import Sequence
 
+from . import entropy
 from .errors import InvalidAction
 
 SALT_BYTES = 32
@@ -42,8 +42,8 @@ def _sha256_hex(text: str) -> str:
 
 
 def new_salt() -> str:
-    """A fresh salt: 32 random bytes from the OS CSPRNG, as 64 lowercase hex chars."""
-    return secrets.token_hex(SALT_BYTES)
+    """A fresh salt: 32 random bytes from the OS CSPRNG (service.entropy), as 64 lowercase hex chars."""
+    return entropy.token_hex(SALT_BYTES)
 
 
 def check_salt(salt: str) -> None:

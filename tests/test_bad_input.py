@@ -45,6 +45,7 @@ from hypothesis import strategies as st
 
 from service import commitments
 from service.openapi import generate
+from support.chance import seeded_referee
 
 PROBLEM = "application/problem+json"
 MAX_BODY = 16 * 1024  # REFEREE_MAX_BODY_BYTES default
@@ -585,15 +586,21 @@ def fuzz_one(world: World, draw, players: int) -> None:
 @given(data=st.data())
 def test_every_operation_refuses_garbage_cleanly(client, raw, redis_client, data):
     """One adversarial request at any operation of a fresh game (any setup)."""
-    setup = data.draw(st.sampled_from(SINGLE_SETUPS))
-    world = new_world(client, raw, setup)
-    fuzz_one(world, data.draw, len(world.tokens))
+    with seeded_referee():
+        setup = data.draw(st.sampled_from(SINGLE_SETUPS))
+        world = new_world(client, raw, setup)
+        fuzz_one(world, data.draw, len(world.tokens))
 
 
 @sweep(120)
 @given(data=st.data())
 def test_random_action_sequences(client, raw, redis_client, data):
     """Plausible moves interleaved with garbage: every phase of every setup gets fuzzed."""
+    with seeded_referee():
+        _gops_action_sequence(client, raw, data)
+
+
+def _gops_action_sequence(client, raw, data) -> None:
     setup = data.draw(st.sampled_from(GAME_SETUPS))
     world = new_world(client, raw, setup)
     players = len(world.tokens)

@@ -16,7 +16,6 @@ every request the table's hash version equals the distinct versions 1..N of its 
 
 from __future__ import annotations
 
-import contextlib
 
 import json
 import random
@@ -46,6 +45,7 @@ from test_bad_input import (
 )
 
 from service.gofo.cards import DECK
+from support.chance import seeded_referee
 
 TABLES = "/v1/gofo/tables"
 
@@ -101,24 +101,9 @@ SETUPS = [
 ]
 
 
-@contextlib.contextmanager
 def seeded_chance(seed: int = 7):
-    """The referee's shuffles from a seeded generator and a clock that ticks per request while an
-    example runs: hypothesis replays an example expecting the same tables and the same deadlines
-    (its strategies read the cards dealt and the answers given)."""
-    import itertools
-
-    from service.api import common
-    from service.api import gofo as gofo_api
-
-    saved = gofo_api._system_random, common.now
-    ticks = itertools.count()
-    gofo_api._system_random = random.Random(seed)
-    common.now = lambda: 1_800_000_000.0 + next(ticks)  # a clock that moves 1 s per request
-    try:
-        yield
-    finally:
-        gofo_api._system_random, common.now = saved
+    """The referee's chance and clock fixed per example (hypothesis replays need the same tables)."""
+    return seeded_referee(seed)
 
 
 def new_world(client, raw, setup: dict[str, Any], seed: int = 0) -> World:
