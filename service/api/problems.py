@@ -18,6 +18,7 @@ import marshmallow as ma
 from flask import Response, json
 from werkzeug.exceptions import HTTPException
 
+from ..error_codes import ErrorCode
 from ..errors import (
     Busy,
     Forbidden,
@@ -77,7 +78,10 @@ class ProblemSchema(ma.Schema):
     title = ma.fields.String(metadata={"description": "Short summary of the problem type"})
     status = ma.fields.Integer(metadata={"description": "HTTP status code"})
     detail = ma.fields.String(metadata={"description": "What went wrong in this request"})
-    code = ma.fields.String(metadata={"description": "Stable machine-readable error code"})
+    code = ma.fields.String(
+        validate=ma.validate.OneOf([c.value for c in ErrorCode]),
+        metadata={"description": "Stable machine-readable error code (service.error_codes; the README's table)"},
+    )
     errors = ma.fields.Dict(
         keys=ma.fields.String(),
         metadata={"description": "Field-by-field validation messages (code invalid_request)"},
