@@ -12,11 +12,12 @@ from apispec.ext.marshmallow.openapi import OpenAPIConverter
 from flask import Flask, request
 from flask_smorest import Api
 from flask_smorest.utils import prepare_response
-from werkzeug.exceptions import HTTPException, InternalServerError
+from werkzeug.exceptions import HTTPException, InternalServerError, RequestEntityTooLarge
 
 from . import __version__, config
 from . import cors, ratelimit
-from .api import problems
+from .bodylimit import BodyLimit
+from .api import converters, problems
 from .errors import RefereeError
 from .store import Store
 
@@ -138,6 +139,7 @@ def create_app(overrides: dict[str, Any] | None = None) -> Flask:
     api.spec.components.schema("Card", CARD_COMPONENT)
     api.ma_plugin.converter.add_attribute_function(card_ref)
 
+    converters.register(app, api)  # <seat:seat>, before any route uses it
     api.register_blueprint(gops_blp)
     api.register_blueprint(gofo_blp)
     ratelimit.init_app(app)
@@ -160,10 +162,16 @@ def create_app(overrides: dict[str, Any] | None = None) -> Flask:
         app.logger.exception("unhandled error on %s %s", request.method, request.path)
         return problems.from_http_exception(InternalServerError())
 
+    # A chunked body gets a Content-Length too (past the limit: limit + 1), so every body is measured.
+    app.wsgi_app = BodyLimit(app.wsgi_app, lambda: app.config.get("MAX_CONTENT_LENGTH"))
+
     @app.before_request
     def _json_only():
+        limit = request.max_content_length
+        if limit is not None and (request.content_length or 0) > limit:
+            raise RequestEntityTooLarge()  # whatever the method: a body past the limit is never read
         if request.method in ("POST", "PUT", "PATCH"):
-            body = request.get_data(cache=True)  # also a chunked body (no Content-Length); 413 past the limit
+            body = request.get_data(cache=True)
             if not body:
                 return None
             if not request.is_json:

@@ -315,7 +315,7 @@ class TableView(MethodView):
         return common.conditional(_view(record), record.version, GofoTableSchema())
 
 
-@blp.route("/<string:table_id>/seats/<int:seat>")
+@blp.route("/<string:table_id>/seats/<seat:seat>")
 class SeatView(MethodView):
     @blp.doc(operationId="getGofoSeatView", summary="Read one seat's view, with its legal actions",
              security=[{"bearerAuth": []}])
@@ -400,7 +400,7 @@ def _register_move(path: str, operation_id: str, summary: str, schema: type, exa
         return _act(table_id, seat, body or {}, build)
 
     view = type(f"Gofo{operation_id[4:]}", (MethodView,), {"post": post})
-    blp.route(f"/<string:table_id>/seats/<int:seat>/{path}", endpoint=operation_id)(view)
+    blp.route(f"/<string:table_id>/seats/<seat:seat>/{path}", endpoint=operation_id)(view)
 
 
 for _move in MOVES:

@@ -193,7 +193,7 @@ class Game(MethodView):
         return common.conditional(_view(record), record.version, GopsGameSchema())
 
 
-@blp.route("/<string:game_id>/seats/<int:seat>")
+@blp.route("/<string:game_id>/seats/<seat:seat>")
 class SeatView(MethodView):
     @blp.doc(operationId="getGopsSeatView", summary="Read one seat's own view, with what it may do next",
              security=[{"bearerAuth": []}])
@@ -209,7 +209,7 @@ class SeatView(MethodView):
         return common.conditional(data, record.version, GopsSeatViewSchema(), "-late" if late else "")
 
 
-@blp.route("/<string:game_id>/seats/<int:seat>/commit")
+@blp.route("/<string:game_id>/seats/<seat:seat>/commit")
 class CommitBid(MethodView):
     @blp.doc(operationId="commitGopsBid", parameters=[common.IDEMPOTENCY_KEY_PARAMETER], summary="Commit to a secret bid", security=[{"bearerAuth": []}])
     @blp.arguments(CommitSchema, example={"round": 1, "commitment": COMMITMENT_EXAMPLE})
@@ -225,7 +225,7 @@ class CommitBid(MethodView):
             seat, body["round"], body["commitment"], _game_number(state, body)), seat=seat)
 
 
-@blp.route("/<string:game_id>/seats/<int:seat>/reveal")
+@blp.route("/<string:game_id>/seats/<seat:seat>/reveal")
 class RevealBid(MethodView):
     @blp.doc(operationId="revealGopsBid", parameters=[common.IDEMPOTENCY_KEY_PARAMETER], summary="Reveal a committed bid", security=[{"bearerAuth": []}])
     @blp.arguments(RevealSchema, example={"round": 1, "cards": [9], "salt": SALT_EXAMPLE})
@@ -241,7 +241,7 @@ class RevealBid(MethodView):
             seat, body["round"], tuple(body["cards"]), body["salt"], _game_number(state, body)), seat=seat)
 
 
-@blp.route("/<string:game_id>/seats/<int:seat>/choose")
+@blp.route("/<string:game_id>/seats/<seat:seat>/choose")
 class ChoosePrize(MethodView):
     @blp.doc(operationId="chooseGopsPrize", parameters=[common.IDEMPOTENCY_KEY_PARAMETER], summary="Take a prize from the open row", security=[{"bearerAuth": []}])
     @blp.arguments(RankSchema, example={"rank": 13})
@@ -252,7 +252,7 @@ class ChoosePrize(MethodView):
         return _act(game_id, body, lambda state: gops.ChoosePrize(seat, body["rank"]), seat=seat)
 
 
-@blp.route("/<string:game_id>/seats/<int:seat>/resign")
+@blp.route("/<string:game_id>/seats/<seat:seat>/resign")
 class ResignSeat(MethodView):
     @blp.doc(operationId="resignGopsSeat", parameters=[common.IDEMPOTENCY_KEY_PARAMETER], summary="Resign", security=[{"bearerAuth": []}])
     @blp.arguments(EmptyActionSchema, required=False, example={})

@@ -1,0 +1,174 @@
+"""An attacker's first hour (issue 12), against the real server (gunicorn + Valkey).
+
+* Bodies over ``REFEREE_MAX_BODY_BYTES`` are refused with 413 however they are framed: a chunked
+  body (no Content-Length) used to be read up to the limit and the rest dropped, so a valid create
+  followed by 20 KB of garbage made a game.
+* A seat is named one way only: ``/seats/00``, Arabic-Indic or fullwidth digits, signs... are 404,
+  on every seat route of both games (werkzeug's ``int`` converter took them all as seat 0).
+
+The idempotency-under-faults tests are in tests/test_idempotency_faults.py.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+from urllib.parse import quote, urlsplit
+
+import pytest
+import requests
+
+from service import config
+
+PROBLEM = "application/problem+json"
+LIMIT = config.from_environment()["MAX_CONTENT_LENGTH"]  # the live server's (same environment)
+
+
+# ------------------------------------------------------------------ raw HTTP
+
+
+def raw_request(base: str, method: str, path: str, body: bytes | None, *, chunked: bool,
+                headers: dict[str, str] | None = None, chunk_size: int = 1000) -> tuple[int, dict[str, str], bytes]:
+    """One HTTP/1.1 request on a fresh socket; the body chunked (no Content-Length) or declared."""
+    url = urlsplit(base)
+    lines = [f"{method} {path} HTTP/1.1", f"Host: {url.netloc}", "Connection: close",
+             "Content-Type: application/json", *(f"{k}: {v}" for k, v in (headers or {}).items())]
+    if body is not None:
+        lines.append("Transfer-Encoding: chunked" if chunked else f"Content-Length: {len(body)}")
+    payload = ("\r\n".join(lines) + "\r\n\r\n").encode()
+    if body is not None and chunked:
+        for i in range(0, len(body), chunk_size):
+            part = body[i:i + chunk_size]
+            payload += b"%x\r\n" % len(part) + part + b"\r\n"
+        payload += b"0\r\n\r\n"
+    elif body is not None:
+        payload += body
+    with socket.create_connection((url.hostname, url.port), timeout=30) as sock:
+        sock.sendall(payload)
+        received = b""
+        while chunk := sock.recv(65536):
+            received += chunk
+    head, _, content = received.partition(b"\r\n\r\n")
+    status_line, *header_lines = head.decode("latin-1").split("\r\n")
+    response_headers = {}
+    for line in header_lines:
+        name, _, value = line.partition(":")
+        response_headers[name.strip().lower()] = value.strip()
+    return int(status_line.split()[1]), response_headers, content
+
+
+def padded(document: dict, size: int) -> bytes:
+    """``document`` as JSON, padded with spaces to exactly ``size`` bytes (still valid JSON)."""
+    text = json.dumps(document).encode()
+    assert len(text) <= size
+    return text + b" " * (size - len(text))
+
+
+def create_gops(base: str) -> dict:
+    r = requests.post(f"{base}/v1/gops/games", json={"profile": "classic"}, timeout=30)
+    assert r.status_code == 201, r.text
+    return r.json()
+
+
+def create_gofo(base: str) -> dict:
+    r = requests.post(f"{base}/v1/gofo/tables", json={"seats": 3}, timeout=30)
+    assert r.status_code == 201, r.text
+    return r.json()
+
+
+def assert_too_large(status: int, headers: dict[str, str], content: bytes) -> None:
+    assert status == 413, content[:500]
+    assert headers["content-type"].startswith(PROBLEM), headers
+    assert json.loads(content)["code"] == "body_too_large"
+
+
+# ------------------------------------------------------------ bodies past the limit
+
+
+def test_chunked_create_past_the_limit_is_413_not_a_truncated_create(live_server):
+    # The repro: a valid create, then garbage; werkzeug read the first LIMIT bytes (valid JSON) only.
+    body = padded({"seats": 3}, LIMIT) + b"garbage" * 600
+    assert len(body) > 20_000
+    assert_too_large(*raw_request(live_server, "POST", "/v1/gofo/tables", body, chunked=True))
+    assert_too_large(*raw_request(live_server, "POST", "/v1/gops/games",
+                                  padded({"profile": "classic"}, LIMIT) + b"x", chunked=True))
+
+
+@pytest.mark.parametrize("chunked", [True, False], ids=["chunked", "content-length"])
+def test_the_limit_is_the_same_however_the_body_is_framed(live_server, chunked):
+    status, _, content = raw_request(live_server, "POST", "/v1/gofo/tables", padded({"seats": 3}, LIMIT),
+                                     chunked=chunked)
+    assert status == 201, content[:500]  # exactly the limit: accepted
+    assert_too_large(*raw_request(live_server, "POST", "/v1/gofo/tables", padded({"seats": 3}, LIMIT + 1),
+                                  chunked=chunked))
+    status, _, content = raw_request(live_server, "POST", "/v1/gops/games", b'{"profile": "classic"}',
+                                     chunked=chunked, chunk_size=3)
+    assert status == 201, content[:500]
+
+
+def test_chunked_move_past_the_limit_is_413_and_changes_nothing(live_server):
+    game = create_gops(live_server)
+    path = f"/v1/gops/games/{game['id']}/seats/0/resign"
+    before = requests.get(f"{live_server}/v1/gops/games/{game['id']}", timeout=30).json()["version"]
+    token = {"Authorization": f"Bearer {game['seat_tokens'][0]}"}
+    assert_too_large(*raw_request(live_server, "POST", path, padded({}, LIMIT * 3), chunked=True, headers=token))
+    after = requests.get(f"{live_server}/v1/gops/games/{game['id']}", timeout=30).json()
+    assert after["version"] == before and after["phase"] != "over"
+
+
+def test_a_body_past_the_limit_is_413_whatever_the_method(live_server):
+    game = create_gops(live_server)
+    for chunked in (True, False):
+        assert_too_large(*raw_request(live_server, "GET", f"/v1/gops/games/{game['id']}",
+                                      b" " * (LIMIT + 1), chunked=chunked))
+
+
+# ------------------------------------------------------------------ seat aliases
+
+# Other spellings of seats 0 and 1 that werkzeug's int converter accepted.
+ALIASES = {
+    0: ["00", "000", "\u0660", "\uff10", "+0", "-0", "0x0", " 0", "0 "],
+    1: ["01", "\u0661", "\uff11", "\u0967", "+1", "1.0", " 1"],
+}
+
+
+def seat_routes() -> list[tuple[str, str]]:
+    """(method, path template) of every operation of the committed spec with a ``{seat}``."""
+    from pathlib import Path
+
+    spec = json.loads((Path(__file__).resolve().parent.parent / "openapi" / "openapi.json").read_text())
+    routes = [(method.upper(), path) for path, item in spec["paths"].items() if "{seat}" in path
+              for method in item if method in ("get", "post", "put", "patch", "delete")]
+    assert {p.split("/")[2] for _, p in routes} == {"gops", "gofo"}
+    return routes
+
+
+SEAT_ROUTES = seat_routes()
+
+
+@pytest.mark.parametrize(("method", "template"), SEAT_ROUTES, ids=[f"{m} {p}" for m, p in SEAT_ROUTES])
+def test_seat_paths_have_one_spelling(live_server, method, template):
+    created = create_gops(live_server) if "/gops/" in template else create_gofo(live_server)
+    ident = created["id"]
+    collection = template.split("/{")[0]
+    version = requests.get(f"{live_server}{collection}/{ident}", timeout=30).json()["version"]
+    session = requests.Session()
+
+    def send(seat: int, spelling: str) -> requests.Response:
+        path = template.replace("{game_id}", ident).replace("{table_id}", ident).replace(
+            "{seat}", quote(spelling, safe=""))
+        return session.request(method, live_server + path, json={} if method != "GET" else None, timeout=30,
+                               headers={"Authorization": f"Bearer {created['seat_tokens'][seat]}"})
+
+    for seat, spellings in ALIASES.items():
+        for spelling in spellings:
+            r = send(seat, spelling)
+            assert r.status_code == 404, (spelling, r.status_code, r.text[:300])
+            assert r.headers["Content-Type"].startswith(PROBLEM)
+            assert r.json()["code"] == "not_found"
+    # Nothing the aliases did changed the game...
+    assert requests.get(f"{live_server}{collection}/{ident}", timeout=30).json()["version"] == version
+    # ...and the canonical spelling reaches the seat (whatever the game then says of an empty body).
+    for seat in ALIASES:
+        r = send(seat, str(seat))
+        assert r.status_code != 404 or r.json()["code"] not in ("not_found", "game_not_found"), r.text[:300]
