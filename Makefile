@@ -2,7 +2,9 @@
 PYTHON ?= python3
 VENV   ?= .venv
 VPY    := $(VENV)/bin/python
-STAMP  := $(VENV)/.installed
+# `make run` installs only what serving needs; `make test` adds the test tools.
+RUN_STAMP  := $(VENV)/.installed-run
+TEST_STAMP := $(VENV)/.installed
 PYTEST_ARGS ?= -q
 
 .DEFAULT_GOAL := help
@@ -19,22 +21,27 @@ $(VPY):
 	$(PYTHON) -m venv $(VENV)
 
 # Reinstall only when the project metadata changed.
-$(STAMP): pyproject.toml | $(VPY)
-	$(VPY) -m pip install --disable-pip-version-check -q -e '.[test]'
+$(RUN_STAMP): pyproject.toml | $(VPY)
+	$(VPY) -m pip install --disable-pip-version-check -q -e .
 	@touch $@
 
-venv: $(STAMP)
+# The test extra includes everything `make run` needs, so it satisfies that stamp too.
+$(TEST_STAMP): pyproject.toml | $(VPY)
+	$(VPY) -m pip install --disable-pip-version-check -q -e '.[test]'
+	@touch $@ $(RUN_STAMP)
 
-run: $(STAMP)
+venv: $(TEST_STAMP)
+
+run: $(RUN_STAMP)
 	$(VPY) -m service.run
 
-test: $(STAMP)
+test: $(TEST_STAMP)
 	$(VPY) -m pytest $(PYTEST_ARGS)
 
-spec: $(STAMP)
+spec: $(RUN_STAMP)
 	$(VPY) -m service.openapi openapi/openapi.json
 
-bench: $(STAMP)
+bench: $(TEST_STAMP)
 	@if [ -d bench ]; then $(VPY) -m bench; else echo "no bench/ yet"; fi
 
 clean:

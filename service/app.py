@@ -15,7 +15,7 @@ from flask_smorest.utils import prepare_response
 from werkzeug.exceptions import HTTPException, InternalServerError, RequestEntityTooLarge
 
 from . import __version__, config
-from . import cors, ratelimit
+from . import cors, docs, ratelimit
 from .bodylimit import BodyLimit
 from .api import converters, problems
 from .errors import RefereeError
@@ -76,6 +76,11 @@ class RefereeApi(Api):
     def handle_http_exception(self, error: HTTPException):
         return problems.from_http_exception(error)
 
+    def _openapi_json(self):
+        """/openapi.json, naming the server it was fetched from (service.docs.served_spec)."""
+        body = json.dumps(docs.served_spec(self.spec.to_dict()), indent=2, ensure_ascii=False)
+        return self._app.response_class(body, mimetype="application/json")
+
 
 def _schema_name_resolver(schema) -> str:
     cls = schema if isinstance(schema, type) else type(schema)
@@ -98,10 +103,13 @@ def create_app(overrides: dict[str, Any] | None = None) -> Flask:
         OPENAPI_URL_PREFIX="/",
         OPENAPI_JSON_PATH="openapi.json",
         OPENAPI_SWAGGER_UI_PATH="/docs",
-        OPENAPI_SWAGGER_UI_URL="https://cdn.jsdelivr.net/npm/swagger-ui-dist@5/",
+        OPENAPI_SWAGGER_UI_URL=docs.SWAGGER_UI_URL,  # served by the service itself (service/docs.py)
+        OPENAPI_SWAGGER_UI_CONFIG={"validatorUrl": None},  # no badge fetched from validator.swagger.io
+        OPENAPI_REDOC_PATH="/redoc",
+        OPENAPI_REDOC_URL=docs.REDOC_URL,
         API_SPEC_OPTIONS={
             "info": {"description": API_DESCRIPTION},
-            "servers": [{"url": "http://127.0.0.1:8000", "description": "make run"}],
+            "servers": docs.COMMITTED_SERVERS,  # served: the origin it was fetched from
             "components": {
                 "securitySchemes": {
                     "bearerAuth": {
@@ -144,6 +152,7 @@ def create_app(overrides: dict[str, Any] | None = None) -> Flask:
     api.register_blueprint(gofo_blp)
     ratelimit.init_app(app)
     cors.init_app(app)
+    docs.init_app(app)
 
     @app.errorhandler(RefereeError)
     def _referee_error(error: RefereeError):

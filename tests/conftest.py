@@ -197,3 +197,7 @@ def live_server(redis_server, tmp_path_factory):
         yield base
     finally:
         stop_process(proc)
+
+
+# Browser tests: headless Debian chromium driven by Playwright (tests/browser.py).
+from browser import browser, offline_page  # noqa: E402,F401  (fixtures)

@@ -39,8 +39,21 @@ def test_spec_is_valid_openapi(spec):
 
 def test_served_spec_is_the_generated_one(client, spec):
     served = client.get("/openapi.json").get_json()
-    assert served == json.loads(openapi.render(spec))
+    generated = json.loads(openapi.render(spec))
+    assert served.pop("servers") == [{"url": "http://localhost", "description": "this server"}]
+    assert generated.pop("servers") == [{"url": "/", "description": "the server this document was fetched from"}]
+    assert served == generated
     assert client.get("/docs").status_code == 200
+
+
+def test_served_spec_names_the_server_it_was_fetched_from(live_server, client):
+    import requests
+
+    served = requests.get(f"{live_server}/openapi.json", timeout=30).json()
+    assert [s["url"] for s in served["servers"]] == [live_server]  # its random port, not 8000
+    # Any host name and port it is reached by (e.g. behind a reverse proxy that keeps Host).
+    named = client.get("/openapi.json", headers={"Host": "referee.example:8443"}).get_json()
+    assert [s["url"] for s in named["servers"]] == ["http://referee.example:8443"]
 
 
 def test_every_operation_has_a_meaningful_operation_id(spec):
