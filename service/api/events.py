@@ -1,0 +1,364 @@
+"""Live updates over HTTP: ``GET /v1/gops/games/{id}/events`` and ``GET /v1/gofo/tables/{id}/events``.
+
+Two forms of one operation, authorized exactly like the views (a seat's bearer token: that seat's
+view; the host's token or none: the public view; any other token: 401):
+
+* **Server-Sent Events** (``text/event-stream``, the default).  Each event is::
+
+      id: <version>
+      event: state
+      data: <the JSON the view endpoint returns to this caller at that version>
+
+  The first event is the current view, at once — unless the ``Last-Event-ID`` header (which
+  ``EventSource`` sends when it reconnects) already names the current version; after it, one event
+  per new version.  An event is the caller's whole view, not a diff, so a client that missed versions
+  (a lost connection) has everything as soon as it gets the next one, and no version is sent twice on
+  one stream or across a resume.  ``: keep-alive`` comment lines keep idle proxies and clients from
+  timing out; a stream ends after ``timeout`` seconds (at most the server's maximum), when a Gops
+  game is over (after its final state), or when the game expires.  A reconnect to a finished game
+  with its final version as ``Last-Event-ID`` gets ``204 No Content``, which tells ``EventSource``
+  to stop.
+* **Long poll** (``?wait_for_version=N``, ``application/json``): the view as soon as the version is
+  at least ``N``; after ``timeout`` seconds without it, the current view (``304`` if
+  ``If-None-Match`` already names it).
+
+Both are fed by the store's pub/sub announcement of every saved change (service.live), so a move
+made through any API process reaches a stream held by any other.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections import OrderedDict
+from dataclasses import dataclass
+from typing import Any, Callable, Iterator
+
+import marshmallow as ma
+import redis
+from flask import Response, current_app, request
+from flask.views import MethodView
+from flask_smorest import Blueprint
+from marshmallow import fields, validate
+
+from .. import live
+from ..errors import NotFound
+from ..store import Record, Store
+from . import common
+from . import gofo as gofo_api
+from . import gops as gops_api
+from .gofo_schemas import GofoSeatViewSchema, GofoTableSchema
+from .gops_schemas import GopsGameSchema, GopsSeatViewSchema
+
+STREAM_CONTENT_TYPE = "text/event-stream"
+# What the server allows, unless configured otherwise (create_app overrides or the environment).
+DEFAULTS = {
+    "STREAM_MAX_SECONDS": 300.0,  # REFEREE_STREAM_MAX_SECONDS: the longest a stream or long poll lasts
+    "STREAM_HEARTBEAT_SECONDS": 15.0,  # REFEREE_STREAM_HEARTBEAT_SECONDS: ": keep-alive" interval
+    "LONG_POLL_DEFAULT_SECONDS": 30.0,  # a long poll without ?timeout=
+}
+TIMEOUT_LIMIT = 300  # the largest ?timeout= a client may ask for
+RETRY_MS = 2000  # the reconnection delay the stream suggests to EventSource
+
+blp = Blueprint(
+    "events",
+    __name__,
+    description="Live updates: every new version of a game or table pushed as Server-Sent Events, "
+    "or a long poll for clients that cannot hold a stream.",
+)
+
+
+def setting(name: str) -> float:
+    import os
+
+    value = current_app.config.get(name)
+    if value is None:
+        value = os.environ.get(f"REFEREE_{name}") or DEFAULTS[name]
+    return float(value)
+
+
+class EventsQuerySchema(ma.Schema):
+    timeout = fields.Integer(
+        strict=False, validate=validate.Range(min=1, max=TIMEOUT_LIMIT),
+        metadata={"description": "Seconds the stream (or long poll) may last, at most the server's "
+                  "maximum (REFEREE_STREAM_MAX_SECONDS, 300 by default). Stream default: the maximum; "
+                  "long poll default: 30."})
+    wait_for_version = fields.Integer(
+        strict=False, validate=validate.Range(min=1),
+        metadata={"description": "Long poll instead of a stream: answer (application/json, the view) "
+                  "as soon as the version is at least this, or with the current view after the timeout."})
+
+
+LAST_EVENT_ID_PARAMETER = {
+    "in": "header",
+    "name": "Last-Event-ID",
+    "required": False,
+    "schema": {"type": "string", "pattern": "^[0-9]{1,15}$"},
+    "description": "The last version the client has (EventSource sends the last `id:` when it "
+    "reconnects): the stream starts with the first newer version.",
+    "example": "7",
+}
+IF_NONE_MATCH_PARAMETER = {
+    "in": "header",
+    "name": "If-None-Match",
+    "required": False,
+    "schema": {"type": "string"},
+    "description": "Long poll: the ETag you have; after the timeout, 304 instead of that same view.",
+}
+
+
+class Viewer:
+    """What one caller may see of one game: how to build and dump its view of a record.
+
+    ``key`` names the audience (``public`` or ``seat:N``): every stream of one audience on one game
+    gets the same events, so the process builds each version's event once per audience.
+    """
+
+    def __init__(self, key: str, build: Callable[[Record], dict[str, Any]], schema: ma.Schema,
+                 finished: Callable[[dict[str, Any]], bool], etag_tag: Callable[[dict[str, Any]], str]):
+        self.key, self.build, self.schema, self.finished, self.etag_tag = key, build, schema, finished, etag_tag
+
+
+def _gops_viewer(record: Record, who: str | None) -> Viewer:
+    over = lambda data: data["phase"] == "over"  # noqa: E731
+    if who is not None and who.startswith("seat:"):
+        seat = int(who[5:])
+        late = lambda data: "-late" if any(a["type"] == "enforce_deadline" for a in data["legal_actions"]) else ""  # noqa: E731
+        return Viewer(who, lambda r: gops_api._view(r, seat), GopsSeatViewSchema(), over, late)
+    return Viewer("public", lambda r: gops_api._view(r), GopsGameSchema(), over, lambda data: "")
+
+
+def _gofo_viewer(record: Record, who: str | None) -> Viewer:
+    never = lambda data: False  # noqa: E731 - a table never ends
+    if who is not None and who.startswith("seat:"):
+        seat = int(who[5:])
+        return Viewer(who, lambda r: gofo_api._view(r, seat), GofoSeatViewSchema(), never, lambda data: "")
+    return Viewer("public", lambda r: gofo_api._view(r), GofoTableSchema(), never, lambda data: "")
+
+
+@dataclass(frozen=True)
+class Event:
+    version: int
+    text: str  # the whole event, framed
+    finished: bool
+
+
+class EventCache:
+    """The latest event built for each (game, audience) in this process, shared by its streams.
+
+    A move wakes every stream of the game at once; the first to ask for the new version loads the
+    record and builds the event, the others (waiting on the same lock) reuse it: one load and one
+    view per audience per version, whatever the number of streams.
+    """
+
+    def __init__(self, size: int = 4096) -> None:
+        self.size = size
+        self._events: OrderedDict[tuple[str, str, str], Event] = OrderedDict()
+        self._locks: dict[tuple[str, str, str], threading.Lock] = {}
+        self._guard = threading.Lock()
+
+    def event(self, store: Store, kind: str, id: str, viewer: Viewer, at_least: int | None) -> Event:
+        """The event of the current version; a cached one if it is at least ``at_least`` (None: load)."""
+        key = (kind, id, viewer.key)
+        with self._guard:
+            lock = self._locks.setdefault(key, threading.Lock())
+        with lock:
+            cached = self._events.get(key)
+            if cached is not None and at_least is not None and cached.version >= at_least:
+                return cached
+            record = store.load(kind, id)
+            if cached is not None and cached.version == record.version:
+                return cached
+            data = viewer.build(record)
+            event = Event(record.version, _event(record.version, viewer.schema.dump(data)), viewer.finished(data))
+            with self._guard:
+                if cached is None or event.version > cached.version:
+                    self._events[key] = event
+                    self._events.move_to_end(key)
+                while len(self._events) > self.size:
+                    old, _ = self._events.popitem(last=False)
+                    self._locks.pop(old, None)
+            return event
+
+
+def _cache(app) -> EventCache:
+    cache = app.extensions.get("referee_events")
+    if cache is None:
+        cache = app.extensions.setdefault("referee_events", EventCache())
+    return cache
+
+
+def _caller(record: Record) -> str | None:
+    """``seat:N``, ``host``, or None (no token: a spectator). A token not of this game: 401."""
+    presented = common.bearer_hash()
+    if presented is None and not request.headers.get("Authorization"):
+        return None
+    return common.identify(record.doc["auth"], presented)
+
+
+def _last_event_id() -> int | None:
+    raw = request.headers.get("Last-Event-ID")
+    if raw is None or raw.strip() == "":
+        return None
+    raw = raw.strip()
+    if not (raw.isascii() and raw.isdigit() and len(raw) <= 15):
+        raise ma.ValidationError({"Last-Event-ID": ["must be a version (a non-negative integer)"]})
+    return int(raw)
+
+
+def _serve(kind: str, id: str, query: dict[str, Any],
+           make_viewer: Callable[[Record, str | None], Viewer]) -> Response:
+    store = common.store()
+    record = store.load(kind, id)
+    viewer = make_viewer(record, _caller(record))
+    try:
+        last = _last_event_id()
+    except ma.ValidationError as error:
+        from .problems import problem
+
+        return problem(422, "invalid_request", "the request does not match the operation's schema",
+                       errors=error.messages)
+    maximum = setting("STREAM_MAX_SECONDS")
+    hub = live.hub_for(current_app)
+    channel = store.channel(kind, id)
+    if query.get("wait_for_version") is not None:
+        timeout = min(float(query.get("timeout") or setting("LONG_POLL_DEFAULT_SECONDS")), maximum)
+        return _long_poll(store, hub, channel, record, viewer, query["wait_for_version"], timeout)
+    timeout = min(float(query.get("timeout") or maximum), maximum)
+    if last is not None and last > record.version:
+        last = None  # not a version of this game: the client has nothing of it
+    if last == record.version and viewer.finished(viewer.build(record)):
+        return Response(status=204)
+    stream = _stream(store, hub, _cache(current_app), channel, kind, id, viewer, last, timeout,
+                     setting("STREAM_HEARTBEAT_SECONDS"))
+    return Response(stream, mimetype=STREAM_CONTENT_TYPE,
+                    headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
+
+
+def _long_poll(store: Store, hub: live.Hub, channel: str, record: Record, viewer: Viewer,
+               wanted: int, timeout: float) -> Response:
+    deadline = time.monotonic() + timeout
+    if record.version < wanted:
+        with hub.subscription(channel) as sub:
+            while True:
+                record = store.load(record.kind, record.id)
+                remaining = deadline - time.monotonic()
+                if record.version >= wanted or remaining <= 0:
+                    break
+                sub.wait(remaining)
+    data = viewer.build(record)
+    return common.conditional(data, record.version, viewer.schema, viewer.etag_tag(data))
+
+
+def _event(version: int, payload: dict[str, Any]) -> str:
+    return f"id: {version}\nevent: state\ndata: {json.dumps(payload, separators=(',', ':'))}\n\n"
+
+
+def _stream(store: Store, hub: live.Hub, cache: EventCache, channel: str, kind: str, id: str,
+            viewer: Viewer, last: int | None, timeout: float, heartbeat: float) -> Iterator[str]:
+    """The event stream: runs after the response headers are sent, so it ends rather than raise.
+
+    It sends the current version at once (unless the client has it), then waits: a message on the
+    channel (a new version) wakes it; at every heartbeat it also asks the store for the version, so
+    a message lost while the hub reconnected costs at most one heartbeat.
+    """
+    deadline = time.monotonic() + timeout
+    sent = last
+    with hub.subscription(channel) as sub:
+        yield f"retry: {RETRY_MS}\n\n"
+        wanted: int | None = None  # None: read the store; else the version announced
+        while True:
+            try:
+                if wanted is None or sent is None or wanted > sent:
+                    event = cache.event(store, kind, id, viewer, wanted)
+                    if sent is None or event.version > sent:
+                        yield event.text
+                        sent = event.version
+                        if event.finished:
+                            return
+            except NotFound:
+                return  # the game expired
+            except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError):
+                return  # the client reconnects with Last-Event-ID and misses nothing
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return
+            if sub.wait(min(heartbeat, remaining)):
+                wanted = sub.latest or None
+            elif deadline - time.monotonic() > 0:
+                yield ": keep-alive\n\n"
+                wanted = _stored_version(store, kind, id)
+            else:
+                return
+
+
+def _stored_version(store: Store, kind: str, id: str) -> int | None:
+    try:
+        version = store.redis.hget(store.key(kind, id), "version")
+    except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError):
+        return None
+    return int(version) if version is not None else None
+
+
+def _documented(blp: Blueprint, operation_id: str, summary: str, views: tuple[str, str]):
+    """The spec of an events operation: an SSE stream or, with wait_for_version, the caller's view."""
+    public, seat = (f"#/components/schemas/{name}" for name in views)
+    responses = {
+        200: {
+            "description": "The event stream; with `wait_for_version`, the caller's view (a seat's "
+            "token: that seat's view; otherwise the public view).",
+            "content": {
+                STREAM_CONTENT_TYPE: {
+                    "schema": {"type": "string"},
+                    "example": 'retry: 2000\n\nid: 7\nevent: state\ndata: {"version": 7, ...}\n\n: keep-alive\n\n',
+                },
+                "application/json": {"schema": {"anyOf": [{"$ref": seat}, {"$ref": public}]}},
+            },
+        },
+        204: {"description": "The game is over and the client already has its final version "
+              "(`Last-Event-ID`): nothing more will come (EventSource stops reconnecting)."},
+    }
+
+    def decorate(func):
+        for status, name in ((304, "NOT_MODIFIED"), (401, "UNAUTHORIZED"), (404, "NOT_FOUND"),
+                             (422, "UNPROCESSABLE_ENTITY"), (429, "TOO_MANY_REQUESTS"),
+                             (503, "SERVICE_UNAVAILABLE")):
+            func = blp.alt_response(status, response=name)(func)
+        func = blp.arguments(EventsQuerySchema, location="query", as_kwargs=True)(func)
+        return blp.doc(operationId=operation_id, summary=summary, responses=responses,
+                       parameters=[LAST_EVENT_ID_PARAMETER, IF_NONE_MATCH_PARAMETER],
+                       security=[{}, {"bearerAuth": []}])(func)
+
+    return decorate
+
+
+@blp.route("/v1/gops/games/<string:game_id>/events", tags=["gops"])
+class GopsEvents(MethodView):
+    @_documented(blp, "watchGopsGame", "Watch a game: its new versions as Server-Sent Events, or a long poll",
+                 ("GopsGame", "GopsSeatView"))
+    def get(self, game_id: str, **query: Any):
+        """Every new version of the game as it happens, as the caller may see it.
+
+        Send a seat's token to get that seat's view (its own unresolved reveal, its legal actions),
+        none (or the host's) for the public view. Each event is `id: <version>`, `event: state`,
+        `data: <the view JSON>`; reconnect with `Last-Event-ID` to resume. With `wait_for_version`
+        the answer is one view (JSON) instead, as soon as the game reaches that version.
+        """
+        return _serve(gops_api.KIND, game_id, query, _gops_viewer)
+
+
+@blp.route("/v1/gofo/tables/<string:table_id>/events", tags=["gofo"])
+class GofoEvents(MethodView):
+    @_documented(blp, "watchGofoTable", "Watch a table: its new versions as Server-Sent Events, or a long poll",
+                 ("GofoTable", "GofoSeatView"))
+    def get(self, table_id: str, **query: Any):
+        """Every new version of the table as it happens, as the caller may see it.
+
+        Send a seat's token to get that seat's view (its cards, its legal actions), none (or the
+        host's) for the public view: never a hidden card. Each event is `id: <version>`,
+        `event: state`, `data: <the view JSON>`; reconnect with `Last-Event-ID` to resume. With
+        `wait_for_version` the answer is one view (JSON) instead, as soon as the table reaches that
+        version.
+        """
+        return _serve(gofo_api.KIND, table_id, query, _gofo_viewer)

@@ -1,0 +1,212 @@
+"""Live updates: one Redis subscriber per process, fanned out to that process's open streams.
+
+Every change the store saves is announced on the game's channel (``Store.channel``) with the new
+version: ``PUBLISH``, or ``SPUBLISH`` when ``Store.sharded_pubsub`` says so (Redis Cluster), in the
+same Lua script that stores the change.  A :class:`Hub` holds **one** pub/sub connection for the
+whole API process (``SUBSCRIBE`` or ``SSUBSCRIBE`` to match the store), whatever the number of
+streams: each stream registers a :class:`Subscription` for its channel and waits on it; the hub's
+listener thread (a greenlet under gevent) keeps the connection's channels equal to the set of
+channels some stream watches, and wakes every subscription of a channel a message arrives on.
+
+A message only says "look again": a woken stream reads the stored state and sends the view of the
+version it finds, so a lost message (the subscriber reconnecting after Redis went away) costs
+latency, never correctness.  Streams also look again at every heartbeat, and the hub wakes them
+all when its connection is re-established.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+import time
+from contextlib import contextmanager
+from typing import Iterator
+
+import redis
+
+log = logging.getLogger(__name__)
+
+
+class Subscription:
+    """One stream's interest in one channel: an event set whenever the channel may have news."""
+
+    def __init__(self, channel: str) -> None:
+        self.channel = channel
+        self.ready = threading.Event()  # the hub's connection is subscribed to the channel
+        self.latest = 0  # the highest version announced on the channel since we subscribed
+        self._news = threading.Event()
+
+    def notify(self, version: int | None = None) -> None:
+        if version is not None and version > self.latest:
+            self.latest = version
+        self._news.set()
+
+    def wait(self, timeout: float) -> bool:
+        """Wait up to ``timeout`` seconds for news; True if there was some (the flag is then cleared)."""
+        if self._news.wait(timeout):
+            self._news.clear()
+            return True
+        return False
+
+
+class Hub:
+    """The per-process fan-out from one Redis pub/sub connection to many subscriptions."""
+
+    def __init__(self, client: redis.Redis, sharded: bool = False, poll: float = 0.05) -> None:
+        self.client = client
+        self.sharded = sharded
+        self.poll = poll  # the longest a new channel waits for the listener to subscribe it
+        self.idle_exit = 30.0  # seconds without any subscription before the listener lets go
+        self._lock = threading.Lock()
+        self._subs: dict[str, set[Subscription]] = {}
+        self._confirmed: set[str] = set()  # channels Redis confirmed we are subscribed to
+        self._dirty = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._pid: int | None = None
+        self._stopping = False
+
+    # -------------------------------------------------------------- streams
+
+    @contextmanager
+    def subscription(self, channel: str, ready_timeout: float = 2.0) -> Iterator[Subscription]:
+        """Register for ``channel`` for the ``with`` block; wait (bounded) until it is live in Redis.
+
+        After the wait a change saved by any process wakes the subscription; if the wait times out
+        (Redis slow or away) the caller still works, by looking again at every heartbeat.
+        """
+        sub = Subscription(channel)
+        with self._lock:
+            self._subs.setdefault(channel, set()).add(sub)
+            if channel in self._confirmed:
+                sub.ready.set()
+            else:
+                self._dirty.set()
+        self._ensure_listener()
+        sub.ready.wait(ready_timeout)
+        try:
+            yield sub
+        finally:
+            with self._lock:
+                subs = self._subs.get(channel)
+                if subs is not None:
+                    subs.discard(sub)
+                    if not subs:
+                        del self._subs[channel]
+                        self._dirty.set()
+
+    def open_subscriptions(self) -> int:
+        with self._lock:
+            return sum(len(s) for s in self._subs.values())
+
+    def stop(self, timeout: float = 2.0) -> None:
+        """End the listener (a worker shutting down) and close its connection."""
+        self._stopping = True
+        self._dirty.set()
+        thread = self._thread
+        if thread is not None and thread.is_alive() and thread is not threading.current_thread():
+            thread.join(timeout)
+
+    # ------------------------------------------------------------ listener
+
+    def _ensure_listener(self) -> None:
+        with self._lock:
+            if self._thread is not None and self._thread.is_alive() and self._pid == os.getpid():
+                return
+            self._pid = os.getpid()
+            self._confirmed.clear()
+            self._thread = threading.Thread(target=self._run, name="referee-live-hub", daemon=True)
+            self._thread.start()
+
+    def _run(self) -> None:
+        backoff = 0.1
+        while not self._stopping:
+            pubsub = self.client.pubsub()
+            try:
+                if self._listen(pubsub) == "idle":
+                    return
+            except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError, OSError) as error:
+                log.warning("live updates: subscriber connection lost (%s); reconnecting", error)
+                time.sleep(backoff)
+                backoff = min(backoff * 2, 2.0)
+                with self._lock:
+                    self._confirmed.clear()
+                    for subs in self._subs.values():  # anything may have happened meanwhile: look again
+                        for sub in subs:
+                            sub.ready.clear()
+                            sub.notify()
+                    self._dirty.set()
+            finally:
+                try:
+                    pubsub.close()
+                except Exception:  # pragma: no cover - closing a broken connection
+                    pass
+
+    def _listen(self, pubsub) -> str | None:
+        """Serve subscriptions until stopped, or ``idle`` when none came for ``idle_exit`` seconds."""
+        active: set[str] = set()  # channels we asked Redis for (confirmed or not)
+        idle_since = time.monotonic()
+        while not self._stopping:
+            if self._dirty.is_set():
+                self._dirty.clear()
+                with self._lock:
+                    wanted = set(self._subs)
+                    gone = active - wanted
+                    self._confirmed -= gone
+                new, active = wanted - active, wanted
+                if new:
+                    (pubsub.ssubscribe if self.sharded else pubsub.subscribe)(*sorted(new))
+                if gone:
+                    (pubsub.sunsubscribe if self.sharded else pubsub.unsubscribe)(*sorted(gone))
+            if not active:
+                with self._lock:
+                    if not self._subs and time.monotonic() - idle_since > self.idle_exit:
+                        self._thread = None  # the next subscription starts a new listener
+                        return "idle"
+                self._dirty.wait(1.0)
+                continue
+            idle_since = time.monotonic()
+            read = pubsub.get_sharded_message if self.sharded else pubsub.get_message
+            message = read(timeout=self.poll)
+            while message is not None:
+                self._dispatch(message, active)
+                message = read(timeout=0)
+
+    def _dispatch(self, message: dict, active: set[str]) -> None:
+        kind = message.get("type")
+        kind = kind.decode() if isinstance(kind, bytes) else kind
+        channel = message.get("channel")
+        channel = channel.decode() if isinstance(channel, bytes) else channel
+        with self._lock:
+            subs = list(self._subs.get(channel, ()))
+            if kind in ("subscribe", "ssubscribe") and channel in active:
+                self._confirmed.add(channel)
+                for sub in subs:
+                    sub.ready.set()
+            elif kind in ("message", "smessage"):
+                try:
+                    version = int(message.get("data"))
+                except (TypeError, ValueError):
+                    version = None
+                for sub in subs:
+                    sub.notify(version)
+
+
+_hubs: list[Hub] = []  # every hub of this process, for stop_all
+
+
+def hub_for(app) -> Hub:
+    """The app's hub (one per process; created on first use)."""
+    hub = app.extensions.get("referee_live")
+    if hub is None:
+        store = app.extensions["referee_store"]
+        hub = app.extensions.setdefault("referee_live", Hub(store.redis, sharded=store.sharded_pubsub))
+        if hub not in _hubs:
+            _hubs.append(hub)
+    return hub
+
+
+def stop_all() -> None:
+    """Stop every hub of this process (gunicorn's worker calls it when it shuts down)."""
+    for hub in list(_hubs):
+        hub.stop()

@@ -1,0 +1,177 @@
+"""The gunicorn worker the referee runs: gevent, plus two guards against slow and greedy clients.
+
+Why gevent (numbers in ``bench/streams.py`` and the README's "Live updates"): a Server-Sent
+Events stream holds its connection for minutes.  With gthread (2 workers × 4 threads) every open
+stream holds a thread, so 8 streams stop the API; with gevent a stream (or a slow client) holds a
+greenlet of a few tens of KiB, and one worker serves ``worker_connections`` of them.
+
+What gunicorn's gevent worker already bounds, with ``deploy/gunicorn.conf.py``:
+
+* a request's **headers** must arrive within ``keepalive`` seconds (the worker reads every request
+  line and its headers under ``gevent.Timeout(keepalive)``), so slow headers cost one greenlet for
+  at most that long;
+* an **idle keep-alive** connection is closed after ``keepalive`` seconds;
+* a worker holds at most ``worker_connections`` connections.
+
+What this worker adds:
+
+* a **body deadline**: a request's body must arrive within ``REFEREE_BODY_TIMEOUT`` seconds
+  (default 10), else ``408 request_timeout`` and the connection is closed — a client trickling a
+  body a byte at a time cannot hold a connection for long.  The body (at most the body limit + 1
+  bytes) is read before the application runs, so the application never waits for a client;
+* a **cap per client**: at most ``REFEREE_MAX_CONNECTIONS_PER_CLIENT`` (default 100) open
+  connections per client address (IPv6: per /64) in each worker process; past it a new connection
+  is answered ``429 too_many_connections`` and closed, so one client cannot take every connection.
+  Behind a reverse proxy (``REFEREE_TRUSTED_PROXIES`` > 0) every connection comes from the proxy:
+  the cap is off and belongs in the proxy (e.g. nginx ``limit_conn``).  ``0`` turns it off.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+
+import gevent
+from gunicorn.workers.ggevent import GeventWorker
+
+READ_SIZE = 64 * 1024
+
+
+def _number(name: str, default: float) -> float:
+    try:
+        return float(os.environ.get(name) or default)
+    except ValueError:
+        return default
+
+
+def _problem(status: int, reason: str, code: str, detail: str, extra_headers: str = "") -> bytes:
+    body = json.dumps({"type": f"https://referee.example/problems/{code}", "title": reason,
+                       "status": status, "detail": detail, "code": code}).encode()
+    head = (f"HTTP/1.1 {status} {reason}\r\nContent-Type: application/problem+json\r\n"
+            f"Content-Length: {len(body)}\r\nConnection: close\r\nX-Content-Type-Options: nosniff\r\n"
+            f"Cache-Control: no-store\r\n{extra_headers}\r\n")
+    return head.encode() + body
+
+
+TOO_MANY_CONNECTIONS = _problem(
+    429, "Too Many Requests", code="too_many_connections",
+    detail="too many open connections from your address; close some and retry", extra_headers="Retry-After: 1\r\n")
+REQUEST_TIMEOUT = _problem(
+    408, "Request Timeout", code="request_timeout",
+    detail="the request body did not arrive in time")
+
+
+class _SlowBody(Exception):
+    pass
+
+
+class Worker(GeventWorker):
+    """gunicorn's gevent worker with a body deadline and a per-client connection cap."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.body_timeout = _number("REFEREE_BODY_TIMEOUT", 10.0)
+        self.body_limit = int(_number("REFEREE_MAX_BODY_BYTES", 16 * 1024))
+        proxied = _number("REFEREE_TRUSTED_PROXIES", 0) > 0
+        self.per_client = 0 if proxied else int(_number("REFEREE_MAX_CONNECTIONS_PER_CLIENT", 100))
+        self.open_by_client: dict[str, int] = {}
+
+    def run(self) -> None:
+        try:
+            super().run()
+        finally:  # end the live-update listeners before the interpreter (and gevent's hub) goes
+            from . import live
+
+            live.stop_all()
+
+    # ----------------------------------------------------- per-client cap
+
+    def handle(self, listener, client, addr) -> None:
+        peer = _client_key(addr)
+        if self.per_client and peer is not None:
+            if self.open_by_client.get(peer, 0) >= self.per_client:
+                try:
+                    client.settimeout(1.0)
+                    client.sendall(TOO_MANY_CONNECTIONS)
+                except OSError:
+                    pass
+                finally:
+                    client.close()
+                return
+            self.open_by_client[peer] = self.open_by_client.get(peer, 0) + 1
+        try:
+            super().handle(listener, client, addr)
+        finally:
+            if self.per_client and peer is not None:
+                left = self.open_by_client.get(peer, 1) - 1
+                if left > 0:
+                    self.open_by_client[peer] = left
+                else:
+                    self.open_by_client.pop(peer, None)
+
+    # ------------------------------------------------------ body deadline
+
+    def handle_request(self, listener_name, req, sock, addr):
+        body = req.body
+        declared = _content_length(req)
+        if body is not None and (declared is None or declared <= self.body_limit) and _has_body(req, declared):
+            try:
+                with gevent.Timeout(self.body_timeout, _SlowBody):
+                    data = _read_at_most(body, self.body_limit + 1)
+            except _SlowBody:
+                try:
+                    sock.sendall(REQUEST_TIMEOUT)
+                except OSError:
+                    pass
+                raise StopIteration()  # the keep-alive loop ends: the connection is closed
+            rest_unread = len(data) > self.body_limit  # a chunked body past the limit: 413, then close
+            req.body = io.BytesIO(data)
+            result = super().handle_request(listener_name, req, sock, addr)
+            if rest_unread:
+                raise StopIteration()
+            return result
+        return super().handle_request(listener_name, req, sock, addr)
+
+
+def _content_length(req) -> int | None:
+    for name, value in req.headers:
+        if name.upper() == "CONTENT-LENGTH":
+            try:
+                return int(value)
+            except ValueError:
+                return None
+    return None
+
+
+def _has_body(req, declared: int | None) -> bool:
+    if declared is not None:
+        return declared > 0
+    return any(name.upper() == "TRANSFER-ENCODING" and "chunked" in value.lower() for name, value in req.headers)
+
+
+def _read_at_most(stream, size: int) -> bytes:
+    parts: list[bytes] = []
+    left = size
+    while left > 0:
+        part = stream.read(min(READ_SIZE, left))
+        if not part:
+            break
+        parts.append(part)
+        left -= len(part)
+    return b"".join(parts)
+
+
+def _client_key(addr) -> str | None:
+    """The client a connection counts against: its IPv4 address, or its IPv6 /64."""
+    if not isinstance(addr, tuple) or not addr:
+        return None  # a Unix socket: no client address
+    host = str(addr[0])
+    if ":" in host:
+        import ipaddress
+
+        try:
+            return str(ipaddress.ip_network(f"{host.split('%')[0]}/64", strict=False))
+        except ValueError:
+            return host
+    return host
