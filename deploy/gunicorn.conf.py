@@ -11,12 +11,26 @@ WEB_CONCURRENCY        worker processes           2
 GUNICORN_THREADS       threads per worker         4
 GUNICORN_TIMEOUT       worker timeout (s)         30
 GUNICORN_LOGLEVEL      error-log level            info
-GUNICORN_ACCESSLOG     access log target ("-" stdout, "" off)   -
+GUNICORN_ACCESSLOG     gunicorn's own access log ("-" stdout)    off (the app logs each request)
 FORWARDED_ALLOW_IPS    proxies trusted for X-Forwarded-*         127.0.0.1,::1
+PROMETHEUS_MULTIPROC_DIR  workers' metric files (emptied at start)  a fresh temp dir
 =====================  =========================  ===========
+
+HOST defaults to loopback so ``make run`` is private; the ``Procfile`` (a PaaS)
+and the Dockerfile bind ``0.0.0.0:$PORT`` explicitly.
+
+Logs: every line is one JSON object (``service.logs.JsonFormatter``), gunicorn's
+own lines included; the app writes one ``request`` line per request with its
+request id (``X-Request-Id``), so gunicorn's access log is off unless asked for.
+
+Metrics: ``/metrics`` sums every worker (prometheus_client multiprocess mode):
+``on_starting`` points ``PROMETHEUS_MULTIPROC_DIR`` at an empty directory before
+any worker imports the app, ``child_exit`` marks a dead worker's gauges.
 """
 
 import os
+import shutil
+import tempfile
 
 
 def _int(name: str, default: int) -> int:
@@ -49,10 +63,52 @@ control_socket_disable = True
 
 loglevel = os.environ.get("GUNICORN_LOGLEVEL", "info")
 errorlog = "-"
-accesslog = os.environ.get("GUNICORN_ACCESSLOG", "-") or None
+accesslog = os.environ.get("GUNICORN_ACCESSLOG", "") or None
 # Never log credentials: no request headers at all (so no Authorization /
 # X-Api-Key), and no %(u)s, which gunicorn decodes from a Basic Authorization
 # header. %(U)s is the path only (no query string).
 access_log_format = '%(h)s %(t)s "%(m)s %(U)s %(H)s" %(s)s %(b)s %(M)sms "%(a)s"'
 
 proc_name = "referee"
+
+# Every log line is JSON (gunicorn's, the app's): one root handler on stderr.
+logconfig_dict = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"json": {"()": "service.logs.JsonFormatter"}},
+    "handlers": {"json": {"class": "logging.StreamHandler", "formatter": "json", "stream": "ext://sys.stderr"}},
+    "root": {"level": "INFO", "handlers": ["json"]},
+    "loggers": {
+        "gunicorn.error": {"level": loglevel.upper(), "handlers": [], "propagate": True, "qualname": "gunicorn.error"},
+        # With a logconfig_dict gunicorn logs access whatever accesslog says: silence it unless asked for.
+        "gunicorn.access": {"level": "INFO" if accesslog else "CRITICAL", "handlers": [], "propagate": True,
+                            "qualname": "gunicorn.access"},
+    },
+}
+
+
+def on_starting(server):
+    """Before any worker: an empty metrics directory shared by this server's workers only."""
+    path = os.environ.get("PROMETHEUS_MULTIPROC_DIR")
+    if path:
+        os.makedirs(path, exist_ok=True)
+        for name in os.listdir(path):  # a previous run's values are not this run's
+            if name.endswith(".db"):
+                os.unlink(os.path.join(path, name))
+    else:
+        path = tempfile.mkdtemp(prefix="referee-metrics-")
+        server.referee_metrics_tmp = path
+    os.environ["PROMETHEUS_MULTIPROC_DIR"] = path
+
+
+def child_exit(server, worker):
+    if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        from prometheus_client import multiprocess
+
+        multiprocess.mark_process_dead(worker.pid)
+
+
+def on_exit(server):
+    path = getattr(server, "referee_metrics_tmp", None)
+    if path:
+        shutil.rmtree(path, ignore_errors=True)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hmac
 import http
 import json
 from typing import Any
@@ -20,6 +21,8 @@ from .bodylimit import BodyLimit
 from .api import converters, problems
 from .errors import RefereeError
 from .store import Store
+from . import logs, metrics
+from .redis_client import is_cluster, make_client
 
 API_DESCRIPTION = """\
 A referee for card games as a service: it deals, keeps secrets, validates every
@@ -92,6 +95,17 @@ def _schema_name_resolver(schema) -> str:
     return name
 
 
+_METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
+
+
+def _observe(response, seconds: float) -> None:
+    """Request metrics; labels are bounded (route endpoints, known methods, status codes)."""
+    operation = request.endpoint or "unmatched"
+    method = request.method if request.method in _METHODS else "other"
+    metrics.REQUEST_LATENCY.labels(operation=operation).observe(seconds)
+    metrics.REQUESTS.labels(operation=operation, method=method, status=str(response.status_code)).inc()
+
+
 def create_app(overrides: dict[str, Any] | None = None) -> Flask:
     app = Flask(__name__)
     app.url_map.merge_slashes = False  # /games//x is a 404, not a redirect to another resource
@@ -123,18 +137,22 @@ def create_app(overrides: dict[str, Any] | None = None) -> Flask:
     )
     app.config.update(overrides or {})
 
-    client = redis.Redis.from_url(
-        app.config["REDIS_URL"],
-        health_check_interval=30,
-        socket_timeout=app.config["REDIS_TIMEOUT"],
-        socket_connect_timeout=app.config["REDIS_TIMEOUT"],
-    )
+    # One server (redis://) or a Redis Cluster (redis+cluster://h:p,h:p): service.redis_client.
+    client = make_client(app.config["REDIS_URL"], timeout=app.config["REDIS_TIMEOUT"])
+    cluster = is_cluster(client)
+    wait_replicas = app.config.get("REDIS_WAIT_REPLICAS", -1)
     app.extensions["referee_store"] = Store(
         client,
         prefix=app.config["KEY_PREFIX"],
         finished_ttl=app.config["FINISHED_GAME_TTL"],
         idle_ttl=app.config["IDLE_GAME_TTL"],
+        sharded_pubsub=cluster,  # SPUBLISH on a cluster: the channel lives in the game's slot
+        wait_replicas=(1 if cluster else 0) if wait_replicas is None or wait_replicas < 0 else wait_replicas,
+        wait_timeout_ms=app.config.get("REDIS_WAIT_TIMEOUT_MS", 500),
     )
+    # Request ids, JSON request log lines and request metrics: the first before- and last
+    # after-request hook, so every response (errors, 429s, 404s) gets an X-Request-Id.
+    logs.init_app(app, on_response=_observe)
 
     api = RefereeApi(
         app,
@@ -160,7 +178,11 @@ def create_app(overrides: dict[str, Any] | None = None) -> Flask:
 
     @app.errorhandler(redis.exceptions.ConnectionError)
     @app.errorhandler(redis.exceptions.TimeoutError)
+    @app.errorhandler(redis.exceptions.ClusterError)  # CLUSTERDOWN, MASTERDOWN: a failover under way
+    @app.errorhandler(redis.exceptions.TryAgainError)
+    @app.errorhandler(redis.exceptions.RedisClusterException)  # no node reachable, slot not covered
     def _redis_down(error: Exception):
+        metrics.STORE_ERRORS.labels(kind="request").inc()
         app.logger.error("redis unavailable: %s", error)
         return problems.problem(503, "store_unavailable", "the game store is unreachable; try again shortly")
 
@@ -203,8 +225,25 @@ def create_app(overrides: dict[str, Any] | None = None) -> Flask:
 
     @app.get("/healthz")
     def _health():
-        store: Store = app.extensions["referee_store"]
-        store.ping()
+        """Liveness: the process answers. Never touches the store (a store outage is not a reason to restart)."""
         return {"status": "ok"}
+
+    @app.get("/readyz")
+    def _ready():
+        """Readiness: the store answers PING (every primary, on a cluster); else 503 store_unavailable."""
+        store: Store = app.extensions["referee_store"]
+        store.ping()  # a ConnectionError/TimeoutError/cluster error becomes the 503 above
+        return {"status": "ready"}
+
+    @app.get("/metrics")
+    def _metrics():
+        """Prometheus text exposition (service.metrics); behind REFEREE_METRICS_TOKEN when set."""
+        token = app.config.get("METRICS_TOKEN") or ""
+        if token:
+            sent = request.headers.get("Authorization", "")
+            if not hmac.compare_digest(sent.encode(), f"Bearer {token}".encode()):
+                return problems.problem(401, "unauthorized", "send the metrics token as a Bearer token")
+        body, content_type = metrics.exposition(app.extensions["referee_store"])
+        return app.response_class(body, content_type=content_type, headers={"Cache-Control": "no-store"})
 
     return app

@@ -20,6 +20,15 @@ def from_environment() -> dict[str, Any]:
         "REDIS_URL": os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0"),
         # Seconds to wait for Redis before answering 503 store_unavailable (never hang a request).
         "REDIS_TIMEOUT": float(os.environ.get("REFEREE_REDIS_TIMEOUT") or 1.0),
+        # After each write, WAIT until this many replicas have it (no acknowledged move lost on a
+        # failover); unset: 1 for a cluster URL (redis+cluster://...), 0 for one server.
+        "REDIS_WAIT_REPLICAS": _int("REFEREE_REDIS_WAIT_REPLICAS", -1),
+        # How long that WAIT may take, in ms (then the write stands, counted as unreplicated).
+        "REDIS_WAIT_TIMEOUT_MS": _int("REFEREE_REDIS_WAIT_TIMEOUT_MS", 500),
+        # GET /metrics needs "Authorization: Bearer <this>" when set; empty: open (block it at the proxy).
+        "METRICS_TOKEN": os.environ.get("REFEREE_METRICS_TOKEN", ""),
+        # One JSON "request" log line per request (service.logs); 0 turns it off.
+        "ACCESS_LOG": _int("REFEREE_ACCESS_LOG", 1) != 0,
         # Prefix of every key the store writes (lets several deployments share a Redis).
         "KEY_PREFIX": os.environ.get("REFEREE_KEY_PREFIX", "referee"),
         # A finished game stays readable (state, transcript) this long, in seconds.

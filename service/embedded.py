@@ -27,10 +27,20 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
-__all__ = ["EmbeddedServer", "EmbeddedServerError", "binary_path", "free_port", "start_server"]
+__all__ = [
+    "EmbeddedCluster",
+    "EmbeddedServer",
+    "EmbeddedServerError",
+    "Supervisor",
+    "binary_path",
+    "free_port",
+    "start_cluster",
+    "start_server",
+]
 
 HOST = "127.0.0.1"
 
@@ -319,8 +329,291 @@ def start_server(
     return server.start(timeout=timeout)
 
 
-if __name__ == "__main__":  # python -m service.embedded [DATA_DIR]: run in the foreground
-    srv = start_server(data_dir=sys.argv[1] if len(sys.argv) > 1 else None)
+class Supervisor:
+    """Keep an :class:`EmbeddedServer` running: restart it (same port, same data) if it dies.
+
+    A daemon thread checks every ``interval`` seconds; a dead server is started
+    again on its port and data directory (the AOF is replayed, so every
+    acknowledged write is back), retrying with a growing pause while the port
+    or the disk is not ready.  The API needs no help: its next command
+    reconnects (redis-py), so requests made while the server is down are
+    ``503 store_unavailable`` and the ones after it answer normally.
+
+    The thread is also the server's parent thread from the first restart on
+    (``PR_SET_PDEATHSIG`` is per thread), so it lives until :meth:`stop`.
+    """
+
+    def __init__(self, server: EmbeddedServer, interval: float = 0.2, log=None) -> None:
+        self.server = server
+        self.interval = interval
+        self.restarts = 0
+        self._log = log or (lambda message: print(message, file=sys.stderr, flush=True))
+        self._stopping = False
+        self._lock = threading.Lock()
+        self._thread = threading.Thread(target=self._run, name="valkey-supervisor", daemon=True)
+
+    def start(self) -> "Supervisor":
+        self.server._fixed_port = True  # clients know this port: a restart must keep it
+        self._thread.start()
+        return self
+
+    def _run(self) -> None:
+        pause = self.interval
+        while not self._stopping:
+            time.sleep(self.interval)
+            with self._lock:
+                if self._stopping or self.server.is_running():
+                    pause = self.interval
+                    continue
+                process = self.server.process
+                code = process.returncode if process is not None else None
+                self.server.process = None
+                self._log(f"embedded Valkey on port {self.server.port} exited ({code}); restarting on the same data")
+                try:
+                    self.server.start()
+                except EmbeddedServerError as exc:
+                    self._log(f"embedded Valkey restart failed, retrying: {exc}")
+                    time.sleep(pause)
+                    pause = min(pause * 2, 5.0)
+                    continue
+                self.restarts += 1
+                self._log(f"embedded Valkey restarted on {self.server.url} (restart #{self.restarts})")
+
+    def stop(self, timeout: float = 10.0) -> int | None:
+        """Stop watching, then stop the server (SIGTERM: the AOF is flushed)."""
+        with self._lock:
+            self._stopping = True
+            code = self.server.stop(timeout=timeout)
+        self._thread.join(timeout=timeout)
+        return code
+
+
+class EmbeddedCluster:
+    """A local Valkey Cluster: ``masters`` primaries with ``replicas`` replicas each, on loopback.
+
+    Made by :func:`start_cluster` from the same binary: every node is an
+    :class:`EmbeddedServer` with ``cluster-enabled yes`` (its own port and
+    cluster-bus port, its own directory with ``nodes.conf``), joined with
+    ``CLUSTER MEET``, the 16384 slots split evenly over the primaries with
+    ``CLUSTER ADDSLOTSRANGE`` and each replica attached with ``CLUSTER REPLICATE``.
+
+    ``url`` is what the API takes: ``redis+cluster://127.0.0.1:P1,127.0.0.1:P2,...``.
+    """
+
+    SLOTS = 16384
+
+    def __init__(self, nodes: list[EmbeddedServer], masters: int, node_timeout_ms: int) -> None:
+        self.nodes = nodes
+        self.masters = masters
+        self.node_timeout_ms = node_timeout_ms
+
+    @property
+    def url(self) -> str:
+        return "redis+cluster://" + ",".join(f"{n.host}:{n.port}" for n in self.nodes)
+
+    def client(self, node: EmbeddedServer):
+        import redis
+
+        return redis.Redis(host=node.host, port=node.port, socket_timeout=5, decode_responses=True)
+
+    def _call(self, node: EmbeddedServer, *args):
+        client = self.client(node)
+        try:
+            return client.execute_command(*args)
+        finally:
+            client.close()
+
+    def node_id(self, node: EmbeddedServer) -> str:
+        return self._call(node, "CLUSTER", "MYID")
+
+    def info(self, node: EmbeddedServer, section: str) -> dict:
+        client = self.client(node)
+        try:
+            return client.info(section)
+        finally:
+            client.close()
+
+    def primary_for(self, key: str) -> EmbeddedServer:
+        """The running node that serves ``key``'s slot as primary now."""
+        from redis.crc import key_slot
+
+        slot = key_slot(key.encode())
+        for node in self.running():
+            try:
+                for start, end, primary, *_ in self._call(node, "CLUSTER", "SLOTS"):
+                    if start <= slot <= end:
+                        return self._by_port(int(primary[1]))
+            except Exception:  # noqa: BLE001 - ask the next node
+                continue
+        raise EmbeddedServerError(f"no node serves slot {slot}")
+
+    def replicas_of(self, primary: EmbeddedServer) -> list[EmbeddedServer]:
+        info = self.info(primary, "replication")
+        ports = [int(v["port"]) for k, v in info.items() if k.startswith("slave") and isinstance(v, dict)]
+        return [self._by_port(p) for p in ports]
+
+    def _by_port(self, port: int) -> EmbeddedServer:
+        return next(n for n in self.nodes if n.port == port)
+
+    def running(self) -> list[EmbeddedServer]:
+        return [n for n in self.nodes if n.is_running()]
+
+    def healthy(self) -> bool:
+        """Every node up, state ok, agreeing on ``masters`` primaries that each have a replica online."""
+        try:
+            primaries = 0
+            for node in self.nodes:
+                if not node.is_running():
+                    return False
+                if self.info(node, "cluster").get("cluster_enabled") != 1:
+                    return False
+                state = self._call(node, "CLUSTER", "INFO")
+                if "cluster_state:ok" not in state:
+                    return False
+                replication = self.info(node, "replication")
+                if replication.get("role") == "master":
+                    online = [v for k, v in replication.items()
+                              if k.startswith("slave") and isinstance(v, dict) and v.get("state") == "online"]
+                    if len(online) < 1:
+                        return False
+                    primaries += 1
+                elif replication.get("master_link_status") != "up":
+                    return False
+            return primaries == self.masters
+        except Exception:  # noqa: BLE001 - not yet
+            return False
+
+    def wait_healthy(self, timeout: float = 30.0) -> "EmbeddedCluster":
+        deadline = time.monotonic() + timeout
+        while not self.healthy():
+            if time.monotonic() > deadline:
+                raise EmbeddedServerError(f"cluster not healthy within {timeout}s: {self.describe()}")
+            time.sleep(0.1)
+        return self
+
+    def describe(self) -> str:
+        lines = []
+        for node in self.running():
+            try:
+                lines.append(self._call(node, "CLUSTER", "NODES"))
+                break
+            except Exception as exc:  # noqa: BLE001
+                lines.append(f"{node.port}: {exc}")
+        return "\n".join(lines)
+
+    def wait_promoted(self, node: EmbeddedServer, timeout: float = 30.0) -> None:
+        """Wait until ``node`` (a replica) is a primary with its slots, as every running node sees it."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            try:
+                if self.info(node, "replication").get("role") == "master" and all(
+                    "cluster_state:ok" in self._call(n, "CLUSTER", "INFO") for n in self.running()
+                ):
+                    return
+            except Exception:  # noqa: BLE001
+                pass
+            time.sleep(0.05)
+        raise EmbeddedServerError(f"{node.port} not promoted within {timeout}s: {self.describe()}")
+
+    def stop(self) -> None:
+        for node in self.nodes:
+            node.stop()
+
+    def cleanup(self) -> None:
+        for node in self.nodes:
+            node.cleanup()
+
+    def __enter__(self) -> "EmbeddedCluster":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.cleanup()
+
+
+def start_cluster(
+    base_dir: str | os.PathLike[str] | None = None,
+    masters: int = 3,
+    replicas: int = 1,
+    node_timeout_ms: int = 1000,
+    appendfsync: str = "everysec",
+    timeout: float = 60.0,
+    extra_args: list[str] | None = None,
+) -> EmbeddedCluster:
+    """Start and form a cluster of ``masters * (1 + replicas)`` nodes; return once it is healthy."""
+    import redis
+
+    base = Path(base_dir) if base_dir is not None else Path(tempfile.mkdtemp(prefix="referee-cluster-"))
+    count = masters * (1 + replicas)
+    nodes: list[EmbeddedServer] = []
+    try:
+        for i in range(count):
+            for attempt in range(5):
+                bus = free_port()
+                node = EmbeddedServer(
+                    data_dir=base / f"node{i}",
+                    appendfsync=appendfsync,
+                    extra_args=[
+                        "--cluster-enabled", "yes",
+                        "--cluster-config-file", "nodes.conf",
+                        "--cluster-node-timeout", str(node_timeout_ms),
+                        "--cluster-port", str(bus),
+                        *(extra_args or []),
+                    ],
+                )
+                if node.port == bus:
+                    continue
+                try:
+                    node.start()
+                    break
+                except EmbeddedServerError:
+                    if attempt == 4:
+                        raise
+            node._fixed_port = True  # the cluster knows it by this port
+            nodes.append(node)
+        cluster = EmbeddedCluster(nodes, masters, node_timeout_ms)
+        first = nodes[0]
+        for node in nodes[1:]:
+            bus_port = int(node.extra_args[node.extra_args.index("--cluster-port") + 1])
+            cluster._call(first, "CLUSTER", "MEET", node.host, node.port, bus_port)
+        per = cluster.SLOTS // masters
+        for i in range(masters):
+            start = i * per
+            end = cluster.SLOTS - 1 if i == masters - 1 else (i + 1) * per - 1
+            cluster._call(nodes[i], "CLUSTER", "ADDSLOTSRANGE", start, end)
+        deadline = time.monotonic() + timeout
+        ids = {node.port: cluster.node_id(node) for node in nodes}
+        for r, node in enumerate(nodes[masters:]):
+            primary = nodes[r % masters]
+            while True:  # the replica must have heard of its primary through the gossip first
+                try:
+                    cluster._call(node, "CLUSTER", "REPLICATE", ids[primary.port])
+                    break
+                except redis.exceptions.ResponseError:
+                    if time.monotonic() > deadline:
+                        raise
+                    time.sleep(0.1)
+        return cluster.wait_healthy(timeout=max(1.0, deadline - time.monotonic()))
+    except BaseException:
+        for node in nodes:
+            node.cleanup()
+        raise
+
+
+if __name__ == "__main__":  # python -m service.embedded [--cluster] [DATA_DIR]: run in the foreground
+    args = sys.argv[1:]
+    if args[:1] == ["--cluster"]:
+        cluster = start_cluster(base_dir=args[1] if len(args) > 1 else None)
+        print(f"valkey cluster at {cluster.url}", flush=True)
+        print(f"  REDIS_URL={cluster.url}", flush=True)
+        try:
+            while any(n.is_running() for n in cluster.nodes):
+                time.sleep(0.5)
+        except KeyboardInterrupt:
+            pass
+        finally:
+            cluster.stop()
+        sys.exit(0)
+    srv = start_server(data_dir=args[0] if args else None)
     print(f"valkey at {srv.url} (data in {srv.data_dir}); Ctrl-C to stop", flush=True)
     try:
         while srv.is_running():

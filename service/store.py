@@ -23,13 +23,18 @@ different seats all apply, in some order, each exactly once.
 from __future__ import annotations
 
 import json
+import logging
 import time
 from dataclasses import dataclass
 from typing import Any, Callable
 
 import redis
 
+from . import metrics
 from .errors import Busy, NotFound, StaleVersion
+from .redis_client import is_cluster
+
+log = logging.getLogger(__name__)
 
 _CREATE = """
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
@@ -93,6 +98,8 @@ class Store:
         finished_ttl: int = 7 * 86400,
         idle_ttl: int = 30 * 86400,
         sharded_pubsub: bool | None = None,
+        wait_replicas: int = 0,
+        wait_timeout_ms: int = 500,
     ) -> None:
         if sharded_pubsub is not None:
             self.sharded_pubsub = sharded_pubsub
@@ -100,6 +107,9 @@ class Store:
         self.prefix = prefix
         self.finished_ttl = finished_ttl
         self.idle_ttl = idle_ttl
+        # Durability on failover: after each write, WAIT for this many replicas (0: don't).
+        self.wait_replicas = max(0, int(wait_replicas))
+        self.wait_timeout_ms = max(1, int(wait_timeout_ms))  # WAIT n 0 would block forever
         self._create = client.register_script(_CREATE)
         self._save = client.register_script(_SAVE.replace("'PUBLISH'", "'SPUBLISH'") if self.sharded_pubsub else _SAVE)
         self._idempotent_put = client.register_script(_IDEMPOTENT_PUT)
@@ -125,12 +135,14 @@ class Store:
     # ----------------------------------------------------------- operations
 
     def create(self, kind: str, id: str, doc: dict[str, Any], log: list[dict[str, Any]]) -> Record:
-        created = self._create(
+        created = self._write(
+            self._create,
             keys=[self.key(kind, id), self.log_key(kind, id)],
             args=[_dump(doc), self.idle_ttl, *(_dump(e) for e in log)],
         )
         if not created:
             raise Busy(f"{kind} {id} already exists", code="id_collision")
+        self._track_active(kind, id, finished=False)
         return Record(kind, id, 1, doc)
 
     def load(self, kind: str, id: str) -> Record:
@@ -145,7 +157,8 @@ class Store:
     def save(self, record: Record, change: Change) -> Record:
         """Store ``change`` on top of ``record``; StaleVersion if someone else was first."""
         ttl = self.finished_ttl if change.finished else self.idle_ttl
-        result = self._save(
+        result = self._write(
+            self._save,
             keys=[self.key(record.kind, record.id), self.log_key(record.kind, record.id)],
             args=[
                 record.version,
@@ -159,6 +172,8 @@ class Store:
             raise NotFound(f"{record.kind} {record.id} expired", code="game_not_found")
         if result == -2:
             raise StaleVersion(f"version {record.version} is no longer current")
+        if change.finished:
+            self._track_active(record.kind, record.id, finished=True)
         return Record(record.kind, record.id, int(result), change.doc)
 
     def transact(
@@ -204,14 +219,113 @@ class Store:
 
     def remember(self, scope: str, key_hash: str, value: str, ttl: int) -> str | None:
         """Store ``value`` under an idempotency key unless one is there; return the existing one."""
-        existing = self._idempotent_put(keys=[self.idempotency_key(scope, key_hash)], args=[value, ttl])
+        existing = self._write(self._idempotent_put, keys=[self.idempotency_key(scope, key_hash)], args=[value, ttl])
         return existing.decode() if isinstance(existing, bytes) else existing
 
     def replace(self, scope: str, key_hash: str, value: str, ttl: int) -> None:
-        self.redis.set(self.idempotency_key(scope, key_hash), value, ex=ttl)
+        key = self.idempotency_key(scope, key_hash)
+        if self.wait_replicas:
+            self._replicated(key, [("SET", key, value, "EX", ttl)])
+        else:
+            self.redis.set(key, value, ex=ttl)
 
     def forget(self, scope: str, key_hash: str) -> None:
         self.redis.delete(self.idempotency_key(scope, key_hash))
+
+    # ------------------------------------------------------ active games
+
+    def active_key(self, kind: str) -> str:
+        """A sorted set of the kind's unfinished games, scored by when they would expire untouched."""
+        return f"{self.prefix}:active:{kind}"
+
+    def _track_active(self, kind: str, id: str, finished: bool) -> None:
+        """Bookkeeping for ``referee_games_active``: best effort, never fails the request.
+
+        Two writes per game lifetime (created, finished), none per move, so the set is no
+        hot key even on a cluster: a game counts as active from its creation until it
+        finishes or until ``idle_ttl`` after its creation, whichever is first.
+        """
+        try:
+            if finished:
+                if self.redis.zrem(self.active_key(kind), id):
+                    metrics.GAMES_FINISHED.labels(kind=kind).inc()
+            else:
+                self.redis.zadd(self.active_key(kind), {id: time.time() + self.idle_ttl})
+                metrics.GAMES_CREATED.labels(kind=kind).inc()
+        except redis.exceptions.RedisError as error:
+            metrics.STORE_ERRORS.labels(kind="active").inc()
+            log.warning("active-game bookkeeping failed for %s %s: %s", kind, id, error)
+
+    def active_count(self, kind: str) -> int:
+        """Games of ``kind`` created within ``idle_ttl`` and not finished (drops the older ones)."""
+        key = self.active_key(kind)
+        now = time.time()
+        self.redis.zremrangebyscore(key, "-inf", now)
+        return int(self.redis.zcard(key))
+
+    # ----------------------------------------------------------- durability
+
+    def _write(self, script, keys: list[str], args: list[Any]):
+        """Run a writing script; with ``wait_replicas`` also WAIT for replicas before returning."""
+        if not self.wait_replicas:
+            return script(keys=keys, args=args)
+        command = ("EVALSHA", script.sha, len(keys), *keys, *args)
+        try:
+            return self._replicated(keys[0], [command])
+        except redis.exceptions.NoScriptError:  # not run: load it on that node, run again
+            self._node_client(keys[0]).script_load(script.script)
+            return self._replicated(keys[0], [command])
+
+    def _node_client(self, key: str) -> redis.Redis:
+        """The client of the server that holds ``key`` (the primary of its slot on a cluster)."""
+        if not is_cluster(self.redis):
+            return self.redis
+        return self.redis.get_redis_connection(self.redis.get_node_from_key(key))
+
+    def _replicated(self, key: str, commands: list[tuple]) -> Any:
+        """Send ``commands`` then ``WAIT n timeout`` on one connection; the first command's reply.
+
+        WAIT counts the replicas that have every write made *on this connection*, so the
+        commands and the WAIT share a pipeline to the primary of ``key``'s slot.  On a cluster
+        a MOVED / TRYAGAIN / CLUSTERDOWN reply (the slot moved, a failover is under way) means
+        nothing ran: the topology is refreshed and the commands are sent again.  A reply from
+        fewer replicas than asked (none reachable within the timeout) is counted
+        (``referee_store_unreplicated_writes_total``) and logged, and the write stands: the
+        game stays playable on a shard that lost its replica; for "refuse instead", run the
+        servers with ``min-replicas-to-write 1``.
+        """
+        retryable = (redis.exceptions.AskError, redis.exceptions.TryAgainError, redis.exceptions.ClusterDownError)
+        for attempt in range(4):
+            pipe = self._node_client(key).pipeline(transaction=False)
+            for command in commands:
+                pipe.execute_command(*command)
+            pipe.execute_command("WAIT", self.wait_replicas, self.wait_timeout_ms)
+            try:
+                replies = pipe.execute(raise_on_error=False)
+            except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError):
+                self._refresh_topology()
+                raise
+            first, acked = replies[0], replies[-1]
+            if isinstance(first, retryable) and is_cluster(self.redis) and attempt < 3:
+                self._refresh_topology()
+                time.sleep(0.05 * (attempt + 1))
+                continue
+            for reply in replies:
+                if isinstance(reply, Exception):
+                    raise reply
+            if int(acked) < self.wait_replicas:
+                metrics.UNREPLICATED_WRITES.inc()
+                log.warning("write to %s acknowledged by %s of %s replicas within %s ms",
+                            key, acked, self.wait_replicas, self.wait_timeout_ms)
+            return first
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _refresh_topology(self) -> None:
+        if is_cluster(self.redis):
+            try:
+                self.redis.nodes_manager.initialize()
+            except Exception as error:  # noqa: BLE001 - the next command refreshes again
+                log.info("cluster topology refresh failed: %s", error)
 
     def ping(self) -> bool:
         return bool(self.redis.ping())

@@ -471,7 +471,7 @@ def test_game_survives_valkey_sigkill_and_restart(valkey_factory, gunicorn_facto
         ("GET", f"{player.base}/transcript", None, None),
         ("POST", f"{player.base}/seats/{seat}/commit", next_commit, player.tokens[seat]),
         ("POST", "/v1/gops/games", {"profile": "classic"}, None),
-        ("GET", "/healthz", None, None),
+        ("GET", "/readyz", None, None),  # /healthz stays 200: the process itself is alive
     ]:
         assert_unavailable(http, method, path, body, token)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import json
 import os
 import re
 import runpy
@@ -210,13 +211,100 @@ def test_service_run_starts_embedded_valkey_and_serves(tmp_path):
         requests.get(f"{base}/openapi.json", headers={"Authorization": f"Bearer {secret}"}, timeout=5)
         requests.get(f"{base}/openapi.json", headers={"Authorization": f"Basic {basic}"}, timeout=5)
         time.sleep(0.5)
-        assert "GET /openapi.json" in output()
+        # One JSON request line per request, with its request id (service.logs).
+        lines = [json.loads(line) for line in output().splitlines() if line.startswith("{")]
+        served = [e for e in lines if e.get("msg") == "request" and e.get("path") == "/openapi.json"]
+        assert served and served[-1]["method"] == "GET" and served[-1]["status"] == 200 and served[-1]["request_id"]
         assert secret not in output() and "alice-basic-user" not in output()
 
         # Ctrl-C: SIGINT to the whole foreground group, like a terminal does.
         os.killpg(proc.pid, signal.SIGINT)
         code = proc.wait(timeout=60)
         assert code == 0, output()
+        assert not _ping("127.0.0.1", valkey_port)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+
+
+def test_supervisor_restarts_a_dead_server_on_the_same_data(tmp_path):
+    from service.embedded import Supervisor
+
+    srv = start_server(data_dir=tmp_path / "sup")
+    messages: list[str] = []
+    supervisor = Supervisor(srv, interval=0.05, log=messages.append).start()
+    try:
+        redis.Redis.from_url(srv.url).set("kept", "yes")
+        port, first_pid = srv.port, srv.pid
+        os.kill(first_pid, signal.SIGKILL)  # a crash, not a stop
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline and not (supervisor.restarts and srv.ping()):
+            time.sleep(0.05)
+        assert supervisor.restarts == 1 and srv.ping(), messages
+        assert srv.port == port and srv.pid != first_pid
+        assert redis.Redis.from_url(srv.url).get("kept") == b"yes"  # appendfsync always: nothing lost
+        assert any("restarting on the same data" in m for m in messages)
+    finally:
+        supervisor.stop()
+    time.sleep(0.3)
+    assert not srv.is_running() and not _ping("127.0.0.1", port)  # stopped for good: no restart
+
+
+@pytest.mark.slow
+def test_service_run_restarts_a_killed_embedded_valkey(tmp_path):
+    """``make run``'s Valkey SIGKILLed: restarted on the same data, the API recovers by itself."""
+    import requests
+
+    port = free_port()
+    env = _env_with_repo(PORT=str(port), HOST="127.0.0.1", WEB_CONCURRENCY="1")
+    env.pop("REDIS_URL", None)
+    env.pop("REFEREE_DATA_DIR", None)
+    out_path = tmp_path / "run.log"
+    with open(out_path, "wb") as out:
+        proc = subprocess.Popen([sys.executable, "-m", "service.run"], cwd=tmp_path, env=env,
+                                stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
+                                start_new_session=True)
+
+    def output() -> str:
+        return out_path.read_bytes().decode(errors="replace")
+
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        game = None
+        while time.monotonic() < deadline and proc.poll() is None and game is None:
+            try:
+                r = requests.post(f"{base}/v1/gops/games", json={"profile": "classic"}, timeout=5)
+                game = r.json() if r.status_code == 201 else None
+            except requests.RequestException:
+                pass
+            time.sleep(0.2)
+        assert game is not None, output()
+        valkey_port = int(re.search(r"redis://127\.0\.0\.1:(\d+)/0", output()).group(1))
+        pid = redis.Redis(port=valkey_port).info("server")["process_id"]
+        os.kill(pid, signal.SIGKILL)
+
+        deadline = time.monotonic() + 20
+        status = None
+        while time.monotonic() < deadline:
+            try:
+                r = requests.get(f"{base}/v1/gops/games/{game['id']}", timeout=5)
+                status = r.status_code
+                if status == 200:
+                    break
+                assert status == 503 and r.json()["code"] == "store_unavailable", r.text
+            except requests.RequestException:
+                pass
+            time.sleep(0.1)
+        assert status == 200, output()
+        assert r.json()["id"] == game["id"]  # the same data: the game survived the crash
+        assert redis.Redis(port=valkey_port).info("server")["process_id"] != pid
+        assert "embedded Valkey restarted" in output()
+        assert requests.get(f"{base}/readyz", timeout=5).status_code == 200
+
+        os.killpg(proc.pid, signal.SIGINT)
+        assert proc.wait(timeout=60) == 0, output()
         assert not _ping("127.0.0.1", valkey_port)
     finally:
         if proc.poll() is None:

@@ -1,0 +1,108 @@
+"""Structured logs: one JSON object per line, each carrying the request id.
+
+* Every request gets an id: a sane incoming ``X-Request-Id`` (1–128 characters of
+  ``A-Z a-z 0-9 . _ : = + / -``, from a proxy or the client) is kept, anything else
+  is replaced by a fresh random one; the id is returned in ``X-Request-Id`` on every
+  response, errors included, and is in every log line written while answering.
+* One ``request`` line per answered request (logger ``service.access``): method,
+  path (never the query string or any header, so no credentials), operation (the
+  route's endpoint), status, duration_ms, remote address.
+* :class:`JsonFormatter` formats every record; ``deploy/gunicorn.conf.py`` uses it
+  for gunicorn's own logs too, so a process writes nothing but JSON lines.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import logging
+import re
+import sys
+import time
+import uuid
+
+from flask import Flask, g, has_request_context, request
+
+HEADER = "X-Request-Id"
+_SANE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:=+/-]{0,127}")
+access_log = logging.getLogger("service.access")
+
+
+def request_id() -> str:
+    """This request's id (kept from a sane ``X-Request-Id`` header, else generated), once per request."""
+    rid = g.get("request_id")
+    if rid is None:
+        incoming = request.headers.get(HEADER, "")
+        rid = incoming if _SANE_ID.fullmatch(incoming) else uuid.uuid4().hex
+        g.request_id = rid
+    return rid
+
+
+class JsonFormatter(logging.Formatter):
+    """``{"ts", "level", "logger", "msg", "request_id"?, ...fields, "exc"?}`` on one line."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        entry = {
+            "ts": datetime.datetime.fromtimestamp(record.created, datetime.timezone.utc).isoformat(timespec="milliseconds"),
+            "level": record.levelname.lower(),
+            "logger": record.name,
+            "msg": record.getMessage(),
+            "pid": record.process,
+        }
+        rid = getattr(record, "request_id", None)
+        if rid is None and has_request_context():
+            rid = g.get("request_id")
+        if rid is not None:
+            entry["request_id"] = rid
+        fields = getattr(record, "fields", None)
+        if isinstance(fields, dict):
+            entry.update(fields)
+        if record.exc_info:
+            entry["exc"] = self.formatException(record.exc_info)
+        return json.dumps(entry, default=str, separators=(",", ":"))
+
+
+def configure() -> None:
+    """Send the ``service.*`` loggers to stderr as JSON, unless someone (gunicorn, pytest) set up logging."""
+    logger = logging.getLogger("service")
+    if logger.level == logging.NOTSET:
+        logger.setLevel(logging.INFO)
+    if not logger.hasHandlers():
+        handler = logging.StreamHandler(sys.stderr)
+        handler.setFormatter(JsonFormatter())
+        logger.addHandler(handler)
+
+
+def init_app(app: Flask, on_response=None) -> None:
+    """Request ids and the per-request log line; ``on_response(response, seconds)`` is called too (metrics)."""
+    configure()
+
+    @app.before_request
+    def _start():
+        g.request_started = time.perf_counter()
+        request_id()
+
+    @app.after_request
+    def _finish(response):
+        rid = request_id()
+        response.headers[HEADER] = rid
+        started = g.get("request_started")
+        seconds = time.perf_counter() - started if started is not None else 0.0
+        if on_response is not None:
+            on_response(response, seconds)
+        if app.config.get("ACCESS_LOG", True):
+            access_log.info(
+                "request",
+                extra={
+                    "request_id": rid,
+                    "fields": {
+                        "method": request.method,
+                        "path": request.path,
+                        "operation": request.endpoint or "unmatched",
+                        "status": response.status_code,
+                        "duration_ms": round(seconds * 1000, 3),
+                        "remote": request.remote_addr,
+                    },
+                },
+            )
+        return response

@@ -1,0 +1,130 @@
+"""Prometheus metrics (``GET /metrics``), safe under several gunicorn workers.
+
+Under gunicorn, ``deploy/gunicorn.conf.py`` points ``PROMETHEUS_MULTIPROC_DIR`` at
+a fresh directory before any worker starts: every worker then writes its values
+to memory-mapped files there, and ``/metrics`` in any worker reports the sum over
+all of them (prometheus_client's multiprocess mode; a dead worker's files are
+marked by the ``child_exit`` hook).  Without that variable (tests, a plain
+``flask run``) the metrics are the process's own.
+
+Metrics (all prefixed ``referee_``):
+
+=================================================  =========  ==============================================
+name                                               type       meaning
+=================================================  =========  ==============================================
+``http_request_duration_seconds{operation}``       histogram  latency per operation: the route's endpoint
+                                                              (``gops.commit`` …; ``unmatched`` for 404s)
+``http_requests_total{operation,method,status}``   counter    requests answered
+``store_errors_total{kind}``                       counter    Redis unreachable/timeouts answered 503
+                                                              (``request``), rate limiter failing open
+                                                              (``ratelimit``), metric bookkeeping (``active``)
+``store_unreplicated_writes_total``                counter    writes WAIT saw on fewer replicas than asked
+``games_created_total{kind}``                      counter    games (gops) and tables (gofo) created
+``games_finished_total{kind}``                     counter    games that reached their end
+``games_active{kind}``                             gauge      games/tables created within the idle TTL and
+                                                              not finished, from the store (every process
+                                                              counts the same); see :meth:`Store.active_count`
+``open_streams{kind}``                             gauge      live-update streams open now (``livesum``)
+=================================================  =========  ==============================================
+"""
+
+from __future__ import annotations
+
+import os
+from contextlib import contextmanager
+from typing import Iterator
+
+from prometheus_client import (
+    CONTENT_TYPE_LATEST,
+    CollectorRegistry,
+    Counter,
+    Gauge,
+    Histogram,
+    generate_latest,
+)
+from prometheus_client.core import GaugeMetricFamily
+from prometheus_client.registry import Collector
+
+KINDS = ("gops", "gofo")
+
+REQUEST_LATENCY = Histogram(
+    "referee_http_request_duration_seconds",
+    "Time to answer a request, per operation (the route's endpoint).",
+    ["operation"],
+    buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0),
+)
+REQUESTS = Counter(
+    "referee_http_requests",
+    "Requests answered, per operation, method and status code.",
+    ["operation", "method", "status"],
+)
+STORE_ERRORS = Counter(
+    "referee_store_errors",
+    "Redis errors: unreachable or timed out (request), the rate limiter failing open (ratelimit), "
+    "active-game bookkeeping (active).",
+    ["kind"],
+)
+UNREPLICATED_WRITES = Counter(
+    "referee_store_unreplicated_writes",
+    "Writes that WAIT saw reach fewer replicas than REDIS_WAIT_REPLICAS within the timeout.",
+)
+GAMES_CREATED = Counter("referee_games_created", "Games (gops) and tables (gofo) created.", ["kind"])
+GAMES_FINISHED = Counter("referee_games_finished", "Games that reached their end.", ["kind"])
+#: Live-update streams open now. The SSE code keeps it with :func:`stream_open`.
+OPEN_STREAMS = Gauge(
+    "referee_open_streams",
+    "Live-update streams (SSE and long polls) open now.",
+    ["kind"],
+    multiprocess_mode="livesum",
+)
+
+
+@contextmanager
+def stream_open(kind: str) -> Iterator[None]:
+    """Count one open stream of ``kind`` for the ``with`` block."""
+    gauge = OPEN_STREAMS.labels(kind=kind)
+    gauge.inc()
+    try:
+        yield
+    finally:
+        gauge.dec()
+
+
+class ActiveGamesCollector(Collector):
+    """``referee_games_active{kind}``, read from the store at scrape time."""
+
+    def __init__(self, store) -> None:
+        self.store = store
+
+    def collect(self):
+        family = GaugeMetricFamily(
+            "referee_games_active",
+            "Games (gops) and tables (gofo) created within the idle TTL and not finished.",
+            labels=["kind"],
+        )
+        for kind in KINDS:
+            try:
+                count = self.store.active_count(kind)
+            except Exception:  # noqa: BLE001 - a scrape never fails on the store
+                STORE_ERRORS.labels(kind="active").inc()
+                continue
+            family.add_metric([kind], count)
+        yield family
+
+
+def multiprocess_dir() -> str | None:
+    return os.environ.get("PROMETHEUS_MULTIPROC_DIR") or None
+
+
+def exposition(store) -> tuple[bytes, str]:
+    """The text exposition of every metric (all workers' in multiprocess mode) and its content type."""
+    if multiprocess_dir():
+        from prometheus_client import multiprocess
+
+        registry = CollectorRegistry()
+        multiprocess.MultiProcessCollector(registry)
+    else:
+        from prometheus_client import REGISTRY as registry
+    per_scrape = CollectorRegistry(auto_describe=False)
+    per_scrape.register(ActiveGamesCollector(store))
+    return generate_latest(registry) + generate_latest(per_scrape), CONTENT_TYPE_LATEST

@@ -1,0 +1,90 @@
+"""Build the Redis client from ``REDIS_URL``: one server, or a Redis/Valkey Cluster.
+
+* ``redis://[user:password@]host:port/db`` (or ``rediss://``, ``unix://``): one
+  server (a single Valkey, or the primary a Sentinel-aware proxy points at);
+  ``redis.Redis``.
+* ``redis+cluster://[user:password@]host:port[,host:port...]`` (or
+  ``rediss+cluster://`` for TLS): a Redis Cluster, given by one or more startup
+  nodes; ``redis.cluster.RedisCluster``.  The service runs unchanged on it: every
+  key of one game carries the game's ``{id}`` hash tag and every rate-limit key
+  the client's ``{client}`` tag, so each script and pipeline stays in one slot;
+  announcements use sharded pub/sub (``SPUBLISH``), subscribers ``SSUBSCRIBE``.
+  A cluster has no databases: a ``/db`` path other than ``/0`` is refused.
+
+Durability on failover (``REDIS_WAIT_REPLICAS``, ``REFEREE_REDIS_WAIT_REPLICAS``):
+replication is asynchronous, so a write the primary acknowledged can be lost if
+the primary dies before a replica has it and the replica is promoted.  With
+``N > 0`` the store sends ``WAIT N timeout`` on the same connection right after
+each write and only then answers; the default is 1 for a cluster URL, 0 for one
+server (see :class:`service.store.Store`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import unquote, urlsplit
+
+import redis
+from redis.cluster import ClusterNode, RedisCluster
+
+CLUSTER_SCHEMES = {"redis+cluster": False, "rediss+cluster": True}
+
+
+def is_cluster_url(url: str) -> bool:
+    return urlsplit(url).scheme.lower() in CLUSTER_SCHEMES
+
+
+def parse_cluster_url(url: str) -> dict[str, Any]:
+    """``redis+cluster://user:pw@h1:p1,h2:p2/0`` -> RedisCluster keyword arguments."""
+    parts = urlsplit(url)
+    scheme = parts.scheme.lower()
+    if scheme not in CLUSTER_SCHEMES:
+        raise ValueError(f"not a cluster URL: {url!r}")
+    netloc = parts.netloc
+    credentials, _, hosts = netloc.rpartition("@")
+    kwargs: dict[str, Any] = {}
+    if credentials:
+        user, sep, password = credentials.partition(":")
+        if sep:
+            kwargs["password"] = unquote(password)
+            if user:
+                kwargs["username"] = unquote(user)
+        else:  # redis+cluster://password@host (no user)
+            kwargs["password"] = unquote(user)
+    nodes = []
+    for item in hosts.split(","):
+        item = item.strip()
+        if not item:
+            continue
+        if item.startswith("["):  # [::1]:7000
+            host, _, port = item[1:].partition("]:")
+        else:
+            host, _, port = item.rpartition(":")
+            if not host:
+                host, port = item, ""
+        nodes.append(ClusterNode(host, int(port or 6379)))
+    if not nodes:
+        raise ValueError(f"no startup node in {url!r}")
+    db = parts.path.strip("/")
+    if db not in ("", "0"):
+        raise ValueError(f"a Redis Cluster has only database 0, not {db!r} ({url!r})")
+    kwargs["startup_nodes"] = nodes
+    if CLUSTER_SCHEMES[scheme]:
+        kwargs["ssl"] = True
+    return kwargs
+
+
+def make_client(url: str, timeout: float, health_check_interval: int = 30) -> redis.Redis | RedisCluster:
+    """The client for ``url``: ``redis.Redis`` or, for a cluster URL, ``RedisCluster``.
+
+    ``timeout`` bounds connecting and every reply (a slow store is a 503, never a hang).
+    """
+    common = dict(socket_timeout=timeout, socket_connect_timeout=timeout)
+    if is_cluster_url(url):
+        # Topology is learnt from any startup node; MOVED / failover refresh it.
+        return RedisCluster(**parse_cluster_url(url), **common)
+    return redis.Redis.from_url(url, health_check_interval=health_check_interval, **common)
+
+
+def is_cluster(client: Any) -> bool:
+    return isinstance(client, RedisCluster)

