@@ -8,7 +8,9 @@ variable               meaning                    default
 =====================  =========================  ===========
 PORT / HOST            bind address               8000 / 127.0.0.1
 WEB_CONCURRENCY        worker processes           2
-GUNICORN_THREADS       threads per worker         4
+GUNICORN_WORKER_CLASS  gunicorn worker class      service.serving.Worker (gevent)
+GUNICORN_WORKER_CONNECTIONS  connections per worker  1000
+GUNICORN_THREADS       threads per worker (gthread only)  4
 GUNICORN_TIMEOUT       worker timeout (s)         30
 GUNICORN_LOGLEVEL      error-log level            info
 GUNICORN_ACCESSLOG     gunicorn's own access log ("-" stdout)    off (the app logs each request)
@@ -42,12 +44,19 @@ def _int(name: str, default: int) -> int:
 
 bind = f"{os.environ.get('HOST') or '127.0.0.1'}:{_int('PORT', 8000)}"
 
-worker_class = "gthread"
+# gevent workers (service.serving.Worker: gunicorn's gevent worker plus a body deadline and a
+# per-client connection cap): an open event stream or a slow client holds a greenlet, not a
+# thread, so a worker serves `worker_connections` of them (the README's "Live updates" has the
+# measurements). GUNICORN_WORKER_CLASS=gthread brings back threads (then GUNICORN_THREADS counts).
+worker_class = os.environ.get("GUNICORN_WORKER_CLASS") or "service.serving.Worker"
 workers = _int("WEB_CONCURRENCY", 2)
 threads = _int("GUNICORN_THREADS", 4)
+worker_connections = _int("GUNICORN_WORKER_CONNECTIONS", 1000)  # open connections per worker
 
-timeout = _int("GUNICORN_TIMEOUT", 30)
+timeout = _int("GUNICORN_TIMEOUT", 30)  # a worker that stops answering its heartbeat is restarted
 graceful_timeout = _int("GUNICORN_GRACEFUL_TIMEOUT", 20)
+# gevent: a request's headers must arrive within this many seconds, and an idle keep-alive
+# connection is closed after it (bodies: REFEREE_BODY_TIMEOUT, service/serving.py).
 keepalive = _int("GUNICORN_KEEPALIVE", 5)
 
 # Bounded request sizes (the API only takes small JSON bodies).

@@ -160,6 +160,7 @@ def create_app(overrides: dict[str, Any] | None = None) -> Flask:
     )
     from .api.gofo import blp as gofo_blp
     from .api.gofo_schemas import CARD_COMPONENT, card_ref
+    from .api.events import blp as events_blp
     from .api.gops import blp as gops_blp
 
     api.spec.components.schema("Card", CARD_COMPONENT)
@@ -168,6 +169,7 @@ def create_app(overrides: dict[str, Any] | None = None) -> Flask:
     converters.register(app, api)  # <seat:seat>, before any route uses it
     api.register_blueprint(gops_blp)
     api.register_blueprint(gofo_blp)
+    api.register_blueprint(events_blp)  # live updates (service.live): GET .../events
     ratelimit.init_app(app)
     cors.init_app(app)
     docs.init_app(app)

@@ -42,7 +42,7 @@ from flask.views import MethodView
 from flask_smorest import Blueprint
 from marshmallow import fields, validate
 
-from .. import live
+from .. import live, metrics
 from ..errors import NotFound
 from ..store import Record, Store
 from . import common
@@ -240,7 +240,7 @@ def _long_poll(store: Store, hub: live.Hub, channel: str, record: Record, viewer
                wanted: int, timeout: float) -> Response:
     deadline = time.monotonic() + timeout
     if record.version < wanted:
-        with hub.subscription(channel) as sub:
+        with metrics.stream_open(record.kind), hub.subscription(channel) as sub:
             while True:
                 record = store.load(record.kind, record.id)
                 remaining = deadline - time.monotonic()
@@ -265,7 +265,7 @@ def _stream(store: Store, hub: live.Hub, cache: EventCache, channel: str, kind: 
     """
     deadline = time.monotonic() + timeout
     sent = last
-    with hub.subscription(channel) as sub:
+    with metrics.stream_open(kind), hub.subscription(channel) as sub:
         yield f"retry: {RETRY_MS}\n\n"
         wanted: int | None = None  # None: read the store; else the version announced
         while True:
