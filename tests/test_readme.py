@@ -3,22 +3,12 @@
 from __future__ import annotations
 
 import os
-import re
 import shutil
 import subprocess
-from pathlib import Path
 
 import pytest
 
-README = Path(__file__).resolve().parent.parent / "README.md"
-
-
-def fenced_block_after(heading: str, language: str) -> str:
-    text = README.read_text(encoding="utf-8")
-    start = text.index(heading)
-    match = re.compile(rf"```{language}\n(.*?)```", re.S).search(text, start)
-    assert match, f"no ```{language} block after {heading!r}"
-    return match.group(1)
+from readme_blocks import fenced_block_after
 
 
 @pytest.mark.skipif(not (shutil.which("curl") and shutil.which("sha256sum")), reason="needs curl and sha256sum")
@@ -51,3 +41,10 @@ def test_readme_gofo_example_plays_a_hand_to_the_payout(live_server, tmp_path):
     assert pots and "'amount': 12" in pots[0]
     assert "deck matches its commitment" in out and "does not open" not in out
     assert out.strip().endswith("every public card opens its leaf")
+
+
+def test_readme_curl_moves_send_game_id_as_the_client_guide_says():
+    guide = fenced_block_after("### A whole 2-player game with curl", "bash")
+    payloads = [line for line in guide.splitlines() if line.strip().startswith("-d ") and "round" in line]
+    assert len(payloads) == 2 and all('\\"game_id\\": \\"$GAME_ID\\"' in p for p in payloads), payloads
+    assert 'gops-bid-v1|$GAME_ID|' in guide  # and hashes the same game_id
