@@ -16,7 +16,7 @@ from flask_smorest.utils import prepare_response
 from werkzeug.exceptions import HTTPException, InternalServerError, RequestEntityTooLarge
 
 from . import __version__, config
-from . import cors, docs, ratelimit
+from . import cors, docs, play, ratelimit
 from .bodylimit import BodyLimit
 from .api import converters, problems
 from .errors import RefereeError
@@ -173,6 +173,7 @@ def create_app(overrides: dict[str, Any] | None = None) -> Flask:
     ratelimit.init_app(app)
     cors.init_app(app)
     docs.init_app(app)
+    play.init_app(app)  # /play: the mobile web client (service/play/), outside the spec
 
     @app.errorhandler(RefereeError)
     def _referee_error(error: RefereeError):

@@ -1,0 +1,116 @@
+"""``/play``: the mobile web client, served by the service itself (a plain Flask blueprint).
+
+A phone opens ``/play``, creates a Gops game or a Gofo table, and hands every other player a join
+link (and its QR code) whose fragment ``#…`` carries that seat's token: a fragment never reaches a
+server, a log or a ``Referer``.  The page uses only the public API, from the same origin, so it is
+also the reference browser client.
+
+* Everything is committed under ``static/``: plain ES modules (no build step), one CSS file and
+  the vendored libraries of ``static/vendor/`` (a SHA-256, because ``crypto.subtle`` is missing on
+  ``http://192.168.x.x``; a QR-code generator).  Nothing is fetched from anywhere else, and the
+  Content-Security-Policy below allows nothing but this server.
+* Join links name the address the other phones can reach: ``REFEREE_PUBLIC_URL`` (or the
+  ``PUBLIC_URL`` setting) when set, else the origin this page was loaded from — which is right
+  when the host phone itself opened the machine's LAN address (``HOST=0.0.0.0``).
+* Not part of the OpenAPI document: this is a page, not an operation of the API.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import html
+import os
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from flask import Blueprint, Flask, abort, current_app, request, send_from_directory
+
+STATIC_DIR = Path(__file__).resolve().parent / "static"
+PREFIX = "/play"
+
+# The page and its scripts come from this server only; scripts and styles from files, never inline.
+CSP = "; ".join([
+    "default-src 'none'",
+    "script-src 'self'",
+    "style-src 'self'",
+    "img-src 'self' data:",
+    "connect-src 'self'",
+    "manifest-src 'self'",
+    "base-uri 'none'",
+    "form-action 'none'",
+    "frame-ancestors 'none'",
+])
+
+# Vendored files, unmodified from their npm tarballs (static/vendor/README.md): SHA-256 of each.
+VENDORED = {
+    "vendor/js-sha256@1.0.0/index.mjs": "1a7269630133d0a3c3d5010d3a4f6b8571bc9e6f49a80e2a111a412f934afba1",
+    "vendor/js-sha256@1.0.0/core.mjs": "90b245475d95570135d4eba2b92717ac90350944e9ee7a5e6d595e275ebd5299",
+    "vendor/js-sha256@1.0.0/shared.mjs": "7399a7fe440c202f1d645230654aa86c035ac4adf072452ac718cc44efb44d9d",
+    "vendor/js-sha256@1.0.0/LICENSE.txt": "2153bd2978793748fbe0eb8f838ae2ae19f03f9d4ee5473dd1628a0c0790e4ab",
+    "vendor/qrcode-generator@2.0.4/qrcode.mjs": "ea91d7118a5395289170da848b7c6758b996163bfbccf312591ab65a4911b7c0",
+}
+
+MIMETYPES = {".js": "text/javascript", ".mjs": "text/javascript", ".css": "text/css",
+             ".svg": "image/svg+xml", ".png": "image/png", ".txt": "text/plain", ".md": "text/plain",
+             ".webmanifest": "application/manifest+json"}
+
+blp = Blueprint("play", __name__)
+
+
+def public_url() -> str | None:
+    """``REFEREE_PUBLIC_URL`` / ``PUBLIC_URL``: the origin other phones reach this server at, or None."""
+    value = (current_app.config.get("PUBLIC_URL") or os.environ.get("REFEREE_PUBLIC_URL") or "").strip()
+    if not value:
+        return None
+    parts = urlsplit(value)
+    if parts.scheme not in ("http", "https") or not parts.netloc or parts.query or parts.fragment:
+        current_app.logger.warning("REFEREE_PUBLIC_URL is not an http(s) origin; using the request's host")
+        return None
+    return value.rstrip("/")
+
+
+def join_base() -> str:
+    """Where join links point: the public URL if set, else the origin of this request."""
+    return public_url() or request.host_url.rstrip("/")
+
+
+@blp.get(PREFIX)
+def index():
+    page = (STATIC_DIR / "index.html").read_text(encoding="utf-8")
+    page = page.replace("{{JOIN_BASE}}", html.escape(join_base(), quote=True))
+    response = current_app.response_class(page, mimetype="text/html")
+    response.headers["Cache-Control"] = "no-cache"
+    return response
+
+
+@blp.get(f"{PREFIX}/")
+def index_slash():
+    return index()
+
+
+@blp.get(f"{PREFIX}/assets/<path:filename>")
+def asset(filename: str):
+    suffix = Path(filename).suffix
+    if suffix not in MIMETYPES or filename == "index.html":
+        abort(404)
+    # send_from_directory refuses paths that leave the directory (404); ETag + no-cache: a phone
+    # revalidates (304) instead of running yesterday's script.
+    response = send_from_directory(STATIC_DIR, filename, mimetype=MIMETYPES[suffix], max_age=0)
+    response.headers["Cache-Control"] = "no-cache"
+    return response
+
+
+def vendored_digests() -> dict[str, str]:
+    """The SHA-256 of each vendored file as committed (tests compare it with ``VENDORED``)."""
+    return {name: hashlib.sha256((STATIC_DIR / name).read_bytes()).hexdigest() for name in VENDORED}
+
+
+def init_app(app: Flask) -> None:
+    app.register_blueprint(blp)
+
+    @app.after_request
+    def _play_headers(response):
+        if request.path == PREFIX or request.path.startswith(PREFIX + "/"):
+            response.headers["Content-Security-Policy"] = CSP
+            response.headers.setdefault("Permissions-Policy", "camera=(), microphone=(), geolocation=()")
+        return response

@@ -1,0 +1,166 @@
+// The public API, from the page's own origin: one request helper and live updates.
+import { uuid } from './sha256.js';
+
+export class ApiError extends Error {
+  constructor(status, problem) {
+    super((problem && (problem.detail || problem.title)) || `HTTP ${status}`);
+    this.status = status;
+    this.problem = problem || {};
+    this.code = this.problem.code || (status === 0 ? 'network' : 'http_error');
+  }
+}
+
+const sleep = (ms, signal) => new Promise((resolve) => {
+  const timer = setTimeout(resolve, ms);
+  if (signal) signal.addEventListener('abort', () => { clearTimeout(timer); resolve(); }, { once: true });
+});
+
+/**
+ * One API call. POSTs carry an Idempotency-Key, so the one retry after a network error is applied
+ * at most once. Resolves {status, data, etag}; a 304 has data null. Problems reject with ApiError.
+ */
+export async function call(method, path, { token, body, etag, signal } = {}) {
+  const headers = { Accept: 'application/json' };
+  if (token) headers.Authorization = `Bearer ${token}`;
+  if (etag) headers['If-None-Match'] = etag;
+  if (body !== undefined) headers['Content-Type'] = 'application/json';
+  if (method === 'POST') headers['Idempotency-Key'] = uuid();
+  const init = { method, headers, signal, cache: 'no-store', credentials: 'omit', referrerPolicy: 'no-referrer' };
+  if (body !== undefined) init.body = JSON.stringify(body);
+  let response;
+  for (let attempt = 0; ; attempt++) {
+    try {
+      response = await fetch(path, init);
+      break;
+    } catch (error) {
+      if ((signal && signal.aborted) || attempt >= 1) throw new ApiError(0, { detail: String(error) });
+      await sleep(800, signal);
+    }
+  }
+  if (response.status === 304) return { status: 304, data: null, etag: response.headers.get('ETag') };
+  let data = null;
+  const text = await response.text();
+  if (text) {
+    try { data = JSON.parse(text); } catch { data = null; }
+  }
+  if (!response.ok) throw new ApiError(response.status, data);
+  return { status: response.status, data, etag: response.headers.get('ETag') };
+}
+
+/** Parse a text/event-stream body, calling onEvent({id, event, data}) per event. */
+async function readEvents(response, onEvent, signal) {
+  const reader = response.body.getReader();
+  const decoder = new TextDecoder();
+  let buffer = '';
+  let event = { data: [], event: 'message', id: null };
+  const line = (text) => {
+    if (text === '') {
+      if (event.data.length) onEvent({ id: event.id, event: event.event, data: event.data.join('\n') });
+      event = { data: [], event: 'message', id: null };
+      return;
+    }
+    if (text.startsWith(':')) return; // a comment: keep-alive
+    const colon = text.indexOf(':');
+    const field = colon < 0 ? text : text.slice(0, colon);
+    let value = colon < 0 ? '' : text.slice(colon + 1);
+    if (value.startsWith(' ')) value = value.slice(1);
+    if (field === 'data') event.data.push(value);
+    else if (field === 'event') event.event = value;
+    else if (field === 'id') event.id = value;
+  };
+  while (!(signal && signal.aborted)) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    buffer += decoder.decode(value, { stream: true });
+    let newline;
+    while ((newline = buffer.search(/\r\n|\r|\n/)) >= 0) {
+      const size = buffer[newline] === '\r' && buffer[newline + 1] === '\n' ? 2 : 1;
+      line(buffer.slice(0, newline));
+      buffer = buffer.slice(newline + size);
+    }
+  }
+}
+
+/**
+ * Keep a view up to date: Server-Sent Events from `${viewPath}/events`-style `eventsPath` read
+ * with fetch() (EventSource cannot send the Authorization header), resumed with Last-Event-ID;
+ * when the service has no events endpoint (404 not_found), poll `viewPath` every 1.5 s with
+ * If-None-Match. onView(view) gets every new version; onError(error) a problem that stops it
+ * (the game is gone, the token is refused). Returns {stop, mode()}.
+ */
+export function watch({ viewPath, eventsPath, token, onView, onError, onMode }) {
+  const controller = new AbortController();
+  const { signal } = controller;
+  let mode = 'connecting';
+  const setMode = (m) => { if (m !== mode) { mode = m; if (onMode) onMode(m); } };
+
+  async function stream() {
+    let lastId = null;
+    let failures = 0;
+    while (!signal.aborted) {
+      const headers = { Accept: 'text/event-stream' };
+      if (token) headers.Authorization = `Bearer ${token}`;
+      if (lastId) headers['Last-Event-ID'] = lastId;
+      let response;
+      try {
+        response = await fetch(eventsPath, { headers, signal, cache: 'no-store', credentials: 'omit' });
+      } catch (error) {
+        if (signal.aborted) return;
+        setMode('offline');
+        failures += 1;
+        if (failures >= 3) return poll();
+        await sleep(2000, signal);
+        continue;
+      }
+      if (response.status === 204) { setMode('done'); return; }
+      const type = response.headers.get('Content-Type') || '';
+      if (!response.ok || !type.startsWith('text/event-stream')) {
+        let problem = null;
+        try { problem = await response.json(); } catch { problem = null; }
+        const code = problem && problem.code;
+        if (response.status === 401 || response.status === 403 || code === 'game_not_found') {
+          onError(new ApiError(response.status, problem));
+          return;
+        }
+        return poll(); // no live updates on this server (404 not_found, 405, 406...): poll
+      }
+      setMode('live');
+      failures = 0;
+      try {
+        await readEvents(response, (ev) => {
+          if (ev.id) lastId = ev.id;
+          if (ev.event === 'state' || ev.event === 'message') {
+            try { onView(JSON.parse(ev.data)); } catch (error) { console.warn('bad event', error); }
+          }
+        }, signal);
+      } catch (error) {
+        if (signal.aborted) return;
+      }
+      if (signal.aborted) return;
+      await sleep(500, signal); // the stream ended (timeout, game over): resume after the last id
+    }
+  }
+
+  async function poll() {
+    setMode('polling');
+    let etag = null;
+    while (!signal.aborted) {
+      try {
+        const r = await call('GET', viewPath, { token, etag, signal });
+        if (r.status === 200) {
+          etag = r.etag;
+          onView(r.data);
+        }
+        setMode('polling');
+      } catch (error) {
+        if (signal.aborted) return;
+        if (error.status === 401 || error.status === 403 || error.status === 404) { onError(error); return; }
+        setMode('offline');
+      }
+      await sleep(1500, signal);
+    }
+  }
+
+  stream();
+  return { stop: () => controller.abort(), mode: () => mode };
+}

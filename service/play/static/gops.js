@@ -1,0 +1,497 @@
+// Gops at the table: create a game, hand out join links, bid from each phone, verify at the end.
+import { call, watch } from './api.js';
+import { t, rankName } from './i18n.js';
+import { h, mount, fail, toast, field, select, number, joinLinks, saveGame, savedGame, seatName, joinBase, isLoopback } from './ui.js';
+import { bidCommitment, prizeCommitment, randomHex } from './sha256.js';
+import { qrSvg } from './qr.js';
+import * as frac from './frac.js';
+
+const path = (id) => `/v1/gops/games/${encodeURIComponent(id)}`;
+
+// ------------------------------------------------------------------ create
+
+export function createPage(root) {
+  const opt = (values) => values.map((v) => [v, t(`gops.opt.${v}`)]);
+  const form = h('form', { class: 'stack', id: 'gops-create', novalidate: true },
+    h('h1', {}, t('gops.new')),
+    field(t('gops.profile'), select('profile', opt(['classic', 'standard']), 'classic'), t('gops.profile_hint')),
+    field(t('gops.players'), number('players', 2, 2, 7)),
+    field(t('gops.ranks'), number('ranks', 13, 1, 13)),
+    field(t('gops.prize_order'), select('prize_order', opt(['shuffled', 'ascending', 'descending', 'reported']), 'shuffled'), t('gops.prize_order_hint')),
+    field(t('gops.visibility'), select('visibility', opt(['open', 'blind', 'dealer_sees_prize']), 'open')),
+    h('details', { class: 'more' },
+      h('summary', {}, t('more_options')),
+      field(t('gops.resolution'), select('resolution', [['', t('profile_default')], ...opt(['none', 'split', 'highest_unique'])], '')),
+      field(t('gops.unclaimed'), select('unclaimed', [['', t('profile_default')], ...opt(['carryover', 'discard'])], '')),
+      field(t('gops.dealer_seat'), number('dealer_seat', 1, 1, 7), t('gops.dealer_seat_hint')),
+      field(t('gops.bid_cards'), number('bid_cards', 1, 1, 13)),
+      field(t('gops.open_prizes'), number('open_prizes', 1, 1, 13)),
+      field(t('gops.deadline'), number('deadline_seconds', null, 1, 604800, t('none')))),
+    field(t('gops.match'), select('format', opt(['single', 'cumulative', 'best_of', 'target']), 'single')),
+    field(t('gops.games'), number('games', null, 1, 50, '3')),
+    field(t('gops.target'), number('target', null, 1, 10000, '92')),
+    h('button', { type: 'submit', class: 'primary big', id: 'gops-create-go' }, t('gops.create')));
+  form.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    const value = (name) => form.elements[name].value.trim();
+    const int = (name) => (value(name) === '' ? undefined : Number(value(name)));
+    const options = {};
+    for (const name of ['players', 'ranks', 'bid_cards', 'open_prizes', 'deadline_seconds']) {
+      if (int(name) !== undefined) options[name] = int(name);
+    }
+    for (const name of ['prize_order', 'visibility', 'resolution', 'unclaimed']) {
+      if (value(name)) options[name] = value(name);
+    }
+    if (options.prize_order === 'shuffled') delete options.prize_order;
+    if (options.visibility === 'dealer_sees_prize') options.dealer_seat = (int('dealer_seat') || 1) - 1;
+    const match = { format: value('format') };
+    if (match.format === 'cumulative' || match.format === 'best_of') match.games = int('games') || 3;
+    if (match.format === 'target' && int('target')) match.target = int('target');
+    const button = form.querySelector('button[type=submit]');
+    button.disabled = true;
+    try {
+      const r = await call('POST', '/v1/gops/games', { body: { profile: value('profile'), options, match } });
+      saveGame('gops', r.data.id, { host: r.data.host_token, seats: r.data.seat_tokens });
+      location.hash = `gops=${encodeURIComponent(r.data.id)}&host=${encodeURIComponent(r.data.host_token)}`;
+    } catch (error) {
+      fail(error);
+      button.disabled = false;
+    }
+  });
+  mount(root, form);
+}
+
+// ------------------------------------------------------------------ shared rendering
+
+function card(rank, { hidden = false, cls = '' } = {}) {
+  return h('span', { class: `card ${hidden ? 'back' : ''} ${cls}`, data: { rank: hidden ? null : rank } },
+    hidden ? '?' : rankName(rank));
+}
+
+function matchTotals(view) {
+  if (view.result) return view.result.totals;
+  const finished = view.games || [];
+  const inPlay = view.game_number > finished.length;
+  return view.scores.map((_, seat) => frac.sum([
+    ...finished.map((g) => g.scores[seat]),
+    ...(inPlay ? [view.scores[seat]] : []),
+  ]));
+}
+
+function roundText(record) {
+  const bids = Object.entries(record.bids).map(([seat, cards]) => `${seatName(Number(seat))}: ${cards.map(rankName).join('+')}`).join(' · ');
+  let outcome;
+  if (record.winners && record.winners.length) {
+    outcome = t('gops.round_won', { who: record.winners.map(seatName).join(', '), points: Object.values(record.shares || {}).join(' + ') || '0' });
+  } else if (record.carried) outcome = t('gops.round_carried');
+  else outcome = t('gops.round_set_aside');
+  return { bids, outcome };
+}
+
+function prizePanel(view) {
+  const kids = [];
+  if (view.phase === 'prize') {
+    kids.push(h('p', { class: 'big-text', id: 'prize-status' }, t('gops.await_prize')));
+  } else if (view.phase !== 'over') {
+    const hidden = view.row.length > 0 && view.row.every((r) => r === null);
+    kids.push(h('div', { class: 'prize-row', id: 'prize' },
+      view.row.length ? view.row.map((r) => card(r, { hidden: r === null, cls: 'prize' })) : h('span', { class: 'muted' }, '—')));
+    if (hidden) kids.push(h('p', { class: 'big-text', id: 'blind' }, t('gops.blind')));
+    if (view.carry.length) kids.push(h('p', {}, t('gops.carry', { cards: view.carry.map(rankName).join(', ') })));
+    if (view.pot_value != null) kids.push(h('p', { id: 'pot-value' }, t('gops.pot_value', { n: view.pot_value })));
+  }
+  return h('section', { class: 'panel prize-panel' }, h('h2', {}, view.row.length > 1 ? t('gops.prizes') : t('gops.prize')), kids);
+}
+
+function seatsTable(view, me) {
+  const totals = matchTotals(view);
+  const single = view.match.format === 'single';
+  const rows = view.scores.map((score, seat) => {
+    let status = '';
+    if (view.resigned.includes(seat)) status = t('gops.resigned');
+    else if (view.forfeited[String(seat)]) status = t('gops.forfeited');
+    else if (view.phase === 'commit') status = view.committed.includes(seat) ? t('gops.committed') : t('gops.thinking');
+    else if (view.phase === 'reveal') status = view.revealed.includes(seat) ? t('gops.revealed') : t('gops.revealing');
+    else if (view.phase === 'choose' && view.chooser === seat) status = t('gops.choosing');
+    return h('tr', { data: { seat, status: view.phase === 'commit' && view.committed.includes(seat) ? 'committed' : null }, class: seat === me ? 'me' : '' },
+      h('th', { scope: 'row' }, seatName(seat), seat === me ? ` (${t('you')})` : ''),
+      h('td', { class: 'num score' }, score),
+      single ? null : h('td', { class: 'num total' }, totals[seat]),
+      h('td', { class: 'num' }, String(view.hands[seat].length)),
+      h('td', { class: 'status' }, status));
+  });
+  return h('section', { class: 'panel' },
+    h('h2', {}, single ? t('gops.scores') : t('gops.scores_match', { n: view.game_number })),
+    h('table', { class: 'scores', id: 'scores' },
+      h('thead', {}, h('tr', {}, h('th', {}, ''), h('th', {}, t('gops.score')), single ? null : h('th', {}, t('gops.match_total')),
+        h('th', {}, t('gops.cards_left')), h('th', {}, ''))),
+      h('tbody', {}, rows)));
+}
+
+function historyPanel(history, { open = false, id = 'history', title } = {}) {
+  if (!history.length) return null;
+  return h('details', { class: 'panel', id, open },
+    h('summary', {}, title || t('gops.rounds_so_far', { n: history.length })),
+    h('ol', { class: 'history' }, history.map((record) => {
+      const { bids, outcome } = roundText(record);
+      return h('li', { data: { round: record.round } },
+        h('span', { class: 'pot' }, t('gops.prize_short'), ' ', (record.pot || record.row || []).map(rankName).join('+')), ' — ',
+        h('span', { class: 'bids' }, bids), ' → ', h('strong', {}, outcome));
+    })));
+}
+
+function lastRound(view) {
+  const record = view.history[view.history.length - 1];
+  if (!record) return null;
+  const { bids, outcome } = roundText(record);
+  return h('section', { class: 'panel last', id: 'last-round', data: { round: record.round } },
+    h('h2', {}, t('gops.last_round', { n: record.round })),
+    h('p', { class: 'bids' }, bids), h('p', { class: 'big-text' }, outcome));
+}
+
+function header(view) {
+  const total = view.match.format === 'single' ? '' : ` · ${t('gops.game_n', { n: view.game_number })}`;
+  const round = view.phase === 'over' ? t('gops.over') : t('gops.round_of', { n: view.round, of: view.rounds });
+  return h('p', { class: 'crumbs', id: 'where' }, round, total);
+}
+
+function resultPanel(view) {
+  if (!view.result) return null;
+  const who = view.result.winners.map(seatName).join(', ');
+  return h('section', { class: 'panel result', id: 'result' },
+    h('h2', {}, t('gops.result')),
+    h('p', { class: 'big-text' }, view.result.winners.length ? t('gops.winners', { who }) : t('gops.no_winner')),
+    h('p', {}, t('gops.totals', { totals: view.result.totals.map((s, i) => `${seatName(i)} ${s}`).join(' · ') })));
+}
+
+// ------------------------------------------------------------------ verification
+
+/**
+ * Re-check a finished game's transcript in the browser: every bid commitment against its reveal
+ * (and the bid the round recorded), every shuffled prize order against its commitment and against
+ * the prizes turned up. Returns {ok, checked, problem}.
+ */
+export function verifyTranscript(transcript) {
+  const games = (transcript.result && transcript.result.games) || [];
+  const gameIds = new Map(games.map((g) => [g.game, g.game_id]));
+  const commits = new Map();
+  const reveals = new Map();
+  for (const entry of transcript.entries) {
+    const a = entry.action;
+    const key = `${entry.game}|${a.round}|${a.seat}`;
+    if (a.type === 'commit') commits.set(key, { ...a, game: entry.game });
+    if (a.type === 'reveal') reveals.set(key, { ...a, game: entry.game });
+  }
+  let bids = 0;
+  for (const [key, commit] of commits) {
+    const reveal = reveals.get(key);
+    if (!reveal) continue; // never opened: the seat forfeited or resigned
+    const gameId = gameIds.get(commit.game) || transcript.id;
+    const hash = bidCommitment(gameId, commit.round, commit.seat, reveal.cards, reveal.salt);
+    if (hash !== commit.commitment) {
+      return { ok: false, problem: t('verify.bid_mismatch', { game: commit.game, round: commit.round, seat: seatName(commit.seat) }) };
+    }
+    const game = games.find((g) => g.game === commit.game);
+    const record = game && (game.history || []).find((r) => r.round === commit.round);
+    const illegal = record && record.illegal && record.illegal[String(commit.seat)];
+    if (record && !illegal && (record.bids[String(commit.seat)] || []).join(',') !== reveal.cards.join(',')) {
+      return { ok: false, problem: t('verify.bid_recorded', { game: commit.game, round: commit.round, seat: seatName(commit.seat) }) };
+    }
+    bids += 1;
+  }
+  let orders = 0;
+  for (const game of games) {
+    if (!game.prize_commitment) continue;
+    if (!game.prize_order || !game.prize_salt) {
+      return { ok: false, problem: t('verify.order_missing', { game: game.game }) };
+    }
+    if (prizeCommitment(game.game_id, game.prize_order, game.prize_salt) !== game.prize_commitment) {
+      return { ok: false, problem: t('verify.order_mismatch', { game: game.game }) };
+    }
+    if (transcript.rules.open_prizes === 1) {
+      for (const record of game.history || []) {
+        const pot = record.pot || [];
+        if (pot.length && pot[pot.length - 1] !== game.prize_order[record.round - 1]) {
+          return { ok: false, problem: t('verify.order_played', { game: game.game, round: record.round }) };
+        }
+      }
+    }
+    orders += 1;
+  }
+  return { ok: true, bids, orders };
+}
+
+async function verifyPanel(id, slot) {
+  mount(slot, h('p', { class: 'muted' }, t('verify.checking')));
+  try {
+    const r = await call('GET', `${path(id)}/transcript`);
+    const transcript = r.data;
+    const outcome = verifyTranscript(transcript);
+    const games = (transcript.result && transcript.result.games) || [];
+    mount(slot,
+      h('h2', {}, t('verify.title')),
+      outcome.ok
+        ? h('p', { class: 'verdict ok', id: 'verdict', data: { verdict: 'verified' } }, '✔ ', t('verify.ok', { bids: outcome.bids, orders: outcome.orders }))
+        : h('p', { class: 'verdict bad', id: 'verdict', data: { verdict: 'mismatch' } }, '✘ ', outcome.problem),
+      games.map((g) => historyPanel(g.history || [], { open: true, id: `transcript-${g.game}`, title: t('verify.game_rounds', { n: g.game, scores: g.scores.join(' – ') }) })));
+  } catch (error) {
+    mount(slot, h('p', { class: 'verdict bad' }, problemTextSafe(error)));
+  }
+}
+
+function problemTextSafe(error) {
+  return (error && error.message) || String(error);
+}
+
+// ------------------------------------------------------------------ bids kept on this phone
+
+const bidKey = (gameId, round, seat) => `referee:bid:${gameId}:${round}:${seat}`;
+
+function saveBid(bid) {
+  const text = JSON.stringify(bid);
+  localStorage.setItem(bidKey(bid.game_id, bid.round, bid.seat), text);
+  localStorage.setItem(`referee:bid:${bid.commitment}`, text);
+}
+
+function loadBid(view, seat) {
+  const mine = view.commitments && view.commitments[String(seat)];
+  const text = (mine && localStorage.getItem(`referee:bid:${mine}`)) || localStorage.getItem(bidKey(view.game_id, view.round, seat));
+  if (!text) return null;
+  const bid = JSON.parse(text);
+  if (mine && bid.commitment !== mine) return null; // this phone's bid is not the one committed
+  return bid;
+}
+
+// ------------------------------------------------------------------ a seat's page
+
+export function seatPage(root, params) {
+  const id = params.get('gops');
+  const seat = Number(params.get('seat'));
+  const token = params.get('t');
+  let view = null;
+  let selected = [];
+  let busy = false;
+  const revealing = new Set();
+  let verified = false;
+  const verifySlot = h('section', { class: 'panel', id: 'verify' });
+
+  const apply = (next) => {
+    if (!next || (view && next.version < view.version)) return;
+    if (view && view.round !== next.round) selected = [];
+    view = next;
+    render();
+    autoReveal();
+  };
+
+  async function send(move, body) {
+    busy = true;
+    render();
+    try {
+      const url = move === 'deadline' ? `${path(id)}/deadline` : `${path(id)}/seats/${seat}/${move}`;
+      const r = await call('POST', url, { token, body });
+      busy = false;
+      apply(r.data);
+      return r.data;
+    } catch (error) {
+      busy = false;
+      render();
+      fail(error);
+      return null;
+    }
+  }
+
+  async function commit() {
+    const action = view.legal_actions.find((a) => a.type === 'commit');
+    if (!action || selected.length !== action.cards) return;
+    const salt = randomHex(32);
+    const cards = [...selected];
+    const commitment = bidCommitment(view.game_id, action.round, seat, cards, salt);
+    saveBid({ game_id: view.game_id, round: action.round, seat, cards, salt, commitment });
+    await send('commit', { round: action.round, commitment, game_id: view.game_id });
+  }
+
+  async function autoReveal() {
+    const action = view.legal_actions.find((a) => a.type === 'reveal');
+    if (!action) return;
+    const key = `${view.game_id}:${action.round}`;
+    if (revealing.has(key)) return;
+    const bid = loadBid(view, seat);
+    if (!bid) return; // render() says this phone does not hold the salt
+    revealing.add(key);
+    const r = await send('reveal', { round: action.round, cards: bid.cards, salt: bid.salt, game_id: view.game_id });
+    if (!r) setTimeout(() => { revealing.delete(key); if (view) autoReveal(); }, 2000);
+  }
+
+  function actionPanel() {
+    const legal = Object.fromEntries(view.legal_actions.map((a) => [a.type, a]));
+    const hand = view.hands[seat];
+    const kids = [];
+    const mineCommitted = view.committed.includes(seat);
+    if (legal.commit) {
+      const need = legal.commit.cards;
+      kids.push(h('p', { class: 'big-text', id: 'prompt' }, need > 1 ? t('gops.pick_n', { n: need }) : t('gops.pick_one')));
+    } else if (view.phase === 'commit' && mineCommitted) {
+      const bid = loadBid(view, seat);
+      kids.push(h('p', { class: 'big-text', id: 'prompt' }, bid ? t('gops.sealed', { cards: bid.cards.map(rankName).join('+') }) : t('gops.sealed_elsewhere')));
+      kids.push(h('p', {}, t('gops.waiting_for', { who: view.awaiting.map(seatName).join(', ') })));
+    } else if (view.phase === 'reveal') {
+      if (legal.reveal && !loadBid(view, seat)) kids.push(h('p', { class: 'error', id: 'prompt' }, t('gops.no_salt')));
+      else kids.push(h('p', { class: 'big-text', id: 'prompt' }, view.my_reveal ? t('gops.revealed_wait', { who: view.awaiting.map(seatName).join(', ') }) : t('gops.revealing_now')));
+    } else if (legal.choose_prize) {
+      kids.push(h('p', { class: 'big-text', id: 'prompt' }, t('gops.choose', { n: legal.choose_prize.picks || 1 })));
+      kids.push(h('div', { class: 'cards' }, legal.choose_prize.ranks.map((rank) =>
+        h('button', { type: 'button', class: 'card-button', data: { choose: rank }, disabled: busy, on: { click: () => send('choose', { rank }) } }, rankName(rank)))));
+    } else if (view.phase === 'choose') {
+      kids.push(h('p', { class: 'big-text', id: 'prompt' }, t('gops.other_chooses', { who: seatName(view.chooser) })));
+    } else if (view.phase === 'prize') {
+      kids.push(h('p', { id: 'prompt' }, t('gops.await_prize')));
+    } else if (view.phase !== 'over') {
+      kids.push(h('p', { id: 'prompt' }, view.resigned.includes(seat) || view.forfeited[String(seat)] ? t('gops.you_are_out') : '…'));
+    }
+    if (view.phase !== 'over') {
+      kids.push(h('div', { class: 'cards hand', id: 'hand' }, hand.map((rank) => {
+        const chosen = selected.includes(rank);
+        return h('button', {
+          type: 'button', class: `card-button ${chosen ? 'chosen' : ''}`, data: { card: rank },
+          'aria-pressed': chosen ? 'true' : 'false', disabled: !legal.commit || busy,
+          on: { click: () => toggle(rank, legal.commit) },
+        }, rankName(rank));
+      })));
+      if (legal.commit) {
+        const need = legal.commit.cards;
+        kids.push(h('button', {
+          type: 'button', class: 'primary big', id: 'bid', disabled: selected.length !== need || busy, on: { click: commit },
+        }, selected.length ? t('gops.bid_cards', { cards: selected.map(rankName).join('+') }) : t('gops.bid')));
+      }
+    }
+    if (legal.enforce_deadline) {
+      kids.push(h('button', { type: 'button', class: 'secondary big', id: 'enforce', on: { click: () => send('deadline', {}) } }, t('gops.enforce')));
+    }
+    return h('section', { class: 'panel action' }, h('h2', {}, t('gops.your_cards')), kids);
+  }
+
+  function toggle(rank, action) {
+    if (!action) return;
+    if (selected.includes(rank)) selected = selected.filter((r) => r !== rank);
+    else if (action.cards === 1) selected = [rank];
+    else if (selected.length < action.cards) selected = [...selected, rank];
+    render();
+  }
+
+  function render() {
+    if (!view) return;
+    const legal = view.legal_actions.map((a) => a.type);
+    mount(root,
+      h('h1', {}, t('gops.title_seat', { seat: seatName(seat) })),
+      header(view),
+      view.phase === 'over' ? null : prizePanel(view),
+      view.phase === 'over' ? null : actionPanel(),
+      lastRound(view),
+      seatsTable(view, seat),
+      resultPanel(view),
+      view.phase === 'over' ? verifySlot : historyPanel(view.history),
+      legal.includes('resign') ? h('button', {
+        type: 'button', class: 'danger', id: 'resign',
+        on: { click: () => { if (confirm(t('gops.resign_confirm'))) send('resign', {}); } },
+      }, t('gops.resign')) : null);
+    document.body.dataset.phase = view.phase;
+    if (view.phase === 'over' && !verified) {
+      verified = true;
+      verifyPanel(id, verifySlot);
+    }
+  }
+
+  mount(root, h('p', { class: 'muted' }, t('loading')));
+  call('GET', `${path(id)}/seats/${seat}`, { token }).then((r) => apply(r.data)).catch(fail);
+  const live = watch({
+    viewPath: `${path(id)}/seats/${seat}`, eventsPath: `${path(id)}/events`, token,
+    onView: apply, onError: fail, onMode: liveBadge,
+  });
+  return live;
+}
+
+// ------------------------------------------------------------------ the host's page
+
+export function hostPage(root, params) {
+  const id = params.get('gops');
+  const token = params.get('host');
+  const saved = savedGame('gops', id);
+  let view = null;
+  let verified = false;
+  const verifySlot = h('section', { class: 'panel', id: 'verify' });
+
+  const apply = (next) => {
+    if (!next || (view && next.version < view.version)) return;
+    view = next;
+    render();
+  };
+
+  async function report(rank) {
+    try {
+      const r = await call('POST', `${path(id)}/prize`, { token, body: { rank } });
+      apply(r.data);
+    } catch (error) {
+      fail(error);
+    }
+  }
+
+  function links() {
+    if (!saved || !saved.seats) return h('p', { class: 'muted' }, t('host.no_links'));
+    const base = joinBase();
+    return h('details', { class: 'panel', id: 'links', open: !view || (view.round === 1 && view.history.length === 0) },
+      h('summary', {}, t('host.join_links')),
+      isLoopback(base) ? h('p', { class: 'warning', id: 'loopback' }, t('host.loopback', { base })) : null,
+      h('p', { class: 'hint' }, t('host.links_hint')),
+      joinLinks('gops', id, saved.seats).map(({ seat, url }) => h('div', { class: 'join', data: { seat } },
+        h('h3', {}, seatName(seat)),
+        qrSvg(url, t('host.qr_for', { seat: seatName(seat) })),
+        h('input', { type: 'text', readonly: true, value: url, class: 'link', 'aria-label': t('host.link_for', { seat: seatName(seat) }), on: { focus: (e) => e.target.select() } }),
+        h('a', { class: 'button secondary', href: url, target: '_blank', rel: 'noopener noreferrer' }, t('host.open_here')))));
+  }
+
+  function reportPanel() {
+    if (!view || view.phase !== 'prize') return null;
+    const seen = new Set(view.turned.filter((r) => r !== null));
+    const ranks = Array.from({ length: view.rules.ranks }, (_, i) => i + 1).filter((r) => !seen.has(r));
+    return h('section', { class: 'panel action', id: 'report' },
+      h('h2', {}, t('host.report')),
+      h('p', {}, t('host.report_hint')),
+      h('div', { class: 'cards' }, ranks.map((rank) => h('button', { type: 'button', class: 'card-button', data: { report: rank }, on: { click: () => report(rank) } }, rankName(rank)))));
+  }
+
+  function render() {
+    mount(root,
+      h('h1', {}, t('host.title_gops')),
+      h('p', { class: 'crumbs' }, t('host.game_id', { id })),
+      links(),
+      view ? [header(view), reportPanel(), view.phase === 'over' ? null : prizePanel(view), lastRound(view), seatsTable(view, -1), resultPanel(view),
+        view.phase === 'over' ? verifySlot : historyPanel(view.history)] : h('p', { class: 'muted' }, t('loading')),
+      view && view.deadline_at && view.phase !== 'over' ? h('button', { type: 'button', class: 'secondary', id: 'enforce', on: { click: enforce } }, t('gops.enforce')) : null);
+    if (view) document.body.dataset.phase = view.phase;
+    if (view && view.phase === 'over' && !verified) {
+      verified = true;
+      verifyPanel(id, verifySlot);
+    }
+  }
+
+  async function enforce() {
+    try {
+      const r = await call('POST', `${path(id)}/deadline`, { token, body: {} });
+      apply(r.data);
+    } catch (error) {
+      fail(error);
+    }
+  }
+
+  render();
+  call('GET', path(id), { token }).then((r) => apply(r.data)).catch(fail);
+  return watch({ viewPath: path(id), eventsPath: `${path(id)}/events`, token, onView: apply, onError: fail, onMode: liveBadge });
+}
+
+export function liveBadge(mode) {
+  document.body.dataset.live = mode;
+  const badge = document.getElementById('live');
+  if (badge) badge.textContent = t(`live.${mode}`);
+}
+
+export { toast };

@@ -1,0 +1,114 @@
+// Small DOM helpers shared by the pages.
+import { t } from './i18n.js';
+
+/** h('button', {class: 'big', on: {click}}, 'text', child...) */
+export function h(tag, props, ...kids) {
+  const el = document.createElement(tag);
+  for (const [key, value] of Object.entries(props || {})) {
+    if (value == null || value === false) continue;
+    if (key === 'class') el.className = value;
+    else if (key === 'text') el.textContent = value;
+    else if (key === 'on') for (const [name, fn] of Object.entries(value)) el.addEventListener(name, fn);
+    else if (key === 'data') for (const [k, v] of Object.entries(value)) { if (v != null) el.dataset[k] = String(v); }
+    else if (key === 'value') el.value = value;
+    else if (key === 'checked' || key === 'disabled' || key === 'selected') el[key] = Boolean(value);
+    else el.setAttribute(key, value === true ? '' : String(value));
+  }
+  append(el, kids);
+  return el;
+}
+
+function append(el, kids) {
+  for (const kid of kids.flat(Infinity)) {
+    if (kid == null || kid === false) continue;
+    el.append(kid instanceof Node ? kid : String(kid));
+  }
+}
+
+export function mount(root, ...kids) {
+  root.replaceChildren();
+  append(root, kids);
+}
+
+let toastTimer = null;
+export function toast(message, kind = 'error') {
+  const el = document.getElementById('toast');
+  el.textContent = message;
+  el.className = `toast ${kind}`;
+  el.hidden = false;
+  clearTimeout(toastTimer);
+  toastTimer = setTimeout(() => { el.hidden = true; }, 6000);
+}
+
+/** A problem+json refusal in the reader's language: a known code, else the referee's detail. */
+export function problemText(error) {
+  const code = error && error.code;
+  const known = code ? t(`error.${code}`, {}, null) : null;
+  if (known) return known;
+  if (error && error.status === 0) return t('error.network');
+  return (error && error.message) || t('error.unknown');
+}
+
+export function fail(error) {
+  toast(problemText(error));
+}
+
+/** The origin join links use (REFEREE_PUBLIC_URL, else the page's origin), from the page's meta tag. */
+export function joinBase() {
+  const meta = document.querySelector('meta[name="referee-join-base"]');
+  const value = meta && meta.content;
+  return value && /^https?:\/\//.test(value) ? value.replace(/\/+$/, '') : location.origin;
+}
+
+export function isLoopback(url) {
+  try {
+    const host = new URL(url).hostname;
+    return host === 'localhost' || host === '[::1]' || host.startsWith('127.');
+  } catch {
+    return false;
+  }
+}
+
+// Games this phone created (host token and seat tokens), so the host page survives a reload.
+const SAVED = 'referee:games';
+
+export function saveGame(kind, id, record) {
+  const all = JSON.parse(localStorage.getItem(SAVED) || '{}');
+  all[`${kind}:${id}`] = { ...record, kind, id, at: Date.now() };
+  localStorage.setItem(SAVED, JSON.stringify(all));
+}
+
+export function savedGame(kind, id) {
+  const all = JSON.parse(localStorage.getItem(SAVED) || '{}');
+  return all[`${kind}:${id}`] || null;
+}
+
+export function savedGames() {
+  const all = JSON.parse(localStorage.getItem(SAVED) || '{}');
+  return Object.values(all).sort((a, b) => b.at - a.at);
+}
+
+/** A labelled form control. */
+export function field(label, control, hint) {
+  return h('label', { class: 'field' }, h('span', { class: 'label' }, label), control, hint ? h('span', { class: 'hint' }, hint) : null);
+}
+
+export function select(name, options, value) {
+  return h('select', { name, id: `f-${name}` }, options.map(([v, label]) => h('option', { value: v, selected: String(v) === String(value) }, label)));
+}
+
+export function number(name, value, min, max, placeholder) {
+  return h('input', { type: 'number', name, id: `f-${name}`, value: value == null ? '' : String(value), min, max, inputmode: 'numeric', placeholder });
+}
+
+/** Join links and QR codes, one per seat; the token rides in the fragment. */
+export function joinLinks(kind, id, tokens) {
+  return tokens.map((token, seat) => {
+    const url = `${joinBase()}/play#${kind}=${encodeURIComponent(id)}&seat=${seat}&t=${encodeURIComponent(token)}`;
+    return { seat, url };
+  });
+}
+
+export function seatName(seat) {
+  return t('seat_n', { n: seat + 1 });
+}

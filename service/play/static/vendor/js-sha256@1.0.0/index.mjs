@@ -1,0 +1,1 @@
+export { default, sha224, sha256 } from './core.mjs';

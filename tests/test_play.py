@@ -1,0 +1,294 @@
+"""/play, the mobile web client: served assets and headers, and whole games played in headless Chromium.
+
+The browser tests open the page at ``http://table.local:PORT/play`` (``--host-resolver-rules`` maps the
+name to the loopback live server), which Chromium does not treat as a secure context — as a phone
+at ``http://192.168.1.20:8000`` would not — so ``crypto.subtle`` is missing there and every commitment
+is hashed by the vendored SHA-256.  Each context is 360 px wide; key screens are saved under
+``tests/artifacts/`` (gitignored).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+import requests
+
+import browser as browser_support
+from service import play
+
+pytestmark = pytest.mark.slow
+
+STATIC = Path(play.STATIC_DIR)
+ARTIFACTS = browser_support.ARTIFACTS
+PHONE = {"viewport": {"width": 360, "height": 780}, "device_scale_factor": 1, "has_touch": True}
+TABLE_HOST = "table.local"
+
+
+# ------------------------------------------------------------------ served files and headers
+
+
+def test_play_page_headers_and_join_base(app):
+    client = app.test_client()
+    r = client.get("/play")
+    assert r.status_code == 200 and r.mimetype == "text/html"
+    csp = r.headers["Content-Security-Policy"]
+    assert "default-src 'none'" in csp and "script-src 'self'" in csp and "connect-src 'self'" in csp
+    assert "unsafe-inline" not in csp and "http" not in csp
+    assert r.headers["X-Frame-Options"] == "DENY" and r.headers["Referrer-Policy"] == "no-referrer"
+    page = r.get_data(as_text=True)
+    assert '<meta name="referee-join-base" content="http://localhost">' in page
+    # Every script and style the page names is one of ours, under /play/assets/.
+    urls = re.findall(r'(?:src|href)="([^"]*)"', page)
+    assert urls and all(u == "/play" or u.startswith("/play/assets/") for u in urls), urls
+    # Served from the LAN address: links name that address.
+    lan = client.get("/play", base_url="http://192.168.1.20:8000").get_data(as_text=True)
+    assert 'content="http://192.168.1.20:8000"' in lan
+
+
+def test_public_url_setting_names_the_join_base(redis_url, redis_client, monkeypatch):
+    from service.app import create_app
+
+    monkeypatch.setenv("REFEREE_PUBLIC_URL", "http://192.168.1.20:8000/")
+    client = create_app({"REDIS_URL": redis_url, "TESTING": True}).test_client()
+    assert 'content="http://192.168.1.20:8000"' in client.get("/play").get_data(as_text=True)
+    monkeypatch.setenv("REFEREE_PUBLIC_URL", "javascript:alert(1)")  # not an origin: ignored
+    assert 'content="http://localhost"' in client.get("/play").get_data(as_text=True)
+    # The setting is escaped into the attribute, never markup.
+    client = create_app({"REDIS_URL": redis_url, "TESTING": True, "PUBLIC_URL": 'http://a"><script>x</script>'}).test_client()
+    assert "<script>x" not in client.get("/play").get_data(as_text=True)
+
+
+def test_assets_are_served_as_modules_and_nothing_else(client):
+    js = client.get("/play/assets/app.js")
+    assert js.status_code == 200 and js.mimetype == "text/javascript"
+    assert "Content-Security-Policy" in js.headers and js.headers["Cache-Control"] == "no-cache"
+    mjs = client.get("/play/assets/vendor/js-sha256@1.0.0/core.mjs")
+    assert mjs.status_code == 200 and mjs.mimetype == "text/javascript"
+    assert client.get("/play/assets/play.css").mimetype == "text/css"
+    for bad in ("/play/assets/../__init__.py", "/play/assets/%2e%2e/__init__.py", "/play/assets/index.html",
+                "/play/assets/nothing.js", "/play/assets/vendor/README.exe"):
+        r = client.get(bad)
+        assert r.status_code == 404 and r.mimetype == "application/problem+json", bad
+    # Not an operation of the API: the spec does not list it.
+    assert not [p for p in client.get("/openapi.json").get_json()["paths"] if p.startswith("/play")]
+
+
+def test_vendored_files_are_unmodified_and_licensed():
+    assert play.vendored_digests() == play.VENDORED
+    assert "MIT License" in (STATIC / "vendor/js-sha256@1.0.0/LICENSE.txt").read_text()
+    assert "Licensed under the MIT license" in (STATIC / "vendor/qrcode-generator@2.0.4/qrcode.mjs").read_text()[:600]
+
+
+def test_no_asset_reaches_another_host():
+    for path in STATIC.rglob("*"):
+        if path.suffix not in (".js", ".mjs", ".css", ".html"):
+            continue
+        text = path.read_text(encoding="utf-8")
+        if "vendor" not in path.parts:
+            assert "subtle." not in text.replace("crypto.subtle.digest:", ""), path  # missing on http://192.168.x.x
+            assert not re.search(r"""(?:fetch|import)\(\s*['"`]https?:""", text), path
+            assert not re.search(r"""from\s+['"]https?:""", text), path
+        assert not re.search(r"""(?:src|href)=["']https?:""", text), path
+        assert "@import" not in text or path.suffix != ".css", path
+
+
+def test_both_languages_are_complete():
+    source = (STATIC / "i18n.js").read_text(encoding="utf-8")
+    blocks = re.split(r"\n  (en|es): \{\n", source)
+    messages = {blocks[i]: set(re.findall(r"^\s+'?([\w.]+)'?:", blocks[i + 1], re.M)) for i in (1, 3)}
+    assert messages["en"] == messages["es"], messages["en"] ^ messages["es"]
+    used = set()
+    for path in STATIC.glob("*.js"):
+        used |= set(re.findall(r"""\bt\(\s*'([\w.]+)'""", path.read_text(encoding="utf-8")))
+    missing = used - messages["en"]
+    assert not missing, missing
+
+
+# ------------------------------------------------------------------ in the browser
+
+
+@pytest.fixture(scope="module")
+def browser(browser):
+    """This module's Chromium also resolves table.local to 127.0.0.1 (an insecure, non-loopback origin)."""
+    table = browser.browser_type.launch(
+        executable_path=browser_support.CHROMIUM, headless=True,
+        args=[*browser_support.CHROMIUM_ARGS, f"--host-resolver-rules=MAP {TABLE_HOST} 127.0.0.1"],
+    )
+    try:
+        yield table
+    finally:
+        table.close()
+
+
+@pytest.fixture
+def origin(live_server):
+    return live_server.replace("127.0.0.1", TABLE_HOST)
+
+
+@pytest.fixture
+def phone(offline_page, origin):
+    def open_phone(locale="en-US", **extra):
+        page = offline_page(origin, locale=locale, **PHONE, **extra)
+        return page
+
+    return open_phone
+
+
+def shot(page, name):
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / f"play-{name}.png"), full_page=True)
+
+
+def clean(*pages):
+    for page in pages:
+        assert page.blocked == [], page.blocked
+        assert page.errors == [], page.errors
+
+
+def test_insecure_origin_hashes_the_readme_vectors(phone, origin):
+    page = phone(locale="es-AR")
+    page.goto(f"{origin}/play")
+    page.wait_for_selector("#sha-check[data-ok=yes]")
+    assert page.evaluate("window.isSecureContext") is False
+    assert page.evaluate("typeof crypto.subtle") == "undefined"
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    vectors = re.findall(r"^\| `(gops-bid-v1\\\|[^`]*)` \+ `([0-9a-f]+)`×(\d+) \| `([0-9a-f]{64})` \|$", readme, re.M)
+    assert len(vectors) == 4
+    for message, unit, times, digest in vectors:
+        text = message.replace("\\|", "|") + unit * int(times)
+        got = page.evaluate("async (m) => (await import('/play/assets/sha256.js')).sha256hex(m)", text)
+        assert got == digest
+    # Spanish from the browser's language, English one tap away.
+    assert page.inner_text("h1") == "Árbitro en la mesa"
+    page.click("#lang")
+    assert page.inner_text("h1") == "Referee at the table"
+    assert page.evaluate("document.documentElement.lang") == "en"
+    clean(page)
+
+
+def create_gops(host, origin, *, ranks, profile="classic", prize_order=None, players=2):
+    host.goto(f"{origin}/play")
+    host.click("#new-gops")
+    host.select_option("#f-profile", profile)
+    host.fill("#f-players", str(players))
+    host.fill("#f-ranks", str(ranks))
+    if prize_order:
+        host.select_option("#f-prize_order", prize_order)
+    shot(host, "gops-create")
+    host.click("#gops-create-go")
+    host.wait_for_selector(".join input.link")
+    links = host.eval_on_selector_all(".join input.link", "els => els.map(e => e.value)")
+    assert len(links) == players
+    game_id = re.search(r"#gops=([^&]+)&", links[0]).group(1)
+    for seat, link in enumerate(links):
+        assert link.startswith(f"{origin}/play#gops={game_id}&seat={seat}&t="), link
+        assert "?" not in link  # the token rides in the fragment only
+    assert host.locator(".join svg.qr").count() == players
+    return game_id, links
+
+
+def test_two_phones_play_a_whole_gops_game(phone, origin, live_server):
+    host = phone()
+    game_id, links = create_gops(host, origin, ranks=6)
+    shot(host, "gops-host-links")
+    p0 = phone()
+    p1 = phone(locale="es-ES")
+    # Seat 1's phone has no live updates (as on a server without /events): it polls the seat view.
+    p1.route("**/events", lambda route: route.fulfill(
+        status=404, content_type="application/problem+json",
+        body=json.dumps({"type": "about:blank", "title": "Not Found", "status": 404, "code": "not_found"})))
+    p0.goto(links[0])
+    p1.goto(links[1])
+    p0.wait_for_selector("#hand [data-card]")
+    p1.wait_for_selector("#hand [data-card]")
+    p0.wait_for_function("document.body.dataset.live === 'live'")
+    p1.wait_for_function("document.body.dataset.live === 'polling'")
+    bids0 = [1, 2, 3, 4, 5, 6]
+    bids1 = [6, 5, 4, 3, 2, 1]
+    for rnd in range(1, 7):
+        a, b = bids0[rnd - 1], bids1[rnd - 1]
+        p0.click(f"#hand [data-card='{a}']")
+        p0.click("#bid")
+        p0.wait_for_selector("#scores tr[data-seat='0'][data-status='committed']")
+        # Seat 1 sees that seat 0 has bid, and nothing of what.
+        p1.wait_for_selector("#scores tr[data-seat='0'][data-status='committed']")
+        assert p1.locator(f"[data-round='{rnd}']").count() == 0
+        own = p0.evaluate(f"localStorage.getItem('referee:bid:{game_id}:{rnd}:0')")
+        salt0 = json.loads(own)["salt"]
+        assert salt0 not in p1.content() and not p1.evaluate(f"localStorage.getItem('referee:bid:{game_id}:{rnd}:0')")
+        public = requests.get(f"{live_server}/v1/gops/games/{game_id}", timeout=10).json()
+        assert public["commitments"] == {}  # withheld from everyone until every seat has committed
+        if rnd == 1:
+            shot(p0, "gops-seat-sealed")
+            shot(p1, "gops-seat-bidding-es")
+        p1.click(f"#hand [data-card='{b}']")
+        p1.click("#bid")
+        # Both reveal by themselves; the round resolves on every screen.
+        for page in (p0, p1, host):
+            page.wait_for_selector(f"#last-round[data-round='{rnd}']", timeout=30_000)
+        text = p0.inner_text("#last-round")
+        assert f"Seat 1: {rank(a)}" in text and f"Seat 2: {rank(b)}" in text
+    for page in (p0, p1, host):
+        page.wait_for_selector("#verdict[data-verdict='verified']", timeout=30_000)
+    final = requests.get(f"{live_server}/v1/gops/games/{game_id}", timeout=10).json()
+    assert final["phase"] == "over"
+    scores = p0.eval_on_selector_all("#scores td.score", "els => els.map(e => e.textContent)")
+    assert scores == final["scores"]
+    assert p1.inner_text("#verdict").startswith("✔ verificado")
+    assert p0.locator("#transcript-1 li").count() == 6
+    shot(p0, "gops-verified")
+    shot(p1, "gops-verified-es")
+    shot(host, "gops-host-over")
+    clean(host, p0)
+    # Seat 1's only console errors are the refused /events requests it then polled around.
+    assert p1.blocked == [] and p1.errors and all("status of 404" in e for e in p1.errors), p1.errors
+
+
+def rank(n: int) -> str:
+    return {1: "A", 11: "J", 12: "Q", 13: "K"}.get(n, str(n))
+
+
+def test_verification_names_the_first_mismatch(phone, origin, live_server):
+    """A finished game's transcript verifies; tampered copies are caught in the browser."""
+    page = phone()
+    page.goto(f"{origin}/play")
+    page.wait_for_selector("#sha-check[data-ok=yes]")
+    created = requests.post(f"{live_server}/v1/gops/games", json={"profile": "classic", "options": {"ranks": 3}}, timeout=10).json()
+    game_id = created["id"]
+    outcome = page.evaluate(PLAY_AND_VERIFY, {"id": game_id, "tokens": created["seat_tokens"]})
+    assert outcome["honest"]["ok"] is True and outcome["honest"]["bids"] == 6 and outcome["honest"]["orders"] == 1
+    assert outcome["bid"]["ok"] is False and "round 2" in outcome["bid"]["problem"] and "Seat 2" in outcome["bid"]["problem"]
+    assert outcome["order"]["ok"] is False and "prize order" in outcome["order"]["problem"]
+    clean(page)
+
+
+# Plays a 3-round game through the page's own modules, then checks the transcript as is and tampered.
+PLAY_AND_VERIFY = """
+async ({id, tokens}) => {
+  const { call } = await import('/play/assets/api.js');
+  const { bidCommitment, randomHex } = await import('/play/assets/sha256.js');
+  const { verifyTranscript } = await import('/play/assets/gops.js');
+  const base = `/v1/gops/games/${id}`;
+  for (let round = 1; round <= 3; round++) {
+    const bids = [round, 4 - round].map((card, seat) => ({ seat, card, salt: randomHex(32) }));
+    for (const b of bids) {
+      await call('POST', `${base}/seats/${b.seat}/commit`, { token: tokens[b.seat],
+        body: { round, commitment: bidCommitment(id, round, b.seat, [b.card], b.salt) } });
+    }
+    for (const b of bids) {
+      await call('POST', `${base}/seats/${b.seat}/reveal`, { token: tokens[b.seat],
+        body: { round, cards: [b.card], salt: b.salt } });
+    }
+  }
+  const transcript = (await call('GET', `${base}/transcript`)).data;
+  const honest = verifyTranscript(transcript);
+  const bad = JSON.parse(JSON.stringify(transcript));
+  bad.entries.find((e) => e.action.type === 'reveal' && e.action.round === 2 && e.action.seat === 1).action.salt = '00'.repeat(32);
+  const order = JSON.parse(JSON.stringify(transcript));
+  order.result.games[0].prize_order.reverse();
+  return { honest, bid: verifyTranscript(bad), order: verifyTranscript(order) };
+}
+"""
