@@ -1,0 +1,96 @@
+"""`python -m bench --smoke` runs every part of the benchmark harness (bench/) and reports sane figures.
+
+The figures themselves depend on the machine; what is checked is that every section is there and
+means something: rates and ratios above zero, percentiles ordered, no failed request, round trips
+counted (the bare handler's pipeline must count as exactly 1 round trip of 3 commands, which
+checks the counting itself), memory measured on real keys.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+
+pytestmark = pytest.mark.slow
+
+HTTP_WORKLOADS = ("gops", "gofo", "read_gops_public", "read_gops_seat", "read_gofo_public", "read_gofo_seat")
+COUNTED = ("gops_create", "gops_commit", "gops_reveal", "gops_public_view", "gops_seat_view",
+           "gofo_create", "gofo_move", "gofo_seat_view", "gofo_public_view")
+
+
+def positive(x) -> bool:
+    return isinstance(x, (int, float)) and math.isfinite(x) and x > 0
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory) -> dict:
+    out = tmp_path_factory.mktemp("bench") / "smoke.json"
+    # the first run may install the open-spiel wheel (pip); later runs take ~20 s
+    proc = subprocess.run([sys.executable, "-m", "bench", "--smoke", "--out", str(out)], cwd=REPO,
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    assert "Issue 9 targets" in proc.stdout and "ratio" in proc.stdout
+    return json.loads(out.read_text())
+
+
+def test_http_section(report):
+    http = report["http"]
+    for name in HTTP_WORKLOADS:
+        assert http[name], name
+        for conns, entry in http[name].items():
+            assert int(conns) > 0
+            assert positive(entry["ratio"]) and all(positive(r) for r in entry["ratios"]), (name, entry)
+            assert len(entry["ratios"]) >= 2  # A B A B: at least two rounds
+            for side in ("referee", "bare"):
+                s = entry[side]
+                assert s["errors"] == 0, (name, side, s["error_samples"])
+                assert positive(s["units_per_s"]) and positive(s["cpu_ms_per_unit"])
+                for lat in s["latency"].values():
+                    assert lat["n"] > 0 and 0 < lat["p50_ms"] <= lat["p99_ms"]
+    assert http["gops"][conns]["referee"]["games"] >= 0
+    for target in http["read_targets"].values():
+        assert target["bytes"] > 100
+
+
+def test_redis_counts(report):
+    counts = report["redis"]
+    for label in COUNTED:
+        e = counts[label]
+        assert e["requests"] >= 1
+        assert e["round_trips"] >= 1 and e["commands"] >= e["round_trips"], (label, e)
+        off = e["without_rate_limit"]
+        assert 1 <= off["round_trips"] <= e["round_trips"]
+    assert counts["gops_commit"]["requests"] == 26  # every commit of a whole game was counted
+    assert counts["bare_post"]["round_trips"] == 1 and counts["bare_post"]["commands"] == 3
+    assert counts["bare_post"]["typical_client_commands"] == ["HINCRBY", "RPUSH", "EXPIRE"]
+    assert counts["bare_get"]["round_trips"] == 1 and counts["bare_get"]["commands"] == 1
+
+
+def test_memory(report):
+    memory = report["memory"]
+    for label in ("gops_finished_game", "gofo_idle_table", "gofo_table_after_1_hand", "gofo_per_hand"):
+        assert positive(memory[label]["bytes"]), label
+    assert memory["gops_finished_game"]["keys"] >= 1
+    assert memory["gofo_table_after_1_hand"]["bytes"] > memory["gofo_idle_table"]["bytes"]
+
+
+def test_engines(report):
+    engine = report["engine"]
+    assert positive(engine["gops_vs_openspiel"]["ratio"])
+    assert positive(engine["gops_vs_openspiel"]["openspiel_games_per_cpu_s"])
+    assert positive(engine["gofo"]["hands_per_cpu_s"]) and engine["gofo"]["actions_per_hand"] >= 5
+
+
+def test_targets_and_meta(report):
+    assert {row["figure"] for row in report["targets"]} == {
+        "moves_ratio_16", "reads_ratio_16", "cpu_ms_per_move", "round_trips_per_commit_reveal",
+        "memory_kib_per_finished_gops_game", "engine_gops_vs_openspiel"}
+    assert all(isinstance(row["met"], bool) for row in report["targets"])
+    assert report["meta"]["mode"] == "smoke" and report["meta"]["gunicorn"]["worker_class"]
