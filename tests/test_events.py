@@ -78,7 +78,7 @@ def test_resume_sends_only_what_the_client_does_not_have(client, game):
     assert [e.id for e in events_of(client.get(path, headers={"Last-Event-ID": "1"}))[0]] == ["2"]
     # An id this game never had (ahead of it) is not a version the client has: it gets the current one.
     assert [e.id for e in events_of(client.get(path, headers={"Last-Event-ID": "99"}))[0]] == ["2"]
-    for bad in ("x", "-1", "1.5", "1" * 16):
+    for bad in ("x", "-1", "1.5", "1" * 16, "", "\xb2"):
         r = client.get(path, headers={"Last-Event-ID": bad})
         assert r.status_code == 422 and r.get_json()["code"] == "invalid_request", bad
 
@@ -113,7 +113,8 @@ def test_streams_are_authorized_like_the_views(client, game):
     assert r.status_code == 404 and r.get_json()["code"] == "game_not_found"
     r = client.get("/v1/gofo/tables/nosuchtable/events?timeout=1")
     assert r.status_code == 404
-    for query in ("timeout=0", "timeout=301", "timeout=x", "wait_for_version=0"):
+    for query in ("timeout=0", "timeout=301", "timeout=x", "timeout=%2B5", "timeout=5.0", "wait_for_version=0",
+                  "wait_for_version=%D9%A2"):
         r = client.get(f"{game.base}/events?{query}")
         assert r.status_code == 422 and r.get_json()["code"] == "invalid_request", query
 

@@ -79,6 +79,15 @@ def setting(name: str) -> float:
 
 
 class EventsQuerySchema(ma.Schema):
+    @ma.pre_load
+    def _digits_only(self, data, **kwargs):
+        """A query integer is plain ASCII digits ("+5", " 5", "5.0", "٥" are refused)."""
+        for name in ("timeout", "wait_for_version"):
+            value = data.get(name) if hasattr(data, "get") else None
+            if isinstance(value, str) and not (value.isascii() and value.isdigit() and len(value) <= 12):
+                raise ma.ValidationError({name: ["Not a valid integer."]})
+        return data
+
     timeout = fields.Integer(
         strict=False, validate=validate.Range(min=1, max=TIMEOUT_LIMIT),
         metadata={"description": "Seconds the stream (or long poll) may last, at most the server's "
@@ -199,9 +208,8 @@ def _caller(record: Record) -> str | None:
 
 def _last_event_id() -> int | None:
     raw = request.headers.get("Last-Event-ID")
-    if raw is None or raw.strip() == "":
+    if raw is None:
         return None
-    raw = raw.strip()
     if not (raw.isascii() and raw.isdigit() and len(raw) <= 15):
         raise ma.ValidationError({"Last-Event-ID": ["must be a version (a non-negative integer)"]})
     return int(raw)

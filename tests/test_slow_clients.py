@@ -1,0 +1,230 @@
+"""Slow and idle clients cannot starve the API (deploy/gunicorn.conf.py, service/serving.py).
+
+Against the live server (gunicorn, 2 gevent workers, the committed config).  With gthread 2×4,
+twenty connections trickling a body at 1 byte / 2 s made 4 of 6 ordinary requests time out and
+1,500 idle connections made every request time out.  Here:
+
+* 20 bodies trickling at 1 byte / 2 s: 6 ordinary requests are each answered within 2 s; the
+  trickling ones get ``408 request_timeout`` once the body deadline (``REFEREE_BODY_TIMEOUT``, 10 s)
+  passes, and are closed;
+* 20 request heads trickling: ordinary requests answered; the slow ones closed after ``keepalive``;
+* 300 idle connections from one address: at most the per-client cap (100 per worker) is held,
+  the rest are answered ``429 too_many_connections`` at once; other clients are served, and the
+  held connections are closed after ``keepalive`` seconds idle.
+
+The attackers connect from other loopback addresses (127.0.0.2…), ordinary requests from
+127.0.0.1: the per-client cap tells them apart as it would tell apart two machines.
+"""
+
+from __future__ import annotations
+
+import json
+import select
+import socket
+import threading
+import time
+
+import pytest
+import requests
+
+from sse_client import RawStream, pump
+
+BODY_TIMEOUT = 10.0  # REFEREE_BODY_TIMEOUT's default
+KEEPALIVE = 5.0  # deploy/gunicorn.conf.py: GUNICORN_KEEPALIVE's default
+PER_CLIENT = 100  # REFEREE_MAX_CONNECTIONS_PER_CLIENT's default, per worker
+WORKERS = 2
+
+
+def host_port(base: str) -> tuple[str, int]:
+    host, port = base.removeprefix("http://").split(":")
+    return host, int(port)
+
+
+def connect(base: str, source: str) -> socket.socket:
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.bind((source, 0))
+    sock.settimeout(10)
+    sock.connect(host_port(base))
+    return sock
+
+
+def read_all(sock: socket.socket, timeout: float) -> bytes:
+    """What the server sends until it closes the connection (or ``timeout``)."""
+    sock.settimeout(timeout)
+    data = b""
+    deadline = time.monotonic() + timeout
+    try:
+        while time.monotonic() < deadline:
+            chunk = sock.recv(65536)
+            if not chunk:
+                break
+            data += chunk
+    except (socket.timeout, ConnectionResetError):
+        pass
+    return data
+
+
+def closed_by_server(sock: socket.socket, timeout: float) -> bool:
+    sock.settimeout(timeout)
+    try:
+        return sock.recv(65536) == b""
+    except ConnectionResetError:
+        return True
+    except socket.timeout:
+        return False
+
+
+def problem(response: bytes) -> tuple[int, dict]:
+    head, _, body = response.partition(b"\r\n\r\n")
+    return int(head.split()[1]), json.loads(body)
+
+
+def ordinary_requests(base: str, game_id: str) -> list[float]:
+    """Six ordinary requests, each on a new connection: how long each took to be answered."""
+    took = []
+    for i in range(6):
+        started = time.perf_counter()
+        if i % 2:
+            r = requests.post(f"{base}/v1/gops/games", json={"profile": "classic"}, timeout=10)
+            assert r.status_code == 201, r.text
+        else:
+            r = requests.get(f"{base}/v1/gops/games/{game_id}", timeout=10)
+            assert r.status_code == 200, r.text
+        took.append(time.perf_counter() - started)
+    return took
+
+
+@pytest.fixture
+def game_id(live_server):
+    r = requests.post(f"{live_server}/v1/gops/games", json={"profile": "classic"}, timeout=10)
+    assert r.status_code == 201
+    return r.json()["id"]
+
+
+def trickle(socks: list[socket.socket], stop: threading.Event, every: float = 2.0) -> None:
+    while not stop.wait(every):
+        for sock in socks:
+            try:
+                sock.send(b" ")
+            except OSError:
+                pass
+
+
+@pytest.mark.slow
+def test_twenty_trickling_bodies_do_not_stop_ordinary_requests(live_server, game_id):
+    host, port = host_port(live_server)
+    slow = []
+    for _ in range(20):
+        sock = connect(live_server, "127.0.0.2")
+        sock.sendall((f"POST /v1/gops/games HTTP/1.1\r\nHost: {host}:{port}\r\n"
+                      "Content-Type: application/json\r\nContent-Length: 200\r\n\r\n{").encode())
+        slow.append(sock)
+    started = time.monotonic()
+    stop = threading.Event()
+    trickler = threading.Thread(target=trickle, args=(slow, stop))
+    trickler.start()
+    try:
+        time.sleep(1.0)  # every slow body is being read by now
+        took = ordinary_requests(live_server, game_id)
+        assert max(took) < 2.0, took
+        # The body deadline: each trickler gets a 408 problem and its connection is closed.
+        for sock in slow:
+            answer = read_all(sock, BODY_TIMEOUT + 10 - (time.monotonic() - started))
+            status, body = problem(answer)
+            assert status == 408 and body["code"] == "request_timeout"
+        assert time.monotonic() - started < BODY_TIMEOUT + 10
+    finally:
+        stop.set()
+        trickler.join()
+        for sock in slow:
+            sock.close()
+
+
+@pytest.mark.slow
+def test_trickling_request_heads_are_cut_off(live_server, game_id):
+    host, port = host_port(live_server)
+    slow = []
+    for _ in range(20):
+        sock = connect(live_server, "127.0.0.4")
+        sock.sendall(f"GET /v1/gops/games/{game_id} HTTP/1.1\r\nHost: {host}:{port}\r\nX-Slow: ".encode())
+        slow.append(sock)
+    started = time.monotonic()
+    stop = threading.Event()
+    trickler = threading.Thread(target=trickle, args=(slow, stop))
+    trickler.start()
+    try:
+        took = ordinary_requests(live_server, game_id)
+        assert max(took) < 2.0, took
+        for sock in slow:  # headers must arrive within keepalive seconds
+            assert closed_by_server(sock, KEEPALIVE + 10 - (time.monotonic() - started))
+        assert time.monotonic() - started < KEEPALIVE + 10
+    finally:
+        stop.set()
+        trickler.join()
+        for sock in slow:
+            sock.close()
+
+
+def raw_get(base: str, path: str, source: str) -> bytes:
+    host, port = host_port(base)
+    sock = connect(base, source)
+    try:
+        sock.sendall(f"GET {path} HTTP/1.1\r\nHost: {host}:{port}\r\nConnection: close\r\n\r\n".encode())
+        return read_all(sock, 10)
+    finally:
+        sock.close()
+
+
+@pytest.mark.slow
+def test_idle_connections_are_capped_per_client_and_closed(live_server, game_id):
+    idle = [connect(live_server, "127.0.0.3") for _ in range(300)]
+    try:
+        time.sleep(1.0)  # refusals are sent at once; held connections are closed only after keepalive
+        readable = set(select.select(idle, [], [], 0)[0])
+        held = [sock for sock in idle if sock not in readable]
+        # At most the cap is held in each worker; every other connection is refused at once.
+        assert len(held) <= PER_CLIENT * WORKERS and len(readable) >= 300 - PER_CLIENT * WORKERS
+        for sock in readable:
+            status, body = problem(read_all(sock, 5))
+            assert status == 429 and body["code"] == "too_many_connections"
+        # Other clients do not notice.
+        took = ordinary_requests(live_server, game_id)
+        assert max(took) < 2.0, took
+        # Idle connections are closed after keepalive seconds; then the client is served again.
+        started = time.monotonic()
+        for sock in held:
+            assert closed_by_server(sock, KEEPALIVE + 10 - (time.monotonic() - started))
+        answer = raw_get(live_server, f"/v1/gops/games/{game_id}", "127.0.0.3")
+        assert answer.startswith(b"HTTP/1.1 200"), answer[:200]
+    finally:
+        for sock in idle:
+            sock.close()
+
+
+@pytest.mark.slow
+def test_the_cap_refuses_only_the_greedy_client(live_server, game_id):
+    """A client holding its cap in both workers (streams: they stay open) gets 429; others do not."""
+    host, port = host_port(live_server)
+    streams: list[RawStream] = []
+
+    def held() -> list[RawStream]:
+        return [s for s in streams if s.status == 200]
+
+    try:
+        for _ in range(10):
+            more = [RawStream(host, port, f"/v1/gops/games/{game_id}/events?timeout=60", source="127.0.0.5")
+                    for _ in range(PER_CLIENT * WORKERS - len(held()) + 10)]
+            streams += more
+            assert pump(more, lambda: all(s.status is not None and (s.events or s.closed) for s in more), 30)
+            if len(held()) == PER_CLIENT * WORKERS:
+                break
+        assert len(held()) == PER_CLIENT * WORKERS  # the cap, in each worker
+        refused = [s for s in streams if s.status != 200]
+        assert refused and all(s.status == 429 and s.closed for s in refused)
+        answers = [raw_get(live_server, f"/v1/gops/games/{game_id}", "127.0.0.5") for _ in range(3)]
+        assert all(a.startswith(b"HTTP/1.1 429") for a in answers), [a[:100] for a in answers]
+        assert b"Retry-After: 1" in answers[0]
+        assert raw_get(live_server, f"/v1/gops/games/{game_id}", "127.0.0.6").startswith(b"HTTP/1.1 200")
+    finally:
+        for s in streams:
+            s.close()
