@@ -50,19 +50,18 @@ def gops_playout(rng: random.Random) -> int:
             state.apply(gops.DealPrizes(tuple(order), f"{rng.getrandbits(256):064x}"))
             actions += 1
             continue
-        bids: dict[int, tuple[tuple[int, ...], str]] = {}
+        bids: dict[int, tuple[tuple[int, ...], str, int]] = {}
         for seat in state.awaiting():
             legal = state.legal_actions(seat)[0]
             if legal["type"] != "commit":
                 raise RuntimeError(f"unexpected Gops action {legal}")
             card = (rng.choice(legal["hand"]),)
             salt = f"{rng.getrandbits(256):064x}"
-            bids[seat] = (card, salt)
+            bids[seat] = (card, salt, legal["round"])
             state.apply(gops.Commit(seat, legal["round"], bid_commitment(state.current_game_id(), legal["round"], seat, card, salt)))
             actions += 1
-        round_ = state.game.round
         for seat in state.awaiting():
-            card, salt = bids[seat]
+            card, salt, round_ = bids[seat]
             state.apply(gops.Reveal(seat, round_, card, salt))
             actions += 1
     return actions
@@ -92,14 +91,18 @@ def gofo_playout(rng: random.Random) -> int:
 
     table = T.Table.new(dict(GOFO_TABLE))
     actions = 0
+
+    def next_table(result):  # (new table, events) today; an engine applying in place may return events only
+        return result[0] if isinstance(result, tuple) and isinstance(result[0], T.Table) else table
+
     while table.hand_number < 2:
         request = table.chance_request()
         if request is not None:
-            table, _ = table.apply(None, T.chance_action(request, rng))
+            table = next_table(table.apply(None, T.chance_action(request, rng)))
         else:
             seat = table.to_act()
-            kind, body = gofo_choice([a.to_dict() for a in table.legal_actions(seat)], rng)
-            table, _ = table.apply_dict(seat, {"type": kind, **body})
+            kind, body = gofo_choice([a.to_dict() if hasattr(a, "to_dict") else a for a in table.legal_actions(seat)], rng)
+            table = next_table(table.apply_dict(seat, {"type": kind, **body}))
         actions += 1
         if actions > GOFO_MAX_MOVES_PER_HAND:
             raise RuntimeError("gofo hand did not end")

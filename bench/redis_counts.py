@@ -214,13 +214,16 @@ def referee_app(redis_url: str, rate_limits: bool = True):
     False: off, so the limiter's own round trip is not counted)."""
     from service.app import create_app
 
-    quiet_service_logs()
-    if not rate_limits:
-        return create_app({"REDIS_URL": redis_url, "RATE_LIMIT_PER_MINUTE": 0, "CREATE_LIMIT_PER_HOUR": 0})
     from .servers import REFEREE_ENV
 
+    quiet_service_logs()
+    timeout = float(REFEREE_ENV["REFEREE_REDIS_TIMEOUT"])
+    if not rate_limits:
+        return create_app({"REDIS_URL": redis_url, "REDIS_TIMEOUT": timeout,
+                           "RATE_LIMIT_PER_MINUTE": 0, "CREATE_LIMIT_PER_HOUR": 0})
     return create_app({
         "REDIS_URL": redis_url,
+        "REDIS_TIMEOUT": timeout,
         "RATE_LIMIT_PER_MINUTE": int(REFEREE_ENV["REFEREE_RATE_LIMIT_PER_MINUTE"]),
         "CREATE_LIMIT_PER_HOUR": int(REFEREE_ENV["REFEREE_CREATE_LIMIT_PER_HOUR"]),
     })
