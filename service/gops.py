@@ -37,6 +37,7 @@ from .errors import (
     InvalidAction,
     InvalidOptions,
     NotYourTurn,
+    RefereeError,
     WrongPhase,
 )
 
@@ -548,23 +549,39 @@ class Gops:
                 phase=self.game.phase,
             )
 
-    def _check_cards(self, seat: int, cards: Iterable[int]) -> tuple[int, ...]:
+    def _check_ranks_typed(self, cards: Iterable[int]) -> tuple[int, ...]:
+        """Every card of a reveal is an integer (anything else cannot be a hashed rank)."""
+        cards = tuple(cards)
+        for c in cards:
+            if not isinstance(c, int) or isinstance(c, bool):
+                raise InvalidAction(f"{c!r} is not a rank of this game (1..{self.rules.ranks})", code="no_such_rank")
+        return cards
+
+    def bid_problem(self, seat: int, cards: Iterable[int]) -> RefereeError | None:
+        """Why ``cards`` is not a legal bid for ``seat`` now, or ``None`` when it is.
+
+        Illegal (002 "Giocata illegale"): the wrong number of cards, a rank this
+        game does not have, the same card twice, a card not in hand (spent).
+        """
         cards = tuple(cards)
         k = self.rules.bid_cards
         if len(cards) != k:
-            raise InvalidAction(
-                f"a bid is exactly {k} card{'s' if k > 1 else ''}", code="wrong_card_count"
-            )
+            return InvalidAction(f"a bid is exactly {k} card{'s' if k > 1 else ''}", code="wrong_card_count")
         for c in cards:
             if not isinstance(c, int) or isinstance(c, bool) or not 1 <= c <= self.rules.ranks:
-                raise InvalidAction(f"{c!r} is not a rank of this game (1..{self.rules.ranks})", code="no_such_rank")
+                return InvalidAction(f"{c!r} is not a rank of this game (1..{self.rules.ranks})", code="no_such_rank")
         if len(set(cards)) != len(cards):
-            raise InvalidAction("a bid cannot use the same card twice", code="duplicate_card")
+            return InvalidAction("a bid cannot use the same card twice", code="duplicate_card")
         hand = self.game.hands[seat]
         for c in cards:
             if c not in hand:
-                raise IllegalAction(f"{rank_name(c)} is not in seat {seat}'s hand (already spent)", code="card_not_in_hand")
-        return cards
+                return IllegalAction(f"{rank_name(c)} is not in seat {seat}'s hand (already spent)",
+                                     code="card_not_in_hand")
+        return None
+
+    def forfeited_bid(self, seat: int) -> list[int]:
+        """The bid played for a seat whose opened commitment was illegal: its lowest card(s)."""
+        return sorted(self.game.hands[seat])[: self.rules.bid_cards]
 
     def _check_round(self, round_number: int) -> None:
         if round_number != self.game.round:
@@ -603,10 +620,10 @@ class Gops:
                 f"seat {action.seat} has already committed in round {g.round}; a commitment cannot change",
                 code="already_committed",
             )
-        if action.commitment in g.commitments.values():
-            raise IllegalAction(
-                "this commitment equals another seat's in the same round", code="duplicate_commitment"
-            )
+        # A commitment equal to another seat's is accepted like any other: refusing it would tell a
+        # rival who guessed that seat's hash that the guess was right (an oracle), and the copy can
+        # never be opened by the copier (the message names the seat), so it only wedges the copier,
+        # whom the deadline (if any) removes.
         g.commitments[action.seat] = action.commitment
         events.append({"type": "committed", "round": g.round, "seat": action.seat})
         if not self.awaiting():
@@ -645,6 +662,18 @@ class Gops:
             )
 
     def _reveal(self, action: Reveal, now: float, events: list) -> None:
+        """Open a commitment.
+
+        A reveal that does not open the seat's commitment is refused: with the
+        bid's own legality error when the cards are not a legal bid anyway
+        (a typo), else ``commitment_mismatch``.  A reveal that *does* open it is
+        accepted even when the committed bid is illegal (a spent card, ``[3, 3]``,
+        the wrong count): the commitment can never be opened any other way, so
+        refusing it would wedge the game.  Such a bid is forfeited to the seat's
+        lowest card(s) when the round resolves (:meth:`forfeited_bid`) and the
+        round record says why (``illegal``).  That is decided when the seat
+        commits, so it gains nothing: it could have bid its lowest card anyway.
+        """
         g = self.game
         self._check_seat(action.seat)
         commitments.check_salt(action.salt)
@@ -653,9 +682,12 @@ class Gops:
         self._require_phase("reveal")
         if action.seat in g.reveals:
             raise IllegalAction(f"seat {action.seat} has already revealed in round {g.round}", code="already_revealed")
-        cards = self._check_cards(action.seat, action.cards)
+        cards = self._check_ranks_typed(action.cards)
         expected = commitments.bid_commitment(g.game_id, g.round, action.seat, cards, action.salt)
         if not commitments.matches(expected, g.commitments[action.seat]):
+            problem = self.bid_problem(action.seat, cards)
+            if problem is not None:
+                raise problem
             raise CommitmentMismatch(
                 "these cards and salt do not hash to the seat's commitment for this game, round and seat"
             )
@@ -686,7 +718,10 @@ class Gops:
         g.turned.append(action.rank)
         g.row.append(action.rank)
         events.append({"type": "prize_reported", "round": g.round, "rank": action.rank if self._prize_public() else None})
-        if g.reveals and not self.awaiting():  # blind: the bids are in, resolve now
+        if g.chooser is not None:  # open prizes: the row refilled between a winner's picks
+            if len(g.row) >= self.rules.open_prizes or len(g.turned) >= self.rules.ranks:
+                self._enter_phase("choose", now, events)
+        elif g.reveals and not self.awaiting():  # blind: the bids are in, resolve now
             self._resolve(now, events)
         elif len(g.row) >= self.rules.open_prizes or len(g.turned) >= self.rules.ranks:
             self._enter_phase("commit", now, events)
@@ -708,7 +743,12 @@ class Gops:
         g.history[-1].setdefault("chosen", []).append(action.rank)
         g.picks_owed -= 1
         events.append({"type": "prize_chosen", "round": g.round, "seat": action.seat, "rank": action.rank})
-        if g.picks_owed <= 0 or not g.row:
+        # The row is refilled from the pile between picks, so a winner owed more picks than the row
+        # held (carried rounds) still takes every one of them.  After the last pick nothing more is
+        # turned up until the next round starts (and nothing at all after the last round).
+        if g.picks_owed > 0 and not self._fill_row(now, events):
+            return  # a reported order: the table turns the next prize up, then the chooser goes on
+        if g.picks_owed <= 0 or not g.row:  # done, or no prize left anywhere to take
             g.picks_owed = 0
             g.chooser = None
             self._next_round(now, events)
@@ -752,8 +792,9 @@ class Gops:
             self._enter_phase("reveal", now, events)
         elif g.phase == "reveal":
             self._after_bids(now, events)
-        elif g.phase == "choose" and g.chooser in seats:
-            # The chooser left: the picks it was owed are lost, the row stays.
+        elif g.phase in ("choose", "prize") and g.chooser in seats:
+            # The chooser left (also while the table refills the row between its picks):
+            # the picks it was owed are lost, the row stays.
             g.chooser, g.picks_owed = None, 0
             self._next_round(now, events)
 
@@ -774,24 +815,33 @@ class Gops:
         if g.round > self.rules.rounds:
             self._end_game(now, events)
             return
-        m = self.rules.open_prizes
-        reported = self.rules.prize_order == "reported"
-        blind_reported = reported and self.rules.visibility == "blind"
+        blind_reported = self.rules.prize_order == "reported" and self.rules.visibility == "blind"
         if not blind_reported:
-            while len(g.row) < m and len(g.turned) < self.rules.ranks:
-                if reported:
-                    self._enter_phase("prize", now, events)
-                    return
-                prize = g.pile.pop(0)
-                g.turned.append(prize)
-                g.row.append(prize)
-                events.append(
-                    {"type": "prize_turned", "round": g.round, "rank": prize if self._prize_public() else None}
-                )
+            if not self._fill_row(now, events):
+                return
             if not g.row:
                 self._end_game(now, events)
                 return
         self._enter_phase("commit", now, events)
+
+    def _fill_row(self, now: float, events: list) -> bool:
+        """Turn prizes up until the row holds ``open_prizes`` of them (or every prize is up).
+
+        With a reported order the table turns them up: the game enters the
+        ``prize`` phase and this returns False (:meth:`_report_prize` goes on).
+        """
+        g = self.game
+        while len(g.row) < self.rules.open_prizes and len(g.turned) < self.rules.ranks:
+            if self.rules.prize_order == "reported":
+                self._enter_phase("prize", now, events)
+                return False
+            prize = g.pile.pop(0)
+            g.turned.append(prize)
+            g.row.append(prize)
+            events.append(
+                {"type": "prize_turned", "round": g.round, "rank": prize if self._prize_public() else None}
+            )
+        return True
 
     def _next_round(self, now: float, events: list) -> None:
         self.game.round += 1
@@ -800,16 +850,27 @@ class Gops:
     def _resolve(self, now: float, events: list) -> None:
         g = self.game
         rules = self.rules
-        bids = {s: g.reveals[s]["cards"] for s in sorted(g.reveals)}
+        bids: dict[int, list[int]] = {}
+        illegal: dict[str, str] = {}
+        for s in sorted(g.reveals):
+            opened = list(g.reveals[s]["cards"])
+            problem = self.bid_problem(s, opened)
+            if problem is None:
+                bids[s] = opened
+            else:  # an opened but illegal bid: forfeited to the seat's lowest card(s)
+                bids[s] = self.forfeited_bid(s)
+                illegal[str(s)] = problem.code
         strength = {s: sum(cards) for s, cards in bids.items()}
         winners = self._winners(strength)
         record: dict[str, Any] = {
             "round": g.round,
             "commitments": {str(s): c for s, c in sorted(g.commitments.items())},
-            "reveals": {str(s): v for s, v in sorted(g.reveals.items())},
+            "reveals": {str(s): copy.deepcopy(v) for s, v in sorted(g.reveals.items())},
             "bids": {str(s): cards for s, cards in bids.items()},
             "winners": winners,
         }
+        if illegal:
+            record["illegal"] = illegal
         for s, cards in bids.items():
             for c in cards:
                 g.hands[s].remove(c)
@@ -836,16 +897,20 @@ class Gops:
             g.history.append(record)
             self._next_round(now, events)
             return
-        # Open prizes: a single winner chooses from the row.
+        # Open prizes: a single winner chooses from the row.  A tie (also under ``split``, which
+        # cannot split a choice) takes nothing, so the record names no winner.
         record["row"] = list(g.row)
         if len(winners) == 1:
             g.chooser = winners[0]
-            g.picks_owed = min(1 + g.carried_rounds, len(g.row))
+            # Every pick owed is taken: the row is refilled between picks (see _choose_prize).
+            g.picks_owed = 1 + g.carried_rounds
             g.carried_rounds = 0
             record["picks"] = g.picks_owed
-        elif rules.unclaimed == "carryover":
-            g.carried_rounds += 1
-            record["carried"] = True
+        else:
+            record["winners"] = []
+            if rules.unclaimed == "carryover":
+                g.carried_rounds += 1
+                record["carried"] = True
         events.append({"type": "round_resolved", **_public_record(record)})
         g.history.append(record)
         if g.chooser is not None and g.picks_owed > 0:
@@ -1003,9 +1068,11 @@ def view(state: Gops, seat: int | None = None, now: float | None = None) -> dict
 
     Public: every remaining hand (spent bids are public), the prizes in the
     middle unless hidden by ``blind`` / ``dealer_sees_prize``, who has
-    committed and revealed (never an unresolved bid), scores, history.  A seat
-    additionally sees its own unresolved reveal and what it may do next.  The
-    shuffled prize order and its salt are shown only when the game is over.
+    committed and revealed (never an unresolved bid), the round's commitments
+    once all are in (:func:`visible_commitments`), scores, history.  A seat
+    additionally sees its own commitment and unresolved reveal and what it may
+    do next.  The shuffled prize order and its salt are shown only when the
+    game is over.
     """
     g = state.game
     rules = state.rules
@@ -1036,7 +1103,7 @@ def view(state: Gops, seat: int | None = None, now: float | None = None) -> dict
         "won": [list(w) for w in g.won],
         "set_aside": list(g.set_aside),
         "committed": sorted(g.commitments),
-        "commitments": {str(s): c for s, c in sorted(g.commitments.items())},
+        "commitments": visible_commitments(state, seat),
         "revealed": sorted(g.reveals),
         "awaiting": state.awaiting(),
         "forfeited": {str(s): r for s, r in sorted(g.forfeited.items())},
@@ -1057,3 +1124,65 @@ def view(state: Gops, seat: int | None = None, now: float | None = None) -> dict
         data["my_reveal"] = copy.deepcopy(g.reveals.get(seat))
         data["legal_actions"] = state.legal_actions(seat, now)
     return data
+
+
+def commitments_public(state: Gops) -> bool:
+    """Are the current round's commitments public?  Only once every seat of the round has committed.
+
+    Until then the others see only *that* a seat committed (``committed``): a
+    commitment made with a reused or guessable salt could otherwise be read by a
+    rival trying the 13 possible bids before committing its own.  Once all are in,
+    every bid is locked and the commitments are published, so reveals can be checked.
+    """
+    return state.over or state.game.phase != "commit"
+
+
+def visible_commitments(state: Gops, seat: int | None = None) -> dict[str, str]:
+    """The current round's commitments ``seat`` may see (``None``: the public): its own, and the
+    others' only once :func:`commitments_public`."""
+    g = state.game
+    public = commitments_public(state)
+    return {str(s): c for s, c in sorted(g.commitments.items()) if public or s == seat}
+
+
+def transcript_entry(state: Gops, entry: dict[str, Any], seat: int | None = None) -> dict[str, Any]:
+    """One recorded entry as ``seat`` (``None``: the public) may see it now.
+
+    Withheld (null) until public: the shuffled prize order and salt of the game
+    in progress; the round's commitments until every seat has committed; its
+    reveals until the round is over; a reported hidden prize until it is shown.
+    A seat sees its own commitment and reveal.  Once the game (or match) is
+    over nothing is withheld and the transcript re-verifies offline.
+    """
+    entry = copy.deepcopy(entry)
+    action = entry["action"]
+    g = state.game
+    kind = action.get("type")
+    current_game = not state.over and entry.get("game") == g.number
+    this_round = current_game and entry.get("round") == g.round
+    own = seat is not None and action.get("seat") == seat
+    if kind == "deal_prizes" and current_game:
+        action["order"] = None
+        action["salt"] = None
+    if kind == "commit" and this_round and not commitments_public(state) and not own:
+        action["commitment"] = None
+    if kind == "reveal" and this_round and not own:
+        action["cards"] = None
+        action["salt"] = None
+    if kind == "report_prize" and this_round and state.rules.visibility != "open":
+        dealer = state.rules.visibility == "dealer_sees_prize" and seat == state.rules.dealer_seat
+        if not dealer:
+            action["rank"] = None
+    return entry
+
+
+def transcript(state: Gops, entries: Iterable[dict[str, Any]], seat: int | None = None) -> dict[str, Any]:
+    """The transcript ``seat`` (``None``: the public) may read: every recorded entry as
+    :func:`transcript_entry` shows it, and the result once over."""
+    return {
+        "complete": state.over,
+        "rules": state.rules.to_dict(),
+        "match": state.match.to_dict(),
+        "entries": [transcript_entry(state, e, seat) for e in entries],
+        "result": {**state.result, "games": copy.deepcopy(state.games)} if state.over else None,
+    }

@@ -133,8 +133,10 @@ def _diff(path: str, recorded: Any, replayed: Any, out: list[str]) -> None:
 # ---------------------------------------------------------------------- gops
 
 
-# The fields the transcript endpoint withholds (null) until they are public.
-_SECRETS = {"deal_prizes": ("order", "salt"), "reveal": ("cards", "salt"), "report_prize": ("rank",)}
+# The fields the transcript endpoint withholds (null) until they are public (gops.transcript_entry):
+# a round's commitments until every seat has committed, its reveals until it is over, and so on.
+_SECRETS = {"deal_prizes": ("order", "salt"), "commit": ("commitment",), "reveal": ("cards", "salt"),
+            "report_prize": ("rank",)}
 
 # Who may make each action (``by`` of its entry).
 _SEAT_ACTIONS = ("commit", "reveal", "choose_prize", "resign")

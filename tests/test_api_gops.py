@@ -130,6 +130,34 @@ def test_open_prizes_winner_chooses(http):
     assert status == 200 and data["scores"][0] == "2" and data["row"] == [1, 3]
 
 
+def test_open_prizes_owed_picks_are_taken_from_the_refilled_row(http):
+    """Issue 8, 6c and 6d, over HTTP: the winner of a round after two carried ties takes 1, 2 and then 4
+    from the row refilled between picks and wins 7–3; the tied rounds name no winner."""
+    from service import verify
+
+    table = GopsTable.create(http, {"options": {
+        "players": 2, "ranks": 4, "prize_order": "explicit", "explicit_order": [1, 2, 3, 4],
+        "open_prizes": 2, "resolution": "none", "unclaimed": "carryover"}})
+    table.play_round({0: [1], 1: [1]})
+    table.play_round({0: [2], 1: [2]})
+    state = table.play_round({0: [4], 1: [3]})
+    assert state["phase"] == "choose" and state["chooser"] == 0 and state["picks_owed"] == 3
+    rows = []
+    for rank in (1, 2, 4):
+        rows.append(table.public()["row"])
+        status, data = http.post(f"{table.base}/seats/0/choose", {"rank": rank}, table.seat_tokens[0])
+        assert status == 200, data
+    assert rows == [[1, 2], [2, 3], [3, 4]]
+    table.play_round({0: [3], 1: [4]})
+    status, final = http.post(f"{table.base}/seats/1/choose", {"rank": 3}, table.seat_tokens[1])
+    assert status == 200 and final["phase"] == "over"
+    assert final["scores"] == ["7", "3"] and final["result"]["winners"] == [0]
+    assert [r["winners"] for r in final["history"]] == [[], [], [0], [1]]
+    assert final["history"][2]["chosen"] == [1, 2, 4]
+    report = verify.verify(table.transcript())
+    assert report.ok, report.problems
+
+
 def test_blind_hides_the_prize_until_the_bids_are_in(http):
     table = GopsTable.create(http, {"options": {"visibility": "blind", "ranks": 3}})
     state = table.public()
@@ -206,6 +234,103 @@ def test_reveals_are_withheld_until_every_seat_revealed(http):
     assert [r["cards"] for r in reveals] == [[1], [2], [3]]
 
 
+def _readable(client, table: GopsTable, seats) -> list[tuple[str, str, object]]:
+    """Everything the public and ``seats`` can read now: (what, ETag, body) for the public view, each
+    seat's view and the transcript."""
+    out = []
+    paths = [("public", table.base, None), ("transcript", f"{table.base}/transcript", None)]
+    paths += [(f"seat {s}", f"{table.base}/seats/{s}", table.seat_tokens[s]) for s in seats]
+    for what, path, token in paths:
+        r = client.get(path, headers={"Authorization": f"Bearer {token}"} if token else {})
+        assert r.status_code == 200, r.get_json()
+        out.append((what, r.headers.get("ETag"), r.get_json()))
+    return out
+
+
+def _normalized(readable, table: GopsTable) -> str:
+    """The readable documents with what differs between two otherwise identical games (the id, the
+    times) replaced, so the rest can be compared byte for byte."""
+    def scrub(value):
+        if isinstance(value, dict):
+            return {k: (None if k == "at" else scrub(v)) for k, v in value.items()}
+        if isinstance(value, list):
+            return [scrub(v) for v in value]
+        return "<id>" if value == table.id else value
+    return json.dumps([(what, etag, scrub(body)) for what, etag, body in readable], sort_keys=True)
+
+
+def test_no_one_can_read_a_commitment_before_committing(client, http):
+    """Issue 8, item 5: until every seat of the round has committed, the public, the other seats, the
+    transcript and the ETags show only *that* a seat committed. Two games that differ only in seat 0's
+    bid look exactly alike to everyone else, ETags included."""
+    seen = []
+    for bid in (2, 5):
+        table = GopsTable.create(http, {"options": {"players": 3, "ranks": 5, "prize_order": "ascending"}})
+        salt = new_salt()
+        before = _readable(client, table, (1, 2))
+        status, mine = table.commit(0, 1, [bid], salt)
+        assert status == 200
+        commitment = commitments.bid_commitment(table.id, 1, 0, [bid], salt)
+        assert mine["commitments"] == {"0": commitment}  # the committing seat sees its own
+        after = _readable(client, table, (1, 2))
+        for what, _, body in after:
+            assert commitment not in json.dumps(body), what
+        public = after[0][2]
+        assert public["committed"] == [0] and public["commitments"] == {}
+        (entry,) = [e for e in after[1][2]["entries"] if e["action"]["type"] == "commit"]
+        assert entry["action"] == {"type": "commit", "seat": 0, "round": 1, "commitment": None, "game": 1}
+        assert [etag for _, etag, _ in before] != [etag for _, etag, _ in after]  # something happened
+        seen.append(_normalized(before, table) + _normalized(after, table))
+        # the others commit: every bid is locked, so the commitments are published
+        assert table.commit(1, 1, [1], new_salt())[0] == 200
+        assert commitment not in json.dumps(table.seat_view(2))
+        assert table.commit(2, 1, [1], new_salt())[0] == 200
+        assert table.public()["commitments"]["0"] == commitment
+        assert [e["action"]["commitment"] for e in table.transcript()["entries"]
+                if e["action"]["type"] == "commit"][0] == commitment
+    assert seen[0] == seen[1]
+
+
+def test_brute_forcing_a_reused_salt_fails_before_committing(client, http):
+    """The attack of issue 8: seat 0 reuses in round 2 the salt it revealed in round 1; before committing,
+    seat 1 hashes the 13 possible bids with that salt and looks for them in all it can read."""
+    table = GopsTable.create(http, {"profile": "classic", "options": {"prize_order": "ascending"}})
+    salt = new_salt()
+    assert table.commit(0, 1, [7], salt)[0] == 200
+    salt_1 = new_salt()
+    assert table.commit(1, 1, [1], salt_1)[0] == 200
+    assert table.reveal(0, 1, [7], salt)[0] == 200
+    assert table.reveal(1, 1, [1], salt_1)[0] == 200
+    assert salt in json.dumps(table.transcript())  # the round-1 salt is public now
+    assert table.commit(0, 2, [9], salt)[0] == 200  # the same salt again: a client bug
+    readable = json.dumps([body for _, _, body in _readable(client, table, (1,))])
+    guesses = {card: commitments.bid_commitment(table.id, 2, 0, [card], salt) for card in range(1, 14)}
+    assert [card for card, guess in guesses.items() if guess in readable] == []
+
+
+def test_a_copied_commitment_is_no_oracle(client, http, redis_client):
+    """Submitting a guess of another seat's commitment as one's own gets the same answer whether the
+    guess is right or wrong (no duplicate_commitment refusal), and the copy can never be opened."""
+    answers = []
+    for right in (True, False):
+        table = GopsTable.create(http, {"options": {"players": 3, "ranks": 5, "prize_order": "ascending"}})
+        salt = "5a" * 32  # a guessable salt (a copied test vector, say)
+        assert table.commit(0, 1, [4], salt)[0] == 200
+        guess = commitments.bid_commitment(table.id, 1, 0, [4 if right else 3], salt)
+        status, data = http.post(f"{table.base}/seats/1/commit", {"round": 1, "commitment": guess},
+                                 table.seat_tokens[1])
+        assert status == 200, data
+        assert data["commitments"] == {"1": guess}
+        answers.append(_normalized([("answer", None, {**data, "commitments": "<the guess>"})], table))
+        if right:
+            assert table.commit(2, 1, [1], new_salt())[0] == 200
+            before = stored(redis_client, table.id)
+            status, data = table.reveal(1, 1, [4], salt)  # seat 0's opening, but the message names seat 1
+            assert status == 409 and data["code"] == "commitment_mismatch"
+            assert stored(redis_client, table.id) == before
+    assert answers[0] == answers[1]
+
+
 def test_transcript_replays_to_the_same_result(http):
     table = GopsTable.create(http, {"options": {"players": 3, "resolution": "highest_unique", "unclaimed": "carryover"}})
     final = table.play_to_end(seat_biased)
@@ -271,10 +396,6 @@ def test_every_refusal_is_precise_and_changes_nothing(http, redis_client):
     status, data = table.commit(0, 1, [6], salts[0])
     assert status == 409 and data["code"] == "already_committed"
     assert stored(redis_client, table.id) == refused_state
-    # a commitment equal to another seat's
-    same = commitments.bid_commitment(table.id, 1, 0, [5], salts[0])
-    status, data = http.post(f"{table.base}/seats/1/commit", {"round": 1, "commitment": same}, table.seat_tokens[1])
-    assert status == 409 and data["code"] == "duplicate_commitment"
     assert table.commit(1, 1, [5], salts[1])[0] == 200
     before = stored(redis_client, table.id)
     refused(*table.reveal(0, 1, [6], salts[0]), 409, "commitment_mismatch")
@@ -287,10 +408,37 @@ def test_card_not_in_hand(http):
     table = GopsTable.create(http, {"profile": "classic", "options": {"ranks": 3}})
     table.play_round({0: [3], 1: [1]})
     salt = new_salt()
-    assert table.commit(0, 2, [3], salt)[0] == 200  # a commitment hides the card: it is accepted
+    assert table.commit(0, 2, [2], salt)[0] == 200
     assert table.commit(1, 2, [2], new_salt())[0] == 200
-    status, data = table.reveal(0, 2, [3], salt)
+    status, data = table.reveal(0, 2, [3], salt)  # spent, and not what was committed
     assert status == 409 and data["code"] == "card_not_in_hand"
+
+
+def test_opened_illegal_bid_is_forfeited_to_the_lowest_card(http):
+    """Issue 8, 6a: a commitment to a spent card used to stall the game forever (no deadline set)."""
+    from service import verify
+
+    table = GopsTable.create(http, {"profile": "classic", "options": {"ranks": 3, "prize_order": "ascending"}})
+    table.play_round({0: [3], 1: [1]})
+    salts = [new_salt(), new_salt()]
+    assert table.commit(0, 2, [3], salts[0])[0] == 200  # a commitment hides the card: it is accepted
+    assert table.commit(1, 2, [2], salts[1])[0] == 200
+    status, data = table.reveal(0, 2, [3], salts[0])  # it opens the commitment: recorded, not refused
+    assert status == 200 and data["my_reveal"] == {"cards": [3], "salt": salts[0]}
+    status, data = table.reveal(1, 2, [2], salts[1])
+    assert status == 200, data
+    record = data["history"][1]
+    assert record["illegal"] == {"0": "card_not_in_hand"}
+    assert record["bids"] == {"0": [1], "1": [2]} and record["winners"] == [1]
+    assert data["hands"] == [[2], [3]] and data["phase"] == "commit" and data["round"] == 3
+    final = table.play_round({0: [2], 1: [3]})
+    assert final["phase"] == "over" and final["scores"] == ["1", "5"]
+    transcript = table.transcript()
+    (opened,) = [e["action"] for e in transcript["entries"]
+                 if e["action"]["type"] == "reveal" and e["round"] == 2 and e["action"]["seat"] == 0]
+    assert opened["cards"] == [3] and opened["salt"] == salts[0]
+    report = verify.verify(transcript)
+    assert report.ok, report.problems
 
 
 def test_stale_version_and_game_over(http):

@@ -201,11 +201,105 @@ def test_reveal_with_bad_salt_refused():
     expect_error(d.state, G.Reveal(0, 1, (3,), good[:-2]), "invalid_salt")
 
 
-def test_duplicate_commitment_of_another_seat_refused():
-    d = Driver(new_game("g1", players=3, ranks=5, prize_order="ascending"))
+def _entry(state: G.Gops, version: int, action) -> dict:
+    """A transcript entry as the HTTP layer records it (game and round in progress when applied)."""
+    by = f"seat:{action.seat}" if hasattr(action, "seat") else "host"
+    return {"version": version, "at": 0.0, "by": by, "game": state.game.number, "round": state.game.round,
+            "action": G.action_to_dict(action)}
+
+
+class Logged(Driver):
+    """A driver that also keeps the transcript entries the referee would record."""
+
+    def __init__(self, state):
+        super().__init__(state)
+        self.entries: list[dict] = []
+
+    def do(self, action, now=None):
+        entry = _entry(self.state, len(self.entries) + 1, action)
+        events = super().do(action, now)
+        if events:
+            self.entries.append(entry)
+        return events
+
+
+def _seen_by(state: G.Gops, entries: list[dict], seat: int | None) -> str:
+    """Everything ``seat`` (None: the public) can read, as one text: its view and the transcript."""
+    return repr(G.view(state, seat)) + repr(G.transcript(state, entries, seat))
+
+
+def test_commitments_withheld_from_everyone_else_until_all_committed():
+    """Issue 8, item 5: until every seat of the round has committed, the others see only *that* a
+    seat committed — in the view, the transcript and the events — never its commitment."""
+    d = Logged(new_game("g1", players=3, ranks=5, prize_order="ascending"))
     c0, _ = d.commit(0, 3)
-    expect_error(d.state, G.Commit(1, 1, c0), "duplicate_commitment")
-    assert d.g.commitments == {0: c0}
+    events = list(d.events)
+    assert c0 not in repr(events) and events[-1] == {"type": "committed", "round": 1, "seat": 0}
+    for seat in (None, 1, 2):
+        v = G.view(d.state, seat)
+        assert v["committed"] == [0] and v["commitments"] == {}
+        assert c0 not in _seen_by(d.state, d.entries, seat)
+        (entry,) = G.transcript(d.state, d.entries, seat)["entries"]
+        assert entry["action"]["commitment"] is None and entry["action"]["seat"] == 0
+    assert G.view(d.state, 0)["commitments"] == {"0": c0}  # the committing seat sees its own
+    assert G.transcript(d.state, d.entries, 0)["entries"][0]["action"]["commitment"] == c0
+    c1, _ = d.commit(1, 2)
+    assert G.view(d.state, 1)["commitments"] == {"1": c1}
+    for seat in (None, 2):
+        assert G.view(d.state, seat)["commitments"] == {}
+        assert c0 not in _seen_by(d.state, d.entries, seat) and c1 not in _seen_by(d.state, d.entries, seat)
+    c2, _ = d.commit(2, 1)
+    # every bid is locked: the commitments are published, so reveals can be checked by anyone
+    assert d.state.phase == "reveal"
+    for seat in (None, 0, 1, 2):
+        assert G.view(d.state, seat)["commitments"] == {"0": c0, "1": c1, "2": c2}
+        assert [e["action"]["commitment"] for e in G.transcript(d.state, d.entries, seat)["entries"]] == [c0, c1, c2]
+
+
+def test_reused_salt_cannot_be_brute_forced_before_committing():
+    """The attack of issue 8: seat 0 reuses in round 2 the salt it revealed in round 1; seat 1 tries the
+    13 possible bids against everything it can read before committing its own — and finds nothing."""
+    d = Logged(new_game("g1", ranks=13, prize_order="ascending"))
+    salt = "5a" * 32
+    d.do(G.Commit(0, 1, C.bid_commitment("g1", 1, 0, [7], salt)))
+    d.commit(1, 1)
+    d.do(G.Reveal(0, 1, (7,), salt))
+    d.reveal(1, 1)
+    assert salt in _seen_by(d.state, d.entries, 1)  # round 1's salt is public now
+    secret = C.bid_commitment("g1", 2, 0, [9], salt)  # round 2, the same salt (a client bug)
+    d.do(G.Commit(0, 2, secret))
+    seen = _seen_by(d.state, d.entries, 1) + _seen_by(d.state, d.entries, None) + repr(d.events)
+    guesses = {c: C.bid_commitment("g1", 2, 0, [c], salt) for c in range(1, 14)}
+    assert [c for c, h in guesses.items() if h in seen] == []
+    # once seat 1 has committed, every bid is locked: only then is the commitment published
+    d.commit(1, 2)
+    assert G.view(d.state, 1)["commitments"]["0"] == secret == guesses[9]
+
+
+def test_a_copied_commitment_is_no_oracle():
+    """Submitting a guess of another seat's commitment as one's own answers exactly as a wrong guess does:
+    both are accepted (nothing is refused as a duplicate), and the copy can never be opened by the copier."""
+    answers = []
+    for right in (True, False):
+        d = Driver(new_game("g1", players=3, ranks=5, prize_order="ascending", deadline_seconds=30))
+        salt = "5a" * 32
+        d.do(G.Commit(0, 1, C.bid_commitment("g1", 1, 0, [4], salt)))
+        guess = C.bid_commitment("g1", 1, 0, [4 if right else 3], salt)
+        events = d.state.apply(G.Commit(1, 1, guess), 1.0)
+        view = G.view(d.state, 1, 1.0)
+        assert view["commitments"] == {"1": guess}
+        view["commitments"] = {"1": "<the guess>"}
+        answers.append((events, view))
+        if right:
+            assert d.g.commitments[0] == d.g.commitments[1]
+            d.commit(2, 1)
+            # the copier cannot open seat 0's commitment: the message names the seat
+            expect_error(d.state, G.Reveal(1, 1, (4,), salt), "commitment_mismatch")
+            d.reveal(0, 4, salt=salt)
+            d.reveal(2, 1)
+            d.do(G.EnforceDeadline(), now=31.0)
+            assert d.g.forfeited == {1: "deadline"} and d.g.history[0]["winners"] == [0]
+    assert answers[0] == answers[1]
 
 
 def test_commitment_cannot_change():

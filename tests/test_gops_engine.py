@@ -570,17 +570,30 @@ def test_multicard_strength_is_the_sum():
     assert d.g.history[0]["bids"] == {"0": [1, 13], "1": [6, 7]}
 
 
-def test_multicard_wrong_count_and_duplicate_refused():
+def test_multicard_illegal_reveal_that_does_not_open_is_refused():
+    d = asc(ranks=6, bid_cards=2)
+    d.commit(0, (4, 5))
+    d.commit(1, (1, 2))
+    other = "77" * 32  # not the salt committed to: these reveals open nothing
+    expect_error(d.state, G.Reveal(0, 1, (4,), other), "wrong_card_count")
+    expect_error(d.state, G.Reveal(1, 1, (1, 2, 3), other), "wrong_card_count")
+    expect_error(d.state, G.Reveal(0, 1, (4, 4), other), "duplicate_card")
+
+
+def test_multicard_opened_illegal_bids_forfeit_to_the_lowest_cards():
+    """A wrong count or the same card twice, committed and opened: the lowest two cards are played."""
     d = asc(ranks=6, bid_cards=2)
     salt = "77" * 32
-    for seat, cards in ((0, (4,)), (1, (1, 2, 3))):
-        d.do(G.Commit(seat, 1, spec_commitment("g1", 1, seat, cards, salt)))
-    expect_error(d.state, G.Reveal(0, 1, (4,), salt), "wrong_card_count")
-    expect_error(d.state, G.Reveal(1, 1, (1, 2, 3), salt), "wrong_card_count")
-    d2 = asc(ranks=6, bid_cards=2)
-    d2.do(G.Commit(0, 1, spec_commitment("g1", 1, 0, (4, 4), salt)))
-    d2.commit(1, (1, 2))
-    expect_error(d2.state, G.Reveal(0, 1, (4, 4), salt), "duplicate_card")
+    d.do(G.Commit(0, 1, spec_commitment("g1", 1, 0, (4,), salt)))        # one card, not two
+    d.do(G.Commit(1, 1, spec_commitment("g1", 1, 1, (6, 6), salt)))      # the same card twice
+    d.do(G.Reveal(0, 1, (4,), salt))
+    d.do(G.Reveal(1, 1, (6, 6), salt))
+    rec = d.g.history[0]
+    assert rec["illegal"] == {"0": "wrong_card_count", "1": "duplicate_card"}
+    assert rec["bids"] == {"0": [1, 2], "1": [1, 2]} and rec["winners"] == []  # 3 vs 3: a tie
+    assert rec["reveals"]["1"]["cards"] == [6, 6]  # the opening itself stays on the record
+    assert d.g.hands == [[3, 4, 5, 6], [3, 4, 5, 6]]
+    assert d.state.phase == "commit" and d.g.round == 2
 
 
 # =================================================================== illegal bids
@@ -589,11 +602,52 @@ def test_multicard_wrong_count_and_duplicate_refused():
 def test_card_already_spent_refused_state_unchanged():
     d = asc(ranks=5)
     d.bid_round([5, 1])
-    salt = "31" * 32
-    d.do(G.Commit(0, 2, spec_commitment("g1", 2, 0, [5], salt)))  # 5 is spent
+    d.commit(0, 4)
     d.commit(1, 2)
-    err = expect_error(d.state, G.Reveal(0, 2, (5,), salt), "card_not_in_hand")
+    err = expect_error(d.state, G.Reveal(0, 2, (5,), "31" * 32), "card_not_in_hand")  # opens nothing
     assert isinstance(err, IllegalAction)
+
+
+@pytest.mark.parametrize("committed,code", [
+    ((5,), "card_not_in_hand"),   # spent in round 1
+    ((3, 3), "wrong_card_count"),
+    ((2, 3), "wrong_card_count"),
+    ((7,), "no_such_rank"),       # a rank this 5-rank game does not have
+])
+def test_opened_illegal_bid_is_forfeited_to_the_lowest_card(committed, code):
+    """Issue 8, 6a: a seat that committed to an illegal bid can still open it; it plays its lowest card,
+    the round resolves and the game goes on (it used to stall forever)."""
+    d = asc(ranks=5)
+    d.bid_round([5, 1])  # seat 0 spends 5, seat 1 spends the A
+    salt = "31" * 32
+    d.do(G.Commit(0, 2, spec_commitment("g1", 2, 0, committed, salt)))
+    d.commit(1, 3)
+    d.reveal(1, 3)
+    events = d.do(G.Reveal(0, 2, committed, salt))
+    assert [e["type"] for e in events][:2] == ["revealed", "round_resolved"]
+    rec = d.g.history[1]
+    assert rec["illegal"] == {"0": code}
+    assert rec["bids"] == {"0": [1], "1": [3]} and rec["winners"] == [1]
+    assert rec["reveals"]["0"] == {"cards": list(committed), "salt": salt}
+    assert d.g.hands[0] == [2, 3, 4] and d.g.scores == [1, 2]
+    assert d.state.phase == "commit" and d.g.round == 3
+    # the public round record says why, without the salts
+    assert G.view(d.state)["history"][1]["illegal"] == {"0": code}
+    # and the whole game replays from its log, the forfeited bid included
+    play_game(d, [[2, 2], [3, 4], [4, 5]])
+    again = G.replay("g1", d.state.rules, d.state.match, d.log)
+    assert again.to_dict() == d.state.to_dict()
+
+
+def test_illegal_bid_cannot_be_chosen_after_seeing_anything():
+    """The forfeit is fixed by the commitment: the seat cannot open it as a legal bid instead."""
+    d = asc(ranks=5)
+    d.bid_round([5, 1])
+    salt = "31" * 32
+    d.do(G.Commit(0, 2, spec_commitment("g1", 2, 0, (5,), salt)))
+    d.commit(1, 3)
+    for cards in ((4,), (2,), (1,)):
+        expect_error(d.state, G.Reveal(0, 2, cards, salt), "commitment_mismatch")
 
 
 @pytest.mark.parametrize("cards,code", [
@@ -729,6 +783,74 @@ def test_open_prizes_split_tie_nobody_picks():
     d = asc(ranks=6, open_prizes=2, resolution="split", unclaimed="discard")
     d.bid_round([4, 4])
     assert d.state.phase == "commit" and d.g.scores == [0, 0] and d.g.chooser is None
+
+
+def test_open_prizes_winner_owed_more_picks_than_the_row_takes_them_all():
+    """Issue 8, 6c: the row is refilled between picks, so carried picks are never lost."""
+    d = Driver(new_game("g1", players=2, ranks=4, prize_order="explicit", explicit_order=(1, 2, 3, 4),
+                        open_prizes=2, resolution="none", unclaimed="carryover"))
+    d.bid_round([1, 1])
+    d.bid_round([2, 2])
+    d.bid_round([4, 3])
+    assert d.g.chooser == 0 and d.g.picks_owed == 3 and d.g.row == [1, 2]
+    assert d.g.history[-1]["picks"] == 3
+    events = d.choose(0, 1)
+    assert d.g.row == [2, 3] and d.state.phase == "choose"  # refilled before the next pick
+    assert {"type": "prize_turned", "round": 3, "rank": 3} in events
+    d.choose(0, 2)
+    assert d.g.row == [3, 4]
+    d.choose(0, 4)
+    assert d.g.row == [3] and d.state.phase == "commit" and d.g.round == 4
+    d.bid_round([3, 4])
+    d.choose(1, 3)
+    assert d.state.over and d.g.scores == [7, 3] and d.g.result["winners"] == [0]
+    assert d.g.history[2]["chosen"] == [1, 2, 4] and d.g.result["unclaimed"] == 0
+
+
+def test_open_prizes_reported_order_refills_between_picks_by_report():
+    d = Driver(new_game("g1", ranks=4, prize_order="reported", open_prizes=2, unclaimed="carryover"))
+    d.report(1)
+    d.report(2)
+    d.bid_round([1, 1])  # tie: carried
+    d.bid_round([3, 2])
+    assert d.g.chooser == 0 and d.g.picks_owed == 2
+    d.choose(0, 2)
+    assert d.state.phase == "prize" and d.g.chooser == 0 and d.g.picks_owed == 1
+    assert d.state.legal_actions(None) == [{"type": "report_prize", "ranks": [3, 4]}]
+    expect_error(d.state, G.ChoosePrize(0, 1), "wrong_phase")
+    d.report(4)
+    assert d.state.phase == "choose" and d.g.row == [1, 4]
+    d.choose(0, 4)
+    assert d.g.scores == [6, 0] and d.g.round == 3 and d.state.phase == "prize"  # the next round's report
+    d.report(3)
+    assert d.state.phase == "commit" and d.g.row == [1, 3]
+
+
+def test_open_prizes_chooser_resigning_while_the_row_is_refilled():
+    d = Driver(new_game("g1", players=3, ranks=4, prize_order="reported", open_prizes=2, unclaimed="carryover"))
+    d.report(1)
+    d.report(2)
+    d.bid_round([1, 1, 1])
+    d.bid_round([3, 2, 2])
+    d.choose(0, 2)
+    assert d.state.phase == "prize" and d.g.chooser == 0
+    d.do(G.Resign(0))
+    assert d.g.chooser is None and d.g.picks_owed == 0
+    assert d.g.round == 3 and d.state.phase == "prize"
+    d.report(3)
+    assert d.state.phase == "commit" and d.g.row == [1, 3] and d.state.awaiting() == [1, 2]
+
+
+def test_open_prizes_tie_records_no_winners():
+    """Issue 8, 6d: a round where nobody took anything says winners [], also under split."""
+    d = asc(players=3, ranks=6, open_prizes=2, resolution="split", unclaimed="discard")
+    d.bid_round([4, 4, 1])
+    rec = d.g.history[0]
+    assert rec["winners"] == [] and "picks" not in rec and d.g.scores == [0, 0, 0]
+    assert G.view(d.state)["history"][0]["winners"] == []
+    c = asc(ranks=6, open_prizes=2, unclaimed="carryover")
+    c.bid_round([2, 2])
+    assert c.g.history[0]["winners"] == [] and c.g.history[0]["carried"] is True
 
 
 def test_open_prizes_leftovers_worth_nothing_and_n_rounds():
@@ -1205,7 +1327,7 @@ ERROR_FAMILIES = {
                     "invalid_commitment", "no_such_seat", "invalid_prize_order", "unknown_action"],
     # well-formed but not legal now (HTTP 409)
     IllegalAction: ["card_not_in_hand", "wrong_round", "wrong_phase", "already_committed",
-                    "duplicate_commitment", "commitment_mismatch", "already_revealed",
+                    "commitment_mismatch", "already_revealed",
                     "prize_already_seen", "prize_not_in_row", "not_your_turn", "seat_out",
                     "game_over", "deadline_not_passed", "no_deadline"],
 }
@@ -1224,8 +1346,9 @@ def _provoke(code):
         if code == "already_revealed":
             d2.reveal(1, (1, 2))
             return d2.state, G.Reveal(1, 2, (1, 2), salt)
+        # none of these opens the commitment to (1, 3) (which, opened, would be forfeited to the lowest cards)
         cards = {"wrong_card_count": (3,), "no_such_rank": (3, 5), "duplicate_card": (3, 3),
-                 "card_not_in_hand": (1, 3), "commitment_mismatch": (3, 4)}.get(code, (3, 4))
+                 "card_not_in_hand": (1, 4), "commitment_mismatch": (3, 4)}.get(code, (3, 4))
         return d2.state, G.Reveal(0, 2, cards, "XX" if code == "invalid_salt" else salt)
     if code == "invalid_commitment":
         return d.state, G.Commit(0, 1, "xyz")
@@ -1239,9 +1362,9 @@ def _provoke(code):
         return d.state, G.Commit(0, 3, "ab" * 32)
     if code == "wrong_phase":
         return d.state, G.ChoosePrize(0, 1)
-    if code in ("already_committed", "duplicate_commitment"):
-        c0, _ = d.commit(0, 1)
-        return d.state, G.Commit(0 if code == "already_committed" else 1, 1, c0 if code != "already_committed" else "cd" * 32)
+    if code == "already_committed":
+        d.commit(0, 1)
+        return d.state, G.Commit(0, 1, "cd" * 32)
     if code == "prize_already_seen":
         r = Driver(new_game("r", ranks=3, prize_order="reported"))
         r.report(2)

@@ -68,6 +68,13 @@ def sha256_hex(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
+def fresh_salt() -> str:
+    """A new salt for one commitment (32 CSPRNG bytes as hex). Draw one for every commitment and never
+    reuse it (nor a test vector's): a bid has at most 13 values, so whoever knows the salt reads the bid
+    by trying them all, and a revealed salt is public from then on."""
+    return secrets.token_hex(32)
+
+
 def bid_commitment(game_id: str, round_: int, seat: int, cards: list[int], salt: str) -> str:
     return sha256_hex(f"gops-bid-v1|{game_id}|{round_}|{seat}|{','.join(map(str, cards))}|{salt}")
 
@@ -172,7 +179,7 @@ def test_python_client_plays_a_classic_game(python_sdk, live_server):
         assert state.phase == GopsGamePhase.COMMIT and rounds < 13
         round_ = state.round_
         bids = [[round_], [14 - round_]]
-        salts = [secrets.token_hex(32) for _ in bids]
+        salts = [fresh_salt() for _ in bids]  # a new salt per commitment, every round
         for seat, client in enumerate(seats):
             r = get_gops_seat_view.sync_detailed(game_id, seat, client=client)
             view = r.parsed

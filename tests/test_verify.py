@@ -453,6 +453,80 @@ def test_per_game_results_in_the_result_are_checked_when_present(played):
     assert any(re.search(PRIZE_MISMATCH + r" \S+-1 \(result.games \(game 1\)\)", p) for p in problems), problems
 
 
+# ------------------------------------------------ issue 8: withheld commitments, illegal bids, refills
+
+
+def test_a_transcript_exported_before_every_seat_committed_withholds_the_commitment(client):
+    table = GopsTable.create(FlaskHttp(client), {"profile": "classic", "options": {"prize_order": "ascending"}})
+    table.play_round({0: [1], 1: [2]})
+    table.commit(0, 2, [5], new_salt())
+    transcript = table.transcript()
+    (pending,) = [e for e in entries_of(transcript, "commit") if e["round"] == 2]
+    assert pending["action"]["commitment"] is None
+    report = verify.verify(transcript)
+    assert any(re.search(r"round 2, commit\): commitment withheld \(null\)", p) for p in report.problems), \
+        report.problems
+    # once every seat has committed, the round's commitments are in the transcript (reveals can be checked)
+    table.commit(1, 2, [6], new_salt())
+    assert all(e["action"]["commitment"] for e in entries_of(table.transcript(), "commit"))
+
+
+def _illegal_bid_game(client) -> dict:
+    """Seat 0 commits to a spent card in round 2 and opens it: it plays its lowest card instead."""
+    table = GopsTable.create(FlaskHttp(client), {"profile": "classic", "options": {"ranks": 4, "prize_order": "ascending"}})
+    table.play_round({0: [4], 1: [1]})
+    salts = [new_salt(), new_salt()]
+    assert table.commit(0, 2, [4], salts[0])[0] == 200
+    assert table.commit(1, 2, [3], salts[1])[0] == 200
+    assert table.reveal(0, 2, [4], salts[0])[0] == 200
+    status, data = table.reveal(1, 2, [3], salts[1])
+    assert status == 200 and data["history"][1]["illegal"] == {"0": "card_not_in_hand"}
+    table.play_round({0: [2], 1: [2]})
+    table.play_round({0: [3], 1: [4]})
+    return table.transcript()
+
+
+def test_a_forfeited_illegal_bid_verifies_and_cannot_be_rewritten(client):
+    transcript = _illegal_bid_game(client)
+    report = verify.verify(transcript)
+    assert report.ok, report.problems
+    assert "8 reveals match their commitments" in report.summary, report.summary
+    # claiming the seat opened its lowest card (a legal bid) does not open its commitment
+    tampered = copy.deepcopy(transcript)
+    (opened,) = [e for e in entries_of(tampered, "reveal", seat=0) if e["round"] == 2]
+    opened["action"]["cards"] = [1]
+    assert any("does not match the commitment" in p for p in verify.verify(tampered).problems)
+    # and the round record must say what the rules say: the spent card did not play
+    tampered = copy.deepcopy(transcript)
+    record = tampered["result"]["games"][0]["history"][1]
+    assert record["illegal"] == {"0": "card_not_in_hand"} and record["bids"]["0"] == [1]
+    record["bids"]["0"] = [4]
+    assert any("history[1]" in p and "bids" in p for p in verify.verify(tampered).problems), \
+        verify.verify(tampered).problems
+
+
+def test_picks_from_the_refilled_row_verify(client):
+    http = FlaskHttp(client)
+    table = GopsTable.create(http, {"options": {
+        "players": 2, "ranks": 4, "prize_order": "explicit", "explicit_order": [1, 2, 3, 4],
+        "open_prizes": 2, "resolution": "none", "unclaimed": "carryover"}})
+    table.play_round({0: [1], 1: [1]})
+    table.play_round({0: [2], 1: [2]})
+    table.play_round({0: [4], 1: [3]})
+    for rank in (1, 2, 4):  # 4 was turned up only after the second pick
+        assert http.post(f"{table.base}/seats/0/choose", {"rank": rank}, table.seat_tokens[0])[0] == 200
+    table.play_round({0: [3], 1: [4]})
+    assert http.post(f"{table.base}/seats/1/choose", {"rank": 3}, table.seat_tokens[1])[0] == 200
+    transcript = table.transcript()
+    report = verify.verify(transcript)
+    assert report.ok, report.problems
+    assert transcript["result"]["totals"] == ["7", "3"]
+    # the old behaviour (the third pick lost) does not replay to this result
+    tampered = copy.deepcopy(transcript)
+    tampered["result"]["totals"] = ["3", "3"]
+    assert any("result" in p and "totals" in p for p in verify.verify(tampered).problems)
+
+
 # ------------------------------------------------------------ unreadable input
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import copy
 import secrets
 from typing import Any, Callable
 
@@ -300,37 +299,14 @@ class Transcript(MethodView):
     def get(self, game_id: str):
         """Every applied action in order, with the time and who made it.
 
-        Reveals of the round in progress and the shuffled prize order of a game
-        in progress are withheld (null) until they become public; once the game
-        is over the transcript is complete and re-verifiable offline.
+        Secrets are withheld (null) until they become public: the round's
+        commitments until every seat has committed, its reveals until the
+        round is over, the shuffled prize order until the game is over.  Once
+        the game is over the transcript is complete and re-verifiable offline.
         """
         store = common.store()
         record = store.load(KIND, game_id)
         state = gops.Gops.from_dict(record.doc["state"])
         entries = [e for e in store.transcript(KIND, game_id) if e["version"] <= record.version]
-        return {
-            "id": game_id,
-            "kind": KIND,
-            "version": record.version,
-            "complete": state.over,
-            "rules": state.rules.to_dict(),
-            "match": state.match.to_dict(),
-            "entries": [_public_entry(e, state) for e in entries],
-            "result": {**state.result, "games": state.games} if state.over else None,
-        }
-
-
-def _public_entry(entry: dict[str, Any], state: gops.Gops) -> dict[str, Any]:
-    entry = copy.deepcopy(entry)
-    action = entry["action"]
-    current_game = not state.over and entry.get("game") == state.game.number
-    if action["type"] == "deal_prizes" and current_game:
-        action["order"] = None
-        action["salt"] = None
-    unresolved = current_game and entry.get("round") == state.game.round and state.game.phase != "over"
-    if action["type"] == "reveal" and unresolved:
-        action["cards"] = None
-        action["salt"] = None
-    if action["type"] == "report_prize" and unresolved and state.rules.visibility != "open":
-        action["rank"] = None
-    return entry
+        # What the public may read is the observer's decision (gops.transcript), not this view's.
+        return {"id": game_id, "kind": KIND, "version": record.version, **gops.transcript(state, entries)}

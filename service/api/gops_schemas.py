@@ -123,13 +123,16 @@ class RevealedBidSchema(ma.Schema):
 class RoundRecordSchema(ma.Schema):
     round = fields.Integer(required=True)
     bids = fields.Dict(keys=fields.String(), values=fields.List(fields.Integer()), required=True, **_doc("Seat (as a string) to the cards it bid."))
-    winners = fields.List(fields.Integer(), required=True, **_doc("Seats that won the pot (several with split; none when unclaimed)."))
+    winners = fields.List(fields.Integer(), required=True, **_doc("Seats that won the pot (several with split; none when nobody took anything)."))
+    illegal = fields.Dict(keys=fields.String(), values=fields.String(), **_doc(
+        "Seat to why the bid it committed to and opened was illegal (card_not_in_hand, duplicate_card, "
+        "wrong_card_count, no_such_rank); that seat's lowest card(s) were played instead, as bids shows."))
     pot = fields.List(fields.Integer(), **_doc("Prizes in the pot (one prize at a time)."))
     shares = fields.Dict(keys=fields.String(), values=fields.String(), **_doc("Seat to the exact points it got (a fraction such as 9/2 with split)."))
     carried = fields.Boolean(**_doc("The pot stayed in the middle for the next winner."))
     set_aside = fields.Boolean(**_doc("The pot was set aside, worth nothing."))
     row = fields.List(fields.Integer(), **_doc("Open prizes: the row when the round resolved."))
-    picks = fields.Integer(**_doc("Open prizes: how many the winner may take."))
+    picks = fields.Integer(**_doc("Open prizes: how many the winner may take (1 + carried rounds; the row is refilled between picks)."))
     chosen = fields.List(fields.Integer(), **_doc("Open prizes: what the winner took."))
 
 
@@ -189,8 +192,10 @@ class GopsGameSchema(ma.Schema):
     scores = fields.List(fields.String(), required=True, **_doc("Exact score per seat, as an integer or fraction string such as 9/2."))
     won = fields.List(fields.List(fields.Integer()), required=True)
     set_aside = fields.List(fields.Integer(), required=True)
-    committed = fields.List(fields.Integer(), required=True)
-    commitments = fields.Dict(keys=fields.String(), values=fields.String(), required=True)
+    committed = fields.List(fields.Integer(), required=True, **_doc("Seats that have committed this round."))
+    commitments = fields.Dict(keys=fields.String(), values=fields.String(), required=True, **_doc(
+        "This round's commitments, seat to hash: only your own until every seat has committed, then all "
+        "(so nobody can test guesses against a rival's commitment before locking their own)."))
     revealed = fields.List(fields.Integer(), required=True)
     awaiting = fields.List(fields.Integer(), required=True, **_doc("Seats the current phase waits for."))
     forfeited = fields.Dict(keys=fields.String(), values=fields.String(), required=True)

@@ -59,6 +59,15 @@ function sha256Hex(text: string): string {
   return createHash("sha256").update(text, "utf8").digest("hex");
 }
 
+/**
+ * A new salt for one commitment: 32 bytes from the OS CSPRNG as 64 hex characters. Draw one for every
+ * commitment and never reuse it (nor a test vector's): a bid has at most 13 values, so anyone who knows
+ * the salt reads the bid by trying them all, and a revealed salt is public from then on.
+ */
+function freshSalt(): string {
+  return randomBytes(32).toString("hex");
+}
+
 function bidCommitment(gameId: string, round: number, seat: number, cards: number[], salt: string): string {
   return sha256Hex(`gops-bid-v1|${gameId}|${round}|${seat}|${cards.join(",")}|${salt}`);
 }
@@ -121,7 +130,7 @@ async function main(baseUrl: string): Promise<void> {
     check(rounds < 13, "at most 13 rounds");
     const round = state.round;
     const bids = [[round], [14 - round]];
-    const salts = bids.map(() => randomBytes(32).toString("hex"));
+    const salts = bids.map(() => freshSalt()); // a new salt per commitment, every round
 
     for (let seat = 0; seat < 2; seat++) {
       const view = await seats[seat].getGopsSeatView({ gameId, seat });
