@@ -67,7 +67,8 @@ def test_swagger_ui_renders_every_operation_offline(live_server, served, offline
     page.goto(f"{live_server}/docs")
     ops = operations(served)
     page.wait_for_selector(".opblock-summary")
-    page.wait_for_function(f"document.querySelectorAll('.opblock').length >= {len(ops)}")
+    # a function, not a string: a string would be eval()ed, which the page's CSP forbids
+    page.wait_for_function("n => document.querySelectorAll('.opblock').length >= n", arg=len(ops))
     shown = page.eval_on_selector_all(
         ".opblock",
         "els => els.map(e => [e.querySelector('.opblock-summary-method').textContent,"

@@ -91,7 +91,8 @@ def test_first_hour(make_run_server, offline_page, tmp_path):
     summaries = [op["summary"] for item in spec["paths"].values() for op in item.values() if "summary" in op]
     page = offline_page(base)
     page.goto(f"{base}/docs")
-    page.wait_for_function(f"document.querySelectorAll('.opblock').length >= {len(summaries)}")
+    # a function, not a string: a string would be eval()ed, which the page's CSP forbids
+    page.wait_for_function("n => document.querySelectorAll('.opblock').length >= n", arg=len(summaries))
     assert page.get_by_text(summaries[0], exact=True).first.is_visible()
     assert page.blocked == [] and page.errors == []
 
