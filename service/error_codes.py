@@ -17,7 +17,7 @@ import sys
 from enum import StrEnum
 
 # The README table's rows, in order.
-ROWS = ("400", "401", "403", "404", "405", "406", "409 — Gops", "409 — Gofo", "409 — any", "413", "415",
+ROWS = ("400", "401", "403", "404", "405", "406", "408", "409 — Gops", "409 — Gofo", "409 — any", "413", "415",
         "422", "429", "500", "503", "other")
 
 
@@ -45,6 +45,7 @@ class ErrorCode(StrEnum):
     NOT_FOUND = 'not_found', (('404', ''),)
     METHOD_NOT_ALLOWED = 'method_not_allowed', (('405', ''),)
     NOT_ACCEPTABLE = 'not_acceptable', (('406', ''),)
+    REQUEST_TIMEOUT = 'request_timeout', (('408', 'the body did not arrive within `REFEREE_BODY_TIMEOUT`; the connection is closed'),)
     WRONG_PHASE = 'wrong_phase', (('409 — Gops', ''), ('409 — Gofo', ''))
     WRONG_ROUND = 'wrong_round', (('409 — Gops', ''),)
     WRONG_GAME = 'wrong_game', (('409 — Gops', ''),)
@@ -108,6 +109,7 @@ class ErrorCode(StrEnum):
     INVALID_IDEMPOTENCY_KEY = 'invalid_idempotency_key', (('422', ''),)
     IDEMPOTENCY_KEY_REUSED = 'idempotency_key_reused', (('422', ''),)
     RATE_LIMITED = 'rate_limited', (('429', 'with `Retry-After`'),)
+    TOO_MANY_CONNECTIONS = 'too_many_connections', (('429', 'a client over `REFEREE_MAX_CONNECTIONS_PER_CLIENT` open connections; the connection is closed'),)
     INTERNAL_ERROR = 'internal_error', (('500', '— always a bug; please report it'),)
     STORE_UNAVAILABLE = 'store_unavailable', (('503', ''),)
     BUSY = 'busy', (('503', ''),)
