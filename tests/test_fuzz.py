@@ -323,6 +323,8 @@ def fuzz_server(redis_server, tmp_path_factory):
         "REFEREE_CREATE_LIMIT_PER_HOUR": "10000000",
         "REFEREE_KEY_PREFIX": f"fuzz-{uuid.uuid4().hex[:8]}",
         "GUNICORN_ACCESSLOG": "",  # thousands of lines; the CLI report has a curl for every failure
+        # Event streams (GET .../events) last until their timeout: here a second, not 5 minutes.
+        "REFEREE_STREAM_MAX_SECONDS": "1",
     })
     try:
         yield base, log_path
