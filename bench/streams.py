@@ -1,4 +1,4 @@
-"""Open event streams against moves: ``python bench/streams.py [--streams 1000] [--worker-class ...]``.
+"""Open event streams against moves: ``python -m bench.streams [--streams 1000] [--worker-class ...]``.
 
 Starts a Valkey (the embedded one) and gunicorn with ``deploy/gunicorn.conf.py`` (2 workers), then:
 
@@ -13,7 +13,9 @@ Starts a Valkey (the embedded one) and gunicorn with ``deploy/gunicorn.conf.py``
 It prints one JSON object (also written to ``bench/results/streams.json`` unless ``--no-save``):
 move latency p50/p95 without and with the streams, the ratio, the delivery p50/p95, and the
 workers' memory before and after the streams were opened (RSS), per stream.
-``--worker-class gthread`` runs the same against the old thread workers (2 × 4).
+``--worker-class gthread`` runs the same against the old thread workers (2 × 4).  The recorded
+run (1,000 streams: move p50 23.0 ms without streams, 25.9 ms with them; ≈ 50 KiB per stream) is
+in the README's "Serving model" section.
 """
 
 from __future__ import annotations
@@ -73,6 +75,10 @@ def worker_rss_kib(master: int) -> int:
 class Game:
     def __init__(self, base: str, session: requests.Session) -> None:
         self.base, self.session = base, session
+        self.new_game()
+
+    def new_game(self) -> None:
+        base, session = self.base, self.session
         r = session.post(f"{base}/v1/gops/games", json={"profile": "standard", "options": {"players": 2}}, timeout=30)
         r.raise_for_status()
         data = r.json()
@@ -82,6 +88,8 @@ class Game:
 
     def next_move(self) -> tuple[str, dict, str]:
         """The next of commit 0, commit 1, reveal 0, reveal 1 (seat 0 bids upwards, seat 1 downwards)."""
+        if not self.pending and self.round > 13:
+            self.new_game()  # a game has 13 rounds; the quiet baseline just goes on with another
         if not self.pending:
             cards = {0: self.round, 1: 14 - self.round}
             salts = {seat: os.urandom(32).hex() for seat in (0, 1)}
