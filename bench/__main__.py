@@ -168,7 +168,9 @@ def http_section(cfg: dict, ref: servers.Gunicorn, bare: servers.Gunicorn, targe
         for conns, sides in by_conns.items():
             rates = {side: [r["units"] / r["elapsed"] for r in runs] for side, runs in sides.items()}
             ratios = [a / b for a, b in zip(rates["referee"], rates["bare"])]
-            entry: dict[str, Any] = {"ratio": median(ratios), "ratios": [round(r, 4) for r in ratios]}
+            entry: dict[str, Any] = {"ratio": median(ratios), "ratios": [round(r, 4) for r in ratios],
+                                     # max/min of the rounds: far above ~1.3, the machine was busy with something else
+                                     "spread": round(max(ratios) / min(ratios), 3) if min(ratios) > 0 else None}
             for side, runs in sides.items():
                 units = sum(r["units"] for r in runs)
                 lat = {}
@@ -239,6 +241,11 @@ def print_summary(report: dict) -> None:
             r, b = e["referee"]["latency"][label], e["bare"]["latency"][label]
             p(f"{name:<18}{conns:>6}{e['ratio']:>8.3f}{r['p50_ms']:>10.1f}/{b['p50_ms']:<9.1f}{r['p99_ms']:>10.1f}/{b['p99_ms']:<9.1f}"
               f"{(e['cpu_ratio'] or float('nan')):>11.2f}")
+    spreads = [(e["spread"], n, c) for n in h if n not in ("units", "read_targets") for c, e in h[n].items() if e.get("spread")]
+    if spreads and max(spreads)[0] > 1.5:
+        worst = max(spreads)
+        p(f"(noisy: the rounds of {worst[1]} at {worst[2]} connections differ {worst[0]:.1f}×; "
+          "another load shared the machine, compare CPU ratios or run again)")
     p("\n== Redis per request (round trips = request/reply exchanges; commands as the server ran them) ==")
     p("(with the rate limiter as served | without it)")
     for label, e in report["redis"].items():

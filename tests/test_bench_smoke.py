@@ -37,6 +37,10 @@ def report(tmp_path_factory) -> dict:
                           capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     assert "Issue 9 targets" in proc.stdout and "ratio" in proc.stdout
+    # the README's tables are rendered from such a report
+    md = subprocess.run([sys.executable, "-m", "bench.report_md", str(out)], cwd=REPO, capture_output=True,
+                        text=True, timeout=60, check=True).stdout
+    assert "| gops moves |" in md and "| Gops commit |" in md and "engine_gops_vs_openspiel" in md
     return json.loads(out.read_text())
 
 
