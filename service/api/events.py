@@ -60,6 +60,7 @@ DEFAULTS = {
 }
 TIMEOUT_LIMIT = 300  # the largest ?timeout= a client may ask for
 RETRY_MS = 2000  # the reconnection delay the stream suggests to EventSource
+STORE_RETRY_SECONDS = 1.0  # a stream whose store is away looks again this often
 
 blp = Blueprint(
     "events",
@@ -269,7 +270,8 @@ def _stream(store: Store, hub: live.Hub, cache: EventCache, channel: str, kind: 
 
     It sends the current version at once (unless the client has it), then waits: a message on the
     channel (a new version) wakes it; at every heartbeat it also asks the store for the version, so
-    a message lost while the hub reconnected costs at most one heartbeat.
+    a message lost while the hub reconnected costs at most one heartbeat.  While the store is
+    unreachable the stream stays open (keep-alive lines) and looks again every second.
     """
     deadline = time.monotonic() + timeout
     sent = last
@@ -288,7 +290,14 @@ def _stream(store: Store, hub: live.Hub, cache: EventCache, channel: str, kind: 
             except NotFound:
                 return  # the game expired
             except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError):
-                return  # the client reconnects with Last-Event-ID and misses nothing
+                # The store is away (a failover): keep the stream and look again in a second.
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    return
+                sub.wait(min(STORE_RETRY_SECONDS, remaining))
+                wanted = None
+                yield ": keep-alive\n\n"  # also tells a dead client from a live one
+                continue
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 return
