@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from pathlib import Path
 
 import pytest
@@ -204,8 +205,8 @@ def test_two_phones_play_a_whole_gops_game(phone, origin, live_server):
     p1.goto(links[1])
     p0.wait_for_selector("#hand [data-card]")
     p1.wait_for_selector("#hand [data-card]")
-    p0.wait_for_function("document.body.dataset.live === 'live'")
-    p1.wait_for_function("document.body.dataset.live === 'polling'")
+    p0.wait_for_function("() => document.body.dataset.live === 'live'")
+    p1.wait_for_function("() => document.body.dataset.live === 'polling'")
     bids0 = [1, 2, 3, 4, 5, 6]
     bids1 = [6, 5, 4, 3, 2, 1]
     for rnd in range(1, 7):
@@ -292,3 +293,222 @@ async ({id, tokens}) => {
   return { honest, bid: verifyTranscript(bad), order: verifyTranscript(order) };
 }
 """
+
+
+# ------------------------------------------------------------------ Gofo
+
+
+def create_gofo(host, origin, *, mode, seats=3):
+    host.goto(f"{origin}/play")
+    host.click("#new-gofo")
+    host.select_option("#f-mode", mode)
+    host.fill("#f-seats", str(seats))
+    host.fill("#f-caja", "100")
+    host.fill("#f-refill", "10")
+    host.fill("#f-initial_front", "30")
+    host.click("#gofo-create-go")
+    host.wait_for_function("() => document.body.dataset.page === 'gofo-host' && document.body.dataset.version === '1'")
+    table_id = re.search(r"#gofo=([^&]+)&", host.url).group(1)
+    return table_id
+
+
+def public_table(live_server, table_id, after=0):
+    """The table's public view, once its version is past `after` (a click's request is asynchronous)."""
+    for _ in range(300):
+        view = requests.get(f"{live_server}/v1/gofo/tables/{table_id}", timeout=10).json()
+        if view["version"] > after:
+            return view
+        time.sleep(0.1)
+    raise AssertionError(f"the table stayed at version {after}")
+
+
+def ready(page, version, seat):
+    """Wait until `page` shows `version` with the moves of `seat` (its own page, or the host acting for it)."""
+    page.wait_for_function(
+        "([v, s]) => document.body.dataset.version === String(v) && document.querySelector(`#actions[data-seat='${s}']`)",
+        arg=[version, seat], timeout=30_000)
+
+
+def amount(page, move, value, level):
+    page.fill(f"#amount-{move}", str(value))
+    page.dispatch_event(f"#amount-{move}", "change")
+    label = page.inner_text(f"#amount-label-{move}")
+    assert label == f"+{value} · raise to {level + value}", label  # both numbers, so nobody confuses them
+    page.click(f"#actions [data-action='{move}']")
+
+
+def test_three_phones_play_a_dealt_gofo_hand(phone, origin, live_server):
+    host = phone()
+    table_id = create_gofo(host, origin, mode="dealt")
+    links = host.eval_on_selector_all(".join input.link", "els => els.map(e => e.value)")
+    assert len(links) == 3 and all(f"#gofo={table_id}&seat=" in link and "?" not in link for link in links)
+    shot(host, "gofo-host-links")
+    tokens = [re.search(r"&t=([^&]+)$", link).group(1) for link in links]
+    pages = [phone() for _ in links]
+    for page, link in zip(pages, links):
+        page.goto(link)
+    for page in pages:
+        page.wait_for_selector("#seats")
+
+    def cards_of(seat):
+        r = requests.get(f"{live_server}/v1/gofo/tables/{table_id}/seats/{seat}",
+                         headers={"Authorization": f"Bearer {tokens[seat]}"}, timeout=10).json()
+        return r["hand"]["my_cards"], r["version"]
+
+    def own_cards_only():
+        """Each phone shows exactly its own visible cards: never another seat's."""
+        everyone = []
+        for seat, page in enumerate(pages):
+            mine, version = cards_of(seat)
+            page.wait_for_function("v => Number(document.body.dataset.version) >= v", arg=version)
+            shown = page.eval_on_selector_all("#my-cards [data-mycard]", "els => els.map(e => e.dataset.mycard)")
+            assert sorted(shown) == sorted(mine), (seat, shown, mine)
+            everyone.append(set(mine))
+        for a in range(3):
+            for b in range(3):
+                if a != b:
+                    assert not everyone[a] & everyone[b]
+            others = set().union(*(everyone[b] for b in range(3) if b != a))
+            content = pages[a].inner_text("#my-cards") if pages[a].locator("#my-cards").count() else ""
+            assert not any(f"data-mycard=\"{c}\"" in pages[a].content() for c in others)
+        return everyone
+
+    entered = 0
+    speakers = 0
+    checked_five = False
+    version = 0
+    for step in range(80):
+        view = public_table(live_server, table_id, after=version)
+        version = view["version"]
+        if view["table"]["hand_number"] == 2:
+            break
+        hand = view["hand"]
+        seat = hand["to_act"]
+        page = pages[seat]
+        ready(page, view["version"], seat)
+        actions = page.eval_on_selector_all("#actions [data-action]", "els => els.map(e => e.dataset.action)")
+        if hand["phase"] == "opening":
+            # Mano opens before looking: both cards face down on that phone.
+            assert page.locator("#my-cards [data-mycard]").count() == 0
+            assert page.locator("#my-cards .card.back").count() == 2
+            shot(page, "gofo-seat-opening")
+            page.fill("#amount-open", "2")
+            page.click("#actions [data-action='open']")
+        elif hand["phase"] == "entering":
+            if entered == 0:
+                page.click("#actions [data-action='look']")
+                page.wait_for_selector("#my-cards [data-mycard]")
+                assert page.locator("#my-cards [data-mycard]").count() == 2  # the first two, after "look"
+                ready(page, view["version"] + 1, seat)
+                version += 1  # the look is a version of its own
+                own_cards_only()
+                page.click("#actions [data-action='enter'][data-blind='false']")
+            else:
+                page.click("#actions [data-action='enter'][data-blind='true']")
+            entered += 1
+        elif hand["phase"] == "raising":
+            page.click("#actions [data-action='pass']")
+        elif hand["phase"] == "speaking":
+            if not checked_five:
+                own_cards_only()  # five cards each now (the blind seat still sees only the last three)
+                checked_five = True
+            if speakers == 1:
+                shot(page, "gofo-seat-corta")
+                amount(page, "corta", 3, max(hand["committed"]))
+            else:
+                page.click("#actions [data-action='voy']")
+            speakers += 1
+        elif hand["phase"] == "betting":
+            assert page.inner_text("#bet").startswith("Bet in force:")
+            page.click("#actions [data-action='ver']" if "ver" in actions else "#actions [data-action='pass']")
+        elif hand["phase"] == "discard":
+            throw = page.eval_on_selector("#actions [data-throw]", "e => e.dataset.throw")
+            page.click(f"#actions [data-throw='{throw}']")
+            page.click("#actions [data-action='discard']")
+        else:
+            raise AssertionError(f"unexpected phase {hand['phase']} with {actions}")
+    else:
+        raise AssertionError("the hand did not end")
+    view = public_table(live_server, table_id)
+    result = view["table"]["last_result"]
+    assert sum(result["net"]) == 0
+    for page in pages + [host]:
+        page.wait_for_selector("#last-hand #deal-verdict [data-verdict='verified']", timeout=30_000)
+        nets = page.eval_on_selector_all("#last-hand .net li", "els => els.map(e => Number(e.dataset.net))")
+        assert nets == result["net"]
+    host.click("#ledger summary")
+    host.wait_for_selector("#ledger-hands li")
+    balances = host.eval_on_selector_all("#ledger td.balance", "els => els.map(e => Number(e.textContent))")
+    assert balances == [s["balance"] for s in view["table"]["seats"]]
+    shot(pages[0], "gofo-seat-hand-over")
+    shot(host, "gofo-host-ledger")
+    clean(host, *pages)
+
+
+TABLETOP_HANDS = [["6e", "7e", "11e", "12e", "4o"], ["6o", "7o", "11o", "12o", "3c"], ["3b", "4b", "5b", "6b", "7c"]]
+TABLETOP_POINTS = [30, 30, 18]
+
+
+def test_one_host_phone_runs_a_tabletop_gofo_hand(phone, origin, live_server):
+    host = phone(locale="es-ES")
+    host.click = host.click  # (one context: the host acts for every seat)
+    table_id = create_gofo(host, origin, mode="tabletop")
+    assert host.locator(".join").count() == 0
+    speakers = 0
+    version = 0
+    for step in range(80):
+        view = public_table(live_server, table_id, after=version)
+        version = view["version"]
+        if view["table"]["hand_number"] == 2:
+            break
+        hand = view["hand"]
+        seat, mano = hand["to_act"], hand["mano"]
+        ready(host, view["version"], seat)
+        assert host.inner_text("#actions h2") == f"Jugada de Puesto {seat + 1}"
+        rel = (seat - mano) % 3  # the seat's place from mano: which real hand it holds
+        actions = host.eval_on_selector_all("#actions [data-action]", "els => els.map(e => e.dataset.action)")
+        phase = hand["phase"]
+        if phase == "opening":
+            host.fill("#amount-open", "2")
+            host.click("#actions [data-action='open']")
+        elif phase == "entering":
+            host.click("#actions [data-action='enter'][data-blind='false']")
+        elif phase == "raising":
+            host.click("#actions [data-action='pass']")
+        elif phase == "speaking":
+            if speakers == 1:
+                host.fill("#amount-corta", "2")
+                host.dispatch_event("#amount-corta", "change")
+                assert host.inner_text("#amount-label-corta") == f"+2 · subir a {max(hand['committed']) + 2}"
+                host.click("#actions [data-action='corta']")
+            else:
+                host.click("#actions [data-action='voy']")
+            speakers += 1
+        elif phase == "betting":
+            host.click("#actions [data-action='ver']" if "ver" in actions else "#actions [data-action='pass']")
+        elif phase == "discard":
+            if step and not host.locator("#actions [data-count='1']").count():
+                raise AssertionError(actions)
+            host.click("#actions [data-action='discard'][data-count='1']")  # a count: no cards tracked
+        elif phase == "canto" and hand["canto"]["stage"] == "declare":
+            host.click(f"#actions [data-points='{TABLETOP_POINTS[rel]}']")
+            host.click("#actions [data-action='declare']")
+        elif phase == "canto":
+            for card in TABLETOP_HANDS[rel]:
+                host.click(f"#show-picker [data-pick='{card}']")
+            assert host.inner_text("#show-value") == f"Valor: {TABLETOP_POINTS[rel]}"
+            shot(host, "gofo-tabletop-show")
+            host.click("#actions [data-action='show']")
+        else:
+            raise AssertionError(f"unexpected phase {phase} with {actions}")
+    else:
+        raise AssertionError("the hand did not end")
+    result = public_table(live_server, table_id)["table"]["last_result"]
+    assert result["reason"] == "canto" and sum(result["net"]) == 0
+    mano = result["mano"]
+    assert result["pots"][0]["winner"] == mano  # 30 against 30: mano is closer
+    host.wait_for_selector("#last-hand .net li")
+    nets = host.eval_on_selector_all("#last-hand .net li", "els => els.map(e => Number(e.dataset.net))")
+    assert nets == result["net"]
+    shot(host, "gofo-tabletop-over")
+    clean(host)

@@ -3,6 +3,7 @@ import { lang, setLang, t } from './i18n.js';
 import { selfTest } from './sha256.js';
 import { h, mount, savedGames } from './ui.js';
 import * as gops from './gops.js';
+import * as gofo from './gofo.js';
 
 let current = null;
 
@@ -13,7 +14,7 @@ function home(root) {
     h('p', {}, t('app.intro')),
     h('div', { class: 'stack' },
       h('a', { class: 'button primary big', href: '#new=gops', id: 'new-gops' }, t('app.new_gops')),
-      null),
+      h('a', { class: 'button primary big', href: '#new=gofo', id: 'new-gofo' }, t('app.new_gofo'))),
     saved.length ? h('section', { class: 'panel' },
       h('h2', {}, t('app.on_this_phone')),
       h('ul', { class: 'saved' }, saved.slice(0, 10).map((g) => h('li', {},
@@ -37,8 +38,11 @@ function route() {
   const params = new URLSearchParams(location.hash.slice(1));
   const page = (name) => { document.body.dataset.page = name; };
   if (params.get('new') === 'gops') { page('gops-new'); gops.createPage(root); }
+  else if (params.get('new') === 'gofo') { page('gofo-new'); gofo.createPage(root); }
   else if (params.get('gops') && params.has('seat')) { page('gops-seat'); current = gops.seatPage(root, params); }
   else if (params.get('gops')) { page('gops-host'); current = gops.hostPage(root, params); }
+  else if (params.get('gofo') && params.has('seat')) { page('gofo-seat'); current = gofo.seatPage(root, params); }
+  else if (params.get('gofo')) { page('gofo-host'); current = gofo.hostPage(root, params); }
   else { page('home'); home(root); }
 }
 
