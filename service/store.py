@@ -7,7 +7,9 @@ Layout (``P`` is the configured key prefix, ``K`` the kind: ``gops``, ``gofo``):
 * ``P:K:{ID}:log`` – a list of JSON transcript entries, one per applied change;
 * ``P:K:{ID}:events`` – the pub/sub channel a change is announced on (live updates);
 * ``P:idem:SCOPE:HASH`` – an Idempotency-Key's record (the encrypted first answer);
-* ``P:rl:{CLIENT}:NAME`` – a client's rate-limit counter (service.ratelimit runs the Lua).
+* ``P:rl:{CLIENT}:NAME`` – a client's rate-limit counter (service.ratelimit runs the Lua);
+* ``P:active:K`` – a sorted set of unfinished games, scored by their untouched expiry
+  (``referee_games_active``; written at creation and at the end only, never per move).
 
 ``{ID}`` is a Redis Cluster hash tag, so every key of one game lives in one
 slot and the Lua scripts below may touch them together.
@@ -250,8 +252,8 @@ class Store:
                 if self.redis.zrem(self.active_key(kind), id):
                     metrics.GAMES_FINISHED.labels(kind=kind).inc()
             else:
+                metrics.GAMES_CREATED.labels(kind=kind).inc()  # counted even if the set below fails
                 self.redis.zadd(self.active_key(kind), {id: time.time() + self.idle_ttl})
-                metrics.GAMES_CREATED.labels(kind=kind).inc()
         except redis.exceptions.RedisError as error:
             metrics.STORE_ERRORS.labels(kind="active").inc()
             log.warning("active-game bookkeeping failed for %s %s: %s", kind, id, error)
