@@ -10,10 +10,13 @@ other.
   limiter (its one script touches two keys of one client slot): all across slots.
 * WAIT: with the game's replica asleep, a move waits for it (up to the WAIT
   timeout) and is counted as unreplicated; with it awake, none is.
+* Live updates: a move made through one process reaches a stream held by the
+  other (SPUBLISH in the save, SSUBSCRIBE in the stream's process), pushed.
 * Failover: the primary of the game's slot is SIGKILLed mid-game; once its
   replica is promoted (and the old node rejoins as a replica), the state read
   through either process is exactly the last acknowledged one, and the game
-  plays on to its end.
+  plays on to its end; a stream held across it, resumed with Last-Event-ID
+  when the server ends it, never repeats a version and reaches the last.
 """
 
 from __future__ import annotations
@@ -28,7 +31,8 @@ import redis
 import requests
 from conftest import start_gunicorn, stop_process
 from gofo_http import GofoTable
-from gops_http import GopsTable, Http, lowest
+from gops_http import GopsTable, Http, LiveHttp, lowest, new_salt
+from sse_client import RawStream, pump
 
 from service.embedded import start_cluster
 from service.redis_client import is_cluster, make_client, parse_cluster_url
@@ -101,6 +105,7 @@ def apis(cluster, tmp_path_factory):
         "REFEREE_RATE_LIMIT_PER_MINUTE": "100000",
         "REFEREE_CREATE_LIMIT_PER_HOUR": "100000",
         "REFEREE_REDIS_WAIT_TIMEOUT_MS": str(WAIT_TIMEOUT_MS),
+        "GUNICORN_GRACEFUL_TIMEOUT": "3",  # idle keep-alives need not hold the teardown
     }
     started = []
     try:
@@ -204,6 +209,32 @@ def test_whole_games_across_two_api_processes(http, apis, cluster):
         assert requests.get(f"{base}/readyz", timeout=10).json() == {"status": "ready"}
 
 
+def open_stream(base: str, path: str) -> RawStream:
+    host, port = base.removeprefix("http://").split(":")
+    return RawStream(host, int(port), path)
+
+
+def test_an_event_made_on_one_process_reaches_a_stream_on_the_other(apis):
+    """Sharded pub/sub: SPUBLISH in the save on the game's shard, SSUBSCRIBE in the other process."""
+    game = GopsTable.create(LiveHttp(apis[1]), {"profile": "classic"})
+    stream = open_stream(apis[0], f"{game.base}/events?timeout=60")
+    try:
+        assert pump([stream], lambda: 1 in stream.versions, 20), (stream.status, stream.raw[-500:])
+        salts = [new_salt(), new_salt()]
+        for version, move in enumerate([lambda: game.commit(0, 1, [1], salts[0]),
+                                        lambda: game.commit(1, 1, [13], salts[1])], start=2):
+            status, data = move()
+            assert status == 200, data
+            started = time.monotonic()
+            assert pump([stream], lambda: version in stream.versions, 20), stream.versions
+            # pushed, not found by a heartbeat's look: well under a second on loopback
+            assert time.monotonic() - started < 2.0, time.monotonic() - started
+        assert stream.versions == [1, 2, 3]
+        assert stream.response_headers["content-type"].startswith("text/event-stream")
+    finally:
+        stream.close()
+
+
 def test_a_move_waits_for_the_replica(http, apis, cluster):
     game = GopsTable.create(http, {"profile": "classic"})
     primary = cluster.primary_for(game_key("gops", game.id))
@@ -242,6 +273,8 @@ def test_primary_killed_mid_game_no_acknowledged_move_lost(http, apis, cluster):
 
     primary = cluster.primary_for(game_key("gops", game.id))
     (replica,) = cluster.replicas_of(primary)
+    stream = open_stream(apis[0], f"{game.base}/events?timeout=120")  # held across the failover
+    assert pump([stream], lambda: acknowledged["version"] in stream.versions, 20), stream.versions
     primary.kill()  # SIGKILL: no goodbye to the cluster
     cluster.wait_promoted(replica)
     primary.start()  # the old node comes back and rejoins as the new primary's replica
@@ -255,5 +288,25 @@ def test_primary_killed_mid_game_no_acknowledged_move_lost(http, apis, cluster):
         assert {**now, "deadline_at": None} == {**acknowledged, "deadline_at": None}
     final = game.play_to_end(lowest)
     assert final["phase"] == "over"
+    # The stream held across the failover: the server may end it while the store is away; the
+    # client reconnects with Last-Event-ID, as EventSource does (here to the other process), and
+    # gets every later version once, the ones it had never again.
+    seen: list[int] = []  # every stream's versions, in the order received
+    base = 0
+    try:
+        for _ in range(10):
+            pump([stream], lambda: stream.closed or final["version"] in stream.versions, 30)
+            seen += stream.versions
+            if final["version"] in stream.versions:
+                break
+            assert stream.closed, (seen[-3:], stream.raw[-300:])
+            stream.close()
+            base = 1 - base
+            host, port = apis[base].removeprefix("http://").split(":")
+            stream = RawStream(host, int(port), f"{game.base}/events?timeout=120", {"Last-Event-ID": str(seen[-1])})
+        assert seen[0] == acknowledged["version"] and seen[-1] == final["version"]
+        assert seen == sorted(set(seen)), seen  # nothing twice, never backwards
+    finally:
+        stream.close()
     versions = [e["version"] for e in game.transcript()["entries"]]
     assert versions == sorted(versions) and sorted(set(versions)) == list(range(1, final["version"] + 1))
