@@ -8,9 +8,11 @@ import pytest
 
 from gofo_http import GofoTable
 from gops_http import FlaskHttp
-from service import commitments
+from service import commitments, verify
+from service.gofo import deal as deal_rules
 from service.gofo.cards import DECK
 from service.gofo.value import hand_value
+from support import store as support_store
 
 
 @pytest.fixture
@@ -19,8 +21,7 @@ def http(client):
 
 
 def stored(redis_client, table_id):
-    key = f"referee:gofo:{{{table_id}}}"
-    return redis_client.hgetall(key), redis_client.lrange(key + ":log", 0, -1)
+    return support_store.stored(redis_client, "gofo", table_id)
 
 
 def answer_everything(table: GofoTable, prefer: str = "ver") -> None:
@@ -37,12 +38,16 @@ def answer_everything(table: GofoTable, prefer: str = "ver") -> None:
 
 
 def deal_checks_out(deal) -> bool:
-    """The leaves and the reshuffle key hash make the commitment; each opening matches its leaf."""
-    key_hash = commitments.reshuffle_key_hash(deal["hand_id"], deal["reshuffle_key"])
+    """The leaves and the reshuffle key hash make the commitment; each opening matches its leaf, each
+    revealed reshuffle key its key leaf."""
+    hid = deal["hand_id"]
+    key_hash = commitments.reshuffle_key_hash(hid, deal["reshuffle_key_leaves"])
     return (key_hash == deal["reshuffle_key_hash"]
-            and commitments.deck_commitment(deal["hand_id"], deal["leaves"], key_hash) == deal["commitment"]
-            and all(commitments.card_leaf(deal["hand_id"], o["position"], o["card"], o["salt"]) == deal["leaves"][o["position"]]
-                    for o in deal["openings"]))
+            and commitments.deck_commitment(hid, deal["leaves"], key_hash) == deal["commitment"]
+            and all(commitments.card_leaf(hid, o["position"], o["card"], o["salt"]) == deal["leaves"][o["position"]]
+                    for o in deal["openings"])
+            and all(commitments.reshuffle_key_leaf(hid, r["number"], r["key"]) == deal["reshuffle_key_leaves"][r["number"] - 1]
+                    for r in deal["reshuffle_keys"]))
 
 
 def test_a_folded_hand_is_never_shown(http):
@@ -168,20 +173,22 @@ def test_five_player_dealt_hand_with_blind_entry_refiche_all_in_and_side_pot(htt
     assert sum(result["payouts"]) == 121 and sum(result["net"]) == 0
     assert result["shown"][seats[3]] is None  # the folded hand is never shown
 
-    # Every card the hand made public is opened against the commitment; the folded hand's are not.
+    # The folded hand went into the pile that was reshuffled: the seats that drew from it may hold its
+    # cards, so their positions stay closed (opening them would tell the folded cards by elimination),
+    # and so does the reshuffle (its key would tell who drew which). Everything opened opens.
     deal = t.public()["table"]["last_deal"]
     assert deal_checks_out(deal)
     opened = {o["card"] for o in deal["openings"]}
     shown = {c for cards in result["shown"] if cards for c in cards}
     thrown = {c for d in result["discards"] for c in d["cards"]}
-    assert opened == shown | thrown
-    # The reshuffle was derived from the committed key: with every card of its pile public, anyone
-    # can recompute it; otherwise its secret cards are null.
-    assert deal["reshuffles"]
-    first = deal["reshuffles"][0]
-    seed = commitments.reshuffle_seed(deal["hand_id"], 1, deal["reshuffle_key"])
-    if None not in first:
-        assert first == commitments.derived_shuffle(seed, sorted(first, key=DECK.index))
+    assert result["reshuffles"] and not result["reshuffles"][0]["clean"]
+    assert opened == deal_rules.opened_cards(result) and opened < shown | thrown
+    revealed = {r["number"] for r in deal["reshuffle_keys"]}
+    assert revealed == set(deal_rules.revealed_reshuffles(result)) and 1 not in revealed
+    entries = http.get(f"{t.base}/transcript")[1]["entries"]
+    orders = [e["action"]["order"] for e in entries if e["action"]["type"] == "reshuffle" and e["hand"] == 2]
+    assert len(orders) == len(result["reshuffles"]) and orders[0] is None
+    assert all((order is not None) == (k in revealed) for k, order in enumerate(orders, 1))
 
     # Chips are conserved at the table; the ledger lists both hands.
     ledger = http.get(f"{t.base}/ledger")[1]
@@ -258,6 +265,73 @@ def test_tabletop_hand_refereed_to_the_payout(http, redis_client):
     result = t.public()["table"]["last_result"]
     assert result["reason"] == "canto" and result["pots"][0]["winner"] == mano
     assert result["payouts"][mano] == 6 and sum(result["net"]) == 0
+
+
+def tabletop_canto(http) -> tuple[GofoTable, int]:
+    """A 3-seat tabletop hand at its canto (everyone in for 2, nobody cut, counts only)."""
+    t = GofoTable.create(http, {"seats": 3, "caja": 60, "refill": 10, "initial_front": 20, "mode": "tabletop"})
+    mano = t.hand()["mano"]
+    t.play("open", amount=2)
+    t.play("enter", blind=False)
+    t.play("enter", blind=False)
+    answer_everything(t, prefer="pass")
+    for _ in range(4):
+        for _ in range(3):
+            t.play("voy")
+        for _ in range(3):
+            t.play("discard", count=0)
+    assert t.hand()["phase"] == "canto"
+    return t, mano
+
+
+def test_tabletop_wrong_declaration_corrected_then_locked(http, redis_client):
+    t, mano = tabletop_canto(http)
+    second, third = (mano + 1) % 3, (mano + 2) % 3
+    t.play("declare", points=21)  # mano holds 30 but says 21
+    status, data = t.move(mano, "declare", token=t.host_token, points=30)  # out of turn: a correction
+    assert status == 200 and data["hand"]["canto"]["declared"][mano] == 30
+    assert {a["type"] for a in t.seat_view(mano)["hand"]["legal_actions"]} == {"declare", "muck"}
+    t.play("show", cards=["12c", "11c", "5c", "3c", "5b"])  # the second player enters his cards (25)
+    before = stored(redis_client, t.id)
+    status, data = t.move(mano, "declare", points=29)  # cards are on the table now: too late to change
+    assert status == 409 and data["code"] == "declaration_locked" and stored(redis_client, t.id) == before
+    t.play("declare", points=18)
+    t.play("show", cards=["6e", "7e", "11e", "12e", "4o"])
+    result = t.public()["table"]["last_result"]
+    assert result["pots"][0]["winner"] == mano and result["values"][third] == 18
+
+
+def test_tabletop_muck_concedes_at_the_canto(http, redis_client):
+    t, mano = tabletop_canto(http)
+    second, third = (mano + 1) % 3, (mano + 2) % 3
+    before = stored(redis_client, t.id)
+    status, data = t.move(mano, "muck", bet=1)
+    assert status == 422 and stored(redis_client, t.id) == before
+    status, data = t.move(third, "muck")  # out of turn
+    assert status == 200 and data["hand"]["status"][third] == "folded"
+    status, data = t.move(third, "muck")
+    assert status == 409 and data["code"] == "not_in_hand"
+    t.play("declare", points=20)
+    status, data = t.move(second, "muck")  # the last claimant left takes the pot, unshown
+    assert status == 200
+    result = t.public()["table"]["last_result"]
+    assert result["reason"] == "uncontested" and result["payouts"][mano] == 6 and result["shown"] == [None] * 3
+    transcript = http.get(f"{t.base}/transcript")[1]
+    assert verify.verify(transcript).ok, verify.verify(transcript).problems
+
+
+def test_the_first_dealer_draw_is_committed(http):
+    t = GofoTable.create(http, {"seats": 4})
+    info = t.public()["table"]
+    transcript = http.get(f"{t.base}/transcript")[1]
+    draws = [e for e in transcript["entries"] if e["action"]["type"] == "dealer_draw"]
+    assert [d["commitment"] for d in info["draw_commitments"]] == [e["draw"]["commitment"] for e in draws]
+    assert [d["seats"] for d in info["draw_commitments"]] == [[s for s, _c in r] for r in info["draws"]]
+    for entry in draws:
+        assert deal_rules.draw_checks_out(t.id, entry["draw"], entry["action"]["cards"]) is None
+        assert entry["draw"]["commitment"] == commitments.draw_commitment(
+            t.id, entry["draw"]["round"], entry["draw"]["order"], entry["draw"]["salt"])
+    assert verify.verify(transcript).ok
 
 
 def test_refusals_are_precise_and_change_nothing(http, redis_client):

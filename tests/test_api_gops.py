@@ -9,6 +9,7 @@ import pytest
 
 from service import commitments, gops
 from gops_http import FlaskHttp, GopsTable, lowest, match_prize, new_salt, seat_biased
+from support import store as support_store
 
 
 @pytest.fixture
@@ -18,8 +19,7 @@ def http(client):
 
 def stored(redis_client, game_id):
     """The raw stored state and transcript, to prove a refusal changed nothing."""
-    key = f"referee:gops:{{{game_id}}}"
-    return redis_client.hgetall(key), redis_client.lrange(key + ":log", 0, -1)
+    return support_store.stored(redis_client, "gops", game_id)
 
 
 def total(scores):
@@ -529,7 +529,7 @@ def test_idempotency_key_makes_one_game(client, redis_client):
     assert first.status_code == second.status_code == 201
     assert first.get_json() == second.get_json()
     assert first.headers["Idempotent-Replayed"] == "false" and second.headers["Idempotent-Replayed"] == "true"
-    assert len([k for k in redis_client.keys("referee:gops:*") if not k.endswith(":log")]) == 1
+    assert support_store.count_records(redis_client, "gops") == 1
     # Redis never holds the tokens in the clear, even for the replay.
     everything = json.dumps({k: redis_client.dump(k).hex() if redis_client.type(k) != "string" else redis_client.get(k)
                              for k in redis_client.keys("*")})
@@ -540,9 +540,9 @@ def test_idempotency_key_makes_one_game(client, redis_client):
     bad = client.post("/v1/gops/games", json=body, headers={"Idempotency-Key": "é"})
     assert bad.status_code == 422 and bad.get_json()["code"] == "invalid_idempotency_key"
     # A refused create does not use up its key: the corrected retry creates the game.
-    refused = client.post("/v1/gops/games", json={"profile": "classic", "options": {"players": 3}}, headers={"Idempotency-Key": "k2"})
+    refused = client.post("/v1/gops/games", json={"profile": "classic", "options": {"players": 3}}, headers={"Idempotency-Key": "k2-4f0c9e1a7b3d5e"})
     assert refused.status_code == 422 and refused.get_json()["code"] == "invalid_options"
-    fixed = client.post("/v1/gops/games", json={"profile": "classic", "options": {"players": 3}}, headers={"Idempotency-Key": "k2"})
+    fixed = client.post("/v1/gops/games", json={"profile": "classic", "options": {"players": 3}}, headers={"Idempotency-Key": "k2-4f0c9e1a7b3d5e"})
     assert fixed.status_code == 422  # same body, same refusal
 
 
@@ -573,7 +573,7 @@ def test_moves_name_their_game_in_a_match(http, redis_client):
 def test_idempotency_key_on_a_move(client, http, redis_client):
     table = GopsTable.create(http, {"profile": "classic"})
     c = commitments.bid_commitment(table.id, 1, 0, [3], new_salt())
-    headers = {"Authorization": f"Bearer {table.seat_tokens[0]}", "Idempotency-Key": "move-1"}
+    headers = {"Authorization": f"Bearer {table.seat_tokens[0]}", "Idempotency-Key": "move-1-4f0c9e1a7b3d"}
     first = client.post(f"{table.base}/seats/0/commit", json={"round": 1, "commitment": c}, headers=headers)
     table.commit(1, 1, [4], new_salt())  # the game moves on
     again = client.post(f"{table.base}/seats/0/commit", json={"round": 1, "commitment": c}, headers=headers)

@@ -26,6 +26,7 @@ import requests
 
 from service import auth, commitments
 from service.api import common
+from support.store import snapshot, stored_doc
 
 GAMES = "/v1/gops/games"
 
@@ -90,32 +91,11 @@ def scene(client, redis_client) -> Scene:
     assert r.status_code == 200, r.get_json()
     state = r.get_json()
     assert state["phase"] == "reveal" and state["awaiting"] == [1] and state["resigned"] == [2]
-    doc = json.loads(redis_client.hget(f"referee:gops:{{{a['id']}}}", "doc"))
+    doc = stored_doc(redis_client, "gops", a["id"])
     game = doc["state"]["game"]
     return Scene(a, b, salts[0], cards[0], game["prize_order"], game["prize_salt"])
 
 
-def snapshot(redis_client) -> dict:
-    """Every key the store owns (rate-limit counters aside), with its raw value and type."""
-    out = {}
-    for key in redis_client.scan_iter("*"):
-        if ":rl:" in key:
-            continue
-        kind = redis_client.type(key)
-        if kind == "hash":
-            value = redis_client.hgetall(key)
-        elif kind == "list":
-            value = redis_client.lrange(key, 0, -1)
-        elif kind == "string":
-            value = redis_client.get(key)
-        elif kind == "set":
-            value = sorted(redis_client.smembers(key))
-        elif kind == "zset":
-            value = redis_client.zrange(key, 0, -1, withscores=True)
-        else:  # pragma: no cover
-            value = kind
-        out[key] = (kind, value)
-    return out
 
 
 def assert_nothing_secret(response, scene: Scene, may_see_seat0_reveal: bool = False) -> None:
@@ -417,7 +397,7 @@ def test_tokens_are_stored_only_as_sha256(client, redis_client, scene):
         assert token not in blob
         assert token[:20] not in blob  # not even a prefix
         assert hashlib.sha256(token.encode()).hexdigest() in blob
-    doc = json.loads(redis_client.hget(f"referee:gops:{{{scene.id}}}", "doc"))
+    doc = stored_doc(redis_client, "gops", scene.id)
     assert doc["auth"] == {"host": auth.token_hash(scene.host),
                            "seats": [auth.token_hash(t) for t in scene.a["seat_tokens"]]}
 

@@ -25,8 +25,11 @@ from typing import Any
 import pytest
 from gops_http import FlaskHttp, LiveHttp
 
+from service.gofo import deal as deal_rules
 from service.gofo.cards import DECK
 from service.openapi import generate
+from support import store as support_store
+from support.store import snapshot, stored
 
 TABLES = "/v1/gofo/tables"
 SPEC = generate()
@@ -149,7 +152,7 @@ class Scene:
     def secret_strings(self) -> list[str]:
         """Salts and keys of the hand in progress, token hashes, the tokens themselves."""
         deal = self.doc["deals"]["1"]
-        out = [*deal["salts"], deal["reshuffle_key"], *self.all_tokens()]
+        out = [*deal["salts"], *deal["reshuffle_keys"], *self.all_tokens()]
         out += [hashlib.sha256(t.encode()).hexdigest() for t in self.all_tokens()]
         out.append(",".join(deal["order"]))
         out.append(json.dumps(deal["order"]))
@@ -161,7 +164,7 @@ def bearer(token: str) -> dict[str, str]:
 
 
 def stored_doc(redis_client, table_id: str) -> dict:
-    return json.loads(redis_client.hget(f"referee:gofo:{{{table_id}}}", "doc"))
+    return support_store.stored_doc(redis_client, "gofo", table_id)
 
 
 def _post(client, path, body, token=None):
@@ -220,28 +223,10 @@ def scene(client, redis_client) -> Scene:
     return Scene(a, t, b, g, mano, order[3], folded_cards, doc)
 
 
-def snapshot(redis_client) -> dict:
-    """Every key the store owns (rate-limit counters aside), with its raw value and type."""
-    out = {}
-    for key in redis_client.scan_iter("*"):
-        if ":rl:" in key:
-            continue
-        kind = redis_client.type(key)
-        if kind == "hash":
-            value = redis_client.hgetall(key)
-        elif kind == "list":
-            value = redis_client.lrange(key, 0, -1)
-        elif kind == "string":
-            value = redis_client.get(key)
-        else:  # pragma: no cover
-            value = kind
-        out[key] = (kind, value)
-    return out
 
 
 def table_state(redis_client, table_id: str):
-    key = f"referee:gofo:{{{table_id}}}"
-    return redis_client.hgetall(key), redis_client.lrange(key + ":log", 0, -1)
+    return stored(redis_client, "gofo", table_id)
 
 
 def cards_in(node: Any, skip_draws: bool = True) -> set[str]:
@@ -502,7 +487,7 @@ def test_tabletop_host_opens_for_mano(client, redis_client, tabletop):
     mano = client.get(base).get_json()["hand"]["mano"]
     r = client.post(f"{base}/seats/{mano}/open", json={"amount": 1}, headers=bearer(data["host_token"]))
     assert r.status_code == 200 and r.get_json()["hand"]["opening"] == 1
-    entry = json.loads(redis_client.lrange(f"referee:gofo:{{{data['id']}}}:log", -1, -1)[0])
+    entry = json.loads(stored(redis_client, "gofo", data["id"])[1][-1])
     assert entry["by"] == "host" and entry["seat"] == mano
 
 
@@ -601,7 +586,7 @@ class Observer:
         if number != self.hand_number:
             self._hand_finished(public)
             self.hand_number, self.seen, self.discards_seen = number, {}, []
-        secrets_now = [*doc["deals"][str(number)]["salts"], doc["deals"][str(number)]["reshuffle_key"]]
+        secrets_now = [*doc["deals"][str(number)]["salts"], *doc["deals"][str(number)]["reshuffle_keys"]]
         face_up = {c for d in hand["discard_log"] for c in (d["cards"] or [])} | {c for k in hand["kept"] for c in k}
         previous = self._previous_public(public)
         views = {None: public}
@@ -660,8 +645,15 @@ class Observer:
             if result["shown"][seat] is None:
                 assert not (cards - public_cards) & published, (seat, sorted(cards), result)
         deal = public["table"]["last_deal"]
-        assert {o["card"] for o in deal["openings"]} == public_cards
-        assert all(c is None or c in public_cards for order in deal["reshuffles"] for c in order)
+        assert {o["card"] for o in deal["openings"]} == deal_rules.opened_cards(result) <= public_cards
+        # a card the seat held when it folded never opens, even if it came back and was shown
+        for seat, cards in self.seen.items():
+            if result["shown"][seat] is None and self.last_live[seat] != "in":
+                assert not cards & {o["card"] for o in deal["openings"]} - self.thrown_by(result, seat)
+
+    @staticmethod
+    def thrown_by(result: dict[str, Any], seat: int) -> set[str]:
+        return {c for d in result["discards"] if d["seat"] == seat for c in (d["cards"] or [])}
 
     def transcript_and_ledger(self) -> None:
         status, transcript = self.http.get(f"{self.base}/transcript")

@@ -28,7 +28,11 @@ import pytest
 import redis
 from hypothesis import given
 from hypothesis import strategies as st
-from test_bad_input import (
+
+from service.gofo.cards import DECK
+from support.chance import seeded_referee
+from support.store import snapshot, stored, stored_doc
+from support.sweep import (
     ID_NASTIES,
     NOT_JSON,
     PROBLEM,
@@ -40,12 +44,9 @@ from test_bad_input import (
     headers,
     near_miss,
     operations_under,
-    snapshot,
     sweep,
 )
-
-from service.gofo.cards import DECK
-from support.chance import seeded_referee
+from support.sweep import assert_store_consistent as assert_versions_consistent
 
 TABLES = "/v1/gofo/tables"
 
@@ -75,6 +76,7 @@ class World:
     tokens: list[str]
     mode: str
     rng: random.Random = field(default_factory=lambda: random.Random(0))
+    kind: str = "gofo"
 
     @property
     def base(self) -> str:
@@ -116,14 +118,8 @@ def new_world(client, raw, setup: dict[str, Any], seed: int = 0) -> World:
 
 
 def assert_store_consistent(world: World) -> None:
-    key = f"referee:gofo:{{{world.id}}}".encode()
-    version = world.raw.hget(key, "version")
-    assert version is not None
-    versions = [json.loads(e)["version"] for e in world.raw.lrange(key + b":log", 0, -1)]
-    assert versions == sorted(versions)
-    assert sorted(set(versions)) == list(range(1, int(version) + 1)), (version, versions)
-    doc = json.loads(world.raw.hget(key, "doc"))
-    assert doc["state"]["options"]["seats"] == len(world.tokens)
+    assert_versions_consistent(world)
+    assert stored_doc(world.raw, "gofo", world.id)["state"]["options"]["seats"] == len(world.tokens)
 
 
 def checked(world: World, op: Operation, method: str, path: str, routed: bool, body: Body,
@@ -310,8 +306,7 @@ def _table(client, mode="dealt"):
 
 
 def _stored(raw, table_id):
-    key = f"referee:gofo:{{{table_id}}}"
-    return raw.hgetall(key), raw.lrange(key + ":log", 0, -1)
+    return stored(raw, "gofo", table_id)
 
 
 ADVERSARIAL = [

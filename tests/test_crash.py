@@ -36,6 +36,7 @@ from gops_http import Http, new_salt
 
 from service import commitments, gops
 from service.embedded import free_port
+from support.store import stored
 
 PROBLEM = "application/problem+json"
 MAX_WORKER_KILLS = 30
@@ -420,9 +421,9 @@ def stored_consistency(valkey_url: str, game_id: str) -> tuple[int, list[dict[st
 
     client = redis.Redis.from_url(valkey_url, decode_responses=True)
     try:
-        key = f"referee:gops:{{{game_id}}}"
-        version = int(client.hget(key, "version"))
-        log = [json.loads(e) for e in client.lrange(key + ":log", 0, -1)]
+        state, entries = stored(client, "gops", game_id)
+        version = int(state["version"])
+        log = [json.loads(e) for e in entries]
     finally:
         client.close()
     versions = [e["version"] for e in log]

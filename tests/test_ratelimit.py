@@ -17,6 +17,7 @@ import requests
 from conftest import start_gunicorn, stop_process
 
 from service import config, ratelimit
+from support.store import rate_key
 from service.app import create_app
 
 CREATE = "/v1/gops/games"
@@ -130,7 +131,7 @@ def test_window_end_lets_the_client_back_in(make_app, redis_client):
     client = make_app(RATE_LIMIT_PER_MINUTE=2).test_client()
     client.get(MISSING), client.get(MISSING)
     assert client.get(MISSING).status_code == 429
-    redis_client.pexpire("referee:rl:{127.0.0.1}:req", 1)  # fast-forward to the window's end
+    redis_client.pexpire(rate_key("127.0.0.1", "req"), 1)  # fast-forward to the window's end
     time.sleep(0.05)
     response = client.get(MISSING)
     assert response.status_code == 404 and response.headers["RateLimit-Remaining"] == "1"
@@ -165,13 +166,13 @@ def test_trusted_proxies_take_the_client_from_forwarded_for(make_app, redis_clie
     # Only the address our one proxy appended counts: a client-written left part is ignored.
     assert client.get(MISSING, headers={"X-Forwarded-For": "1.1.1.1, 203.0.113.7"}).status_code == 429
     assert client.get(MISSING, headers={"X-Forwarded-For": "203.0.113.8"}).status_code == 404
-    assert set(redis_client.keys("*")) == {"referee:rl:{203.0.113.7}:req", "referee:rl:{203.0.113.8}:req"}
+    assert set(redis_client.keys("*")) == {rate_key("203.0.113.7", "req"), rate_key("203.0.113.8", "req")}
 
 
 def test_two_trusted_proxies(make_app, redis_client):
     client = make_app(RATE_LIMIT_PER_MINUTE=5, TRUSTED_PROXIES=2).test_client()
     client.get(MISSING, headers={"X-Forwarded-For": "6.6.6.6, 198.51.100.1, 10.0.0.5"})
-    assert redis_client.keys("*") == ["referee:rl:{198.51.100.1}:req"]
+    assert redis_client.keys("*") == [rate_key("198.51.100.1", "req")]
 
 
 def test_health_check_is_not_limited(make_app):
@@ -188,7 +189,7 @@ def test_zero_disables_the_limits(make_app, redis_client):
         assert response.status_code == 404 and "RateLimit-Limit" not in response.headers
     for _ in range(3):
         assert client.post(CREATE, json={"profile": "classic"}).status_code == 201
-    assert not redis_client.keys("referee:rl:*")
+    assert not redis_client.keys(rate_key("*", "*"))
 
 
 def test_many_threads_at_once_get_exactly_the_limit(make_app):
@@ -266,12 +267,12 @@ def test_a_request_refused_per_minute_does_not_count_as_a_create(make_app, redis
     client = make_app(RATE_LIMIT_PER_MINUTE=1, CREATE_LIMIT_PER_HOUR=5).test_client()
     assert client.get(MISSING).status_code == 404
     assert client.post(CREATE, json={"profile": "classic"}).status_code == 429
-    assert redis_client.get("referee:rl:{127.0.0.1}:create") is None
+    assert redis_client.get(rate_key("127.0.0.1", "create")) is None
 
 
 def test_create_routes_are_configurable(make_app):
     client = make_app(CREATE_LIMIT_PER_HOUR=1, RATE_LIMIT_CREATE_ROUTES=(
-        "POST /v1/gops/games", "POST /v1/gops/games/<string:game_id>/seats/<int:seat>/resign")).test_client()
+        "POST /v1/gops/games", "POST /v1/gops/games/<string:game_id>/seats/<seat:seat>/resign")).test_client()
     game = client.post(CREATE, json={"profile": "classic"}).get_json()
     response = client.post(f"{CREATE}/{game['id']}/seats/0/resign", json={},
                            headers={"Authorization": f"Bearer {game['seat_tokens'][0]}"})

@@ -1,0 +1,88 @@
+"""What the store holds, read the store's way: tests never spell a Redis key name.
+
+``snapshot`` is the "state unchanged" oracle of every refusal test: every key
+the referee wrote, with its type and value, except the rate limiter's counters
+(they count every request by design).  ``stored`` and ``stored_doc`` read one
+game's or table's record through :class:`service.store.Store`'s own key names.
+Both work with a client that decodes responses and with one that does not.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import redis
+
+from service.store import Store
+
+PREFIX = "referee"  # the key prefix the test apps and servers use (the default)
+
+
+def store(client: redis.Redis, prefix: str = PREFIX) -> Store:
+    return Store(client, prefix=prefix)
+
+
+def _text(value: Any) -> str:
+    return value.decode() if isinstance(value, bytes) else value
+
+
+def bookkeeping_prefix(client: redis.Redis) -> str:
+    """Where the rate limiter's counters live (``Store.rate_key`` without its client and name)."""
+    return store(client).rate_key("", "").split("{", 1)[0]
+
+
+def snapshot(client: redis.Redis) -> dict[Any, Any]:
+    """Every stored key with its type and value (sorted where Redis has no order); TTLs and rate-limit
+    counters excluded."""
+    skip = bookkeeping_prefix(client)
+    out: dict[Any, Any] = {}
+    for key in client.scan_iter(count=1000):
+        if _text(key).startswith(skip):
+            continue
+        kind = _text(client.type(key))
+        if kind == "hash":
+            value: Any = sorted(client.hgetall(key).items())
+        elif kind == "list":
+            value = client.lrange(key, 0, -1)
+        elif kind == "string":
+            value = client.get(key)
+        elif kind == "set":
+            value = sorted(client.smembers(key))
+        elif kind == "zset":
+            value = client.zrange(key, 0, -1, withscores=True)
+        else:  # pragma: no cover - the store writes no other type
+            value = kind
+        out[key] = (kind, value)
+    return out
+
+
+def stored(client: redis.Redis, kind: str, id: str) -> tuple[dict[Any, Any], list[Any]]:
+    """One game's (``kind`` ``gops``) or table's (``gofo``) stored hash and transcript log, raw."""
+    s = store(client)
+    return client.hgetall(s.key(kind, id)), client.lrange(s.log_key(kind, id), 0, -1)
+
+
+def stored_doc(client: redis.Redis, kind: str, id: str) -> dict[str, Any]:
+    """The stored document (engine state, token hashes...) of one game or table."""
+    return store(client).load(kind, id).doc
+
+
+def stored_version(client: redis.Redis, kind: str, id: str) -> int | None:
+    version = client.hget(store(client).key(kind, id), "version")
+    return None if version is None else int(version)
+
+
+def logged_versions(client: redis.Redis, kind: str, id: str) -> list[int]:
+    """The version of every transcript entry, in stored order."""
+    return [json.loads(e)["version"] for e in client.lrange(store(client).log_key(kind, id), 0, -1)]
+
+
+def count_records(client: redis.Redis, kind: str) -> int:
+    """How many games (``gops``) or tables (``gofo``) are stored."""
+    return sum(1 for _ in client.scan_iter(match=store(client).key(kind, "*"), count=1000))
+
+
+def rate_key(client_id: str, name: str) -> str:
+    """The rate limiter's counter of one client (``Store.rate_key``; glob characters allowed)."""
+    return Store(redis.Redis(), prefix=PREFIX).rate_key(client_id, name)
