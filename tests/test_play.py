@@ -512,3 +512,44 @@ def test_one_host_phone_runs_a_tabletop_gofo_hand(phone, origin, live_server):
     assert nets == result["net"]
     shot(host, "gofo-tabletop-over")
     clean(host)
+
+
+def test_host_phone_reports_the_tabletop_prize(phone, origin, live_server):
+    """A real prize pile: the host taps the card turned up; the seats bid on it and the match adds up."""
+    host = phone()
+    host.goto(f"{origin}/play")
+    host.click("#new-gops")
+    host.select_option("#f-profile", "standard")
+    host.fill("#f-ranks", "3")
+    host.select_option("#f-prize_order", "reported")
+    host.select_option("#f-format", "cumulative")
+    host.fill("#f-games", "2")
+    host.click("#gops-create-go")
+    host.wait_for_selector(".join input.link")
+    links = host.eval_on_selector_all(".join input.link", "els => els.map(e => e.value)")
+    seats = [phone(), phone()]
+    for page, link in zip(seats, links):
+        page.goto(link)
+    pile = {1: [2, 3, 1], 2: [1, 3, 2]}  # the real pile's order, game by game
+    for game in (1, 2):
+        for rnd, prize in enumerate(pile[game], start=1):
+            for page in seats:
+                page.wait_for_selector("#prize-status")  # waiting for the prize
+            host.wait_for_selector(f"#report [data-report='{prize}']")
+            if game == 1 and rnd == 1:
+                shot(host, "gops-host-report")
+            host.click(f"#report [data-report='{prize}']")
+            for seat, page in enumerate(seats):
+                page.wait_for_selector(f"#prize .card[data-rank='{prize}']")
+                page.click(f"#hand [data-card='{prize if seat == 0 else 4 - prize}']")
+                page.click("#bid")
+            if not (game == 2 and rnd == 3):
+                for page in seats:
+                    page.wait_for_function("g => document.querySelector('#where').textContent.includes(`game ${g}`)", arg=game if rnd < 3 else game + 1)
+    for page in seats + [host]:
+        page.wait_for_selector("#verdict[data-verdict='verified']", timeout=30_000)
+    final = requests.get(f"{live_server}/v1/gops/games/{re.search(r'#gops=([^&]+)&', links[0]).group(1)}", timeout=10).json()
+    assert final["result"]["games_played"] == 2
+    totals = seats[0].eval_on_selector_all("#scores td.total", "els => els.map(e => e.textContent)")
+    assert totals == final["result"]["totals"]
+    clean(host, *seats)
