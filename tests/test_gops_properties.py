@@ -116,6 +116,18 @@ class Player:
         assert G.Gops.from_dict(data).to_dict() == data
         if not state.over and g.phase != "deal":
             assert g.round <= state.rules.rounds
+        # nobody but the committing seat sees a commitment before the round's are all in
+        if not state.over and g.phase == "commit":
+            assert G.view(state)["commitments"] == {}
+            for seat in range(state.rules.players):
+                assert set(G.view(state, seat)["commitments"]) <= {str(seat)}
+        for record in g.history:
+            if state.rules.open_prizes > 1:
+                # a round nobody takes anything from names no winner; a winner takes what it is owed
+                assert ("picks" in record) == (len(record["winners"]) == 1)
+                if "picks" in record and record is not g.history[-1]:
+                    assert (len(record.get("chosen", [])) == record["picks"] or len(g.turned) == state.rules.ranks
+                            or record["winners"][0] in g.forfeited)
 
     def maybe_fuzz(self) -> None:
         """Try one random action on a copy: an error must leave the copy untouched."""
