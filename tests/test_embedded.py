@@ -126,22 +126,24 @@ def test_server_dies_with_its_parent(tmp_path):
 
 def test_gunicorn_config_reads_environment(monkeypatch):
     conf = REPO_ROOT / "deploy" / "gunicorn.conf.py"
-    for name in ("HOST", "PORT", "WEB_CONCURRENCY", "GUNICORN_THREADS", "FORWARDED_ALLOW_IPS"):
+    for name in ("HOST", "PORT", "WEB_CONCURRENCY", "GUNICORN_THREADS", "FORWARDED_ALLOW_IPS", "GUNICORN_WORKER_CLASS"):
         monkeypatch.delenv(name, raising=False)
     default = runpy.run_path(str(conf))
     assert default["bind"] == "127.0.0.1:8000"
     assert (default["workers"], default["threads"]) == (2, 4)
-    assert default["worker_class"] == "gthread"
+    assert default["worker_class"] == "service.serving.Worker"  # gevent (the serving model)
 
     monkeypatch.setenv("PORT", "5123")
     monkeypatch.setenv("HOST", "0.0.0.0")
     monkeypatch.setenv("WEB_CONCURRENCY", "3")
     monkeypatch.setenv("GUNICORN_THREADS", "8")
     monkeypatch.setenv("FORWARDED_ALLOW_IPS", "10.0.0.1")
+    monkeypatch.setenv("GUNICORN_WORKER_CLASS", "gthread")
     conf_env = runpy.run_path(str(conf))
     assert conf_env["bind"] == "0.0.0.0:5123"
     assert (conf_env["workers"], conf_env["threads"]) == (3, 8)
     assert conf_env["forwarded_allow_ips"] == "10.0.0.1"
+    assert conf_env["worker_class"] == "gthread"
 
     # The access log must never carry credentials: no request headers and no
     # %(u)s (gunicorn decodes it from a Basic Authorization header).
