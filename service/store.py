@@ -6,7 +6,9 @@ Layout (``P`` is the configured key prefix, ``K`` the kind: ``gops``, ``gofo``):
   ``doc`` (the JSON document: engine state, token hashes, timestamps);
 * ``P:K:{ID}:log`` – a list of JSON transcript entries, one per applied change;
 * ``P:K:{ID}:events`` – the pub/sub channel a change is announced on (live updates);
-* ``P:idem:SCOPE:HASH`` – an Idempotency-Key's record (the encrypted first answer);
+* ``P:idem:SCOPE:HASH`` – a create's Idempotency-Key record (the encrypted first answer);
+* ``P:K:{ID}:idem:HASH`` – a move's Idempotency-Key record (the encrypted first answer), written
+  by the same Lua step as the move it answers (:class:`Answer`);
 * ``P:rl:{CLIENT}:NAME`` – a client's rate-limit counter (service.ratelimit runs the Lua);
 * ``P:active:K`` – a sorted set of unfinished games, scored by their untouched expiry
   (``referee_games_active``; written at creation and at the end only, never per move).
@@ -48,14 +50,19 @@ return 1
 """
 
 _SAVE = """
+if #KEYS >= 3 then
+  local answered = redis.call('GET', KEYS[3])
+  if answered then return {-3, answered} end
+end
 local current = redis.call('HGET', KEYS[1], 'version')
 if not current then return -1 end
 if current ~= ARGV[1] then return -2 end
 local version = tonumber(current) + 1
 redis.call('HSET', KEYS[1], 'version', version, 'doc', ARGV[2])
-for i = 5, #ARGV do redis.call('RPUSH', KEYS[2], ARGV[i]) end
+for i = 7, #ARGV do redis.call('RPUSH', KEYS[2], ARGV[i]) end
 redis.call('EXPIRE', KEYS[1], ARGV[3])
 redis.call('EXPIRE', KEYS[2], ARGV[3])
+if #KEYS >= 3 then redis.call('SET', KEYS[3], ARGV[5], 'EX', ARGV[6]) end
 redis.call('PUBLISH', ARGV[4], version)
 return version
 """
@@ -76,6 +83,28 @@ class Record:
     id: str
     version: int
     doc: dict[str, Any]
+
+
+@dataclass
+class Answer:
+    """An idempotent move's answer, stored by the very save that applies the move.
+
+    ``render`` gives the value to store (the encrypted response) for the record the save would
+    store; the key (``Store.answer_key``) shares the game's hash tag, so one Lua step writes
+    both: a move is never applied without its answer, nor answered without being applied.
+    """
+
+    key_hash: str
+    render: Callable[[Record], str]
+    ttl: int
+
+
+class AlreadyAnswered(Exception):
+    """The save found an answer under its key: a request with the same key applied first."""
+
+    def __init__(self, value: str) -> None:
+        super().__init__("already answered")
+        self.value = value
 
 
 @dataclass
@@ -134,6 +163,10 @@ class Store:
     def idempotency_key(self, scope: str, key_hash: str) -> str:
         return f"{self.prefix}:idem:{scope}:{key_hash}"
 
+    def answer_key(self, kind: str, id: str, key_hash: str) -> str:
+        """A move's idempotency record: under the game's hash tag, for the save script."""
+        return f"{self.key(kind, id)}:idem:{key_hash}"
+
     # ----------------------------------------------------------- operations
 
     def create(self, kind: str, id: str, doc: dict[str, Any], log: list[dict[str, Any]]) -> Record:
@@ -156,20 +189,32 @@ class Store:
     def transcript(self, kind: str, id: str) -> list[dict[str, Any]]:
         return [json.loads(e) for e in self.redis.lrange(self.log_key(kind, id), 0, -1)]
 
-    def save(self, record: Record, change: Change) -> Record:
-        """Store ``change`` on top of ``record``; StaleVersion if someone else was first."""
+    def save(self, record: Record, change: Change, answer: Answer | None = None) -> Record:
+        """Store ``change`` on top of ``record``; StaleVersion if someone else was first.
+
+        With ``answer``, its record is written in the same step; AlreadyAnswered (nothing
+        stored) when that key already holds one.
+        """
         ttl = self.finished_ttl if change.finished else self.idle_ttl
+        keys = [self.key(record.kind, record.id), self.log_key(record.kind, record.id)]
+        answered: list[Any] = ["", 0]
+        if answer is not None:
+            keys.append(self.answer_key(record.kind, record.id, answer.key_hash))
+            answered = [answer.render(Record(record.kind, record.id, record.version + 1, change.doc)), answer.ttl]
         result = self._write(
             self._save,
-            keys=[self.key(record.kind, record.id), self.log_key(record.kind, record.id)],
+            keys=keys,
             args=[
                 record.version,
                 _dump(change.doc),
                 ttl,
                 self.channel(record.kind, record.id),
+                *answered,
                 *(_dump(e) for e in change.log),
             ],
         )
+        if isinstance(result, list):
+            raise AlreadyAnswered(_text(result[1]))
         if result == -1:
             raise NotFound(f"{record.kind} {record.id} expired", code="game_not_found")
         if result == -2:
@@ -186,6 +231,7 @@ class Store:
         expected_version: int | None = None,
         attempts: int = 50,
         pinned: bool = False,
+        answer: Answer | None = None,
     ) -> tuple[Record, bool]:
         """Load, apply ``transition``, save; retry when another writer was first.
 
@@ -196,6 +242,8 @@ class Store:
         any other current version is a StaleVersion error, never a retry.
         ``pinned``: the transition itself checks the version it was decided on, so
         a lost race is not retried either (the retry would refuse it anyway).
+
+        ``answer``: stored with the change, atomically (:meth:`save`).
 
         Returns the record now stored and whether this call changed it.
         """
@@ -210,7 +258,7 @@ class Store:
             if change is None:
                 return record, False
             try:
-                return self.save(record, change), True
+                return self.save(record, change, answer), True
             except StaleVersion:
                 if expected_version is not None:
                     raise
@@ -233,6 +281,16 @@ class Store:
 
     def forget(self, scope: str, key_hash: str) -> None:
         self.redis.delete(self.idempotency_key(scope, key_hash))
+
+    def recall_answer(self, kind: str, id: str, key_hash: str) -> str | None:
+        """A move's stored idempotent answer, if any."""
+        value = self.redis.get(self.answer_key(kind, id, key_hash))
+        return None if value is None else _text(value)
+
+    def remember_answer(self, kind: str, id: str, key_hash: str, value: str, ttl: int) -> str | None:
+        """Store the answer of a move that changed nothing, unless one is there; return that one."""
+        existing = self._write(self._idempotent_put, keys=[self.answer_key(kind, id, key_hash)], args=[value, ttl])
+        return None if existing is None else _text(existing)
 
     # ------------------------------------------------------ active games
 
@@ -331,6 +389,10 @@ class Store:
 
     def ping(self) -> bool:
         return bool(self.redis.ping())
+
+
+def _text(value: Any) -> str:
+    return value.decode() if isinstance(value, bytes) else value
 
 
 def _dump(value: Any) -> str:

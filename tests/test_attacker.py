@@ -28,33 +28,63 @@ LIMIT = config.from_environment()["MAX_CONTENT_LENGTH"]  # the live server's (sa
 
 
 def raw_request(base: str, method: str, path: str, body: bytes | None, *, chunked: bool,
-                headers: dict[str, str] | None = None, chunk_size: int = 1000) -> tuple[int, dict[str, str], bytes]:
-    """One HTTP/1.1 request on a fresh socket; the body chunked (no Content-Length) or declared."""
+                headers: dict[str, str] | None = None, chunk_size: int = 1000,
+                answer_after: int | None = None) -> tuple[int, dict[str, str], bytes]:
+    """One HTTP/1.1 request on a fresh socket; the body chunked (no Content-Length) or declared.
+
+    ``answer_after``: send only the headers and that many bytes of the body, then read the answer
+    (a server refuses a body past the limit once it has seen limit + 1 bytes, or a declared length,
+    and closes; a client still sending would see the close as a reset instead of the 413), then
+    send the rest if the server still listens.
+    """
     url = urlsplit(base)
     lines = [f"{method} {path} HTTP/1.1", f"Host: {url.netloc}", "Connection: close",
              "Content-Type: application/json", *(f"{k}: {v}" for k, v in (headers or {}).items())]
     if body is not None:
         lines.append("Transfer-Encoding: chunked" if chunked else f"Content-Length: {len(body)}")
-    payload = ("\r\n".join(lines) + "\r\n\r\n").encode()
-    if body is not None and chunked:
-        for i in range(0, len(body), chunk_size):
-            part = body[i:i + chunk_size]
-            payload += b"%x\r\n" % len(part) + part + b"\r\n"
-        payload += b"0\r\n\r\n"
-    elif body is not None:
-        payload += body
+
+    def framed(data: bytes, last: bool) -> bytes:
+        if not chunked:
+            return data
+        out = b"".join(b"%x\r\n" % len(data[i:i + chunk_size]) + data[i:i + chunk_size] + b"\r\n"
+                       for i in range(0, len(data), chunk_size))
+        return out + (b"0\r\n\r\n" if last else b"")
+
+    head = ("\r\n".join(lines) + "\r\n\r\n").encode()
+    body = body or b""
+    first, rest = (body, b"") if answer_after is None else (body[:answer_after], body[answer_after:])
     with socket.create_connection((url.hostname, url.port), timeout=30) as sock:
-        sock.sendall(payload)
-        received = b""
-        while chunk := sock.recv(65536):
-            received += chunk
-    head, _, content = received.partition(b"\r\n\r\n")
-    status_line, *header_lines = head.decode("latin-1").split("\r\n")
+        sock.sendall(head + (framed(first, last=not rest) if first or chunked and body else b""))
+        received = _read_response(sock)
+        if rest:
+            try:
+                sock.sendall(framed(rest, last=True))
+            except OSError:
+                pass  # refused and closed: the rest is not wanted
+    head_text, _, content = received.partition(b"\r\n\r\n")
+    status_line, *header_lines = head_text.decode("latin-1").split("\r\n")
     response_headers = {}
     for line in header_lines:
         name, _, value = line.partition(":")
         response_headers[name.strip().lower()] = value.strip()
     return int(status_line.split()[1]), response_headers, content
+
+
+def _read_response(sock: socket.socket) -> bytes:
+    """One response with a Content-Length (all the referee sends to these requests)."""
+    received = b""
+    while b"\r\n\r\n" not in received:
+        chunk = sock.recv(65536)
+        assert chunk, f"the server closed without an answer: {received!r}"
+        received += chunk
+    head, _, content = received.partition(b"\r\n\r\n")
+    length = next(int(line.split(b":", 1)[1]) for line in head.split(b"\r\n")[1:]
+                  if line.lower().startswith(b"content-length:"))
+    while len(content) < length:
+        chunk = sock.recv(65536)
+        assert chunk, "the server closed in the middle of its answer"
+        content += chunk
+    return head + b"\r\n\r\n" + content
 
 
 def padded(document: dict, size: int) -> bytes:
@@ -89,9 +119,10 @@ def test_chunked_create_past_the_limit_is_413_not_a_truncated_create(live_server
     # The repro: a valid create, then garbage; werkzeug read the first LIMIT bytes (valid JSON) only.
     body = padded({"seats": 3}, LIMIT) + b"garbage" * 600
     assert len(body) > 20_000
-    assert_too_large(*raw_request(live_server, "POST", "/v1/gofo/tables", body, chunked=True))
+    assert_too_large(*raw_request(live_server, "POST", "/v1/gofo/tables", body, chunked=True,
+                                  answer_after=LIMIT + 1))
     assert_too_large(*raw_request(live_server, "POST", "/v1/gops/games",
-                                  padded({"profile": "classic"}, LIMIT) + b"x", chunked=True))
+                                  padded({"profile": "classic"}, LIMIT) + b"x", chunked=True, answer_after=LIMIT + 1))
 
 
 @pytest.mark.parametrize("chunked", [True, False], ids=["chunked", "content-length"])
@@ -100,7 +131,7 @@ def test_the_limit_is_the_same_however_the_body_is_framed(live_server, chunked):
                                      chunked=chunked)
     assert status == 201, content[:500]  # exactly the limit: accepted
     assert_too_large(*raw_request(live_server, "POST", "/v1/gofo/tables", padded({"seats": 3}, LIMIT + 1),
-                                  chunked=chunked))
+                                  chunked=chunked, answer_after=LIMIT + 1 if chunked else 0))
     status, _, content = raw_request(live_server, "POST", "/v1/gops/games", b'{"profile": "classic"}',
                                      chunked=chunked, chunk_size=3)
     assert status == 201, content[:500]
@@ -111,7 +142,8 @@ def test_chunked_move_past_the_limit_is_413_and_changes_nothing(live_server):
     path = f"/v1/gops/games/{game['id']}/seats/0/resign"
     before = requests.get(f"{live_server}/v1/gops/games/{game['id']}", timeout=30).json()["version"]
     token = {"Authorization": f"Bearer {game['seat_tokens'][0]}"}
-    assert_too_large(*raw_request(live_server, "POST", path, padded({}, LIMIT * 3), chunked=True, headers=token))
+    assert_too_large(*raw_request(live_server, "POST", path, padded({}, LIMIT * 3), chunked=True, headers=token,
+                                  answer_after=LIMIT + 1))
     after = requests.get(f"{live_server}/v1/gops/games/{game['id']}", timeout=30).json()
     assert after["version"] == before and after["phase"] != "over"
 
@@ -120,7 +152,7 @@ def test_a_body_past_the_limit_is_413_whatever_the_method(live_server):
     game = create_gops(live_server)
     for chunked in (True, False):
         assert_too_large(*raw_request(live_server, "GET", f"/v1/gops/games/{game['id']}",
-                                      b" " * (LIMIT + 1), chunked=chunked))
+                                      b" " * (LIMIT * 2), chunked=chunked, answer_after=LIMIT + 1 if chunked else 0))
 
 
 # ------------------------------------------------------------------ seat aliases
@@ -172,3 +204,32 @@ def test_seat_paths_have_one_spelling(live_server, method, template):
     for seat in ALIASES:
         r = send(seat, str(seat))
         assert r.status_code != 404 or r.json()["code"] not in ("not_found", "game_not_found"), r.text[:300]
+
+
+# ------------------------------------------------------------------ idempotency keys
+
+
+@pytest.mark.parametrize("key", ["", "k", "move-1", "x" * 15, "é" * 20, "a" * 256])
+def test_an_idempotency_key_must_be_hard_to_guess(live_server, key):
+    """A create's replay carries the game's tokens: a key anyone could guess (or a spec example
+    everyone copies) would hand them out.  16-255 printable ASCII characters (HTTP strips spaces at
+    either end of a header; the spec's pattern excludes them too)."""
+    r = requests.post(f"{live_server}/v1/gofo/tables", json={"seats": 3},
+                      headers={"Idempotency-Key": key.encode().decode("latin-1")}, timeout=30)
+    assert r.status_code == 422, r.text
+    assert r.headers["Content-Type"].startswith(PROBLEM) and r.json()["code"] == "invalid_idempotency_key"
+
+
+def test_the_spec_requires_keys_of_sixteen_characters_and_shows_no_example():
+    import re
+    from pathlib import Path
+
+    spec = json.loads((Path(__file__).resolve().parent.parent / "openapi" / "openapi.json").read_text())
+    parameters = [p for item in spec["paths"].values() for op in item.values() if isinstance(op, dict)
+                  for p in op.get("parameters", []) if p.get("name") == "Idempotency-Key"]
+    assert parameters
+    for parameter in parameters:
+        schema = parameter["schema"]
+        assert schema["minLength"] == 16 and "example" not in parameter and "examples" not in parameter
+        pattern = re.compile(schema["pattern"])
+        assert pattern.search("x" * 16) and not pattern.search("x" * 15) and not pattern.search(" " + "x" * 16)

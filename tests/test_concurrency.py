@@ -165,7 +165,7 @@ def test_gofo_retried_move_with_idempotency_key_applies_once(live, live_server):
 
     def send():
         r = requests.post(f"{live_server}{table.base}/seats/{mano}/open", json={"amount": 2}, timeout=30,
-                          headers={"Authorization": f"Bearer {table.seat_tokens[mano]}", "Idempotency-Key": "open-once"})
+                          headers={"Authorization": f"Bearer {table.seat_tokens[mano]}", "Idempotency-Key": "open-once-4f0c9e1a7b3d"})
         return r.status_code, r.json()
 
     results = fire([send] * 6)

@@ -48,11 +48,13 @@ IDEMPOTENCY_KEY_PARAMETER = {
     "in": "header",
     "name": "Idempotency-Key",
     "required": False,
-    "schema": {"type": "string", "minLength": 1, "maxLength": 255, "pattern": "^[!-~](?:[ -~]*[!-~])?$"},
+    # No example: a published key is one every client copies (and a fuzzer reuses with other bodies).
+    "schema": {"type": "string", "minLength": 16, "maxLength": 255, "pattern": "^[!-~][ -~]{14,253}[!-~]$"},
     "description": "Makes the request safe to retry: the same key with the same body returns the "
-    "first response (for a create: the same id and tokens) for 24 hours; with another body it is "
-    "refused (idempotency_key_reused).",
-    "example": "6f1c2b9e-3d4a-4c8e-9b1f-2a7d5e8c0f13",
+    "first response (for a create: the same id and tokens; header Idempotent-Replayed: true) for 24 "
+    "hours, even when the first attempt's answer was lost to a fault; with another body it is refused "
+    "(idempotency_key_reused). 16 to 255 printable ASCII characters, not guessable: a fresh random "
+    "UUID per request (a shorter key: invalid_idempotency_key).",
 }
 
 
@@ -170,21 +172,18 @@ def act(kind: str, id: str, body: dict[str, Any], transition: Transition,
     may_act(identify(first.doc["auth"], presented), first)
     expected = body.get("version")
 
-    def run() -> dict[str, Any]:
-        def guarded(record: Record) -> Change | None:
-            who = identify(record.doc["auth"], presented)
-            may_act(who, record)
-            if expected is not None and record.version != expected:
-                raise StaleVersion(
-                    f"you acted on version {expected} but the current version is {record.version}",
-                    current_version=record.version,
-                )
-            return transition(record, who, now())
+    def guarded(record: Record) -> Change | None:
+        who = identify(record.doc["auth"], presented)
+        may_act(who, record)
+        if expected is not None and record.version != expected:
+            raise StaleVersion(
+                f"you acted on version {expected} but the current version is {record.version}",
+                current_version=record.version,
+            )
+        return transition(record, who, now())
 
-        record, _ = store().transact(kind, id, guarded, pinned=expected is not None)
-        return respond(record)
-
-    scope = f"{kind}-move:{id}:{presented}"
-    return idempotency.once(scope, {"path": request.path, "body": body}, run)[0]
+    # With an Idempotency-Key the answer is stored by the same atomic save as the move.
+    return idempotency.move(kind, id, presented, {"path": request.path, "body": body}, guarded, respond,
+                            pinned=expected is not None)
 
 

@@ -1,16 +1,32 @@
-"""``Idempotency-Key`` on creation: a retried create makes one game and gets the same answer.
+"""``Idempotency-Key``: a retried request is applied once and gets the first answer back.
 
-A create's response holds the tokens, shown once; a client whose connection
-dropped before it read them must be able to ask again.  So the response is
-kept for a day, **encrypted with a key derived from the Idempotency-Key
-itself** (Fernet), under a lookup name that is a different hash of it: Redis
-never holds a usable token, and only the client that chose the key can
-decrypt the stored answer.
+The first answer is kept for a day, **encrypted with a key derived from the
+Idempotency-Key itself** (Fernet), under a lookup name that is a different hash of
+it: Redis never holds a usable token, and only the client that chose the key can
+decrypt the stored answer.  Keys are 16–255 printable ASCII characters (a UUID is
+36): a key is a secret of the client that chose it, so it must not be guessable.
 
 * same key, same body  → the stored response, again (header ``Idempotent-Replayed: true``);
 * same key, other body → 422 ``idempotency_key_reused``;
-* same key while the first request is still running → wait briefly, then
-  409 ``idempotency_key_in_progress``.
+* a key shorter than 16 characters → 400 ``invalid_idempotency_key``.
+
+**Moves** (:func:`move`): the answer is written by the same Lua step that applies
+the move (``store.Answer``, under the game's hash tag), so a move is never applied
+without its answer: a retry after any fault (a 503 from a store timeout after the
+write, a worker killed mid-request, a lost response) finds the first answer, or
+finds nothing because nothing was applied and applies the move now.  There is no
+"in progress" record to wait for: two requests with one key race like any two
+moves, the first to store wins, and the other gets its answer.  A refused move
+stores nothing (a retry may be accepted once the game allows it).  The record's
+name is scoped to the game and the bearer token: only the mover can replay it.
+
+**Creates** (:func:`once`): the game's keys are not known before the create, so
+a short ``pending`` record (``PENDING_SECONDS``) holds the key while the create
+runs; a retry meanwhile waits up to ``WAIT_SECONDS``, then gets 409
+``idempotency_key_in_progress``.  A create whose worker died leaves at most that
+pending record, which expires within seconds; the retry then creates the game
+(the first one's tokens were never delivered).  Creates are scoped to the
+client's address too.
 """
 
 from __future__ import annotations
@@ -22,14 +38,17 @@ import time
 from typing import Any, Callable
 
 from cryptography.fernet import Fernet, InvalidToken
-from flask import request
+from flask import after_this_request, request
 
-from ..errors import IllegalAction, InvalidAction
+from ..errors import IllegalAction, InvalidAction, RefereeError
+from ..store import AlreadyAnswered, Answer, Record
 from . import common
 
 HEADER = "Idempotency-Key"
+MIN_LENGTH = 16
+MAX_LENGTH = 255
 KEEP_SECONDS = 24 * 3600
-PENDING_SECONDS = 60
+PENDING_SECONDS = 10  # a create takes milliseconds; a dead worker's claim is gone this fast
 WAIT_SECONDS = 3.0
 
 
@@ -53,9 +72,94 @@ def presented_key() -> str | None:
     key = request.headers.get(HEADER)
     if key is None:
         return None
-    if not 1 <= len(key) <= 255 or not key.isascii() or not key.isprintable():
-        raise InvalidAction(f"{HEADER} must be 1–255 printable ASCII characters", code="invalid_idempotency_key")
+    if not MIN_LENGTH <= len(key) <= MAX_LENGTH or not key.isascii() or not key.isprintable():
+        raise InvalidAction(f"{HEADER} must be {MIN_LENGTH}–{MAX_LENGTH} printable ASCII characters "
+                            "(e.g. a random UUID)", code="invalid_idempotency_key")
     return key
+
+
+class _Sealed:
+    """Seal and open stored answers of one Idempotency-Key and one request body."""
+
+    def __init__(self, key: str, body: Any) -> None:
+        self.fernet = Fernet(base64.urlsafe_b64encode(_derive("encryption", key)))
+        self.fingerprint = _fingerprint(body)
+
+    def seal(self, response: dict[str, Any]) -> str:
+        return json.dumps({"state": "done", "fingerprint": self.fingerprint,
+                           "response": self.fernet.encrypt(json.dumps(response).encode()).decode()})
+
+    def open(self, stored: str) -> dict[str, Any] | None:
+        """The stored response; ``None`` while pending; KeyReused for another body."""
+        record = json.loads(stored)
+        if record["fingerprint"] != self.fingerprint:
+            raise KeyReused(f"this {HEADER} was already used with a different request body")
+        if record["state"] != "done":
+            return None
+        try:
+            return json.loads(self.fernet.decrypt(record["response"].encode()))
+        except InvalidToken:  # pragma: no cover - only if the lookup hash collided
+            raise KeyReused(f"this {HEADER} cannot be replayed") from None
+
+
+def _mark_replayed(replayed: bool) -> None:
+    @after_this_request
+    def _header(response):
+        response.headers["Idempotent-Replayed"] = "true" if replayed else "false"
+        return response
+
+
+def move(kind: str, id: str, presented: str | None, body: Any, transition: Callable[[Record], Any],
+         respond: Callable[[Record], dict[str, Any]], pinned: bool) -> dict[str, Any]:
+    """Apply ``transition`` through ``store.transact``; with an Idempotency-Key, at most once per key.
+
+    The answer is stored by the save that applies the move (module docstring).
+    """
+    store = common.store()
+    key = presented_key()
+    if key is None:
+        record, _ = store.transact(kind, id, transition, pinned=pinned)
+        return respond(record)
+    lookup = _derive("lookup", f"{kind}-move|{id}|{presented}|{key}").hex()
+    sealed = _Sealed(key, body)
+
+    def replay(stored: str) -> dict[str, Any]:
+        response = sealed.open(stored)
+        if response is None:  # pragma: no cover - moves never store a pending record
+            raise InProgress(f"a request with this {HEADER} is still being processed; retry shortly")
+        _mark_replayed(True)
+        return response
+
+    existing = store.recall_answer(kind, id, lookup)
+    if existing is not None:
+        return replay(existing)
+    rendered: dict[int, dict[str, Any]] = {}
+
+    def render(record: Record) -> str:
+        rendered[record.version] = respond(record)
+        return sealed.seal(rendered[record.version])
+
+    try:
+        record, changed = store.transact(kind, id, transition, pinned=pinned,
+                                         answer=Answer(lookup, render, KEEP_SECONDS))
+    except AlreadyAnswered as answered:  # the same key was applied first, by a concurrent request
+        return replay(answered.value)
+    except RefereeError:
+        # Refused now: because the same key's first request has just applied it (a concurrent
+        # retry)?  Then that is the answer; otherwise the refusal stands and nothing is stored.
+        existing = store.recall_answer(kind, id, lookup)
+        if existing is not None:
+            return replay(existing)
+        raise
+    if not changed:  # an exact repeat: nothing to apply atomically with, but the answer is kept
+        response = respond(record)
+        existing = store.remember_answer(kind, id, lookup, sealed.seal(response), KEEP_SECONDS)
+        if existing is not None:
+            return replay(existing)
+        _mark_replayed(False)
+        return response
+    _mark_replayed(False)
+    return rendered.get(record.version) or respond(record)
 
 
 def once(scope: str, body: Any, create: Callable[[], dict[str, Any]]) -> tuple[dict[str, Any], bool]:
@@ -65,22 +169,16 @@ def once(scope: str, body: Any, create: Callable[[], dict[str, Any]]) -> tuple[d
         return create(), False
     store = common.store()
     lookup = _derive("lookup", key).hex()
-    fernet = Fernet(base64.urlsafe_b64encode(_derive("encryption", key)))
-    fingerprint = _fingerprint(body)
-    pending = json.dumps({"state": "pending", "fingerprint": fingerprint})
+    sealed = _Sealed(key, body)
+    pending = json.dumps({"state": "pending", "fingerprint": sealed.fingerprint})
     deadline = time.monotonic() + WAIT_SECONDS
     while True:
         existing = store.remember(scope, lookup, pending, PENDING_SECONDS)
         if existing is None:
             break  # ours: go ahead
-        record = json.loads(existing)
-        if record["fingerprint"] != fingerprint:
-            raise KeyReused(f"this {HEADER} was already used with a different request body")
-        if record["state"] == "done":
-            try:
-                return json.loads(fernet.decrypt(record["response"].encode())), True
-            except InvalidToken:  # pragma: no cover - only if the lookup hash collided
-                raise KeyReused(f"this {HEADER} cannot be replayed") from None
+        response = sealed.open(existing)
+        if response is not None:
+            return response, True
         if time.monotonic() >= deadline:
             raise InProgress(f"a request with this {HEADER} is still being processed; retry shortly")
         time.sleep(0.05)
@@ -89,7 +187,5 @@ def once(scope: str, body: Any, create: Callable[[], dict[str, Any]]) -> tuple[d
     except Exception:
         store.forget(scope, lookup)
         raise
-    done = {"state": "done", "fingerprint": fingerprint,
-            "response": fernet.encrypt(json.dumps(response).encode()).decode()}
-    store.replace(scope, lookup, json.dumps(done), KEEP_SECONDS)
+    store.replace(scope, lookup, sealed.seal(response), KEEP_SECONDS)
     return response, False
