@@ -318,6 +318,21 @@ def _stored_version(store: Store, kind: str, id: str) -> int | None:
     return int(version) if version is not None else None
 
 
+# One event of the stream, as SSE readers (and OpenAPI 3.2's itemSchema) see it; in OpenAPI 3.0 the
+# schema of a text/event-stream response describes each event.
+EVENT_SCHEMA = {
+    "type": "object",
+    "required": ["event", "id", "data"],
+    "properties": {
+        "event": {"type": "string", "enum": ["state"]},
+        "id": {"type": "string", "pattern": "^[0-9]+$", "description": "The version the event shows."},
+        "data": {"type": "string", "description": "The caller's view at that version, as JSON: exactly "
+                 "what the view endpoint returns to the same caller."},
+        "retry": {"type": "integer", "description": "Milliseconds EventSource waits before reconnecting."},
+    },
+}
+
+
 def _documented(blp: Blueprint, operation_id: str, summary: str, views: tuple[str, str]):
     """The spec of an events operation: an SSE stream or, with wait_for_version, the caller's view."""
     public, seat = (f"#/components/schemas/{name}" for name in views)
@@ -327,7 +342,7 @@ def _documented(blp: Blueprint, operation_id: str, summary: str, views: tuple[st
             "token: that seat's view; otherwise the public view).",
             "content": {
                 STREAM_CONTENT_TYPE: {
-                    "schema": {"type": "string"},
+                    "schema": EVENT_SCHEMA,
                     "example": 'retry: 2000\n\nid: 7\nevent: state\ndata: {"version": 7, ...}\n\n: keep-alive\n\n',
                 },
                 "application/json": {"schema": {"anyOf": [{"$ref": seat}, {"$ref": public}]}},
