@@ -567,3 +567,18 @@ def test_seat_page_shows_a_blind_prize_and_an_open_row(phone, origin, live_serve
     assert page.eval_on_selector_all("#prize [data-rank]", "els => els.map(e => Number(e.dataset.rank))") == created["game"]["row"]
     assert page.locator("#scores tbody tr").count() == 3
     clean(page)
+
+
+def test_a_late_seat_is_moved_from_another_phone(phone, origin, live_server):
+    """With turn_seconds, once the time runs out another phone offers to enforce the deadline."""
+    created = requests.post(f"{live_server}/v1/gofo/tables", json={"seats": 2, "turn_seconds": 5}, timeout=10).json()
+    table_id, mano = created["id"], created["table"]["hand"]["to_act"]
+    other = 1 - mano
+    page = phone()
+    page.goto(f"{origin}/play#gofo={table_id}&seat={other}&t={created['seat_tokens'][other]}")
+    page.wait_for_selector("#seats")
+    page.click("#enforce", timeout=30_000)
+    view = public_table(live_server, table_id, after=created["table"]["version"])
+    assert view["hand"]["opening"] == 1  # a silent mano opens 1
+    page.wait_for_function("v => document.body.dataset.version === String(v)", arg=view["version"])
+    clean(page)

@@ -70,12 +70,18 @@ export function createPage(root) {
     field(t('gofo.caja'), number('caja', 100, 1, 1000000)),
     field(t('gofo.refill'), number('refill', 10, 1, 1000000)),
     field(t('gofo.initial_front'), number('initial_front', 30, 1, 1000000)),
+    h('details', { class: 'more' },
+      h('summary', {}, t('more_options')),
+      field(t('gofo.inauguration_front'), number('inauguration_front', null, 1, 1000000, t('gofo.same_as_initial'))),
+      field(t('gofo.turn_seconds'), number('turn_seconds', null, 5, 86400, t('none')))),
     h('button', { type: 'submit', class: 'primary big', id: 'gofo-create-go' }, t('gofo.create')));
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
     const int = (name) => Number(form.elements[name].value);
     const body = { mode: form.elements.mode.value, seats: int('seats'), caja: int('caja'), refill: int('refill') };
     if (form.elements.initial_front.value) body.initial_front = int('initial_front');
+    if (form.elements.inauguration_front.value) body.inauguration_front = int('inauguration_front');
+    if (form.elements.turn_seconds.value) body.turn_seconds = int('turn_seconds');
     const button = form.querySelector('button[type=submit]');
     button.disabled = true;
     try {
@@ -322,6 +328,27 @@ function actionsPanel(hand, seat, send, ui, { tabletop, title }) {
   return h('section', { class: 'panel action', id: 'actions', data: { seat } }, h('h2', {}, title), h('div', { class: 'moves' }, moves));
 }
 
+/** A turn deadline that has passed: anyone at the table may move the late seat (its silent move). */
+let deadlineTimer = null;
+
+function deadlineButton(id, view, token, apply, rerender) {
+  const at = view.hand && view.hand.turn_deadline_at;
+  clearTimeout(deadlineTimer);
+  if (!at) return null;
+  const wait = at * 1000 - Date.now();
+  if (wait > 0) {
+    const page = document.body.dataset.page;
+    const hash = location.hash;
+    // Show the button when the time runs out (no new version comes then), if this page is still open.
+    deadlineTimer = setTimeout(() => { if (document.body.dataset.page === page && location.hash === hash) rerender(); }, wait + 250);
+    return null;
+  }
+  return h('button', {
+    type: 'button', class: 'secondary big', id: 'enforce',
+    on: { click: async () => { try { apply((await call('POST', `${path(id)}/deadline`, { token, body: {} })).data); } catch (error) { fail(error); } } },
+  }, t('gofo.enforce', { seat: seatName(view.hand.to_act) }));
+}
+
 function myCardsPanel(hand, seat) {
   if (!hand || !hand.my_cards) return null;
   const hidden = Math.max(0, (hand.card_counts ? hand.card_counts[seat] : 0) - hand.my_cards.length);
@@ -360,6 +387,7 @@ export function seatPage(root, params) {
       ui.discard = [];
       ui.declare = undefined;
       apply(r.data);
+      render(); // the answer may be older than a view the stream already brought
     } catch (error) {
       ui.busy = false;
       render();
@@ -380,6 +408,7 @@ export function seatPage(root, params) {
       hand && hand.to_act === seat ? h('p', { class: 'warning', id: 'your-turn' }, t('gofo.your_turn')) : null,
       myCardsPanel(hand, seat),
       hand ? actionsPanel(hand, seat, send, ui, { tabletop, title: t('gofo.actions') }) : null,
+      hand && hand.to_act !== seat ? deadlineButton(id, view, token, apply, render) : null,
       potsPanel(hand),
       seatsTable(view, seat),
       lastHandPanel(view),
@@ -438,7 +467,10 @@ export function hostPage(root, params) {
       ui.declare = undefined;
       if (move === 'show') ui.show = [];
       actor = null;
+      const before = view && view.version;
       apply(r.data);
+      render(); // the answer may be older than a view the stream already brought
+      if (view && view.version === before) loadActor(); // then nothing asked for the next seat's moves
     } catch (error) {
       ui.busy = false;
       render();
@@ -475,6 +507,7 @@ export function hostPage(root, params) {
       view ? [
         handHeader(view),
         acting ? actionsPanel(actor.hand, actor.hand.seat, send, ui, { tabletop: true, title: t('gofo.actions_for', { seat: seatName(actor.hand.seat) }) }) : null,
+        deadlineButton(id, view, token, apply, render),
         potsPanel(hand),
         seatsTable(view, -1),
         lastHandPanel(view),

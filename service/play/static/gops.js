@@ -291,6 +291,7 @@ export function seatPage(root, params) {
       const r = await call('POST', url, { token, body });
       busy = false;
       apply(r.data);
+      render(); // the answer may be older than a view the stream already brought: still not busy
       return r.data;
     } catch (error) {
       busy = false;
