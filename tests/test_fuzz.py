@@ -22,10 +22,11 @@ is ``schemathesis run URL [options]`` with these hooks registered (docs/fuzzing.
   seat in the path (the host's when the path has no seat, or a seat the game does not have) of the
   game or table in the path.  Links give the new id, the provider its token: the stateful phase
   really plays moves.  Ids the fuzzer did not create get no token from us;
-* ``Idempotency-Key``: every key the server would use gets a unique suffix (same characters
-  otherwise).  The spec's example key, and the few short keys Hypothesis favours, would else be
-  reused with other bodies: ``422 idempotency_key_reused``, as documented, and the request never
-  reaches the game;
+* ``Idempotency-Key``: every key the server would use (16-255 printable ASCII characters) gets a
+  unique suffix (same characters otherwise).  The spec shows no example key, but the few keys
+  Hypothesis favours (``0000000000000000``...) would else be reused with other bodies: ``422
+  idempotency_key_reused``, as documented, and the request never reaches the game.  Keys the server
+  refuses are left alone (the negative tests check the refusal);
 * links: each create's 201 response also gets a link to every operation on the new id that no
   link of the spec reaches (today: all Gofo moves and ``POST .../tables/{table_id}/deadline``;
   ``createGofoTable`` links only to the reads), naming the seat whose turn it is for Gofo, and a
@@ -48,6 +49,12 @@ Environment (all optional):
   strategy with ``SystemError: AST constructor recursion depth mismatch``, an error, not a finding);
 * ``REFEREE_FUZZ_ARGS``: more CLI arguments, e.g. ``--max-failures 5``;
 * ``REFEREE_FUZZ_TIMEOUT``: seconds the CLI run may take (default 540; the test's timeout follows).
+
+The test also counts the seat moves (``POST .../seats/{seat}/...``: Gops commit, reveal, choose,
+resign; every Gofo move) that reached the game's rules: sent with the seat's token and answered 2xx,
+or refused by a rule of the game (a 409/422 whose ``code`` is not a schema, version or idempotency
+refusal).  It prints them per operation and fails below ``MIN_SEAT_MOVES``: a run that only ever
+gets 401/404 on moves says nothing about the games.
 
 Defaults take about a minute on 2 cores (more when there are failures to shrink).
 """
@@ -90,6 +97,15 @@ CREATE_PATHS = {"/v1/gops/games": "game_id", "/v1/gofo/tables": "table_id"}
 # a real disagreement between spec and server.  Any other 422 code is a game rule.
 SCHEMA_LEVEL_422_CODES = frozenset({"invalid_request", "invalid_idempotency_key"})
 
+# Refusals that are not the game's rules: a move refused with one of these never reached them.
+NOT_GAME_LOGIC_CODES = SCHEMA_LEVEL_422_CODES | {"idempotency_key_reused", "idempotency_key_in_progress",
+                                                 "stale_version", "malformed_json", "unsupported_media_type",
+                                                 "body_too_large", "rate_limited"}
+# Idempotency-Key lengths the server accepts (service.api.idempotency.MIN_LENGTH / MAX_LENGTH).
+KEY_LENGTHS = range(16, 256)
+# Fewest seat moves that must reach the games' rules in a default run (a default run makes about 650).
+MIN_SEAT_MOVES = int(os.environ.get("REFEREE_FUZZ_MIN_SEAT_MOVES") or 200)
+
 # The seat a hook-added link names (see _add_links): Gops seat 0 (as the spec's own links), Gofo the
 # seat whose turn it is, so that some of the linked moves are legal.
 LINK_SEAT = {"/v1/gops/games": 0, "/v1/gofo/tables": "$response.body#/table/hand/to_act"}
@@ -128,6 +144,8 @@ class _Tokens:
             return None
         host, seats = entry
         seat = path_parameters.get("seat")
+        if isinstance(seat, str) and seat.isascii() and seat.isdigit() and (seat == "0" or seat[0] != "0"):
+            seat = int(seat)  # a link's value may come as text; the server reads "3" as seat 3 too
         if isinstance(seat, int) and not isinstance(seat, bool) and 0 <= seat < len(seats):
             return seats[seat]
         return host  # host-or-seat operations, or a seat the game does not have
@@ -141,14 +159,18 @@ class _Stats:
         self.authorized: collections.Counter[str] = collections.Counter()
         self.dropped: collections.Counter[str] = collections.Counter()
         self.dropped_examples: dict[str, list[str]] = {}
+        self.seat_moves: collections.Counter[str] = collections.Counter()
 
-    def add(self, label: str, status: int, created: bool, authorized: bool) -> None:
+    def add(self, label: str, status: int, created: bool, authorized: bool, code: str | None = None) -> None:
         with self._lock:
             self.responses[f"{label} {status}"] += 1
             if created:
                 self.created[label] += 1
             if authorized and 200 <= status < 300:
                 self.authorized[label] += 1
+            if authorized and label.startswith("POST ") and "/seats/{seat}/" in label and (
+                    200 <= status < 300 or (status in (409, 422) and code not in NOT_GAME_LOGIC_CODES)):
+                self.seat_moves[label] += 1  # a seat move that reached the game's rules
 
     def drop(self, what: str, detail: str) -> None:
         with self._lock:
@@ -161,6 +183,7 @@ class _Stats:
         with self._lock:
             data = {"responses": dict(self.responses), "created": dict(self.created),
                     "authorized_2xx": dict(self.authorized), "dropped_failures": dict(self.dropped),
+                    "seat_moves_reaching_rules": dict(self.seat_moves),
                     "dropped_examples": self.dropped_examples}
         Path(path).write_text(json.dumps(data, indent=1, sort_keys=True))
 
@@ -245,7 +268,7 @@ def register_hooks() -> None:
                 continue
             # Only keys the server would use (it refuses the others before looking anything up);
             # the suffix keeps them valid, and keeps the characters schemathesis chose.
-            if 1 <= len(key) <= 255 and key.isascii() and key.isprintable() and key == key.strip():
+            if len(key) in KEY_LENGTHS and key.isascii() and key.isprintable() and key == key.strip():
                 suffix = f"~{run_id}.{next(serial)}"
                 headers[name] = key[: 255 - len(suffix)] + suffix
 
@@ -259,10 +282,17 @@ def register_hooks() -> None:
                 pass
         ours = tokens.for_path(case.path_parameters or {})
         sent = (case.headers or {}).get("Authorization")
+        code = None
+        if response.status_code >= 400:
+            try:
+                problem = response.json()
+                code = problem.get("code") if isinstance(problem, dict) else None
+            except ValueError:
+                pass
         stats.add(f"{case.method.upper()} {case.path}", response.status_code, created,
                   # the operation itself, not a probe with another method (unsupported_method)
                   authorized=ours is not None and sent == f"Bearer {ours}"
-                  and case.method.upper() == case.operation.method.upper())
+                  and case.method.upper() == case.operation.method.upper(), code=code)
 
     @schemathesis.hook
     def filter_failure(context, failure, case, response):
@@ -383,6 +413,15 @@ def test_schemathesis(fuzz_server, tmp_path):
         assert any(prefix in label for label in authorized), (
             f"no authorized 2xx on {prefix}...: the stateful phase did not carry tokens", authorized)
     assert "Stateful" in output and "API Links:" in output, "the stateful phase did not run"
+    # ...and moves reached the games' rules, in both games (not only 401/404 on made-up ids).
+    moves = stats["seat_moves_reaching_rules"]
+    print(f"seat moves that reached the games' rules: {sum(moves.values())}")
+    for label, count in sorted(moves.items()):
+        print(f"  {count:5d}  {label}")
+    assert sum(moves.values()) >= MIN_SEAT_MOVES, (f"only {sum(moves.values())} seat moves reached the "
+                                                   f"games' rules (minimum {MIN_SEAT_MOVES})", moves)
+    for game in ("/v1/gops/", "/v1/gofo/"):
+        assert any(label.startswith(f"POST {game}") for label in moves), (f"no {game} seat move reached the rules", moves)
 
 
 def _report_for_humans(output: str) -> str:
