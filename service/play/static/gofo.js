@@ -272,6 +272,7 @@ function actionsPanel(hand, seat, send, ui, { tabletop, title }) {
         break;
       }
       case 'no_ver': moves.push(button(t('gofo.act.no_ver'), 'no-ver', () => ({}), { cls: 'danger big' })); break;
+      case 'muck': moves.push(button(t('gofo.act.muck'), 'muck', () => ({}), { cls: 'danger big' })); break;
       case 'reshuffle': moves.push(button(t('gofo.act.reshuffle'), 'reshuffle', () => ({}), { cls: 'secondary big' })); break;
       case 'discard':
         if (!tabletop && a.cards) {
