@@ -10,7 +10,9 @@ twenty connections trickling a body at 1 byte / 2 s made 4 of 6 ordinary request
 * 20 request heads trickling: ordinary requests answered; the slow ones closed after ``keepalive``;
 * 300 idle connections from one address: at most the per-client cap (100 per worker) is held,
   the rest are answered ``429 too_many_connections`` at once; other clients are served, and the
-  held connections are closed after ``keepalive`` seconds idle.
+  held connections are closed after ``keepalive`` seconds idle;
+* the cap's edge, on a one-worker server (cap 10): the 11th stream of one address gets 429, another
+  address is served, and the greedy one again once it has closed a stream.
 
 The attackers connect from other loopback addresses (127.0.0.2…), ordinary requests from
 127.0.0.1: the per-client cap tells them apart as it would tell apart two machines.
@@ -201,30 +203,47 @@ def test_idle_connections_are_capped_per_client_and_closed(live_server, game_id)
             sock.close()
 
 
-@pytest.mark.slow
-def test_the_cap_refuses_only_the_greedy_client(live_server, game_id):
-    """A client holding its cap in both workers (streams: they stay open) gets 429; others do not."""
-    host, port = host_port(live_server)
-    streams: list[RawStream] = []
+@pytest.fixture
+def one_worker(redis_server, tmp_path):
+    """A gunicorn of one worker with a cap of 10 connections per client: which worker takes a
+    connection is the kernel's choice, so the cap's edge is exact only with one."""
+    from conftest import start_gunicorn, stop_process
 
-    def held() -> list[RawStream]:
-        return [s for s in streams if s.status == 200]
-
+    proc, base = start_gunicorn(redis_server.url, tmp_path / "gunicorn.log", workers=1, extra_env={
+        "REFEREE_MAX_CONNECTIONS_PER_CLIENT": "10", "REFEREE_STREAM_HEARTBEAT_SECONDS": "1",
+        "REFEREE_RATE_LIMIT_PER_MINUTE": "0",
+        "REFEREE_CREATE_LIMIT_PER_HOUR": "0"})
     try:
-        for _ in range(10):
-            more = [RawStream(host, port, f"/v1/gops/games/{game_id}/events?timeout=60", source="127.0.0.5")
-                    for _ in range(PER_CLIENT * WORKERS - len(held()) + 10)]
-            streams += more
-            assert pump(more, lambda: all(s.status is not None and (s.events or s.closed) for s in more), 30)
-            if len(held()) == PER_CLIENT * WORKERS:
-                break
-        assert len(held()) == PER_CLIENT * WORKERS  # the cap, in each worker
-        refused = [s for s in streams if s.status != 200]
-        assert refused and all(s.status == 429 and s.closed for s in refused)
-        answers = [raw_get(live_server, f"/v1/gops/games/{game_id}", "127.0.0.5") for _ in range(3)]
-        assert all(a.startswith(b"HTTP/1.1 429") for a in answers), [a[:100] for a in answers]
-        assert b"Retry-After: 1" in answers[0]
-        assert raw_get(live_server, f"/v1/gops/games/{game_id}", "127.0.0.6").startswith(b"HTTP/1.1 200")
+        yield base
+    finally:
+        stop_process(proc)
+
+
+@pytest.mark.slow
+def test_the_cap_refuses_only_the_greedy_client(one_worker):
+    """A client holding its cap (streams: they stay open) gets 429 on one more; others do not."""
+    r = requests.post(f"{one_worker}/v1/gops/games", json={"profile": "classic"}, timeout=10)
+    game_id = r.json()["id"]
+    host, port = host_port(one_worker)
+    streams = [RawStream(host, port, f"/v1/gops/games/{game_id}/events?timeout=60", source="127.0.0.5")
+               for _ in range(10)]
+    try:
+        assert pump(streams, lambda: all(s.events for s in streams), 30)
+        assert all(s.status == 200 for s in streams)
+        extra = RawStream(host, port, f"/v1/gops/games/{game_id}/events?timeout=60", source="127.0.0.5")
+        streams.append(extra)
+        assert pump([extra], lambda: extra.closed, 10)
+        assert extra.status == 429 and json.loads(extra.raw.partition(b"\r\n\r\n")[2])["code"] == "too_many_connections"
+        answer = raw_get(one_worker, f"/v1/gops/games/{game_id}", "127.0.0.5")
+        assert answer.startswith(b"HTTP/1.1 429") and b"Retry-After: 1" in answer
+        assert raw_get(one_worker, f"/v1/gops/games/{game_id}", "127.0.0.6").startswith(b"HTTP/1.1 200")
+        # One connection fewer (the server notices a closed stream at its next heartbeat write):
+        # the greedy client is served again.
+        streams.pop(0).close()
+        deadline = time.monotonic() + 15
+        while not raw_get(one_worker, f"/v1/gops/games/{game_id}", "127.0.0.5").startswith(b"HTTP/1.1 200"):
+            assert time.monotonic() < deadline, "the closed stream was never let go"
+            time.sleep(0.5)
     finally:
         for s in streams:
             s.close()
