@@ -15,6 +15,7 @@ revealed when it ends::
 
     gops-prizes-v1|<game id>|<ranks joined by commas>|<salt>
     gofo-deck-v2|<hand id>|<one leaf per card position>|<reshuffle key hash>   (see deck_commitment)
+    gofo-draw-v1|<table id>|<round>|<draw deck>|<salt>                       (see draw_commitment)
 
 >>> bid_commitment("g1", 1, 0, [9], "00" * 32)[:16]
 '46d7d03167c517bb'
@@ -92,9 +93,17 @@ def card_leaf(hand_id: str, position: int, card: str, salt: str) -> str:
     return _sha256_hex(f"gofo-card-v1|{hand_id}|{position}|{card}|{salt}")
 
 
-def reshuffle_key_hash(hand_id: str, key: str) -> str:
-    """The commitment to a hand's reshuffle key: ``sha256("gofo-reshuffle-key-v1|<hand_id>|<key>")``."""
-    return _sha256_hex(f"gofo-reshuffle-key-v1|{hand_id}|{key}")
+def reshuffle_key_leaf(hand_id: str, number: int, key: str) -> str:
+    """The commitment to the key of a hand's ``number``-th reshuffle (from 1):
+    ``sha256("gofo-reshuffle-key-v2|<hand_id>|<number>|<key>")``."""
+    return _sha256_hex(f"gofo-reshuffle-key-v2|{hand_id}|{number}|{key}")
+
+
+def reshuffle_key_hash(hand_id: str, key_leaves: Sequence[str]) -> str:
+    """The commitment to all of a hand's reshuffle keys, one leaf each (``reshuffle_key_leaf``):
+    ``sha256("gofo-reshuffle-keys-v2|<hand_id>|<leaf 1>,…,<leaf N>")``.  Each reshuffle has its
+    own key, so one can be revealed and the others kept closed."""
+    return _sha256_hex(f"gofo-reshuffle-keys-v2|{hand_id}|{','.join(key_leaves)}")
 
 
 def deck_commitment(hand_id: str, leaves: Sequence[str], reshuffle_key_digest: str) -> str:
@@ -102,10 +111,17 @@ def deck_commitment(hand_id: str, leaves: Sequence[str], reshuffle_key_digest: s
 
     ``sha256("gofo-deck-v2|<hand_id>|<leaf 0>,…,<leaf 27>|<reshuffle key hash>")``: one
     leaf per card position (each with its own salt), so after the hand the referee can open
-    the positions of every card that became public and keep the others (folded hands, a
-    hand won without showing) closed, while the commitment still binds them all.
+    some positions and keep the others closed (``service.gofo.deal`` decides which), while the
+    commitment still binds them all.
     """
     return _sha256_hex(f"gofo-deck-v2|{hand_id}|{','.join(leaves)}|{reshuffle_key_digest}")
+
+
+def draw_commitment(table_id: str, round_number: int, order: Sequence[str], salt: str) -> str:
+    """The commitment to the deck a first-dealer draw is made from (round from 1; ties draw
+    again): ``sha256("gofo-draw-v1|<table id>|<round>|<28 cards joined by commas>|<salt>")``;
+    the drawing seats take its top cards, in order."""
+    return _sha256_hex(f"gofo-draw-v1|{table_id}|{round_number}|{','.join(order)}|{salt}")
 
 
 def derived_shuffle(seed: str, items: Sequence[str]) -> list[str]:

@@ -562,9 +562,11 @@ def _check_gofo_by(report: Report, where: str, entry: dict[str, Any], seats: int
 def _gofo_deals(report: Report, tid: str, deals: Any, finished: int, mode: str,
                 given: dict[int, str]) -> dict[int, dict[str, Any]]:
     """Check ``deals`` on their own: one per finished hand; the 28 leaves and the reshuffle key hash
-    hash to the commitment; the key hashes to its hash; every opening opens its leaf.  Return hand
-    number -> deal (``openings`` as position -> card, the good ones only) for the replay."""
+    hash to the commitment; the reshuffle key leaves hash to the key hash; every opening opens its
+    leaf and every revealed key its key leaf.  Return hand number -> deal (``openings`` as position ->
+    card and ``keys`` as reshuffle number -> key, the good ones only) for the replay."""
     from .gofo.cards import DECK, is_card
+    from .gofo.deal import MAX_RESHUFFLES
 
     usable: dict[int, dict[str, Any]] = {}
     if not isinstance(deals, list) or not all(isinstance(d, dict) for d in deals):
@@ -581,6 +583,7 @@ def _gofo_deals(report: Report, tid: str, deals: Any, finished: int, mode: str,
         report.problem(f"deals: the transcript lists {len(deals)} deal{'s' if len(deals) != 1 else ''} but "
                        f"{finished} finished hand{'s' if finished != 1 else ''} (hands_finished); every finished "
                        "hand's deck commitment is opened there")
+    digest = commitments.COMMITMENT_PATTERN.match
     for index, deal in enumerate(deals):
         number = index + 1
         where = f"deals[{index}]"
@@ -592,35 +595,35 @@ def _gofo_deals(report: Report, tid: str, deals: Any, finished: int, mode: str,
         if deal.get("hand_id") != hid:
             report.problem(f"{where}: hand_id is {deal.get('hand_id')!r}, but hand {number} of table {tid} "
                            f"hashes with the hand id {hid!r}")
-        if "order" in deal or "salt" in deal:
-            report.problem(f"{where}: carries a whole deck order or deck salt (order/salt); a finished hand opens "
-                           "only the positions of its public cards, or a folded hand would be shown")
-        leaves, key, key_hash = deal.get("leaves"), deal.get("reshuffle_key"), deal.get("reshuffle_key_hash")
+        if "order" in deal or "salt" in deal or "reshuffle_key" in deal or "reshuffles" in deal:
+            report.problem(f"{where}: carries a whole deck order, deck salt, reshuffle key or reshuffle orders "
+                           "(order/salt/reshuffle_key/reshuffles, the old formats); a finished hand opens only what "
+                           "service.gofo.deal allows, or a folded hand would be shown")
+        leaves, key_leaves, key_hash = deal.get("leaves"), deal.get("reshuffle_key_leaves"), deal.get("reshuffle_key_hash")
         if not isinstance(leaves, list) or len(leaves) != len(DECK) \
-                or not all(isinstance(x, str) and commitments.COMMITMENT_PATTERN.match(x) for x in leaves):
+                or not all(isinstance(x, str) and digest(x) for x in leaves):
             report.problem(f"{where}: leaves is not a list of {len(DECK)} SHA-256 digests (64 lowercase hex), one "
                            f"per deck position of hand {number}")
             continue
-        if not isinstance(key_hash, str) or not commitments.COMMITMENT_PATTERN.match(key_hash):
+        if not isinstance(key_hash, str) or not digest(key_hash):
             report.problem(f"{where}: reshuffle_key_hash {_short(key_hash)!r} is not a SHA-256 digest "
                            "(64 lowercase hex)")
             continue
-        key_ok = isinstance(key, str) and bool(commitments.SALT_PATTERN.match(key))
-        if not key_ok:
-            report.problem(f"{where}: the reshuffle key {_short(key)!r} of hand {number} is not 64 lowercase hex "
-                           "characters")
-        elif not commitments.matches(commitments.reshuffle_key_hash(hid, key), key_hash):
-            key_ok = False
-            report.problem(f"{where}: the reshuffle key {_short(key)} of hand {number} hashes to "
-                           f"{_short(commitments.reshuffle_key_hash(hid, key))}, not to the committed "
-                           f"reshuffle_key_hash {_short(key_hash)}")
+        if not isinstance(key_leaves, list) or len(key_leaves) != MAX_RESHUFFLES \
+                or not all(isinstance(x, str) and digest(x) for x in key_leaves):
+            report.problem(f"{where}: reshuffle_key_leaves is not a list of {MAX_RESHUFFLES} SHA-256 digests, one "
+                           f"per possible reshuffle of hand {number}")
+            continue
+        leaves_hash = commitments.reshuffle_key_hash(hid, key_leaves)
+        if not commitments.matches(leaves_hash, key_hash):
+            report.problem(f"{where}: the reshuffle key leaves of hand {number} hash to {_short(leaves_hash)}, not to "
+                           f"the committed reshuffle_key_hash {_short(key_hash)}")
         actual = commitments.deck_commitment(hid, leaves, key_hash)
         published: list[tuple[str, Any]] = [(f"deals[{index}].commitment", deal.get("commitment"))]
         if number in given:
             published.append((f"--deck-commitment {number}", given[number]))
         for source, expected in published:
-            if not isinstance(expected, str) or not commitments.COMMITMENT_PATTERN.match(expected) \
-                    or not commitments.matches(actual, expected):
+            if not isinstance(expected, str) or not digest(expected) or not commitments.matches(actual, expected):
                 report.problem(
                     f"{where}: the leaves and reshuffle key hash of hand {number} hash to {_short(actual)}, "
                     f"which does not match the deck commitment {_short(expected)} published for hand {hid} "
@@ -652,176 +655,236 @@ def _gofo_deals(report: Report, tid: str, deals: Any, finished: int, mode: str,
                                "not open")
                 continue
             openings[pos] = card
-        reshuffles = deal.get("reshuffles")
-        if not isinstance(reshuffles, list) or not all(
-                isinstance(r, list) and all(c is None or isinstance(c, str) for c in r) for r in reshuffles):
-            report.problem(f"{where}: reshuffles is not a list of card orders (a card or null each)")
-            reshuffles = None
-        usable[number] = {"hand_id": hid, "openings": openings, "key": key if key_ok else None,
-                          "reshuffles": reshuffles, "where": where}
+        keys: dict[int, str] = {}
+        raw = deal.get("reshuffle_keys")
+        if not isinstance(raw, list):
+            report.problem(f"{where}: reshuffle_keys is not a list of {{number, key}}")
+            raw = []
+        for i, item in enumerate(raw):
+            at = f"{where}.reshuffle_keys[{i}]"
+            k, key = (item.get("number"), item.get("key")) if isinstance(item, dict) else (None, None)
+            if not (_is_int(k) and 1 <= k <= MAX_RESHUFFLES and isinstance(key, str)
+                    and commitments.SALT_PATTERN.match(key)) or k in keys:
+                report.problem(f"{at}: not a reshuffle key (a number 1..{MAX_RESHUFFLES}, once, and 64 lowercase hex)")
+                continue
+            leaf = commitments.reshuffle_key_leaf(hid, k, key)
+            if not commitments.matches(leaf, key_leaves[k - 1]):
+                report.problem(f"{at}: the key of reshuffle {k} of hand {number} hashes to {_short(leaf)}, not to "
+                               f"the committed reshuffle_key_leaves[{k - 1}] {_short(key_leaves[k - 1])}")
+                continue
+            keys[k] = key
+        usable[number] = {"hand_id": hid, "openings": openings, "keys": keys, "where": where}
     for number in sorted(n for n in given if not 1 <= n <= finished):
         report.problem(f"--deck-commitment {number}=…: hand {number} is not a finished hand of this transcript "
                        f"({finished} finished); only a finished hand's deck is revealed")
     return usable
 
 
-def _gofo_public_cards(result: Any) -> set[str] | None:
-    """The cards a finished hand made public, from its recorded result: thrown face up, kept to the
-    right, shown at the canto.  ``None`` when the result is too malformed to tell."""
-    try:
-        cards = {c for d in result.get("discards") or [] for c in (d.get("cards") or [])}
-        cards |= {c for kept in result.get("kept") or [] for c in kept}
-        cards |= {c for shown in result.get("shown") or [] for c in (shown or [])}
-    except (AttributeError, TypeError):
-        return None
-    return cards if all(isinstance(c, str) for c in cards) else None
-
-
 def _gofo_openings_match_results(report: Report, deals: dict[int, dict[str, Any]],
                                  recorded: list[dict[str, Any]] | None) -> None:
-    """Every public card of a finished hand is opened (nothing public goes unchecked), and nothing
-    else is (a folded hand, or one that won without showing, stays secret)."""
+    """Exactly what ``service.gofo.deal`` allows is opened, judged from the recorded result (the
+    table's public record): every card first shown by a seat that never drew from a tainted
+    reshuffle, and the keys of the reshuffles nobody's secret went through — nothing unchecked that
+    could be checked, nothing that would tell a folded hand."""
+    from .gofo import deal as deal_rules
     from .gofo.cards import is_card, sort_cards
 
     by_hand = {r.get("hand"): r for r in recorded or [] if _is_int(r.get("hand"))}
     for number, deal in sorted(deals.items()):
-        public = _gofo_public_cards(by_hand.get(number)) if number in by_hand else None
-        if public is None:
+        result = by_hand.get(number)
+        try:
+            expected = deal_rules.opened_cards(result)
+            revealed = set(deal_rules.revealed_reshuffles(result))
+        except (AttributeError, TypeError, KeyError, IndexError):
             continue  # no usable result for the hand: reported with the results
         opened = set(deal["openings"].values())
-        unopened = sort_cards(c for c in public - opened if is_card(c))
+        unopened = sort_cards(c for c in expected - opened if is_card(c))
         if unopened:
-            report.problem(f"{deal['where']}: hand {number} made {unopened} public (results), but "
-                           f"{'they are' if len(unopened) != 1 else 'it is'} not opened: every public card must "
-                           "open its leaf, or where it lay in the deck is left unchecked")
-        leaked = sort_cards(opened - public)
+            report.problem(f"{deal['where']}: hand {number} first showed {unopened} from the deck (results), but "
+                           f"{'they are' if len(unopened) != 1 else 'it is'} not opened: where "
+                           f"{'they' if len(unopened) != 1 else 'it'} lay in the deck would go unchecked")
+        leaked = sort_cards(c for c in opened - expected if is_card(c))
         if leaked:
-            report.problem(f"{deal['where']}: opens {leaked}, which hand {number} did not make public: the referee "
-                           "must keep the positions of a folded or unshown hand closed")
+            report.problem(f"{deal['where']}: opens {leaked}, which hand {number} must keep closed (not shown, or "
+                           "shown by a seat that drew from a pile holding a folded hand): the referee must not "
+                           "tell a folded or unshown hand")
+        keys = set(deal["keys"])
+        if revealed - keys:
+            report.problem(f"{deal['where']}: the key of reshuffle{'s' if len(revealed - keys) != 1 else ''} "
+                           f"{sorted(revealed - keys)} of hand {number} is not revealed, though nothing secret went "
+                           "through it")
+        if keys - revealed:
+            report.problem(f"{deal['where']}: reveals the key of reshuffle{'s' if len(keys - revealed) != 1 else ''} "
+                           f"{sorted(keys - revealed)} of hand {number}, which must stay closed (its pile held a "
+                           "folded hand, or a seat that drew from it never showed)")
 
 
-def _gofo_fill(report: Report, where: str, kind: str, number: int, masked: Any, deal: dict[str, Any],
-               request: dict[str, Any] | None, k: int, tally: dict[str, int]) -> list[str] | None:
-    """Check a finished hand's masked shuffle or reshuffle order against the deal's openings, and fill
-    it in for the replay: a closed position gets a card nobody saw, in canonical deck order.  Closed
-    cards never appear in a public action, so the replay's public outcome is the real one.  ``None``
-    when the order cannot be filled in (the replay stops)."""
-    from .gofo.cards import DECK, sort_cards
+class _Unseen:
+    """Stand-ins for the cards a finished dealt hand kept closed, so the engine can replay it.
+
+    A closed deck position, and every slot of a closed reshuffle, holds a stand-in (``?n``) from a
+    pool of cards it may be: the deck's unopened cards, or a closed reshuffle's pile.  When a public
+    action needs a card (a discard names it, the canto shows it), the acting seat's stand-in becomes
+    that card — if the card is not placed elsewhere and is in the stand-in's pool.  The replay so
+    checks every opened card where it was dealt and every public action against the commitment, and
+    accepts any placing of the closed ones (what cannot be checked without telling a folded hand)."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.group: dict[str, int] = {}
+        self.pools: list[set[str]] = []
+        self.unplaced: set[str] = set()
+
+    def _new(self, pool: int) -> str:
+        self.count += 1
+        name = f"?{self.count}"
+        self.group[name] = pool
+        return name
+
+    def after_shuffle(self, hand: Any, opened: set[str]) -> None:
+        """Every card the shuffle put in the stock or the hands but did not open becomes a stand-in."""
+        self.pools.append(set(c for c in hand.stock + [c for h in hand.hands for c in h] if c not in opened))
+        self.unplaced |= self.pools[-1]
+        pool = len(self.pools) - 1
+        swap = {c: self._new(pool) for c in self.pools[-1]}
+        hand.stock = [swap.get(c, c) for c in hand.stock]
+        hand.hands = [[swap.get(c, c) for c in h] for h in hand.hands]
+
+    def closed_reshuffle(self, hand: Any) -> None:
+        """A closed reshuffle: nothing is known of where its pile's cards went."""
+        real = {c for c in hand.pile if c not in self.group}
+        pool = set(real)
+        for c in hand.pile:
+            if c in self.group:
+                pool |= self.pools[self.group[c]]
+        self.pools.append(pool)
+        self.unplaced |= real
+        index = len(self.pools) - 1
+        pile = []
+        for c in hand.pile:
+            if c in self.group:
+                self.group[c] = index
+                pile.append(c)
+            else:
+                pile.append(self._new(index))
+        hand.pile = pile
+
+    def place(self, spot: list[str], i: int, card: str) -> str | None:
+        """Make the stand-in at ``spot[i]`` the card; why not, or ``None``."""
+        stand_in = spot[i]
+        if stand_in not in self.group:
+            return f"where it would be, {stand_in} already is"
+        if card not in self.unplaced:
+            return "it is already placed elsewhere in the replay (opened at another deck position, or shown)"
+        if card not in self.pools[self.group[stand_in]]:
+            return "no unseen card that can be it is there"
+        spot[i] = card
+        del self.group[stand_in]
+        self.unplaced.discard(card)
+        return None
+
+    def hold(self, hand: Any, seat: int, cards: list[str]) -> str | None:
+        """Make sure ``seat`` holds ``cards`` (placing them in its stand-ins); why not, or ``None``."""
+        mine = hand.hands[seat]
+        for card in cards:
+            if card in mine:
+                continue
+            slots = [i for i, c in enumerate(mine) if c in self.group and card in self.pools[self.group[c]]]
+            if not slots:
+                return (f"seat {seat} cannot hold {card}: "
+                        + ("it is already placed elsewhere in the replay (opened at another deck position, or shown)"
+                           if card not in self.unplaced else "none of its unseen cards can be it"))
+            problem = self.place(mine, slots[0], card)
+            if problem:
+                return f"seat {seat} cannot hold {card}: {problem}"
+        return None
+
+    def final_draw(self, hand: Any, seat: int, discarded: list[str], shown: list[str]) -> list[str]:
+        """Before ``seat``'s final discard: place the cards it must show at the canto in the cards it
+        keeps and the stock cards it is about to draw.  Returns what must come from a reshuffle."""
+        mine = hand.hands[seat]
+        keep = [i for i, c in enumerate(mine) if c not in discarded]
+        t = min(len(discarded), len(hand.stock))
+        have = {mine[i] for i in keep if mine[i] not in self.group} | {c for c in hand.stock[:t] if c not in self.group}
+        need = [c for c in shown if c not in have]
+        spots = [(mine, i) for i in keep if mine[i] in self.group] + \
+            [(hand.stock, i) for i in range(t) if hand.stock[i] in self.group]
+        rest = []
+        for card in need:
+            for n, (spot, i) in enumerate(spots):
+                if card in self.unplaced and card in self.pools[self.group[spot[i]]]:
+                    self.place(spot, i, card)
+                    spots.pop(n)
+                    break
+            else:
+                rest.append(card)
+        return rest
+
+
+def _gofo_shuffle_order(report: Report, where: str, number: int, masked: Any,
+                        deal: dict[str, Any]) -> tuple[list[str], set[str]]:
+    """Check a finished hand's shuffle entry against the deal's openings (each opened card at its
+    position, null elsewhere; null as a whole when nothing opened) and fill it in for the engine; the
+    closed cards become stand-ins right after (``_Unseen.after_shuffle``)."""
+    from .gofo.cards import DECK
 
     openings = deal["openings"]
+    expected = [openings.get(i) for i in range(len(DECK))]
+    if masked is None:
+        if openings:
+            report.problem(f"{where}: the shuffle order is withheld (null), but hand {number} is finished and "
+                           f"{deal['where']} opens {len(openings)} position{'s' if len(openings) != 1 else ''}; "
+                           "the shuffle entry must show the cards there")
+    elif not isinstance(masked, list) or len(masked) != len(DECK):
+        report.problem(f"{where}: the shuffle order is not a list of {len(DECK)} positions (a card or null each)")
+    elif masked != expected:
+        report.problem(
+            f"{where}: the shuffle of hand {number} shows the deck as {_short(masked, 40)}, not the positions "
+            f"opened in {deal['where']} (each opened card at its position, null elsewhere; "
+            f"{_first_difference(masked, expected)})")
     public = set(openings.values())
-    if kind == "shuffle":
-        expected = [openings.get(i) for i in range(len(DECK))]
-        if masked is None:
-            if openings:
-                report.problem(f"{where}: the shuffle order is withheld (null), but hand {number} is finished and "
-                               f"{deal['where']} opens {len(openings)} position{'s' if len(openings) != 1 else ''}; "
-                               "the shuffle entry must show the cards there")
-        elif not isinstance(masked, list) or len(masked) != len(DECK):
-            report.problem(f"{where}: the shuffle order is not a list of {len(DECK)} positions (a card or null each)")
-        elif masked != expected:
-            report.problem(
-                f"{where}: the shuffle of hand {number} shows the deck as {_short(masked, 40)}, not the positions "
-                f"opened in {deal['where']} (each opened card at its position, null elsewhere; "
-                f"{_first_difference(masked, expected)})")
-        closed = iter(c for c in DECK if c not in public)
-        return [openings[i] if i in openings else next(closed) for i in range(len(DECK))]
+    closed = iter(c for c in DECK if c not in public)
+    return [openings[i] if i in openings else next(closed) for i in range(len(DECK))], public
 
-    if request is None or request.get("kind") != "reshuffle":
+
+def _gofo_reshuffle_order(report: Report, where: str, number: int, k: int, masked: Any, deal: dict[str, Any],
+                          hand: Any, unseen: "_Unseen", carries: dict[int, list[str]],
+                          tally: dict[str, int]) -> list[str] | None:
+    """The order to replay a finished hand's ``k``-th reshuffle with.  Revealed (its key is in the
+    deal): the pile must hold only known cards, and the entry must show exactly the order derived from
+    the key.  Closed: the entry shows ``null`` and the pile's cards become stand-ins (the drawer's
+    cards for the canto, if any, go on top).  ``None`` when the replay cannot go on."""
+    from .gofo.cards import sort_cards
+
+    if hand is None or hand.phase != "reshuffle" or hand.pending_draw is None:
         report.problem(f"{where}: a reshuffle, but replaying the entries before it, hand {number} needs no "
                        "reshuffle here (the stock did not run out)")
         return None
-    pile = list(request["cards"])
-    revealed = deal["reshuffles"]
-    if masked is None:
-        if public & set(pile):
-            report.problem(f"{where}: the reshuffle order is withheld (null), but hand {number} is finished and the "
-                           f"pile holds public cards {sort_cards(public & set(pile))}; they must be shown")
-        masked = [None] * len(pile)
-    if not isinstance(masked, list) or not all(c is None or isinstance(c, str) for c in masked):
-        report.problem(f"{where}: reshuffle {k} of hand {number}: the order is not a list of cards or nulls")
-        return None
-    if len(masked) != len(pile):
-        report.problem(f"{where}: reshuffle {k} of hand {number} orders {len(masked)} cards, but the replayed pile "
-                       f"holds {len(pile)}")
-        return None
-    known = [c for c in masked if c is not None]
-    twice = sort_cards({c for c in known if known.count(c) > 1 and c in DECK})
-    strangers = [c for c in known if c not in pile]
-    if twice or strangers:
-        report.problem(f"{where}: reshuffle {k} of hand {number} shows "
-                       + (f"{twice} at more than one position" if twice else "")
-                       + (" and " if twice and strangers else "")
-                       + (f"{strangers}, not in the pile the replay asks for ({pile})" if strangers else ""))
-        return None
-    leaked = [c for c in known if c not in public]
-    if leaked:
-        report.problem(f"{where}: reshuffle {k} of hand {number} shows {leaked}, which {deal['where']} does not "
-                       f"open: hand {number} did not make {'them' if len(leaked) != 1 else 'it'} public")
-    hidden = [c for c in pile if c not in known]  # canonical order: the pile comes sorted
-    masked_public = [c for c in hidden if c in public]
-    if masked_public:
-        report.problem(f"{where}: reshuffle {k} of hand {number} hides (null) {masked_public}, which the hand made "
-                       "public; every public card of the pile is shown")
-    fill = iter(hidden)
-    filled = [c if c is not None else next(fill) for c in masked]
-    key = deal["key"]
+    key = deal["keys"].get(k)
     if key is not None:
+        hidden = [c for c in hand.pile if c in unseen.group]
+        if hidden:
+            report.problem(f"{where}: the key of reshuffle {k} of hand {number} is revealed, but its pile holds "
+                           f"{len(hidden)} card{'s' if len(hidden) != 1 else ''} the hand kept closed")
+            return None
         seed = commitments.reshuffle_seed(deal["hand_id"], k, key)
-        if not hidden:
-            expected = commitments.derived_shuffle(seed, pile)
-            if masked != expected:
-                report.problem(
-                    f"{where}: reshuffle {k} of hand {number} orders the pile as {masked}, but the order derived "
-                    f"from the committed reshuffle key (reshuffle_seed({deal['hand_id']}, {k}, key)) over the pile "
-                    f"{pile} is {expected}")
-            else:
-                tally["derived"] += 1
-        else:
-            clash = _gofo_partial_clash(seed, masked, public)
-            if clash:
-                report.problem(f"{where}: reshuffle {k} of hand {number} cannot be derived from the committed "
-                               f"reshuffle key whatever its hidden cards: {clash}")
-            else:
-                tally["partial"] += 1
-    if revealed is not None:
-        if k > len(revealed):
-            report.problem(f"{where}: reshuffle {k} of hand {number} is not listed in {deal['where']}.reshuffles "
-                           f"({len(revealed)} listed)")
-        elif revealed[k - 1] != masked:
-            report.problem(f"{where}: reshuffle {k} of hand {number} differs from {deal['where']}.reshuffles[{k - 1}] "
-                           f"({_first_difference(masked, revealed[k - 1])})")
-    return filled
-
-
-def _gofo_partial_clash(seed: str, masked: list[str | None], public: set[str]) -> str | None:
-    """A reshuffle with hidden (null) cards against its derivation.
-
-    ``derived_shuffle`` only swaps positions, so the seed fixes which position of the sorted pile lands
-    where whatever the cards: the known cards must sit at the sorted-pile ranks it sends to their
-    positions, with room between them for hidden cards (cards nobody saw, so not public) in
-    canonical order.  Returns why not, or ``None`` when some choice of hidden cards fits."""
-    from .gofo.cards import DECK
-
-    source = commitments.derived_shuffle(seed, list(range(len(masked))))  # output position -> sorted rank
-    ranks: list[str | None] = [None] * len(masked)
-    for out, rank in enumerate(source):
-        ranks[rank] = masked[out]
-    index = {c: i for i, c in enumerate(DECK)}
-    last = -1
-    for rank, card in enumerate(ranks):
-        if card is not None:
-            if index[card] <= last:
-                return (f"{card} would be card {rank + 1} of the sorted pile, which does not fit the known and "
-                        "hidden cards before it")
-            last = index[card]
-        else:
-            spare = next((i for i in range(last + 1, len(DECK)) if DECK[i] not in public), None)
-            if spare is None:
-                return (f"card {rank + 1} of the sorted pile is hidden, but no unseen card can follow "
-                        f"{DECK[last] if last >= 0 else 'the start'} in deck order")
-            last = spare
-    return None
+        expected = commitments.derived_shuffle(seed, sort_cards(hand.pile))
+        if masked != expected:
+            report.problem(f"{where}: reshuffle {k} of hand {number} orders the pile as {_short(masked, 40)}, but the "
+                           f"order derived from its revealed key (reshuffle_seed({deal['hand_id']}, {k}, key)) over "
+                           f"the pile {sort_cards(hand.pile)} is {expected}")
+        tally["derived"] += 1
+        return expected
+    if masked is not None:
+        report.problem(f"{where}: reshuffle {k} of hand {number} is kept closed (its key is not revealed), but its "
+                       "entry shows an order; a closed reshuffle's order is null (it would tell who drew which card)")
+    unseen.closed_reshuffle(hand)
+    order = list(hand.pile)
+    for i, card in enumerate(carries.pop(hand.pending_draw["seat"], [])[:hand.pending_draw["count"]]):
+        unseen.place(order, i, card)
+    hand.pile = list(order)
+    tally["closed"] += 1
+    return order
 
 
 def _first_difference(a: list[Any], b: list[Any]) -> str:
@@ -836,6 +899,8 @@ def verify_gofo(transcript: dict[str, Any], deck_commitments: dict[int, str] | N
     ``results``.  The hand in progress is only checked for its envelope and who made each entry at a
     dealt table (its deck order is withheld); at a tabletop table it is replayed as far as it goes."""
     from .errors import RefereeError
+    from .gofo import clock
+    from .gofo import deal as deal_rules
     from .gofo.hand import action_to_dict
     from .gofo.table import Table, TableOptions, action_from_dict
 
@@ -952,8 +1017,19 @@ def verify_gofo(transcript: dict[str, Any], deck_commitments: dict[int, str] | N
     table = Table.new(parsed_options)
     total_chips = seats * parsed_options.caja
     replayed_results: list[dict[str, Any]] = []
-    tally = {"derived": 0, "partial": 0}  # reshuffles recomputed from the key / only partly checkable
+    tally = {"derived": 0, "closed": 0}  # reshuffles recomputed from their revealed key / kept closed
     reshuffle_count: dict[int, int] = {}
+    shown_by_hand = {r.get("hand"): r.get("shown") for r in recorded or [] if isinstance(r, dict)}
+    unseen = _Unseen()
+    carries: dict[int, list[str]] = {}  # seat -> cards it must still draw for the canto (after a reshuffle)
+    relabel: set[str] | None = None
+    turn_seconds = transcript.get("turn_seconds")
+    if turn_seconds is not None and (not _is_int(turn_seconds) or turn_seconds < 1):
+        report.problem(f"turn_seconds: {turn_seconds!r} is not a number of seconds (an integer ≥ 1, or null)")
+        turn_seconds = None
+    clock_since = first.get("at") if _is_number(first.get("at")) else 0.0
+    last_move: tuple[float, tuple, Any] | None = None  # (at, turn marker before, action) of the last seat move
+    draw_rounds = 0
     replay_ok = bool(shaped) and shaped[0][0] == 1
     position = 1  # index into ``shaped`` of the next entry to apply
     # A tabletop hand in progress hides nothing: it is replayed too (no result to compare yet).
@@ -969,8 +1045,18 @@ def verify_gofo(transcript: dict[str, Any], deck_commitments: dict[int, str] | N
                            f"the table is at hand {number}")
         chance = _is_gofo_chance(kind, mode)
         seat = None if chance else entry["seat"]
-        request = table.chance_request() if table.to_act() is None else None
         deal = deals.get(number)
+        if kind == "dealer_draw" and chance:
+            draw_rounds += 1
+            draw = entry.get("draw")
+            if not isinstance(draw, dict):
+                report.problem(f"{where}: the first-dealer draw shows no committed draw deck (draw: round, "
+                               "commitment, order, salt); every draw is made from a committed deck")
+            else:
+                why = deal_rules.draw_checks_out(tid, draw, list(action.get("cards") or [])) \
+                    if draw.get("round") == draw_rounds else f"it is numbered round {draw.get('round')!r}, not {draw_rounds}"
+                if why:
+                    report.problem(f"{where}: draw round {draw_rounds} does not check out: {why}")
         if kind in ("shuffle", "reshuffle") and chance:
             if deal is None:
                 report.problem(f"{where}: hand {number} is finished (hands_finished {finished}), but deals has no "
@@ -978,27 +1064,55 @@ def verify_gofo(transcript: dict[str, Any], deck_commitments: dict[int, str] | N
                                "be replayed")
                 replay_ok = False
                 break
-            if kind == "reshuffle":
+            if kind == "shuffle":
+                order, relabel = _gofo_shuffle_order(report, where, number, action.get("order"), deal)
+                unseen, carries = _Unseen(), {}
+            else:
                 k = reshuffle_count[number] = reshuffle_count.get(number, 0) + 1
-            filled = _gofo_fill(report, where, kind, number, action.get("order"), deal, request,
-                                k if kind == "reshuffle" else 0, tally)
-            if filled is None:
+                order = _gofo_reshuffle_order(report, where, number, k, action.get("order"), deal, table.hand,
+                                              unseen, carries, tally)
+            if order is None:
                 replay_ok = False
                 break
-            action = dict(action, order=filled)
-        if entry.get("timeout") is True and not chance:
-            silent = table.default_action(seat) if _is_int(seat) else None
-            if silent is None:
-                report.problem(f"{where}: marked as a timeout, but seat {seat} cannot be moved by the deadline now "
-                               f"(it is seat {table.to_act()}'s turn)")
-            else:
-                try:
-                    made = action_to_dict(action_from_dict(action))
-                except RefereeError:
-                    made = action
-                if made != action_to_dict(silent):
-                    report.problem(f"{where}: the referee's timeout move for seat {seat} is {made}, but a silent "
-                                   f"seat makes {action_to_dict(silent)}")
+            action = dict(action, order=order)
+        if not chance:
+            if last_move is not None and clock.restarts_clock(last_move[2], last_move[1], clock.turn_marker(table)):
+                clock_since = last_move[0]
+            if entry.get("timeout") is True:
+                silent = table.default_action(seat) if _is_int(seat) else None
+                if silent is None:
+                    report.problem(f"{where}: marked as a timeout, but seat {seat} cannot be moved by the deadline "
+                                   f"now (it is seat {table.to_act()}'s turn)")
+                else:
+                    try:
+                        made = action_to_dict(action_from_dict(action))
+                    except RefereeError:
+                        made = action
+                    if made != action_to_dict(silent):
+                        report.problem(f"{where}: the referee's timeout move for seat {seat} is {made}, but a silent "
+                                       f"seat makes {action_to_dict(silent)}")
+                due = clock.deadline(clock_since, turn_seconds)
+                if due is None:
+                    report.problem(f"{where}: marked as a timeout, but the table has no turn deadline (turn_seconds)")
+                elif entry["at"] < due:
+                    report.problem(f"{where}: the referee moved seat {seat} at {entry['at']}, before its deadline "
+                                   f"{due} ({turn_seconds} s after the move at {clock_since})")
+            try:
+                last_move = (entry["at"], clock.turn_marker(table), action_from_dict(action))
+            except RefereeError:
+                last_move = None
+        if kind == "discard" and mode != "tabletop" and table.hand is not None and table.hand.phase == "discard" \
+                and table.to_act() == seat and isinstance(action.get("cards"), list) \
+                and all(isinstance(c, str) for c in action["cards"]):
+            why = unseen.hold(table.hand, seat, action["cards"])
+            if why:
+                report.problem(f"{where}: {why}")
+                replay_ok = False
+                break
+            shown = shown_by_hand.get(number)
+            if table.hand.final_discard and isinstance(shown, list) and 0 <= seat < len(shown) \
+                    and isinstance(shown[seat], list) and all(isinstance(c, str) for c in shown[seat]):
+                carries[seat] = unseen.final_draw(table.hand, seat, action["cards"], shown[seat])
         try:
             table, _events = table.apply_dict(seat, action)
         except RefereeError as exc:
@@ -1009,6 +1123,9 @@ def verify_gofo(transcript: dict[str, Any], deck_commitments: dict[int, str] | N
             report.problem(f"{where}: the rules engine cannot apply this action: {type(exc).__name__}: {exc}")
             replay_ok = False
             break
+        if relabel is not None and kind == "shuffle":
+            unseen.after_shuffle(table.hand, relabel)
+            relabel = None
         if table.hand_number != number and number >= 1:
             result = copy.deepcopy(table.last_result)
             replayed_results.append(result)
@@ -1049,13 +1166,13 @@ def verify_gofo(transcript: dict[str, Any], deck_commitments: dict[int, str] | N
                     f"finished hand{'s' if finished != 1 else ''} only hand {finished + 1} is in progress")
                 break
 
-    # ---- reshuffles revealed but never made, the results
+    # ---- reshuffle keys revealed for reshuffles never made, the results
     for number, deal in sorted(deals.items()):
         made = reshuffle_count.get(number, 0)
-        if replay_ok and deal["reshuffles"] is not None and len(deal["reshuffles"]) != made:
-            report.problem(f"{deal['where']}: lists {len(deal['reshuffles'])} reshuffle"
-                           f"{'s' if len(deal['reshuffles']) != 1 else ''} but hand {number} has {made} reshuffle "
-                           f"entr{'ies' if made != 1 else 'y'}")
+        extra = sorted(k for k in deal["keys"] if k > made)
+        if replay_ok and extra:
+            report.problem(f"{deal['where']}: reveals the key of reshuffle{'s' if len(extra) != 1 else ''} {extra}, "
+                           f"but hand {number} has {made} reshuffle entr{'ies' if made != 1 else 'y'}")
     if recorded is not None:
         by_hand: dict[int, tuple[int, dict[str, Any]]] = {}
         for i, mine in enumerate(recorded):
@@ -1085,16 +1202,16 @@ def verify_gofo(transcript: dict[str, Any], deck_commitments: dict[int, str] | N
         dealt = len(deals)
         opened = sum(len(d["openings"]) for d in deals.values())
         closed = 28 * dealt - opened
-        derived, partial = tally["derived"], tally["partial"]
+        derived, kept_closed = tally["derived"], tally["closed"]
         report.summary = (
             f"gofo {tid}: {len(entries)} entries (version {top_version}), {seats} seats, {mode}; "
             f"{finished} finished hand{'s' if finished != 1 else ''} replayed"
             + (f"; {dealt} deck{'s match their' if dealt != 1 else ' matches its'} commitment"
                f"{'s' if dealt != 1 else ''}, {opened} public card{'s' if opened != 1 else ''} opened and "
                f"{closed} position{'s' if closed != 1 else ''} kept closed, {derived} reshuffle"
-               f"{'s' if derived != 1 else ''} derived from the committed keys"
-               + (f", {partial} reshuffle{'s' if partial != 1 else ''} only partly checkable (hidden cards: the "
-                  "known ones fit the derived order)" if partial else "")
+               f"{'s' if derived != 1 else ''} derived from the revealed keys"
+               + (f", {kept_closed} reshuffle{'s' if kept_closed != 1 else ''} kept closed (a folded or unshown "
+                  "hand went through it)" if kept_closed else "")
                if mode != "tabletop" else "")
             + f"; results reproduced, chips conserved ({total_chips} at the table), balances {balances}"
             + (f"; hand {finished + 1} in progress, replayed so far" if mode == "tabletop"

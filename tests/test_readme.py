@@ -40,7 +40,7 @@ def test_readme_gofo_example_plays_a_hand_to_the_payout(live_server, tmp_path):
     pots = [l for l in out.splitlines() if l.startswith("[{'amount': 109")]
     assert pots and "'amount': 12" in pots[0]
     assert "deck matches its commitment" in out and "does not open" not in out
-    assert out.strip().endswith("every public card opens its leaf")
+    assert out.strip().endswith("every opened card opens its leaf")
 
 
 def test_readme_curl_moves_send_game_id_as_the_client_guide_says():

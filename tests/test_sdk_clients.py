@@ -242,12 +242,18 @@ def test_python_client_plays_a_classic_game(python_sdk, live_server):
 
 def deal_checks_out(deal) -> bool:
     """A finished hand's deal (model or raw dict): the leaves and the reshuffle key hash make the
-    published commitment, and every opened card matches its leaf (closed cards stay secret)."""
+    published commitment, every opened card matches its leaf and every revealed reshuffle key its key
+    leaf (closed cards stay secret)."""
     get = (lambda k: deal[k]) if isinstance(deal, dict) else (lambda k: getattr(deal, k))
     hand_id, leaves = get("hand_id"), list(get("leaves"))
-    key_hash = sha256_hex(f"gofo-reshuffle-key-v1|{hand_id}|{get('reshuffle_key')}")
+    key_leaves = list(get("reshuffle_key_leaves"))
+    key_hash = sha256_hex(f"gofo-reshuffle-keys-v2|{hand_id}|{','.join(key_leaves)}")
     if key_hash != get("reshuffle_key_hash"):
         return False
+    for item in get("reshuffle_keys"):
+        number, key = (item["number"], item["key"]) if isinstance(item, dict) else (item.number, item.key)
+        if sha256_hex(f"gofo-reshuffle-key-v2|{hand_id}|{number}|{key}") != key_leaves[number - 1]:
+            return False
     if sha256_hex(f"gofo-deck-v2|{hand_id}|{','.join(leaves)}|{key_hash}") != get("commitment"):
         return False
     for opening in get("openings"):

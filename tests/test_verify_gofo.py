@@ -34,6 +34,7 @@ from gofo_http import GofoTable
 from gops_http import FlaskHttp
 
 from service import commitments, verify
+from service.gofo import deal as deal_rules
 from service.gofo.cards import DECK, card_value
 from service.gofo.value import hand_value
 
@@ -166,9 +167,8 @@ def played(redis_url):
     here), so the same hands are played on every run: the tampering tests can rely on them."""
     import redis
 
-    from service import auth
+    from service import auth, entropy
     from service.api import common
-    from service.api import gofo as gofo_api
     from service.app import create_app
 
     redis.Redis.from_url(redis_url).flushdb()  # fixed table ids below: start from an empty DB
@@ -177,7 +177,6 @@ def played(redis_url):
                          "CREATE_LIMIT_PER_HOUR": 0}).test_client()
     http = FlaskHttp(client)
     out = {}
-    chance = random.Random(2024)
     ids = iter(range(1, 100))
     clock = [1_800_000_000.0]
 
@@ -185,8 +184,7 @@ def played(redis_url):
         clock[0] = round(clock[0] + 0.25, 3)
         return clock[0]
 
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(gofo_api, "_system_random", chance)
+    with pytest.MonkeyPatch.context() as mp, entropy.seeded(2024) as chance:
         mp.setattr(commitments, "new_salt", lambda: f"{chance.getrandbits(256):064x}")
         mp.setattr(auth, "new_game_id", lambda: f"verify-gofo-{next(ids)}")
         mp.setattr(common, "now", tick)
@@ -200,6 +198,7 @@ def played(redis_url):
         out["dealt"] = (http.get(f"{t.base}/transcript")[1], seen)
         out["dealt_secret"] = copy.deepcopy(client.application.extensions["referee_store"].load(
             "gofo", t.id).doc["deals"])
+        PLAYED_SECRET.update(out["dealt_secret"])
 
         t = GofoTable.create(http, {"seats": 4, "caja": 80, "refill": 10, "initial_front": 25, "mode": "tabletop"})
         player = RandomPlayer(random.Random(7), tabletop=True)
@@ -287,7 +286,10 @@ def test_the_tables_cover_what_they_claim(played):
     # (canto and payout inside the chance step), and its result is recorded all the same.
     assert [e for e in t["entries"] if e["hand"] == 3][-1]["action"]["type"] == "reshuffle"
     assert t["results"][2]["hand"] == 3 and t["results"][2]["reason"] == "canto"
-    assert sum(len(d["reshuffles"]) for d in t["deals"]) == len(reshuffles)
+    assert sum(len(r["reshuffles"]) for r in t["results"]) == len(reshuffles)
+    # some reshuffles are revealed (derived from their key), some kept closed (a folded hand went through)
+    assert any(e["action"]["order"] for e in reshuffles) and any(e["action"]["order"] is None for e in reshuffles)
+    assert any(d["reshuffle_keys"] for d in t["deals"])
     in_progress = [e for e in t["entries"] if e["hand"] == 6]
     assert in_progress[0]["action"] == {"type": "shuffle", "order": None} and len(in_progress) == 5
     assert any(r["reason"] == "canto" and len(r["pots"]) >= 1 for r in t["results"])
@@ -314,25 +316,28 @@ def test_the_tables_cover_what_they_claim(played):
 
 
 def test_the_reshuffles_are_derived_from_the_committed_key(played):
-    """Independently of the verifier: each reshuffle is derived_shuffle of the pile it reorders, from the
-    revealed key; a reshuffle whose pile holds hidden cards shows them as null."""
+    """Independently of the verifier: each reshuffle is derived_shuffle of the pile it reorders, from its
+    own committed key; a revealed one shows its whole order, a closed one shows null."""
     t, _ = get(played, "dealt")
     secret = played["dealt_secret"]
-    partial = 0
-    for deal in t["deals"]:
-        assert commitments.reshuffle_key_hash(deal["hand_id"], deal["reshuffle_key"]) == deal["reshuffle_key_hash"]
+    closed = 0
+    for deal, result in zip(t["deals"], t["results"], strict=True):
+        mine = secret[str(deal["hand"])]
+        keys = {r["number"]: r["key"] for r in deal["reshuffle_keys"]}
+        assert set(keys) == set(deal_rules.revealed_reshuffles(result))
         orders = [e["action"]["order"] for e in entries_of(t, "reshuffle", hand=deal["hand"])]
-        assert orders == deal["reshuffles"]
-        real = secret[str(deal["hand"])]["reshuffles"]
-        for k, (order, full) in enumerate(zip(orders, real, strict=True), 1):
-            seed = commitments.reshuffle_seed(deal["hand_id"], k, deal["reshuffle_key"])
+        for k, (order, full) in enumerate(zip(orders, mine["reshuffles"], strict=True), 1):
+            seed = commitments.reshuffle_seed(deal["hand_id"], k, mine["reshuffle_keys"][k - 1])
             assert commitments.derived_shuffle(seed, sorted(full, key=DECK.index)) == full
-            assert [c if c is not None else full[i] for i, c in enumerate(order)] == full
-            partial += None in order
-    assert partial >= 1
+            if k in keys:
+                assert keys[k] == mine["reshuffle_keys"][k - 1] and order == full
+            else:
+                assert order is None
+                closed += 1
+    assert closed >= 1
 
 
-def test_the_deals_open_exactly_the_public_cards(played):
+def test_the_deals_open_exactly_what_the_rules_allow(played):
     """Independently of the verifier: the published deals against the referee's secret records."""
     t, _ = get(played, "dealt")
     secret = played["dealt_secret"]
@@ -341,14 +346,20 @@ def test_the_deals_open_exactly_the_public_cards(played):
         hid = deal["hand_id"]
         assert deal["leaves"] == [commitments.card_leaf(hid, i, c, mine["salts"][i]) for i, c in enumerate(mine["order"])]
         assert deal["commitment"] == commitments.deck_commitment(hid, deal["leaves"], deal["reshuffle_key_hash"])
-        public = public_cards(result)
+        assert deal["reshuffle_key_hash"] == commitments.reshuffle_key_hash(hid, deal["reshuffle_key_leaves"])
+        public, opened = public_cards(result), deal_rules.opened_cards(result)
+        assert opened <= public
+        if all(r["clean"] for r in result["reshuffles"]):  # no folded hand came back: every public card opens
+            assert opened == public
         assert {(o["position"], o["card"]) for o in deal["openings"]} == {
-            (i, c) for i, c in enumerate(mine["order"]) if c in public}
-        assert "order" not in deal and "salt" not in deal and "salts" not in deal
+            (i, c) for i, c in enumerate(mine["order"]) if c in opened}
+        assert "order" not in deal and "salt" not in deal and "salts" not in deal and "reshuffles" not in deal
         shuffle = entries_of(t, "shuffle", hand=deal["hand"])[0]["action"]["order"]
-        assert shuffle == ([c if c in public else None for c in mine["order"]] if public else None)
+        assert shuffle == ([c if c in opened else None for c in mine["order"]] if opened else None)
     assert [len(d["openings"]) for d in t["deals"]][0] == 0  # hand 1: won uncontested, nothing shown
     assert any(0 < len(d["openings"]) < 28 for d in t["deals"])
+    # the long hand: cards came back from folded hands, so fewer cards open than were shown
+    assert any(len(d["openings"]) < len(public_cards(r)) for d, r in zip(t["deals"], t["results"]))
 
 
 # -------------------------------------------------------------------- tampering
@@ -451,9 +462,15 @@ def t_deal_commitment(t):
     t["deals"][0]["commitment"] = flip_hex(t["deals"][0]["commitment"])
 
 
+def revealed_key(t):
+    """The deal, reshuffle number and key of the first revealed reshuffle."""
+    deal = next(d for d in t["deals"] if d["reshuffle_keys"])
+    return deal, deal["reshuffle_keys"][0]
+
+
 def t_reshuffle_key(t):
-    deal = t["deals"][long_hand(t) - 1]
-    deal["reshuffle_key"] = flip_hex(deal["reshuffle_key"])
+    _, item = revealed_key(t)
+    item["key"] = flip_hex(item["key"])
 
 
 def t_reshuffle_key_hash(t):
@@ -462,12 +479,20 @@ def t_reshuffle_key_hash(t):
 
 
 def t_reshuffle_key_everything(t):
-    """Another reshuffle key, with its hash and the deck commitment recomputed: self-consistent, but the
-    reshuffles that were made are not derived from it."""
-    deal = t["deals"][long_hand(t) - 1]
-    deal["reshuffle_key"] = flip_hex(deal["reshuffle_key"])
-    deal["reshuffle_key_hash"] = commitments.reshuffle_key_hash(deal["hand_id"], deal["reshuffle_key"])
+    """Another reshuffle key, with its leaf, the key hash and the deck commitment recomputed: self-consistent,
+    but the reshuffle that was made is not derived from it."""
+    deal, item = revealed_key(t)
+    item["key"] = flip_hex(item["key"])
+    deal["reshuffle_key_leaves"][item["number"] - 1] = commitments.reshuffle_key_leaf(deal["hand_id"], item["number"],
+                                                                                      item["key"])
+    deal["reshuffle_key_hash"] = commitments.reshuffle_key_hash(deal["hand_id"], deal["reshuffle_key_leaves"])
     deal["commitment"] = commitments.deck_commitment(deal["hand_id"], deal["leaves"], deal["reshuffle_key_hash"])
+
+
+def t_reshuffle_key_dropped(t):
+    """A revealed key withheld: the reshuffle could be checked, so it must be."""
+    deal, item = revealed_key(t)
+    deal["reshuffle_keys"].remove(item)
 
 
 def t_deal_everything(t):
@@ -495,46 +520,34 @@ def t_drop_deal(t):
     t["deals"].pop()
 
 
+def revealed_entry(t):
+    return next(e for e in finished_entries(t, "reshuffle") if e["action"]["order"])
+
+
+def closed_entry(t):
+    return next(e for e in finished_entries(t, "reshuffle") if e["action"]["order"] is None)
+
+
 def t_reshuffle_order(t):
-    swap(entries_of(t, "reshuffle")[0]["action"]["order"])
+    swap(revealed_entry(t)["action"]["order"])
 
 
-def t_reshuffle_revealed(t):
-    swap(t["deals"][long_hand(t) - 1]["reshuffles"][0])
+def t_reshuffle_closed_shown(t):
+    """A closed reshuffle's entry shows an order (it would tell who drew the folded cards)."""
+    entry = closed_entry(t)
+    entry["action"]["order"] = list(DECK[:3])
 
 
-def t_reshuffle_both(t):
-    """The entry and the revealed deal agree, but neither is derived from the committed key."""
-    swap(entries_of(t, "reshuffle")[0]["action"]["order"])
-    swap(t["deals"][long_hand(t) - 1]["reshuffles"][0])
+def t_reshuffle_closed_key(t, secret=None):
+    """A closed reshuffle's true key revealed (its leaf opens): the rule catches it."""
+    entry = closed_entry(t)
+    k = entries_of(t, "reshuffle", hand=entry["hand"]).index(entry) + 1
+    deal = t["deals"][entry["hand"] - 1]
+    key = PLAYED_SECRET[str(entry["hand"])]["reshuffle_keys"][k - 1]
+    deal["reshuffle_keys"].append({"number": k, "key": key})
 
 
-def partial_reshuffle(t):
-    """The first reshuffle whose pile holds hidden cards: its entry and its copy in deals."""
-    for e in finished_entries(t, "reshuffle"):
-        if None in e["action"]["order"]:
-            k = entries_of(t, "reshuffle", hand=e["hand"]).index(e)
-            return e["action"]["order"], t["deals"][e["hand"] - 1]["reshuffles"][k]
-    raise AssertionError("no reshuffle with hidden cards")
-
-
-def t_reshuffle_guess(t):
-    """A hidden card of a reshuffle replaced by a guess, in the entry and in deals."""
-    for order in partial_reshuffle(t):
-        order[order.index(None)] = [c for c in DECK if c not in order and c not in public_cards(t["results"][3])][0]
-
-
-def t_reshuffle_hides_public(t):
-    """A public card of a reshuffle masked (null), in the entry and in deals."""
-    for order in partial_reshuffle(t):
-        order[next(i for i, c in enumerate(order) if c)] = None
-
-
-def t_reshuffle_partial_moved(t):
-    """The known card of a partly hidden reshuffle moved to another position, in the entry and in deals."""
-    for order in partial_reshuffle(t):
-        i = next(i for i, c in enumerate(order) if c)
-        swap(order, i, (i + 1) % len(order))
+PLAYED_SECRET: dict[str, Any] = {}
 
 
 def t_entry_seat(t):
@@ -585,6 +598,32 @@ def t_dealer_draw(t):
 def t_dealer_draw_duplicate(t):
     cards = entries_of(t, "dealer_draw")[0]["action"]["cards"]
     cards[1] = cards[0]
+
+
+def t_draw_commitment(t):
+    draw = entries_of(t, "dealer_draw")[0]["draw"]
+    draw["commitment"] = flip_hex(draw["commitment"])
+
+
+def t_draw_deck(t):
+    """The draw deck rewritten to agree with other cards drawn: its commitment no longer matches."""
+    entry = entries_of(t, "dealer_draw")[0]
+    swap(entry["draw"]["order"], 0, 27)
+
+
+def t_draw_missing(t):
+    del entries_of(t, "dealer_draw")[0]["draw"]
+
+
+def t_timeout_early(t):
+    """A timeout move dated right after the move before it: before the seat's time ran out."""
+    e = timeouts(t)[0]
+    i = t["entries"].index(e)
+    e["at"] = t["entries"][i - 1]["at"]
+
+
+def t_no_deadline(t):
+    t["turn_seconds"] = None
 
 
 def t_drop_entry(t):
@@ -701,8 +740,8 @@ def t_version(t):
 
 def t_add_deal(t):
     t["deals"].append({"hand": 1, "hand_id": f"{t['id']}-1", "commitment": "ab" * 32, "leaves": ["ab" * 32] * 28,
-                       "reshuffle_key": "cd" * 32, "reshuffle_key_hash": "ef" * 32, "openings": [],
-                       "reshuffles": []})
+                       "reshuffle_key_leaves": ["cd" * 32] * 20, "reshuffle_key_hash": "ef" * 32, "openings": [],
+                       "reshuffle_keys": []})
 
 
 def t_declare(t):
@@ -757,7 +796,7 @@ DECK_MISMATCH = r"deals\[\d\]: the leaves and reshuffle key hash of hand \d hash
                 r"deck commitment \w+… published for hand \S+-\d \(deals\[\d\]\.commitment\)"
 OPENS_NOT = r"deals\[\d\]\.openings\[\d+\]: \w+ at position \d+ with salt \w+… hashes to \w+…, not to the committed " \
             r"leaf \w+… \(leaves\[\d+\]\): the position does not open"
-DERIVED = r"reshuffle \d of hand \d orders the pile as \[.*\], but the order derived from the committed reshuffle key"
+DERIVED = r"reshuffle \d of hand \d orders the pile as .*, but the order derived from its revealed key"
 SHUFFLE = r"hand \d, shuffle\): the shuffle of hand \d shows the deck as .*, not the positions opened in deals\[\d\] " \
           r"\(each opened card at its position, null elsewhere; first difference at position \d+"
 RESULT = r"hand \d: results\[\d\]\.{}: the transcript says .*, replaying the actions gives"
@@ -773,27 +812,27 @@ TAMPERS = {
     "opening_salt": (t_opening_salt, OPENS_NOT),
     "opening_position": (t_opening_position, OPENS_NOT),
     "opening_made_up": (t_opening_made_up, OPENS_NOT),
-    "opening_dropped": (t_opening_dropped, r"deals\[\d\]: hand \d made \['\w+'\] public \(results\), but it is not "
-                                           r"opened: every public card must open its leaf"),
+    "opening_dropped": (t_opening_dropped, r"deals\[\d\]: hand \d first showed \['\w+'\] from the deck \(results\), but it "
+                                           r"is not opened: where it lay in the deck would go unchecked"),
     "opening_twice": (t_opening_twice, r"deals\[1\]\.openings\[28\]: opens position \d+ a second time"),
     "deal_commitment": (t_deal_commitment, DECK_MISMATCH),
-    "reshuffle_key": (t_reshuffle_key, r"deals\[\d\]: the reshuffle key \w+… of hand \d hashes to \w+…, not to the "
-                                       r"committed reshuffle_key_hash \w+…"),
+    "reshuffle_key": (t_reshuffle_key, r"deals\[\d\]\.reshuffle_keys\[0\]: the key of reshuffle \d+ of hand \d hashes to "
+                                       r"\w+…, not to the committed reshuffle_key_leaves\[\d+\]"),
     "reshuffle_key_hash": (t_reshuffle_key_hash, DECK_MISMATCH),
+    "reshuffle_key_leaves": (t_reshuffle_key_hash, r"the reshuffle key leaves of hand \d hash to \w+…, not to the "
+                                                   r"committed reshuffle_key_hash"),
+    "reshuffle_key_dropped": (t_reshuffle_key_dropped, r"the key of reshuffle \[\d+\] of hand \d is not revealed, "
+                                                       r"though nothing secret went through it"),
+    "reshuffle_closed_shown": (t_reshuffle_closed_shown, r"reshuffle \d+ of hand \d is kept closed \(its key is not "
+                                                         r"revealed\), but its entry shows an order"),
+    "reshuffle_closed_key": (t_reshuffle_closed_key, r"reveals the key of reshuffle \[\d+\] of hand \d, which must stay "
+                                                     r"closed"),
     "reshuffle_key_everything": (t_reshuffle_key_everything, DERIVED),
     "deal_hand_id": (t_deal_hand_id, r"deals\[0\]: hand_id is '\S+-9', but hand 1 of table \S+ hashes with the "
                                      r"hand id '\S+-1'"),
-    "deal_order_added": (t_deal_order_added, r"deals\[0\]: carries a whole deck order or deck salt"),
+    "deal_order_added": (t_deal_order_added, r"deals\[0\]: carries a whole deck order, deck salt"),
     "drop_deal": (t_drop_deal, r"deals: the transcript lists 4 deals but 5 finished hands"),
     "reshuffle_order": (t_reshuffle_order, DERIVED),
-    "reshuffle_revealed": (t_reshuffle_revealed, r"reshuffle 1 of hand \d differs from deals\[\d\]\.reshuffles\[0\]"),
-    "reshuffle_both": (t_reshuffle_both, DERIVED),
-    "reshuffle_guess": (t_reshuffle_guess, r"reshuffle \d of hand \d shows (\['\w+'\], which deals\[\d\] does not "
-                                           r"open|\['\w+'\], not in the pile the replay asks for)"),
-    "reshuffle_hides_public": (t_reshuffle_hides_public, r"reshuffle \d of hand \d hides \(null\) \['\w+'\], which "
-                                                         r"the hand made public"),
-    "reshuffle_partial_moved": (t_reshuffle_partial_moved, r"reshuffle \d of hand \d cannot be derived from the "
-                                                           r"committed reshuffle key whatever its hidden cards"),
     "entry_seat": (t_entry_seat, r"made by 'seat:(\d)', but a open for seat (?!\1)\d can only be made by 'seat:\d'$"),
     "entry_by": (t_entry_by, r"made by 'seat:(\d)', but a open for seat (?!\1)\d can only be made by 'seat:\d'$"),
     "entry_by_host": (t_entry_by_host, r"made by 'host', but at a dealt table the host cannot act for a seat"),
@@ -853,6 +892,13 @@ TAMPERS = {
                                                      r"'seat:\d' \(the referee moves a seat only when its time ran out"),
     "timeout_by": (t_timeout_by, r"marked as a timeout, but made by 'seat:\d'; only the referee moves a seat whose "
                                  r"time ran out"),
+    "draw_commitment": (t_draw_commitment, r"hand 0, dealer_draw\): draw round 1 does not check out: the draw deck and "
+                                           r"salt hash to \w+…, not to the commitment"),
+    "draw_deck": (t_draw_deck, r"draw round 1 does not check out: the draw deck and salt hash to"),
+    "draw_missing": (t_draw_missing, r"the first-dealer draw shows no committed draw deck"),
+    "timeout_early": (t_timeout_early, r"the referee moved seat \d at [\d.]+, before its deadline [\d.]+ \(30 s after the "
+                                       r"move at [\d.]+\)"),
+    "no_deadline": (t_no_deadline, r"marked as a timeout, but the table has no turn deadline"),
     "timeout_added": (t_timeout_added, r"the referee's timeout move for seat \d is \{'type': 'enter', 'blind': \w+\}, "
                                        r"but a silent seat makes \{'type': 'decline'\}"),
 }
@@ -865,13 +911,14 @@ APPLICABLE = {
     "dealt": COMMON + ["shuffle_order", "shuffle_moved", "shuffle_guess", "leaf", "leaf_opens",
                        "leaf_and_commitment", "opening_card", "opening_salt", "opening_position", "opening_made_up",
                        "opening_dropped", "opening_twice", "deal_commitment", "reshuffle_key", "reshuffle_key_hash",
+                       "reshuffle_key_leaves", "reshuffle_key_dropped", "reshuffle_closed_shown", "reshuffle_closed_key",
                        "reshuffle_key_everything", "deal_hand_id", "deal_order_added", "drop_deal", "reshuffle_order",
-                       "reshuffle_revealed", "reshuffle_both", "reshuffle_guess", "reshuffle_hides_public",
-                       "reshuffle_partial_moved", "entry_seat", "entry_by", "entry_seat_and_by", "chance_by", "chance_seat", "drop_shuffle",
+                       "draw_commitment", "draw_deck", "draw_missing", "entry_seat", "entry_by", "entry_seat_and_by", "chance_by", "chance_seat", "drop_shuffle",
                        "drop_reshuffle", "reorder", "reorder_renumbered", "entry_hand", "withheld"],
     "tabletop": [c for c in COMMON if c != "entry_by_host"] + [
         "add_deal", "declare", "show", "tabletop_by", "tabletop_reshuffle_seat"],
-    "deadlines": ["timeout_action", "timeout_flag_dropped", "timeout_by", "timeout_added", "amount", "drop_entry",
+    "deadlines": ["timeout_action", "timeout_flag_dropped", "timeout_by", "timeout_added", "timeout_early",
+                  "no_deadline", "amount", "drop_entry",
                   "result_winner", "opening_salt", "shuffle_order", "shuffle_guess", "opening_position",
                   "opening_dropped"],
 }
@@ -891,7 +938,7 @@ def test_tampered_transcript_is_rejected(played, table, tamper):
 
 
 @pytest.mark.parametrize("tamper", ["shuffle_order", "opening_salt", "opening_made_up", "reshuffle_order",
-                                    "reshuffle_key", "entry_by", "amount",
+                                    "reshuffle_key", "draw_commitment", "entry_by", "amount",
                                     "drop_entry", "result_winner", "options"])
 def test_tampered_transcript_fails_on_the_command_line(played, tamper, tmp_path):
     transcript, seen = get(played, "dealt")
@@ -973,8 +1020,8 @@ def test_a_referee_that_opens_a_folded_hand_is_caught(played):
     order[position] = card  # the shuffle entry shows it too, consistently
     problems = verify.verify(transcript).problems
     assert not any("does not open" in p for p in problems), problems
-    assert any(re.fullmatch(rf"deals\[{n - 1}\]: opens \['{card}'\], which hand {n} did not make public: the referee "
-                            r"must keep the positions of a folded or unshown hand closed", p) for p in problems), problems
+    assert any(re.match(rf"deals\[{n - 1}\]: opens \['{card}'\], which hand {n} must keep closed", p)
+               for p in problems), problems
 
 
 def test_the_summary_counts_what_was_checked(played):
@@ -983,10 +1030,10 @@ def test_the_summary_counts_what_was_checked(played):
     opened = sum(len(d["openings"]) for d in transcript["deals"])
     assert f"5 decks match their commitments, {opened} public cards opened and {5 * 28 - opened} positions kept " \
            "closed" in summary, summary
-    partial = sum(None in e["action"]["order"] for e in finished_entries(transcript, "reshuffle"))
-    derived = len(finished_entries(transcript, "reshuffle")) - partial
-    assert f"{derived} reshuffles derived from the committed keys, {partial} reshuffle" in summary
-    assert "only partly checkable" in summary
+    closed = sum(e["action"]["order"] is None for e in finished_entries(transcript, "reshuffle"))
+    derived = len(finished_entries(transcript, "reshuffle")) - closed
+    assert f"{derived} reshuffle{'s' if derived != 1 else ''} derived from the revealed keys, {closed} reshuffle" in summary
+    assert "kept closed (a folded or unshown hand went through it)" in summary
 
 
 def strings(value: Any) -> set[str]:
@@ -1004,17 +1051,14 @@ def test_a_folded_hand_never_appears_in_public(redis_url):
     """A player looks at his cards and folds (declines, or no ver after a corta): once the hand is over,
     none of his cards appears in the public view, the ledger or the transcript — unless that card
     became public another way (reshuffled from the pile, then thrown or shown by someone else)."""
-    from service.api import gofo as gofo_api
+    from service import entropy
     from service.app import create_app
 
     client = create_app({"REDIS_URL": redis_url, "TESTING": True, "RATE_LIMIT_PER_MINUTE": 0,
                          "CREATE_LIMIT_PER_HOUR": 0}).test_client()
     http = FlaskHttp(client)
-    chance = random.Random(99)
     checked = {"decline": 0, "no_ver": 0}
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(gofo_api, "_system_random", chance)
-        mp.setattr(commitments, "new_salt", lambda: f"{chance.getrandbits(256):064x}")
+    with entropy.seeded(99):
         t = GofoTable.create(http, {"seats": 4, "caja": 100, "initial_front": 40})
         player = RandomPlayer(random.Random(5))
         for _ in range(12):
@@ -1065,7 +1109,8 @@ def test_a_folded_hand_never_appears_in_public(redis_url):
                             result])
             assert not hidden & seen, (hidden & seen, number)
             deal = transcript["deals"][number - 1]
-            assert not hidden & {o["card"] for o in deal["openings"]}
+            # nor where any of his cards lay in the deck, even one that came back and was shown
+            assert not set(cards) & {o["card"] for o in deal["openings"]}
             assert len(deal["leaves"]) == 28 and "order" not in deal
             assert verify.verify(transcript).ok
             checked[way] += 1
@@ -1127,12 +1172,14 @@ def test_garbage_inside_a_transcript_is_a_problem_not_a_crash(played):
         (lambda t: t["deals"][1]["openings"][0].update(salt="x"), r"openings\[0\]: not an opening"),
         (lambda t: t["deals"][1]["openings"][0].update(position=28), r"openings\[0\]: not an opening"),
         (lambda t: t["deals"][1]["openings"][0].update(card="13o"), r"openings\[0\]: not an opening"),
-        (lambda t: t["deals"][1].update(reshuffle_key=7), "reshuffle key '7' of hand 2 is not 64 lowercase hex"),
+        (lambda t: t["deals"][1].update(reshuffle_keys=7), "reshuffle_keys is not a list of"),
+        (lambda t: t["deals"][1].update(reshuffle_keys=[{"number": 0, "key": "ab" * 32}]), "not a reshuffle key"),
+        (lambda t: t["deals"][1].update(reshuffle_key_leaves=["x"]), "reshuffle_key_leaves is not a list of 20"),
         (lambda t: t["deals"][1].update(reshuffle_key_hash=None), "reshuffle_key_hash 'None' is not a SHA-256"),
-        (lambda t: t["deals"][1].update(reshuffles=[[1]]), "reshuffles is not a list of card orders"),
+        (lambda t: entries_of(t, "dealer_draw")[0].update(draw=5), "shows no committed draw deck"),
         (lambda t: entries_of(t, "shuffle", hand=2)[0]["action"].update(order=["3o"]), "is not a list of 28 positions"),
-        (lambda t: entries_of(t, "reshuffle")[0]["action"].update(order=[None]), r"orders 1 cards, but the replayed "
-                                                                                 r"pile holds \d+"),
+        (lambda t: revealed_entry(t)["action"].update(order=[None]), r"orders the pile as \[None\], but the order "
+                                                                     r"derived from its revealed key"),
         (lambda t: t["entries"].insert(3, dict(t["entries"][0])), "a second create entry"),
     ]:
         tampered = copy.deepcopy(transcript)

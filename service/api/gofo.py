@@ -1,13 +1,9 @@
 """The Gofo HTTP API under ``/v1/gofo/tables``: a table, its hands, one endpoint per kind of move.
 
-Dealt mode: the referee shuffles with the OS CSPRNG and publishes a
-``deck_commitment`` before the deal: one salted leaf per card position plus the
-hash of a reshuffle key (``commitments.deck_commitment``).  Once the hand is over
-it opens the positions of every card that became public (thrown face up, kept to
-the right, shown at the canto) and reveals the reshuffle key; the other
-positions stay closed, so a folded hand, or a hand that won without showing, is
-never shown.  Reshuffles of the pile are derived from the committed key
-(``commitments.derived_shuffle``), so they too were fixed before play.
+Dealt mode: the referee's chance, its commitments and what a finished hand
+publishes are decided in ``service.gofo.deal`` (``supply_chance``, ``publish``,
+``redact_entry``); this module only stores the secret records and serves what
+those functions return.
 
 Tabletop mode: real cards; the referee keeps turns, bets, pots and the ledger,
 and checks the cards entered at the canto.  The host token may act for any seat
@@ -17,16 +13,16 @@ and checks the cards entered at the canto.  The host token may act for any seat
 from __future__ import annotations
 
 import copy
-import secrets
 from typing import Any, Callable
 
 from flask.views import MethodView
 from flask_smorest import Blueprint
 
-from .. import auth, commitments, gofo
+from .. import auth, commitments, entropy, gofo
 from ..errors import Forbidden, IllegalAction, NotFound
+from ..gofo import clock, deal
 from ..gofo.hand import TABLETOP
-from ..gofo.table import Table, TableOptions, chance_action
+from ..gofo.table import Table, TableOptions
 from ..store import Change, Record
 from . import common, idempotency
 from .gofo_schemas import (
@@ -46,7 +42,6 @@ from .gofo_schemas import (
 )
 
 KIND = "gofo"
-_system_random = secrets.SystemRandom()
 
 blp = Blueprint(
     "gofo",
@@ -62,65 +57,35 @@ _TO_ACT = {**_ID, "seat": "$response.body#/table/hand/to_act"}
 # ------------------------------------------------------------------ chance
 
 
-def hand_id(table_id: str, number: int) -> str:
-    return f"{table_id}-{number}"
+hand_id = deal.hand_id
 
 
 def _supply_chance(table: Table, doc: dict[str, Any], version: int, at: float,
                    entries: list[dict[str, Any]]) -> Table:
-    """Answer every chance request: the first-dealer draw, each hand's shuffle, reshuffles.
-
-    A shuffle is committed (hash stored in ``doc["deals"]``) before any card of
-    the hand is seen; a reshuffle is derived from that hand's committed salt.
-    """
-    while table.to_act() is None and (request := table.chance_request()) is not None:
-        kind = request["kind"]
-        number = table.hand_number
-        if kind == "shuffle":
-            action = chance_action(request, _system_random)
-            doc["deals"][str(number)] = _new_deal(hand_id(doc["id"], number), number, list(action.order))
-        elif kind == "reshuffle":
-            deal = doc["deals"][str(number)]
-            k = len(deal["reshuffles"]) + 1
-            seed = commitments.reshuffle_seed(deal["hand_id"], k, deal["reshuffle_key"])
-            action = gofo.Reshuffle(tuple(commitments.derived_shuffle(seed, request["cards"])))
-            deal["reshuffles"].append(list(action.order))
-        else:
-            action = chance_action(request, _system_random)
-        table, _ = table.apply(None, action)
-        entries.append(_entry(version, at, "referee", None, number, action))
+    """Answer every chance request (``service.gofo.deal.supply_chance``) and record each as an entry."""
+    draws = doc.setdefault("draws", [])
+    before = len(draws)
+    table, applied = deal.supply_chance(table, doc["id"], doc["deals"], draws, entropy.source(),
+                                        commitments.new_salt)
+    new_draws = iter(draws[before:])
+    for number, action in applied:
+        entry = _entry(version, at, "referee", None, number, action)
+        if isinstance(action, gofo.DealerDraw):
+            entry["draw"] = {k: v for k, v in next(new_draws).items() if k in ("round", "commitment", "order", "salt")}
+        entries.append(entry)
     return table
 
 
-def _new_deal(hid: str, number: int, order: list[str]) -> dict[str, Any]:
-    """The referee's secret record of one hand's deck, with the commitment it publishes."""
-    salts = [commitments.new_salt() for _ in order]
-    leaves = [commitments.card_leaf(hid, i, card, salts[i]) for i, card in enumerate(order)]
-    key = commitments.new_salt()
-    key_hash = commitments.reshuffle_key_hash(hid, key)
-    return {"hand": number, "hand_id": hid, "order": order, "salts": salts, "leaves": leaves,
-            "reshuffle_key": key, "reshuffle_key_hash": key_hash, "reshuffles": [],
-            "commitment": commitments.deck_commitment(hid, leaves, key_hash)}
+def _result_of(doc: dict[str, Any], number: int) -> dict[str, Any] | None:
+    results = doc["results"]
+    result = results[number - 1] if 0 < number <= len(results) else None
+    return result if result is not None and result.get("hand") == number else None
 
 
-def public_cards(result: dict[str, Any]) -> set[str]:
-    """Cards a finished hand made public: thrown face up, kept to the right, shown at the canto."""
-    cards = {c for d in result.get("discards") or [] for c in (d.get("cards") or [])}
-    cards |= {c for kept in result.get("kept") or [] for c in kept}
-    cards |= {c for shown in result.get("shown") or [] for c in (shown or [])}
-    return cards
-
-
-def _opened(deal: dict[str, Any], public: set[str]) -> dict[str, Any]:
-    """A finished hand's deal as published: every leaf, the openings of public cards, the key."""
-    return {
-        "hand": deal["hand"], "hand_id": deal["hand_id"], "commitment": deal["commitment"],
-        "leaves": list(deal["leaves"]), "reshuffle_key": deal["reshuffle_key"],
-        "reshuffle_key_hash": deal["reshuffle_key_hash"],
-        "openings": [{"position": i, "card": card, "salt": deal["salts"][i]}
-                     for i, card in enumerate(deal["order"]) if card in public],
-        "reshuffles": [[card if card in public else None for card in order] for order in deal["reshuffles"]],
-    }
+def _published(doc: dict[str, Any], number: int) -> dict[str, Any] | None:
+    """A finished hand's deal as ``service.gofo.deal.publish`` opens it."""
+    secret, result = doc["deals"].get(str(number)), _result_of(doc, number)
+    return deal.publish(secret, result) if secret is not None and result is not None else None
 
 
 def _entry(version: int, at: float, by: str, seat: int | None, hand: int, action: Any) -> dict[str, Any]:
@@ -138,13 +103,14 @@ def _view(record: Record, seat: int | None = None) -> dict[str, Any]:
     data["id"] = doc["id"]
     data["version"] = record.version
     data["table"]["options"]["turn_seconds"] = doc.get("turn_seconds")
-    deal = doc["deals"].get(str(table.hand_number))
+    current = doc["deals"].get(str(table.hand_number))
     if data["hand"] is not None:
         data["hand"]["hand_id"] = hand_id(doc["id"], table.hand_number)
-        data["hand"]["deck_commitment"] = deal["commitment"] if deal else None
+        data["hand"]["deck_commitment"] = current["commitment"] if current else None
         data["hand"]["turn_deadline_at"] = _turn_deadline(doc)
-    previous = doc["deals"].get(str(table.hand_number - 1))
-    data["table"]["last_deal"] = _opened(previous, set(previous["public"])) if previous else None
+    data["table"]["last_deal"] = _published(doc, table.hand_number - 1)
+    data["table"]["draw_commitments"] = [{"round": d["round"], "seats": d["seats"], "commitment": d["commitment"]}
+                                         for d in doc.get("draws", [])]
     return data
 
 
@@ -154,7 +120,7 @@ def _create(body: dict[str, Any]) -> dict[str, Any]:
     options = TableOptions.from_dict({k: v for k, v in body.items() if v is not None})
     table_id = auth.new_game_id()
     at = common.now()
-    doc: dict[str, Any] = {"kind": KIND, "id": table_id, "deals": {}, "results": [],
+    doc: dict[str, Any] = {"kind": KIND, "id": table_id, "deals": {}, "draws": [], "results": [],
                            "turn_seconds": turn_seconds, "turn_since": at,
                            "created_at": at, "updated_at": at}
     entries = [_entry(1, at, "host", None, 0, {"type": "create", "options": options.to_dict()})]
@@ -177,8 +143,7 @@ def _require_seat_or_tabletop_host(who: str, record: Record, seat: int) -> None:
 
 
 def _turn_deadline(doc: dict[str, Any]) -> float | None:
-    seconds = doc.get("turn_seconds")
-    return round(doc["turn_since"] + seconds, 3) if seconds else None
+    return clock.deadline(doc["turn_since"], doc.get("turn_seconds"))
 
 
 def _apply_move(record: Record, who: str, at: float, seat: int, action: Any,
@@ -186,7 +151,7 @@ def _apply_move(record: Record, who: str, at: float, seat: int, action: Any,
     """Apply one seat move (and the chance it calls for) to a copy of the stored document."""
     doc = copy.deepcopy(record.doc)
     table = Table.from_dict(doc["state"])
-    number, before = table.hand_number, (table.hand_number, table.to_act(), table.hand.phase if table.hand else None)
+    number, before = table.hand_number, clock.turn_marker(table)
     table, _ = table.apply(seat, action)
     version = record.version + 1
     entry = _entry(version, at, who, seat, number, action)
@@ -196,10 +161,7 @@ def _apply_move(record: Record, who: str, at: float, seat: int, action: Any,
     table = _supply_chance(table, doc, version, at, entries)  # may finish the hand (a reshuffle, then the canto)
     if table.hand_number != number and table.last_result is not None:
         doc["results"].append(copy.deepcopy(table.last_result))
-        deal = doc["deals"].get(str(number))
-        if deal is not None:
-            deal["public"] = sorted(public_cards(table.last_result))
-    if not isinstance(action, (gofo.Look, gofo.Reshuffle)) or before != (table.hand_number, table.to_act(), table.hand.phase):
+    if clock.restarts_clock(action, before, clock.turn_marker(table)):
         doc["turn_since"] = at  # the clock of the seat to act restarts with every move
     doc.update(state=table.to_dict(), updated_at=at)
     return Change(doc, entries)
@@ -263,7 +225,11 @@ MOVES: list[tuple[str, str, str, type, dict, Callable[[dict[str, Any]], Any], st
     ("show", "gofoShow", "Show your five cards at the canto", ShowSchema, {"cards": ["6e", "7e", "11e", "12e", "3o"]},
      lambda b: gofo.Show(tuple(b["cards"])), "Tabletop: enter your five cards; the referee checks them."),
     ("declare", "gofoDeclare", "Declare your points at the canto", DeclareSchema, {"points": 27},
-     lambda b: gofo.Declare(b["points"]), "Tabletop: declare points; a winner must then show cards worth exactly that."),
+     lambda b: gofo.Declare(b["points"]), "Tabletop: declare points; a winner must then show cards worth exactly that. "
+     "Declaring again corrects your declaration (out of turn too) until someone has shown cards."),
+    ("muck", "gofoMuck", "Muck: concede at the canto", NoBodySchema, {},
+     lambda b: gofo.Muck(), "Tabletop canto: give up your claim to every pot (out of turn too), your cards unseen; "
+     "your chips stay in the pots they fed. The last claimant left takes every pot without showing."),
     ("reshuffle", "gofoReportReshuffle", "Report that the pile was reshuffled", NoBodySchema, {},
      lambda b: gofo.Reshuffle(None), "Tabletop: the dealer reports that the real pile was shuffled into a new stock."),
 ]
@@ -353,20 +319,22 @@ class Transcript(MethodView):
         withheld; finished hands' orders and salts are in ``deals`` to check their commitments."""
         store = common.store()
         record = store.load(KIND, table_id)
-        current = Table.from_dict(record.doc["state"]).hand_number
-        deals = record.doc["deals"]
+        doc = record.doc
+        current = Table.from_dict(doc["state"]).hand_number
         entries = []
+        reshuffles: dict[int, int] = {}  # hand -> reshuffles seen so far
         for entry in store.transcript(KIND, table_id):
             if entry["version"] > record.version:
                 continue
             if entry["action"]["type"] in ("shuffle", "reshuffle") and entry["action"].get("order"):
-                deal = deals.get(str(entry["hand"]))
-                public = set(deal.get("public", ())) if deal and entry["hand"] < current else set()
-                order = [card if card in public else None for card in entry["action"]["order"]]
-                entry = dict(entry, action={**entry["action"], "order": order if public else None})
+                number = entry["hand"]
+                k = 0
+                if entry["action"]["type"] == "reshuffle":
+                    k = reshuffles[number] = reshuffles.get(number, 0) + 1
+                result = _result_of(doc, number) if number < current else None
+                entry = dict(entry, action=deal.redact_entry(entry["action"], k, result))
             entries.append(entry)
-        deals = [_opened(d, set(d["public"])) for n, d in sorted(deals.items(), key=lambda kv: int(kv[0]))
-                 if int(n) < current]
+        deals = [d for n in range(1, current) if (d := _published(doc, n)) is not None]
         return {"id": table_id, "kind": KIND, "version": record.version,
                 "options": record.doc["state"]["options"], "entries": entries, "deals": deals,
                 "hands_finished": current - 1, "results": record.doc["results"],

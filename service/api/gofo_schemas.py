@@ -133,6 +133,12 @@ class DiscardRecordSchema(ma.Schema):
     kept = fields.Boolean(required=True, **_doc("Kept face up to the player's right (2–3 players left after a corte)."))
 
 
+class RestockSchema(ma.Schema):
+    count = fields.Integer(required=True, **_doc("Cards the pile held when it was shuffled into a new stock."))
+    clean = fields.Boolean(required=True, **_doc("The pile held only cards thrown face up (no folded or declined hand)."))
+    drawers = fields.List(fields.Integer(), required=True, **_doc("Seats that drew from the stock this reshuffle made."))
+
+
 class HandResultSchema(ma.Schema):
     reason = fields.String(required=True, **_doc("canto, or uncontested (everyone folded to a bet)."))
     pots = fields.List(fields.Nested(PotSchema), required=True)
@@ -146,6 +152,7 @@ class HandResultSchema(ma.Schema):
     mano = fields.Integer()
     discards = fields.List(fields.Nested(DiscardRecordSchema))
     kept = fields.List(fields.List(Card()))
+    reshuffles = fields.List(fields.Nested(RestockSchema), **_doc("Dealt mode: each time the stock ran out and the pile was reshuffled."))
 
 
 class CantoSchema(ma.Schema):
@@ -157,7 +164,7 @@ class CantoSchema(ma.Schema):
 class GofoLegalActionSchema(ma.Schema):
     type = fields.String(required=True, validate=validate.OneOf(
         ["look", "open", "enter", "decline", "raise", "pass", "ver", "no_ver", "voy", "corta",
-         "refiche", "discard", "show", "declare", "reshuffle"]))
+         "refiche", "discard", "show", "declare", "muck", "reshuffle"]))
     min = fields.Integer(**_doc("Smallest allowed amount (or number of cards to discard)."))
     max = fields.Integer(**_doc("Largest allowed amount (or number of cards to discard)."))
     blind = fields.Boolean(**_doc("enter: whether this is the blind way to enter."))
@@ -194,7 +201,7 @@ class GofoHandSchema(ma.Schema):
     pile_count = fields.Integer(**_doc("Dealt mode: cards in the discard pile."))
     canto = fields.Nested(CantoSchema)
     turn_deadline_at = fields.Float(allow_none=True, **_doc("Unix time after which the seat to act may be moved by the deadline (tables with turn_seconds)."))
-    deck_commitment = fields.String(allow_none=True, **_doc("Dealt mode: sha256(gofo-deck-v2|<hand_id>|<28 card leaves>|<reshuffle key hash>), published before the deal."))
+    deck_commitment = fields.String(allow_none=True, **_doc("Dealt mode: sha256(gofo-deck-v2|<hand_id>|<28 card leaves>|<reshuffle key hash>), published before the deal (see DealReveal)."))
     hand_id = fields.String(**_doc("The id the deck commitment names: <table id>-<hand number>."))
 
 
@@ -211,19 +218,40 @@ class CardOpeningSchema(ma.Schema):
     salt = fields.String(required=True)
 
 
+class ReshuffleKeySchema(ma.Schema):
+    number = fields.Integer(required=True, **_doc("Which reshuffle of the hand (from 1)."))
+    key = fields.String(required=True, **_doc("Its key: the reshuffle is derived_shuffle(reshuffle_seed(hand_id, number, key), the sorted pile)."))
+
+
 class DealRevealSchema(ma.Schema):
     hand = fields.Integer(required=True)
     hand_id = fields.String(required=True)
     commitment = fields.String(required=True, **_doc("The deck_commitment published before the deal."))
     leaves = fields.List(fields.String(), required=True, **_doc(
         "One per deck position: sha256(gofo-card-v1|<hand_id>|<position>|<card>|<salt>)."))
-    reshuffle_key = fields.String(required=True, **_doc("The key the hand's reshuffles were derived from."))
-    reshuffle_key_hash = fields.String(required=True, **_doc("sha256(gofo-reshuffle-key-v1|<hand_id>|<key>)."))
+    reshuffle_key_hash = fields.String(required=True, **_doc("sha256(gofo-reshuffle-keys-v2|<hand_id>|<reshuffle_key_leaves joined by commas>)."))
+    reshuffle_key_leaves = fields.List(fields.String(), required=True, **_doc(
+        "One per possible reshuffle k = 1..20: sha256(gofo-reshuffle-key-v2|<hand_id>|<k>|<key k>)."))
     openings = fields.List(fields.Nested(CardOpeningSchema), required=True, **_doc(
-        "The positions of every card the hand made public (thrown face up, kept, shown at the canto). "
-        "Other positions stay closed: a folded hand is never shown."))
-    reshuffles = fields.List(fields.List(Card(allow_none=True)), required=True, **_doc(
-        "The orders drawn when the stock ran out; cards that stayed secret are null."))
+        "The positions of the cards first shown face up by the seat they were dealt to, unless that seat drew "
+        "from a reshuffle that held a folded hand. Every other position stays closed: a folded hand is never "
+        "shown, nor where a card that came back from it was dealt."))
+    reshuffle_keys = fields.List(fields.Nested(ReshuffleKeySchema), required=True, **_doc(
+        "The keys of the reshuffles whose pile held only face-up discards and whose drawers all showed at the "
+        "canto; the others stay closed."))
+
+
+class DrawCommitmentSchema(ma.Schema):
+    round = fields.Integer(required=True, **_doc("Draw round, from 1 (ties draw again)."))
+    seats = fields.List(fields.Integer(), required=True, **_doc("The seats that drew, in order."))
+    commitment = fields.String(required=True, **_doc("sha256(gofo-draw-v1|<table id>|<round>|<draw deck>|<salt>); the seats took its top cards."))
+
+
+class DrawRevealSchema(ma.Schema):
+    round = fields.Integer(required=True)
+    commitment = fields.String(required=True)
+    order = fields.List(Card(), required=True, **_doc("The committed draw deck, top first."))
+    salt = fields.String(required=True)
 
 
 class GofoTableInfoSchema(ma.Schema):
@@ -233,6 +261,7 @@ class GofoTableInfoSchema(ma.Schema):
     seats = fields.List(fields.Nested(LedgerSeatSchema), required=True)
     draws = fields.List(fields.List(fields.List(fields.Raw())), required=True, **_doc("The first-dealer draw: rounds of [seat, card] pairs."))
     draw_seats = fields.List(fields.Integer(), required=True)
+    draw_commitments = fields.List(fields.Nested(DrawCommitmentSchema), **_doc("The first-dealer draw's committed decks, one per round."))
     last_result = fields.Nested(HandResultSchema, allow_none=True, required=True)
     last_deal = fields.Nested(DealRevealSchema, allow_none=True, required=True, **_doc("Dealt mode: the previous hand's deck commitment opened at every card it made public."))
 
@@ -270,7 +299,8 @@ class GofoTranscriptEntrySchema(ma.Schema):
     by = fields.String(required=True, **_doc("host, seat:N or referee."))
     seat = fields.Integer(allow_none=True, required=True, **_doc("The seat the engine applied it for (null: chance)."))
     hand = fields.Integer(required=True)
-    action = fields.Dict(required=True, **_doc("The action; a deck or reshuffle order is withheld (null) until the hand is over, then shows only the cards the hand made public."))
+    action = fields.Dict(required=True, **_doc("The action; a deck or reshuffle order is withheld (null) until the hand is over, then shows only the opened cards (see DealReveal)."))
+    draw = fields.Nested(DrawRevealSchema, **_doc("dealer_draw: the committed draw deck it was made from, opened."))
 
 
 class GofoTranscriptSchema(ma.Schema):

@@ -22,6 +22,7 @@ from .hand import (
     HandState,
     LegalAction,
     Look,
+    Muck,
     NoVer,
     Open,
     Pass,
@@ -49,7 +50,7 @@ from .value import hand_value
 
 __all__ = [
     "ACTION_TYPES", "DECK", "Corta", "DealerDraw", "Declare", "Decline", "Discard", "Enter",
-    "HandState", "LegalAction", "Look", "NoVer", "Open", "Pass", "Raise", "Refiche", "Reshuffle",
+    "HandState", "LegalAction", "Look", "Muck", "NoVer", "Open", "Pass", "Raise", "Refiche", "Reshuffle",
     "Show", "Shuffle", "Table", "TableOptions", "Ver", "Voy", "action_from_dict", "action_to_dict",
     "card_value", "chance_action", "hand_value", "new_deck_order", "parse_card", "record", "replay",
     "side_pots", "view",

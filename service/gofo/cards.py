@@ -68,8 +68,11 @@ def card_value(code: str) -> int:
 
 
 def sort_cards(cards: Iterable[str]) -> list[str]:
-    """Cards in canonical deck order (used wherever a set of cards is listed publicly)."""
-    return sorted(cards, key=_INDEX.__getitem__)
+    """Cards in canonical deck order (used wherever a set of cards is listed publicly).
+
+    Anything that is not a card code sorts after the cards, by its text (the offline verifier
+    replays hands with stand-ins for cards nobody saw)."""
+    return sorted(cards, key=lambda c: (_INDEX.get(c, len(_INDEX)), str(c)))
 
 
 def card_name(code: str) -> str:

@@ -188,16 +188,26 @@ class Show(Action):
 
 @dataclass(frozen=True)
 class Declare(Action):
-    """Tabletop canto: declare one's points; if this wins a pot, the cards must be shown after."""
+    """Tabletop canto: declare one's points; if this wins a pot, the cards must be shown after.
+
+    A seat that has declared may declare again to correct it, out of turn, as long as nobody has
+    entered cards at the canto yet."""
 
     points: int
     TYPE: ClassVar[str] = "declare"
 
 
+@dataclass(frozen=True)
+class Muck(Action):
+    """Tabletop canto: concede — give up one's claim to every pot, cards unseen (out of turn too)."""
+
+    TYPE: ClassVar[str] = "muck"
+
+
 ACTION_TYPES: dict[str, type[Action]] = {
     cls.TYPE: cls
     for cls in (Shuffle, Reshuffle, Open, Look, Enter, Decline, Raise, Refiche, Pass, Ver, NoVer,
-                Voy, Corta, Discard, Show, Declare)
+                Voy, Corta, Discard, Show, Declare, Muck)
 }
 
 
@@ -340,6 +350,10 @@ class HandState:
     Chips: ``stacks[s]`` is the seat's front (resto) when the hand began; ``committed[s]`` what
     it has put in since. Cards (dealt mode only): ``stock`` (top first), ``pile`` (thrown
     discards and folded hands), ``hands``, ``kept`` (cards kept face up to a player's right).
+    ``restocks``: one public record per reshuffle, ``{"count", "clean", "drawers"}``: how many
+    cards the pile held, whether it held no folded or declined hand (``clean``: every card in it
+    was thrown face up), and the seats that drew from the new stock it made (what the table sees;
+    :mod:`service.gofo.deal` decides from it which cards a finished hand may open).
     """
 
     mode: str
@@ -369,6 +383,8 @@ class HandState:
     pending_draw: dict[str, int] | None = None
     known_pile: list[str] = field(default_factory=list)
     discard_log: list[dict[str, Any]] = field(default_factory=list)
+    restocks: list[dict[str, Any]] = field(default_factory=list)
+    mucked_since_restock: bool = False
     canto: dict[str, Any] | None = None
     result: dict[str, Any] | None = None
 
@@ -493,6 +509,10 @@ class HandState:
             acts.append(LegalAction("look"))
         if self.mode == TABLETOP and self.phase == "discard" and seat == self.dealer:
             acts.append(LegalAction("reshuffle"))
+        if self._may_muck(seat):
+            acts.append(LegalAction("muck"))
+        if self._may_correct(seat) and self.to_act() != seat:
+            acts.append(LegalAction("declare", MIN_VALUE, MAX_VALUE))
         if self.to_act() != seat:
             return acts
         phase = self.phase
@@ -522,7 +542,7 @@ class HandState:
         elif phase == "canto":
             assert self.canto is not None
             acts.append(LegalAction("show"))
-            if self.canto["stage"] == "declare":
+            if self.canto["stage"] == "declare" or self._may_correct(seat):
                 acts.append(LegalAction("declare", MIN_VALUE, MAX_VALUE))
         return acts
 
@@ -582,6 +602,14 @@ class HandState:
             return self._look(seat, ev)
         if isinstance(action, Reshuffle):
             return self._tabletop_reshuffle(seat, action, ev)
+        if isinstance(action, Muck):
+            return self._muck_at_canto(seat, ev)
+        if isinstance(action, Declare) and self._may_correct(seat):
+            return self._correct_declaration(seat, action, ev)
+        if isinstance(action, Declare) and self.phase == "canto" and self.canto is not None \
+                and self.canto["declared"][seat] is not None:
+            raise _illegal("a declaration can be corrected only until someone has shown cards",
+                           "declaration_locked")
         if action.CHANCE:
             raise _illegal("chance actions are not made by a seat", "chance_action")
         if self.phase in ("shuffle", "reshuffle"):
@@ -641,11 +669,14 @@ class HandState:
             mine = [c for c in order if c in own]
             self.stock = self.stock + older + newer + mine
             self.pile = []
+            self.restocks.append({"count": len(order), "clean": not self.mucked_since_restock,
+                                  "drawers": []})
+            self.mucked_since_restock = False
             ev.append({"type": "reshuffled", "count": len(order)})
             need = self.pending_draw["count"]
             self.pending_draw = None
             self.phase = "discard"
-            self.hands[seat] += self._take(need)
+            self._draw(seat, need)
             return self._after_discard(ev)
         raise _illegal(f"{action.TYPE} is not a chance action", "chance_action")
 
@@ -723,6 +754,7 @@ class HandState:
     def _muck(self, seat: int) -> None:
         """A declined or folded hand goes back to the pile, unseen."""
         if self.mode == DEALT:
+            self.mucked_since_restock = self.mucked_since_restock or bool(self.hands[seat])
             self.pile += self.hands[seat]
             self.hands[seat] = []
 
@@ -921,11 +953,18 @@ class HandState:
         if self.mode == DEALT:
             if len(self.stock) < count:
                 self.pending_draw = {"seat": seat, "count": count - len(self.stock)}
-                self.hands[seat] += self._take(len(self.stock))
+                self._draw(seat, len(self.stock))
                 self.phase = "reshuffle"
                 return None
-            self.hands[seat] += self._take(count)
+            self._draw(seat, count)
         self._after_discard(ev)
+
+    def _draw(self, seat: int, count: int) -> None:
+        """Dealt mode: ``seat`` draws ``count`` cards from the top of the stock (recorded as a
+        drawer of the last reshuffle's stock, when there was one)."""
+        if count and self.restocks and seat not in self.restocks[-1]["drawers"]:
+            self.restocks[-1]["drawers"].append(seat)
+        self.hands[seat] += self._take(count)
 
     def _after_discard(self, ev: list[dict[str, Any]]) -> None:
         self.queue.pop(0)
@@ -997,6 +1036,52 @@ class HandState:
         self.queue.pop(0)
         self._next_canto(ev)
 
+    def _nobody_shown(self) -> bool:
+        assert self.canto is not None
+        return all(cards is None for cards in self.canto["cards"])
+
+    def _may_correct(self, seat: int) -> bool:
+        """A declaration may be corrected (declared again) while nobody has entered cards."""
+        return (self.phase == "canto" and self.canto is not None and 0 <= seat < self.n
+                and self.status[seat] == IN and self.canto["declared"][seat] is not None
+                and self._nobody_shown())
+
+    def _may_muck(self, seat: int) -> bool:
+        """A live player who has not entered cards may concede at the canto."""
+        return (self.phase == "canto" and self.canto is not None and 0 <= seat < self.n
+                and self.status[seat] == IN and self.canto["cards"][seat] is None)
+
+    def _correct_declaration(self, seat: int, action: Declare, ev: list[dict[str, Any]]) -> None:
+        assert self.canto is not None
+        if not MIN_VALUE <= action.points <= MAX_VALUE:
+            raise InvalidAction(f"points are {MIN_VALUE}..{MAX_VALUE}", code="bad_points")
+        was = self.canto["declared"][seat]
+        self.canto["declared"][seat] = action.points
+        ev.append({"type": "declaration_corrected", "seat": seat, "points": action.points, "was": was})
+        if self.canto["stage"] == "show":  # who must show depends on the declarations: judge again
+            self.canto["stage"] = "declare"
+            self.queue = []
+            self._next_canto(ev)
+
+    def _muck_at_canto(self, seat: int, ev: list[dict[str, Any]]) -> None:
+        if self.phase != "canto" or self.canto is None:
+            raise WrongPhase("mucking is conceding at the canto; fold to a bet with no ver",
+                             code="wrong_phase")
+        if self.status[seat] != IN:
+            raise _illegal("you are not in the hand", "not_in_hand")
+        if self.canto["cards"][seat] is not None:
+            raise _illegal("you have shown your cards already", "already_shown")
+        self.status[seat] = FOLDED
+        self.canto["declared"][seat] = None
+        self.queue = [s for s in self.queue if s != seat]
+        ev.append({"type": "mucked", "seat": seat})
+        if len(self.live()) < 2:  # the last claimant takes every pot, without showing
+            return self._pay([None] * self.n, list(self.canto["cards"]), "uncontested", ev)
+        if self.canto["stage"] == "show":
+            self.canto["stage"] = "declare"
+            self.queue = []
+        self._next_canto(ev)
+
     def _canto_values(self) -> list[int | None]:
         assert self.canto is not None
         values: list[int | None] = [None] * self.n
@@ -1011,7 +1096,8 @@ class HandState:
             return
         values = self._canto_values()
         if self.canto["stage"] == "declare":
-            winners = {self._pot_winner(p["eligible"], values) for p in self.pots()}
+            # a pot only one seat can win (its own uncovered bet, or everyone else conceded) needs no cards
+            winners = {self._pot_winner(p["eligible"], values) for p in self.pots() if len(p["eligible"]) > 1}
             must_show = [s for s in self.live()
                          if s in winners and self.canto["cards"][s] is None]
             if must_show:

@@ -259,7 +259,8 @@ class Table:
         self.last_result = dict(copy.deepcopy(hand.result), hand=self.hand_number,
                                 dealer=hand.dealer, mano=hand.mano, stacks=list(hand.stacks),
                                 discards=copy.deepcopy(hand.discard_log),
-                                kept=copy.deepcopy(hand.kept))
+                                kept=copy.deepcopy(hand.kept),
+                                reshuffles=copy.deepcopy(hand.restocks))
         self.dealer = (self.dealer + 1) % self.n
         self._start_hand(ev)
 

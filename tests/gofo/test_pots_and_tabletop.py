@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from service.gofo.hand import (
-    Corta, Declare, Discard, Enter, HandState, Open, Pass, Refiche, Reshuffle, Show, Ver,
+    Corta, Declare, Discard, Enter, HandState, Muck, Open, Pass, Refiche, Reshuffle, Show, Ver,
     Voy, side_pots,
 )
 
@@ -74,7 +74,7 @@ def test_declare_then_winner_must_show_matching_cards() -> None:
     assert code_of(hand.apply, 3, Show(("7o", "6o", "4o", "3o", "4b"))) == "duplicate_card"
     assert code_of(hand.apply, 3, Show(("7o", "6o", "4o", "5o", "5e"))) == \
         "declared_value_mismatch"
-    assert code_of(hand.apply, 3, Declare(21)) == "must_show"
+    assert code_of(hand.apply, 3, Declare(21)) == "declaration_locked"  # cards are on the table now
     hand = play(hand, (3, Show(tuple(H20))))
     assert hand.is_over() and hand.result["payouts"] == [0, 40, 45, 50]
     assert hand.result["shown"][0] is None and hand.result["values"][0] == 15
@@ -110,3 +110,62 @@ def test_tabletop_cards_kept_to_the_right_are_out_of_play() -> None:
     hand = play(hand, (1, Discard(("6e", "7e"))), (2, Discard(count=3)), (0, Discard(count=0)))
     assert hand.kept == [[], ["6e", "7e"], []] and hand.kept_count == [0, 2, 3]
     assert code_of(hand.apply, 1, Show(("6e", "11e", "12e", "3o", "4o"))) == "duplicate_card"
+
+
+# --- a wrong declaration: correct it before anyone shows, or concede (muck) --------------------
+
+
+def test_a_wrong_declaration_is_corrected_before_anyone_shows() -> None:
+    hand = three_all_ins()  # canto, queue [1, 2, 3, 0]; seat 1 holds H30 but says 25
+    hand = play(hand, (1, Declare(25)))
+    assert code_of(hand.apply, 1, Show(tuple(H30))) == "not_your_turn"
+    assert {a.type for a in hand.legal_actions(1)} >= {"declare", "muck"}
+    hand, events = play_events(hand, (1, Declare(30)))  # out of turn: seat 2 is to declare
+    assert events == [{"type": "declaration_corrected", "seat": 1, "points": 30, "was": 25}]
+    assert hand.to_act() == 2 and hand.canto["declared"][1] == 30
+    hand = play(hand, (2, Declare(25)), (3, Declare(20)), (0, Declare(15)))
+    assert hand.canto["stage"] == "show" and hand.queue == [1, 2, 3]
+    hand = play(hand, (1, Show(tuple(H30))))
+    assert code_of(hand.apply, 2, Declare(26)) == "declaration_locked"  # seat 1 has shown now
+    hand = play(hand, (2, Show(tuple(H25))), (3, Show(tuple(H20))))
+    assert hand.is_over() and [p["winner"] for p in hand.result["pots"]] == [1, 2, 3]
+
+
+def test_a_correction_after_the_declarations_judges_who_must_show_again() -> None:
+    hand = play(three_all_ins(), (1, Declare(20)), (2, Declare(25)), (3, Declare(20)), (0, Declare(15)))
+    assert hand.canto["stage"] == "show" and hand.queue == [2, 3]  # seat 1's 20 wins nothing
+    assert code_of(hand.apply, 1, Show(tuple(H30))) == "not_your_turn"
+    hand = play(hand, (1, Declare(30)))
+    assert hand.canto["stage"] == "show" and hand.queue == [1, 2, 3]
+    hand = play(hand, (1, Show(tuple(H30))), (2, Show(tuple(H25))), (3, Show(tuple(H20))))
+    assert [p["winner"] for p in hand.result["pots"]] == [1, 2, 3]
+
+
+def test_a_player_may_concede_at_the_canto() -> None:
+    hand = play(three_all_ins(), (1, Declare(30)))
+    hand, events = play_events(hand, (3, Muck()))  # out of turn, cards never entered
+    assert events == [{"type": "mucked", "seat": 3}]
+    assert hand.status[3] == "folded" and hand.queue == [2, 0]
+    assert all(3 not in p["eligible"] for p in hand.pots())
+    assert code_of(hand.apply, 3, Muck()) == "not_in_hand"
+    hand = play(hand, (2, Declare(25)), (0, Declare(15)), (1, Show(tuple(H30))))
+    assert code_of(hand.apply, 1, Muck()) == "already_shown"
+    hand = play(hand, (2, Show(tuple(H25))))
+    assert hand.is_over()
+    # seat 3's 50 stay in the pots it fed; the top pot (0 and 3) goes to seat 0, the only claimant left
+    assert [(p["amount"], p["winner"]) for p in hand.result["pots"]] == [(40, 1), (45, 2), (50, 0)]
+    assert hand.result["shown"][3] is None and hand.result["net"][3] == -50
+
+
+def test_the_last_claimant_takes_every_pot_without_showing() -> None:
+    hand = play(three_all_ins(), (1, Muck()), (2, Muck()), (3, Declare(20)))
+    hand, events = play_events(hand, (0, Muck()))
+    assert hand.is_over() and hand.result["reason"] == "uncontested"
+    assert hand.result["payouts"] == [0, 0, 0, 135] and events[-1]["type"] == "hand_over"
+
+
+def test_muck_is_only_for_the_tabletop_canto() -> None:
+    hand = HandState.new("tabletop", 0, [30, 30, 30])
+    hand = play(hand, (1, Open(2)))
+    assert code_of(hand.apply, 2, Muck()) == "wrong_phase"
+    assert "muck" not in {a.type for a in hand.legal_actions(2)}

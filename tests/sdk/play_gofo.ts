@@ -86,12 +86,16 @@ function sha256Hex(text: string): string {
   return createHash("sha256").update(text, "utf8").digest("hex");
 }
 
-/** The leaves and the reshuffle key make the published commitment; each opened card matches its leaf. */
+/** The leaves and the reshuffle key leaves make the published commitment; each opened card matches its
+ *  leaf, each revealed reshuffle key its key leaf. */
 function dealChecksOut(deal: DealReveal): boolean {
-  const keyHash = sha256Hex(`gofo-reshuffle-key-v1|${deal.handId}|${deal.reshuffleKey}`);
+  const keyHash = sha256Hex(`gofo-reshuffle-keys-v2|${deal.handId}|${deal.reshuffleKeyLeaves.join(",")}`);
   if (keyHash !== deal.reshuffleKeyHash) return false;
   if (sha256Hex(`gofo-deck-v2|${deal.handId}|${deal.leaves.join(",")}|${keyHash}`) !== deal.commitment) return false;
-  return deal.openings.every(
+  const keysOpen = deal.reshuffleKeys.every(
+    (r) => sha256Hex(`gofo-reshuffle-key-v2|${deal.handId}|${r.number}|${r.key}`) === deal.reshuffleKeyLeaves[r.number - 1],
+  );
+  return keysOpen && deal.openings.every(
     (o) => sha256Hex(`gofo-card-v1|${deal.handId}|${o.position}|${o.card}|${o.salt}`) === deal.leaves[o.position],
   );
 }
