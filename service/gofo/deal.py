@@ -94,7 +94,9 @@ def new_deal(hid: str, number: int, order: list[str], new_salt: Callable[[], str
 def reshuffle_order(deal: dict[str, Any], pile: list[str]) -> list[str]:
     """The next reshuffle of ``deal``'s hand, derived from its committed key (and recorded)."""
     k = len(deal["reshuffles"]) + 1
-    seed = commitments.reshuffle_seed(deal["hand_id"], k, deal["reshuffle_keys"][k - 1])
+    # a hand dealt before per-reshuffle keys (one ``reshuffle_key``) goes on with that key
+    keys = deal.get("reshuffle_keys") or [deal["reshuffle_key"]] * MAX_RESHUFFLES
+    seed = commitments.reshuffle_seed(deal["hand_id"], k, keys[k - 1])
     order = commitments.derived_shuffle(seed, sort_cards(pile))
     deal["reshuffles"].append(order)
     return order
@@ -177,9 +179,12 @@ def revealed_reshuffles(result: dict[str, Any]) -> list[int]:
     return out
 
 
-def publish(deal: dict[str, Any], result: dict[str, Any]) -> dict[str, Any]:
+def publish(deal: dict[str, Any], result: dict[str, Any]) -> dict[str, Any] | None:
     """A finished hand's deal as published: every leaf, the openings :func:`opened_cards` allows,
-    the keys of the reshuffles :func:`revealed_reshuffles` allows.  Nothing else."""
+    the keys of the reshuffles :func:`revealed_reshuffles` allows.  Nothing else.  ``None`` for a
+    hand dealt under the old format (one reshuffle key): it cannot be opened this way."""
+    if "reshuffle_key_leaves" not in deal:
+        return None
     opened = opened_cards(result)
     revealed = revealed_reshuffles(result)
     return {

@@ -290,3 +290,14 @@ def test_every_opening_opens_and_clean_hands_open_every_public_card() -> None:
         assert opened <= deal_rules.public_cards(result)
         if all(x["clean"] for x in result["reshuffles"]):
             assert opened == deal_rules.public_cards(result)
+
+
+def test_a_hand_dealt_under_the_old_format_goes_on_and_is_not_opened() -> None:
+    """A hand in progress when the service was upgraded (one reshuffle key): its reshuffles still derive
+    from that key, and it publishes no deal rather than a wrong one."""
+    legacy = {"hand": 1, "hand_id": "t-1", "order": list(DECK), "salts": ["00" * 32] * 28,
+              "reshuffle_key": "ab" * 32, "reshuffles": [], "commitment": "cd" * 32}
+    order = deal_rules.reshuffle_order(legacy, ["4o", "3o", "5o"])
+    seed = commitments.reshuffle_seed("t-1", 1, "ab" * 32)
+    assert order == commitments.derived_shuffle(seed, ["3o", "4o", "5o"]) and legacy["reshuffles"] == [order]
+    assert deal_rules.publish(legacy, {"discards": [], "kept": [], "shown": [None] * 5}) is None
