@@ -36,7 +36,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "tests"))
 sys.path.insert(0, str(REPO))
 
-from sse_client import RawStream, pump  # noqa: E402
+from support.sse_client import RawStream, pump  # noqa: E402
 
 from service import commitments  # noqa: E402
 from service.embedded import free_port, start_server  # noqa: E402

@@ -111,7 +111,9 @@ def valkey_factory(tmp_path):
 def app(redis_url, redis_client):
     from service.app import create_app
 
-    return create_app({"REDIS_URL": redis_url, "TESTING": True})
+    # A stream read through the test client is read whole: capped at 1 s, a sweep or an authorization
+    # matrix that reaches .../events gets its answer instead of waiting out the 300 s default.
+    return create_app({"REDIS_URL": redis_url, "TESTING": True, "STREAM_MAX_SECONDS": 1})
 
 
 @pytest.fixture
@@ -199,5 +201,5 @@ def live_server(redis_server, tmp_path_factory):
         stop_process(proc)
 
 
-# Browser tests: headless Debian chromium driven by Playwright (tests/browser.py).
-from browser import browser, offline_page  # noqa: E402,F401  (fixtures)
+# Browser tests: headless Debian chromium driven by Playwright (tests/support/browser.py).
+from support.browser import browser, offline_page  # noqa: E402,F401  (fixtures)

@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from gofo_http import GofoTable
-from gops_http import FlaskHttp
+from support.gofo_http import GofoTable
+from support.gops_http import FlaskHttp
 from service import commitments, verify
 from service.gofo import deal as deal_rules
 from service.gofo.cards import DECK

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import pytest
-from gops_http import FlaskHttp, LiveHttp
+from support.gops_http import FlaskHttp, LiveHttp
 
 from service.gofo import deal as deal_rules
 from service.gofo.cards import DECK

@@ -30,9 +30,9 @@ import pytest
 import redis
 import requests
 from conftest import start_gunicorn, stop_process
-from gofo_http import GofoTable
-from gops_http import GopsTable, Http, LiveHttp, lowest, new_salt
-from sse_client import RawStream, pump
+from support.gofo_http import GofoTable
+from support.gops_http import GopsTable, Http, LiveHttp, lowest, new_salt
+from support.sse_client import RawStream, pump
 
 from service.embedded import start_cluster
 from service.redis_client import is_cluster, make_client, parse_cluster_url

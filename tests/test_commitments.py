@@ -12,7 +12,7 @@ import hashlib
 
 import pytest
 
-from gops_helpers import Driver, det_salt, expect_error, new_game, spec_commitment
+from support.gops_helpers import Driver, det_salt, expect_error, new_game, spec_commitment
 from service import commitments as C
 from service import gops as G
 from service.errors import InvalidAction

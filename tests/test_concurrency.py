@@ -14,7 +14,7 @@ import pytest
 import requests
 
 from service import commitments
-from gops_http import GopsTable, LiveHttp, new_salt
+from support.gops_http import GopsTable, LiveHttp, new_salt
 
 
 def fire(calls):
@@ -137,7 +137,7 @@ def test_simultaneous_retried_creates_make_one_game(live_server):
 
 def test_gofo_one_move_at_a_time(live, live_server):
     """Every seat tries to act at once: only the seat whose turn it is moves, exactly once."""
-    from gofo_http import GofoTable
+    from support.gofo_http import GofoTable
 
     table = GofoTable.create(live, {"seats": 5})
     start = table.public()
@@ -157,7 +157,7 @@ def test_gofo_one_move_at_a_time(live, live_server):
 
 
 def test_gofo_retried_move_with_idempotency_key_applies_once(live, live_server):
-    from gofo_http import GofoTable
+    from support.gofo_http import GofoTable
 
     table = GofoTable.create(live, {"seats": 3})
     start = table.public()

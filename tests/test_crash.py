@@ -32,7 +32,7 @@ from typing import Any
 import pytest
 import requests
 from conftest import start_gunicorn, stop_process
-from gops_http import Http, new_salt
+from support.gops_http import Http, new_salt
 
 from service import commitments, gops
 from service.embedded import free_port

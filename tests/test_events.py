@@ -22,11 +22,11 @@ import pytest
 import redis as redis_lib
 import requests
 
-from gofo_http import GofoTable
-from gops_http import FlaskHttp, GopsTable, LiveHttp, new_salt
+from support.gofo_http import GofoTable
+from support.gops_http import FlaskHttp, GopsTable, LiveHttp, new_salt
 from service import commitments, live
 from service.store import Change, Store
-from sse_client import RawStream, parse, pump
+from support.sse_client import RawStream, parse, pump
 
 
 def events_of(response):
@@ -89,7 +89,8 @@ def test_heartbeats_while_nothing_happens(app, client, game):
     assert len(events) == 1 and comments.count("keep-alive") >= 2
 
 
-def test_a_finished_game_ends_the_stream_and_a_resume_gets_204(client, game, http):
+def test_a_finished_game_ends_the_stream_and_a_resume_gets_204(app, client, game, http):
+    app.config["STREAM_MAX_SECONDS"] = 300  # the suite's apps cap streams at 1 s (tests/conftest.py)
     status, data = http.post(f"{game.base}/seats/0/resign", {}, game.seat_tokens[0])
     assert status == 200 and data["phase"] == "over"
     started = time.monotonic()
@@ -120,6 +121,7 @@ def test_streams_are_authorized_like_the_views(client, game):
 
 
 def test_long_poll(app, client, game):
+    app.config["STREAM_MAX_SECONDS"] = 300  # the suite's apps cap streams at 1 s (tests/conftest.py)
     path = f"{game.base}/events"
     # Already there: answered at once, as JSON, the caller's view with its ETag.
     r = client.get(f"{path}?wait_for_version=1", headers=bearer(game.seat_tokens[0]))

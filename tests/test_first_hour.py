@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 import requests
 
-from readme_blocks import README, fenced_block_after
+from support.readme_blocks import README, fenced_block_after
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 VENV_BIN = Path(sys.executable).parent

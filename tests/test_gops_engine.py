@@ -12,7 +12,7 @@ from fractions import Fraction
 
 import pytest
 
-from gops_helpers import (
+from support.gops_helpers import (
     Driver,
     det_salt,
     expect_error,

@@ -23,7 +23,7 @@ from fractions import Fraction
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from gops_helpers import det_salt
+from support.gops_helpers import det_salt
 from service import commitments as C
 from service import gops as G
 from service.errors import RefereeError

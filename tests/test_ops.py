@@ -15,7 +15,7 @@ import time
 import pytest
 import requests
 from conftest import REPO_ROOT, start_gunicorn, stop_process
-from gops_http import FlaskHttp, GopsTable, lowest
+from support.gops_http import FlaskHttp, GopsTable, lowest
 
 from service import metrics
 from service.app import create_app

@@ -14,7 +14,7 @@ import re
 import time
 from pathlib import Path
 
-import browser as browser_support
+from support import browser as browser_support
 import pytest
 import requests
 

@@ -8,7 +8,7 @@ import subprocess
 
 import pytest
 
-from readme_blocks import fenced_block_after
+from support.readme_blocks import fenced_block_after
 
 
 @pytest.mark.skipif(not (shutil.which("curl") and shutil.which("sha256sum")), reason="needs curl and sha256sum")

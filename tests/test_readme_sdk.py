@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from readme_blocks import fenced_block_after
+from support.readme_blocks import fenced_block_after
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 SPEC = REPO_ROOT / "openapi" / "openapi.json"

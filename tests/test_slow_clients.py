@@ -29,7 +29,7 @@ import time
 import pytest
 import requests
 
-from sse_client import RawStream, pump
+from support.sse_client import RawStream, pump
 
 BODY_TIMEOUT = 10.0  # REFEREE_BODY_TIMEOUT's default
 KEEPALIVE = 5.0  # deploy/gunicorn.conf.py: GUNICORN_KEEPALIVE's default

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 from conftest import REPO_ROOT
-from gops_http import FlaskHttp, GopsTable, lowest, match_prize, new_salt, seat_biased
+from support.gops_http import FlaskHttp, GopsTable, lowest, match_prize, new_salt, seat_biased
 
 from service import verify
 

@@ -30,8 +30,8 @@ from typing import Any
 
 import pytest
 from conftest import REPO_ROOT
-from gofo_http import GofoTable
-from gops_http import FlaskHttp
+from support.gofo_http import GofoTable
+from support.gops_http import FlaskHttp
 
 from service import commitments, verify
 from service.gofo import deal as deal_rules

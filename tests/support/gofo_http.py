@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from gops_http import Created
+from support.gops_http import Created
 
 PATHS = {"no_ver": "no-ver"}
 
