@@ -92,13 +92,35 @@ class Operation:
     def name(self) -> str:
         return self.op.get("operationId", f"{self.method} {self.template}")
 
-    def response_schema(self, status: int) -> dict[str, Any] | None:
+    def response_schema(self, status: int, media_type: str = "application/json") -> dict[str, Any] | None:
         response = self.responses.get(str(status))
         if response is None:
             return None
         content = _resolve(response, True).get("content", {})
-        schema = content.get("application/json", {}).get("schema")
+        schema = content.get(media_type, {}).get("schema")
         return schema
+
+    def documents(self, status: int, media_type: str | None = None) -> bool:
+        """The spec documents this status (with this media type, when one is given)."""
+        response = self.responses.get(str(status))
+        if response is None:
+            return False
+        return media_type is None or media_type in _resolve(response, True).get("content", {})
+
+
+def sse_events(text: str) -> list[dict[str, str]]:
+    """The events of a ``text/event-stream`` body (comments and a bare ``retry:`` block skipped)."""
+    events = []
+    for block in text.replace("\r\n", "\n").split("\n\n"):
+        fields: dict[str, str] = {}
+        for line in block.split("\n"):
+            if not line or line.startswith(":"):
+                continue
+            name, _, value = line.partition(":")
+            fields[name] = fields.get(name, "") + value[1:] if value.startswith(" ") else value
+        if "event" in fields or "data" in fields:
+            events.append(fields)
+    return events
 
 
 def operations_under(prefix: str) -> list[Operation]:
@@ -352,6 +374,18 @@ def check(world: Any, op: Operation, method: str, path: str, routed: bool, body:
     assert status < 500, f"{status} on {method} {path}: {response.get_data()[:500]!r}"
     if 200 <= status < 300:
         assert routed and method == op.method, f"{status} for {method} {path}"
+        if status == 204:
+            assert op.documents(204) and response.get_data() == b"", f"undocumented 204 for {op.name}"
+            return response
+        if response.mimetype == "text/event-stream":  # a stream: every event's data is a documented view
+            assert op.documents(status, "text/event-stream"), f"undocumented stream for {op.name}"
+            view = op.response_schema(status)
+            events = sse_events(response.get_data(as_text=True))
+            assert events, f"a stream without an event for {op.name}"
+            for sse in events:
+                assert sse.get("event") == "state" and sse.get("id", "").isdigit(), sse
+                jsonschema.Draft7Validator(view).validate(json.loads(sse["data"]))
+            return response
         assert response.mimetype == "application/json"
         schema = op.response_schema(status)
         assert schema is not None, f"undocumented {status} for {op.name}"
