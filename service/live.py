@@ -125,7 +125,9 @@ class Hub:
             try:
                 if self._listen(pubsub) == "idle":
                     return
-            except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError, OSError) as error:
+            except (redis.exceptions.RedisError, OSError) as error:
+                # Lost connections, and on a cluster CLUSTERDOWN / MOVED answers during a failover:
+                # reconnect, or the process's streams would wait for heartbeats to learn anything.
                 log.warning("live updates: subscriber connection lost (%s); reconnecting", error)
                 time.sleep(backoff)
                 backoff = min(backoff * 2, 2.0)
