@@ -102,8 +102,10 @@ def test_gofo_deck_commitment_formats():
     leaf = C.card_leaf("T-1", 0, "11e", "00" * 32)
     assert leaf == sha("gofo-card-v1|T-1|0|11e|" + "00" * 32)
     assert leaf == LEAF_VECTOR
-    key_hash = C.reshuffle_key_hash("T-1", "ff" * 32)
-    assert key_hash == sha("gofo-reshuffle-key-v1|T-1|" + "ff" * 32)
+    key_leaf = C.reshuffle_key_leaf("T-1", 1, "ff" * 32)
+    assert key_leaf == sha("gofo-reshuffle-key-v2|T-1|1|" + "ff" * 32)
+    key_hash = C.reshuffle_key_hash("T-1", [key_leaf, key_leaf])
+    assert key_hash == sha(f"gofo-reshuffle-keys-v2|T-1|{key_leaf},{key_leaf}")
     assert C.deck_commitment("T-1", [leaf, leaf], key_hash) == sha(f"gofo-deck-v2|T-1|{leaf},{leaf}|{key_hash}")
     assert C.reshuffle_seed("T-1", 2, "ff" * 32) == "gofo-reshuffle-v1|T-1|2|" + "ff" * 32
 
