@@ -35,7 +35,7 @@ import os
 import gevent
 from gunicorn.workers.ggevent import GeventWorker
 
-READ_SIZE = 64 * 1024
+from .bodylimit import _read_at_most
 
 
 def _number(name: str, default: float) -> float:
@@ -150,16 +150,6 @@ def _has_body(req, declared: int | None) -> bool:
     return any(name.upper() == "TRANSFER-ENCODING" and "chunked" in value.lower() for name, value in req.headers)
 
 
-def _read_at_most(stream, size: int) -> bytes:
-    parts: list[bytes] = []
-    left = size
-    while left > 0:
-        part = stream.read(min(READ_SIZE, left))
-        if not part:
-            break
-        parts.append(part)
-        left -= len(part)
-    return b"".join(parts)
 
 
 def _client_key(addr) -> str | None:
