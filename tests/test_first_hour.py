@@ -30,8 +30,11 @@ def first_hour() -> str:
 
 def make_dry_run(target: str) -> list[str]:
     """The commands `make <target>` runs on a fresh clone (-B: as if nothing were installed yet)."""
-    out = subprocess.run(["make", "-n", "-B", target], cwd=REPO_ROOT, capture_output=True, text=True,
-                         check=True, timeout=60).stdout
+    # Run as a top-level make even inside `make test` (CI): no inherited MAKEFLAGS/MAKELEVEL, and no
+    # "Entering/Leaving directory" lines.
+    env = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MAKELEVEL", "MFLAGS", "MAKEOVERRIDES")}
+    out = subprocess.run(["make", "--no-print-directory", "-n", "-B", target], cwd=REPO_ROOT, env=env,
+                         capture_output=True, text=True, check=True, timeout=60).stdout
     return out.splitlines()
 
 
