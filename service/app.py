@@ -158,17 +158,16 @@ def create_app(overrides: dict[str, Any] | None = None) -> Flask:
         app,
         spec_kwargs={"marshmallow_plugin": _MarshmallowPlugin(schema_name_resolver=_schema_name_resolver)},
     )
-    from .api.gofo import blp as gofo_blp
     from .api.gofo_schemas import CARD_COMPONENT, card_ref
     from .api.events import blp as events_blp
-    from .api.gops import blp as gops_blp
+    from .registry import GAMES
 
     api.spec.components.schema("Card", CARD_COMPONENT)
     api.ma_plugin.converter.add_attribute_function(card_ref)
 
     converters.register(app, api)  # <seat:seat>, before any route uses it
-    api.register_blueprint(gops_blp)
-    api.register_blueprint(gofo_blp)
+    for game in GAMES.values():  # every game the registry lists, in its order (and so in the spec)
+        api.register_blueprint(game.load_blueprint())
     api.register_blueprint(events_blp)  # live updates (service.live): GET .../events
     ratelimit.init_app(app)
     cors.init_app(app)

@@ -1189,7 +1189,9 @@ def test_garbage_inside_a_transcript_is_a_problem_not_a_crash(played):
 
 
 def test_gofo_is_registered(played, tmp_path):
-    assert list(verify.VERIFIERS) == ["gops", "gofo"]
+    from service.registry import GAMES
+
+    assert list(GAMES) == ["gops", "gofo"]
     transcript, _ = get(played, "fresh")
     proc = run_cli(tmp_path, dict(transcript, kind="chess"), {})
     assert proc.returncode == 2 and "unknown transcript kind 'chess'; this verifier checks: gops, gofo" in proc.stderr

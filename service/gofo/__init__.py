@@ -55,3 +55,11 @@ __all__ = [
     "card_value", "chance_action", "hand_value", "new_deck_order", "parse_card", "record", "replay",
     "side_pots", "view",
 ]
+
+from ..game import GameDefinition  # noqa: E402
+
+GAME = GameDefinition(
+    name="gofo", title="Gofo", package=__name__, blueprint="service.api.gofo:blp",
+    commitment_option="--deck-commitment", commitment_unit="hand", thing="table",
+    commitment_help="the deck_commitment published before hand HAND (default 1) was dealt; repeat for each hand",
+)

@@ -29,8 +29,8 @@ from dataclasses import asdict, dataclass, field
 from fractions import Fraction
 from typing import Any, Iterable
 
-from . import commitments
-from .errors import (
+from .. import commitments
+from ..errors import (
     CommitmentMismatch,
     GameOver,
     IllegalAction,

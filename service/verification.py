@@ -1,0 +1,99 @@
+"""What every game's offline verifier shares: the :class:`Report`, :class:`Unreadable` and the
+comparison helpers (each game's checks live in its own package: ``service.<game>.verifier``)."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+EXIT_OK, EXIT_INVALID, EXIT_UNREADABLE = 0, 1, 2
+
+
+class Unreadable(Exception):
+    """The input is not something this verifier can check at all (exit 2)."""
+
+
+@dataclass
+class Report:
+    """The outcome of verifying one transcript."""
+
+    kind: str
+    id: str
+    problems: list[str] = field(default_factory=list)
+    summary: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+    def problem(self, message: str) -> None:
+        self.problems.append(message)
+
+
+def _short(value: Any, width: int = 16) -> str:
+    text = str(value)
+    return text if len(text) <= width else text[:width] + "…"
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_number(value: Any) -> bool:
+    return (isinstance(value, (int, float)) and not isinstance(value, bool)
+            and math.isfinite(value))
+
+
+def _diff(path: str, recorded: Any, replayed: Any, out: list[str]) -> None:
+    """Every place where ``recorded`` differs from ``replayed``, as readable lines."""
+    if isinstance(recorded, dict) and isinstance(replayed, dict):
+        for key in sorted(set(recorded) | set(replayed), key=str):
+            if key not in replayed:
+                out.append(f"{path}.{key}: the transcript has {recorded[key]!r}, the replay has no such field")
+            elif key not in recorded:
+                out.append(f"{path}.{key}: missing from the transcript; the replay gives {replayed[key]!r}")
+            else:
+                _diff(f"{path}.{key}", recorded[key], replayed[key], out)
+    elif isinstance(recorded, list) and isinstance(replayed, list) and len(recorded) == len(replayed) \
+            and any(isinstance(x, (dict, list)) for x in recorded + replayed):
+        for i, (a, b) in enumerate(zip(recorded, replayed)):
+            _diff(f"{path}[{i}]", a, b, out)
+    elif recorded != replayed or type(recorded) is not type(replayed):
+        out.append(f"{path}: the transcript says {recorded!r}, replaying the actions gives {replayed!r}")
+
+
+def _check_version_coverage(report: "Report", shaped: list[tuple[int, dict[str, Any]]], top_version: Any) -> None:
+    """No version from 1 to the last is missing, and the last is the transcript's version."""
+    present = {e["version"] for _, e in shaped}
+    missing = sorted(set(range(1, max(present, default=0) + 1)) - present)
+    if missing:
+        report.problem(f"entries: {_ranges(missing)} missing (an entry was dropped)")
+    if _is_int(top_version) and shaped and max(present) != top_version:
+        report.problem(f"version: the transcript says {top_version} but its last entry is version "
+                       f"{max(present)} (entries missing at the end, or added)")
+
+
+def _differing_keys(a: Any, b: Any) -> str:
+    if isinstance(a, dict) and isinstance(b, dict):
+        keys = sorted(k for k in set(a) | set(b) if a.get(k, object()) != b.get(k, object()))
+        return "differing: " + ", ".join(f"{k} {a.get(k)!r} vs {b.get(k)!r}" for k in keys)
+    return f"{a!r} vs {b!r}"
+
+
+def _first_difference(a: list[Any], b: list[Any]) -> str:
+    for i, (x, y) in enumerate(zip(a, b)):
+        if x != y:
+            return f"first difference at position {i}: {x!r} vs {y!r}"
+    return f"{len(a)} vs {len(b)} cards"
+
+def _ranges(numbers: list[int]) -> str:
+    """``[3, 4, 5, 9]`` -> ``'versions 3..5, 9'``."""
+    parts, start = [], None
+    for i, n in enumerate(numbers):
+        if start is None:
+            start = n
+        if i + 1 == len(numbers) or numbers[i + 1] != n + 1:
+            parts.append(str(n) if n == start else f"{start}..{n}")
+            start = None
+    return ("version " if len(numbers) == 1 else "versions ") + ", ".join(parts)
