@@ -35,12 +35,22 @@ class Subscription:
         self.channel = channel
         self.ready = threading.Event()  # the hub's connection is subscribed to the channel
         self.latest = 0  # the highest version announced on the channel since we subscribed
+        self.unknown = False  # news without a version (a reconnect, a bad message): read the store
         self._news = threading.Event()
 
     def notify(self, version: int | None = None) -> None:
-        if version is not None and version > self.latest:
+        if version is None:
+            self.unknown = True
+        elif version > self.latest:
             self.latest = version
         self._news.set()
+
+    def announced(self) -> int | None:
+        """The version the news named, or None when the store must say (taken once)."""
+        if self.unknown:
+            self.unknown = False
+            return None
+        return self.latest or None
 
     def wait(self, timeout: float) -> bool:
         """Wait up to ``timeout`` seconds for news; True if there was some (the flag is then cleared)."""

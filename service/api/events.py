@@ -173,6 +173,9 @@ class EventCache:
         key = (kind, id, viewer.key)
         with self._guard:
             lock = self._locks.setdefault(key, threading.Lock())
+            if len(self._locks) > 2 * self.size:  # keys whose build failed never got an event: drop
+                for stale in [k for k in self._locks if k not in self._events and k != key][: self.size]:
+                    self._locks.pop(stale, None)
         with lock:
             cached = self._events.get(key)
             if cached is not None and at_least is not None and cached.version >= at_least:
@@ -302,7 +305,7 @@ def _stream(store: Store, hub: live.Hub, cache: EventCache, channel: str, kind: 
             if remaining <= 0:
                 return
             if sub.wait(min(heartbeat, remaining)):
-                wanted = sub.latest or None
+                wanted = sub.announced()  # None after a reconnect: anything may have happened
             elif deadline - time.monotonic() > 0:
                 yield ": keep-alive\n\n"
                 wanted = _stored_version(store, kind, id)
