@@ -34,6 +34,16 @@ nothing unless they ask for it.
 
 If Redis cannot be reached the limiter lets the request through (fail open)
 and logs a warning; it never turns a request into a 500.
+
+**One round trip fewer** (issue 9): on a request that names a game or table in its path (every
+move and every view) the limiter's script is not sent on its own.  It is deferred
+(``Store.deferred``) and sent by the request's first store read, in one pipeline with its HMGET
+(``Store.load``); if that hit is over a limit, the load raises and the answer is the same 429.
+Any other store operation (a write above all) sends the deferred hit first, alone, so nothing is
+written for a refused request; a request that ends without touching the store (a 422 from body
+validation) sends it at the end and, over the limit, is answered 429 instead.  Not on a Redis
+Cluster: the counter and the game live in different slots (shards), so there the hit goes alone,
+before the request, as everywhere else.
 """
 
 from __future__ import annotations
@@ -45,10 +55,11 @@ import time
 from dataclasses import dataclass
 
 import redis
-from flask import Flask, Response, current_app, g, request
+from flask import Flask, Response, current_app, g, has_request_context, request
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from . import metrics
+from .redis_client import is_cluster
 from .api import problems
 
 # INCR + PEXPIRE for each counter, atomically; stops at the first limit exceeded
@@ -101,12 +112,53 @@ class Usage:
         return self.count > self.limit.limit
 
 
+class Refused(Exception):
+    """Over a limit, found by a deferred hit: answered with :attr:`response` (the usual 429)."""
+
+    def __init__(self, response: Response) -> None:
+        super().__init__("rate limited")
+        self.response = response
+
+
+class _Deferred:
+    """The current request's hit, not sent yet (module docstring): ``Store.load`` sends it."""
+
+    def __init__(self, limiter: RateLimiter, client: str, limits: list[Limit]) -> None:
+        self.limiter, self.client, self.limits = limiter, client, limits
+
+    def queue(self, pipe) -> None:
+        keys = [self.limiter.key(self.client, limit) for limit in self.limits]
+        pipe.evalsha(self.limiter._hit.sha, len(keys), *keys, *self.limiter.arguments(self.limits))
+
+    def settle(self, reply) -> None:
+        """Apply the hit's reply (raises :class:`Refused` over a limit)."""
+        if isinstance(reply, redis.exceptions.NoScriptError):  # a restarted server: load it, hit again
+            self.run()
+            return
+        if isinstance(reply, Exception):
+            self.limiter.unavailable(reply)
+            return
+        self.limiter.apply(self.limiter.usages(self.limits, reply), raise_refusal=True)
+
+    def run(self) -> None:
+        """Send the hit on its own (raises :class:`Refused` over a limit)."""
+        try:
+            usages = self.limiter.hit(self.client, self.limits)
+        except redis.exceptions.RedisError as error:
+            self.limiter.unavailable(error)
+            return
+        self.limiter.apply(usages, raise_refusal=True)
+
+
 class RateLimiter:
     def __init__(self, app: Flask) -> None:
         self.store = app.extensions["referee_store"]
         self.redis: redis.Redis = self.store.redis
         self._hit = self.redis.register_script(_HIT)
         self._last_log = -math.inf
+        self.defer = not is_cluster(self.redis)
+        if self.defer:
+            self.store.deferred = self.take_deferred
 
     def limits_for_request(self) -> list[Limit]:
         config = current_app.config
@@ -122,15 +174,52 @@ class RateLimiter:
     def key(self, client: str, limit: Limit) -> str:
         return self.store.rate_key(client, limit.name)
 
-    def hit(self, client: str, limits: list[Limit]) -> list[Usage]:
+    @staticmethod
+    def arguments(limits: list[Limit]) -> list[int]:
         args: list[int] = []
         for limit in limits:
             args += [limit.limit, limit.window * 1000]
-        result = self._hit(keys=[self.key(client, limit) for limit in limits], args=args)
+        return args
+
+    @staticmethod
+    def usages(limits: list[Limit], result) -> list[Usage]:
         return [
             Usage(limit, int(result[2 * i]), max(1, math.ceil(int(result[2 * i + 1]) / 1000)))
             for i, limit in enumerate(limits[: len(result) // 2])
         ]
+
+    def hit(self, client: str, limits: list[Limit]) -> list[Usage]:
+        result = self._hit(keys=[self.key(client, limit) for limit in limits], args=self.arguments(limits))
+        return self.usages(limits, result)
+
+    def unavailable(self, error: Exception) -> None:
+        """Fail open: no limit is better than no service."""
+        metrics.STORE_ERRORS.labels(kind="ratelimit").inc()
+        self._log_unavailable(error)
+
+    def apply(self, usages: list[Usage], raise_refusal: bool = False) -> Response | None:
+        """Note the usage for the headers; the 429 when over a limit (raised as Refused if asked)."""
+        exceeded = next((u for u in usages if u.exceeded), None)
+        if exceeded is None:
+            g.referee_rate_limit = min(usages, key=lambda u: (u.remaining, -u.reset))
+            return None
+        response = problems.problem(
+            429,
+            "rate_limited",
+            f"more than {exceeded.limit.what} from this client; retry in {exceeded.reset} s",
+            retry_after=exceeded.reset,
+        )
+        response.headers["Retry-After"] = str(exceeded.reset)
+        g.referee_rate_limit = exceeded
+        if raise_refusal:
+            raise Refused(response)
+        return response
+
+    def take_deferred(self) -> _Deferred | None:
+        """The current request's deferred hit, once (``Store.deferred``)."""
+        if not has_request_context():
+            return None
+        return g.pop("referee_rate_deferred", None)
 
     def before_request(self) -> Response | None:
         if request.endpoint in EXEMPT_ENDPOINTS:
@@ -138,25 +227,26 @@ class RateLimiter:
         limits = self.limits_for_request()
         if not limits:
             return None
+        client = client_id(request.remote_addr)
+        if self.defer and request.view_args:  # a game's or table's route: its first read sends the hit
+            g.referee_rate_deferred = _Deferred(self, client, limits)
+            return None
         try:
-            usages = self.hit(client_id(request.remote_addr), limits)
+            usages = self.hit(client, limits)
         except redis.exceptions.RedisError as error:
-            metrics.STORE_ERRORS.labels(kind="ratelimit").inc()
-            self._log_unavailable(error)
-            return None  # fail open: no limit is better than no service
-        exceeded = next((u for u in usages if u.exceeded), None)
-        if exceeded is not None:
-            response = problems.problem(
-                429,
-                "rate_limited",
-                f"more than {exceeded.limit.what} from this client; retry in {exceeded.reset} s",
-                retry_after=exceeded.reset,
-            )
-            response.headers["Retry-After"] = str(exceeded.reset)
-            g.referee_rate_limit = exceeded
-            return response
-        g.referee_rate_limit = min(usages, key=lambda u: (u.remaining, -u.reset))
-        return None
+            self.unavailable(error)
+            return None
+        return self.apply(usages)
+
+    def after_request(self, response: Response) -> Response:
+        """A deferred hit no store operation sent (the view never ran): send it now."""
+        pending = g.pop("referee_rate_deferred", None)
+        if pending is not None:
+            try:
+                pending.run()
+            except Refused as refused:  # answer 429 instead, keeping the headers set so far
+                _become(response, refused.response)
+        return _add_headers(response)
 
     def _log_unavailable(self, error: Exception) -> None:
         now = time.monotonic()
@@ -186,6 +276,16 @@ def client_id(remote_addr: str | None) -> str:
     return str(address)
 
 
+def _become(response: Response, refusal: Response) -> None:
+    """Turn ``response`` into ``refusal`` in place (after-request hooks have already run on it)."""
+    for name in ("ETag", "WWW-Authenticate", "Location", "Idempotent-Replayed", "Content-Encoding"):
+        response.headers.pop(name, None)
+    response.status_code = refusal.status_code
+    response.set_data(refusal.get_data())
+    response.headers["Content-Type"] = refusal.headers["Content-Type"]
+    response.headers["Retry-After"] = refusal.headers["Retry-After"]
+
+
 def _add_headers(response: Response) -> Response:
     usage: Usage | None = g.get("referee_rate_limit")
     if usage is not None:
@@ -204,4 +304,5 @@ def init_app(app: Flask) -> None:
     limiter = RateLimiter(app)
     app.extensions["referee_rate_limiter"] = limiter
     app.before_request(limiter.before_request)
-    app.after_request(_add_headers)
+    app.after_request(limiter.after_request)
+    app.register_error_handler(Refused, lambda refused: refused.response)

@@ -49,9 +49,16 @@ if #ARGV >= 3 then redis.call('EXPIRE', KEYS[2], ARGV[2]) end
 return 1
 """
 
+# KEYS: the game, its log, [the answer's key when ARGV[5] is not empty], [the active set when
+# ARGV[7] is not empty].  ARGV: 1 version, 2 doc, 3 ttl, 4 channel, 5 answer, 6 its ttl,
+# 7 the game's member of the active set to remove (a finishing change; one server only: on a
+# cluster that set is in another slot), 8... log entries.  Returns the new version, or
+# {version, removed} when it removed the game from the active set; -1 / -2 / {-3, answer}.
 _SAVE = """
-if #KEYS >= 3 then
-  local answered = redis.call('GET', KEYS[3])
+local answer = nil
+if ARGV[5] ~= '' then answer = KEYS[3] end
+if answer then
+  local answered = redis.call('GET', answer)
   if answered then return {-3, answered} end
 end
 local current = redis.call('HGET', KEYS[1], 'version')
@@ -59,11 +66,16 @@ if not current then return -1 end
 if current ~= ARGV[1] then return -2 end
 local version = tonumber(current) + 1
 redis.call('HSET', KEYS[1], 'version', version, 'doc', ARGV[2])
-for i = 7, #ARGV do redis.call('RPUSH', KEYS[2], ARGV[i]) end
+for i = 8, #ARGV do redis.call('RPUSH', KEYS[2], ARGV[i]) end
 redis.call('EXPIRE', KEYS[1], ARGV[3])
 redis.call('EXPIRE', KEYS[2], ARGV[3])
-if #KEYS >= 3 then redis.call('SET', KEYS[3], ARGV[5], 'EX', ARGV[6]) end
+if answer then redis.call('SET', answer, ARGV[5], 'EX', ARGV[6]) end
 redis.call('PUBLISH', ARGV[4], version)
+if ARGV[7] ~= '' then
+  local removed = redis.pcall('ZREM', KEYS[#KEYS], ARGV[7])
+  if type(removed) ~= 'number' then removed = -1 end
+  return {version, removed}
+end
 return version
 """
 
@@ -180,13 +192,40 @@ class Store:
         self._track_active(kind, id, finished=False)
         return Record(kind, id, 1, doc)
 
+    #: Set by service.ratelimit: returns the current request's deferred rate-limit hit (an object
+    #: with ``queue(pipeline)`` and ``settle(reply)``), or None.  :meth:`load` sends it in the same
+    #: round trip as its HMGET; every other operation settles it first (:meth:`_settle_deferred`),
+    #: so nothing is written for a request the limiter refuses.
+    deferred: Callable[[], Any] | None = None
+
+    def _take_deferred(self) -> Any:
+        return self.deferred() if self.deferred is not None else None
+
+    def _settle_deferred(self) -> None:
+        pending = self._take_deferred()
+        if pending is not None:
+            pending.run()
+
     def load(self, kind: str, id: str) -> Record:
-        version, doc = self.redis.hmget(self.key(kind, id), ["version", "doc"])
+        key = self.key(kind, id)
+        pending = self._take_deferred()
+        if pending is None:
+            version, doc = self.redis.hmget(key, ["version", "doc"])
+        else:  # the limiter's hit and this read: one pipeline, one round trip
+            pipe = self.redis.pipeline(transaction=False)
+            pending.queue(pipe)
+            pipe.hmget(key, ["version", "doc"])
+            hit, read = pipe.execute(raise_on_error=False)
+            pending.settle(hit)  # raises the 429 when over a limit
+            if isinstance(read, Exception):
+                raise read
+            version, doc = read
         if version is None or doc is None:
             raise NotFound(f"no {kind} game with id {id!r} (never created, or expired)", code="game_not_found")
         return Record(kind, id, int(version), json.loads(doc))
 
     def transcript(self, kind: str, id: str) -> list[dict[str, Any]]:
+        self._settle_deferred()
         return [json.loads(e) for e in self.redis.lrange(self.log_key(kind, id), 0, -1)]
 
     def save(self, record: Record, change: Change, answer: Answer | None = None) -> Record:
@@ -201,6 +240,11 @@ class Store:
         if answer is not None:
             keys.append(self.answer_key(record.kind, record.id, answer.key_hash))
             answered = [answer.render(Record(record.kind, record.id, record.version + 1, change.doc)), answer.ttl]
+        # The end of a game leaves the active set in the same round trip, where one script may
+        # touch both (one server; on a cluster the set is in another slot: a ZREM after).
+        inactive = change.finished and not is_cluster(self.redis)
+        if inactive:
+            keys.append(self.active_key(record.kind))
         result = self._write(
             self._save,
             keys=keys,
@@ -210,16 +254,23 @@ class Store:
                 ttl,
                 self.channel(record.kind, record.id),
                 *answered,
+                record.id if inactive else "",
                 *(_dump(e) for e in change.log),
             ],
         )
         if isinstance(result, list):
-            raise AlreadyAnswered(_text(result[1]))
+            if int(result[0]) == -3:
+                raise AlreadyAnswered(_text(result[1]))
+            result, removed = result
+            if int(removed) == 1:
+                metrics.GAMES_FINISHED.labels(kind=record.kind).inc()
+            elif int(removed) < 0:
+                metrics.STORE_ERRORS.labels(kind="active").inc()
         if result == -1:
             raise NotFound(f"{record.kind} {record.id} expired", code="game_not_found")
         if result == -2:
             raise StaleVersion(f"version {record.version} is no longer current")
-        if change.finished:
+        if change.finished and not inactive:
             self._track_active(record.kind, record.id, finished=True)
         return Record(record.kind, record.id, int(result), change.doc)
 
@@ -232,6 +283,7 @@ class Store:
         attempts: int = 50,
         pinned: bool = False,
         answer: Answer | None = None,
+        first: Record | None = None,
     ) -> tuple[Record, bool]:
         """Load, apply ``transition``, save; retry when another writer was first.
 
@@ -245,10 +297,16 @@ class Store:
 
         ``answer``: stored with the change, atomically (:meth:`save`).
 
+        ``first``: a record the caller has just loaded, used for the first attempt instead of
+        loading again (a lost race reloads, as always).
+
         Returns the record now stored and whether this call changed it.
         """
         for attempt in range(attempts):
-            record = self.load(kind, id)
+            if attempt == 0 and first is not None:
+                record = first  # the caller's load (it authorized on it): no second read
+            else:
+                record = self.load(kind, id)
             if expected_version is not None and record.version != expected_version:
                 raise StaleVersion(
                     f"you acted on version {expected_version} but the current version is {record.version}",
@@ -273,6 +331,7 @@ class Store:
         return existing.decode() if isinstance(existing, bytes) else existing
 
     def replace(self, scope: str, key_hash: str, value: str, ttl: int) -> None:
+        self._settle_deferred()
         key = self.idempotency_key(scope, key_hash)
         if self.wait_replicas:
             self._replicated(key, [("SET", key, value, "EX", ttl)])
@@ -280,10 +339,12 @@ class Store:
             self.redis.set(key, value, ex=ttl)
 
     def forget(self, scope: str, key_hash: str) -> None:
+        self._settle_deferred()
         self.redis.delete(self.idempotency_key(scope, key_hash))
 
     def recall_answer(self, kind: str, id: str, key_hash: str) -> str | None:
         """A move's stored idempotent answer, if any."""
+        self._settle_deferred()
         value = self.redis.get(self.answer_key(kind, id, key_hash))
         return None if value is None else _text(value)
 
@@ -327,6 +388,7 @@ class Store:
 
     def _write(self, script, keys: list[str], args: list[Any]):
         """Run a writing script; with ``wait_replicas`` also WAIT for replicas before returning."""
+        self._settle_deferred()
         if not self.wait_replicas:
             return script(keys=keys, args=args)
         command = ("EVALSHA", script.sha, len(keys), *keys, *args)
@@ -395,5 +457,6 @@ def _text(value: Any) -> str:
     return value.decode() if isinstance(value, bytes) else value
 
 
-def _dump(value: Any) -> str:
-    return json.dumps(value, separators=(",", ":"), sort_keys=True)
+# Compact (no spaces) and sorted, as every stored document and entry has always been written;
+# one encoder for the process rather than one per json.dumps call with arguments.
+_dump = json.JSONEncoder(separators=(",", ":"), sort_keys=True).encode

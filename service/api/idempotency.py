@@ -110,15 +110,16 @@ def _mark_replayed(replayed: bool) -> None:
 
 
 def move(kind: str, id: str, presented: str | None, body: Any, transition: Callable[[Record], Any],
-         respond: Callable[[Record], dict[str, Any]], pinned: bool) -> dict[str, Any]:
+         respond: Callable[[Record], dict[str, Any]], pinned: bool, first: Record | None = None) -> dict[str, Any]:
     """Apply ``transition`` through ``store.transact``; with an Idempotency-Key, at most once per key.
 
-    The answer is stored by the save that applies the move (module docstring).
+    The answer is stored by the save that applies the move (module docstring).  ``first``: the
+    record the caller has just loaded (and authorized on), tried first without loading again.
     """
     store = common.store()
     key = presented_key()
     if key is None:
-        record, _ = store.transact(kind, id, transition, pinned=pinned)
+        record, _ = store.transact(kind, id, transition, pinned=pinned, first=first)
         return respond(record)
     lookup = _derive("lookup", f"{kind}-move|{id}|{presented}|{key}").hex()
     sealed = _Sealed(key, body)
@@ -141,7 +142,7 @@ def move(kind: str, id: str, presented: str | None, body: Any, transition: Calla
 
     try:
         record, changed = store.transact(kind, id, transition, pinned=pinned,
-                                         answer=Answer(lookup, render, KEEP_SECONDS))
+                                         answer=Answer(lookup, render, KEEP_SECONDS), first=first)
     except AlreadyAnswered as answered:  # the same key was applied first, by a concurrent request
         return replay(answered.value)
     except RefereeError:

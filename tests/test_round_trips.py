@@ -1,0 +1,193 @@
+"""The request path of a move, held to issue 9: how many Redis round trips, and views sent as built.
+
+* **Round trips**, counted by bench's TCP proxy between the app and a real Valkey
+  (``bench.redis_counts.CountingProxy``: one round trip each time the client starts sending after
+  it last received): a commit, a reveal and a Gofo move cost 2 (the HMGET that authorizes, with
+  the rate limiter's hit in the same pipeline; the save's EVALSHA), a view 1.
+* **Serialization**: views are sent as the engines build them, not dumped through their
+  marshmallow schemas (``common.view_response``).  Every view of real played games of both kinds
+  (public, seat, every move's answer, over and under way, several Gops profiles) is dumped through
+  the schema its operation documents here, and the bytes must be the same.
+"""
+
+from __future__ import annotations
+
+import random
+import sys
+from pathlib import Path
+
+import pytest
+import redis
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # bench/ is not an installed package
+
+from bench.redis_counts import CountingProxy, Counter_, open_gofo, play_gofo_hand, play_gops  # noqa: E402
+from service.api import common  # noqa: E402
+from service.app import create_app  # noqa: E402
+
+
+def _port(url: str) -> int:
+    return redis.Redis.from_url(url).connection_pool.connection_kwargs["port"]
+
+
+@pytest.fixture
+def counted(redis_url, redis_client):
+    """(counter, client): the referee with its rate limiter on, through a counting proxy."""
+    direct = redis.Redis.from_url(redis_url)
+    with CountingProxy(_port(redis_url)) as proxy:
+        app = create_app({"REDIS_URL": proxy.url, "TESTING": True, "RATE_LIMIT_ENABLED": True,
+                          "RATE_LIMIT_PER_MINUTE": 10**9, "CREATE_LIMIT_PER_HOUR": 10**9})
+        client = app.test_client()
+        rng = random.Random(9)
+        play_gops(client, rng, rounds=1)  # warm up: connections, script loading
+        play_gofo_hand(client, open_gofo(client), rng)
+        yield Counter_(proxy, direct), client
+    direct.close()
+
+
+def test_a_move_is_two_round_trips_with_the_rate_limiter(counted):
+    counter, client = counted
+    rng = random.Random(1)
+    play_gops(client, rng, counter.measure)
+    table = open_gofo(client, counter.measure)
+    play_gofo_hand(client, table, rng, counter.measure)
+    summary = counter.summary()
+    for label in ("gops_commit", "gops_reveal", "gofo_move"):
+        entry = summary[label]
+        assert entry["round_trips_max"] == 2, (label, entry)
+        # The limiter's script and the HMGET go together; then the save.
+        assert entry["typical_client_commands"] == ["EVALSHA", "HMGET", "EVALSHA"], (label, entry)
+    for label in ("gops_public_view", "gops_seat_view", "gofo_seat_view"):
+        assert summary[label]["round_trips_max"] == 1, (label, summary[label])
+        assert summary[label]["typical_client_commands"] == ["EVALSHA", "HMGET"], (label, summary[label])
+
+
+def test_without_the_rate_limiter_a_move_is_the_load_and_the_save(redis_url, redis_client):
+    direct = redis.Redis.from_url(redis_url)
+    with CountingProxy(_port(redis_url)) as proxy:
+        client = create_app({"REDIS_URL": proxy.url, "TESTING": True}).test_client()
+        rng = random.Random(2)
+        play_gops(client, rng, rounds=1)
+        counter = Counter_(proxy, direct)
+        play_gops(client, rng, counter.measure, rounds=3)
+        summary = counter.summary()
+    direct.close()
+    for label in ("gops_commit", "gops_reveal"):
+        assert summary[label]["round_trips_max"] == 2, summary[label]
+        assert summary[label]["typical_client_commands"] == ["HMGET", "EVALSHA"], summary[label]
+
+
+def test_a_refused_move_writes_nothing_and_costs_one_round_trip(redis_url, redis_client):
+    """Over the limit, the deferred hit refuses with the usual 429 before anything is stored."""
+    direct = redis.Redis.from_url(redis_url)
+    with CountingProxy(_port(redis_url)) as proxy:
+        app = create_app({"REDIS_URL": proxy.url, "TESTING": True, "RATE_LIMIT_ENABLED": True,
+                          "RATE_LIMIT_PER_MINUTE": 3, "CREATE_LIMIT_PER_HOUR": 0})
+        client = app.test_client()
+        created = client.post("/v1/gops/games", json={"profile": "classic"}).get_json()
+        gid, token = created["id"], created["seat_tokens"][0]
+        body = {"round": 1, "commitment": "0" * 64}
+        path = f"/v1/gops/games/{gid}/seats/0/commit"
+        headers = {"Authorization": f"Bearer {token}"}
+        assert client.get(f"/v1/gops/games/{gid}").status_code == 200
+        assert client.post(path, json=body, headers=headers).status_code == 200  # the 3rd request
+        counter = Counter_(proxy, direct)
+        response = counter.measure("refused", lambda: client.post(path, json=body, headers=headers))
+        assert response.status_code == 429 and response.get_json()["code"] == "rate_limited"
+        assert response.headers["Retry-After"] == response.headers["RateLimit-Reset"]
+        store = app.extensions["referee_store"]
+        assert direct.hget(store.key("gops", gid), "version") == b"2"  # nothing applied
+        # A body the schema refuses never reaches the store: the limiter still counts and refuses it.
+        invalid = client.post(path, json={"round": "x"}, headers=headers)
+        assert invalid.status_code == 429 and invalid.headers["X-Content-Type-Options"] == "nosniff"
+        assert invalid.headers["Cache-Control"] == "no-store"
+    direct.close()
+    assert counter.summary()["refused"]["round_trips"] == 1
+
+
+# ------------------------------------------------------------------- serialization
+
+
+def test_views_are_sent_exactly_as_their_schemas_would_dump_them(redis_url, redis_client, monkeypatch):
+    """Every view of real games, as sent (``common.compiled``) and as marshmallow dumps it: the same."""
+    app = create_app({"REDIS_URL": redis_url, "TESTING": True})
+    client = app.test_client()
+    seen: list[tuple[str, object, dict]] = []
+    sent = common.view_response
+
+    def spy(data, schema=None):
+        from flask import request
+
+        seen.append((request.endpoint, schema or common.documented_schema(), data))
+        return sent(data, schema)
+
+    monkeypatch.setattr(common, "view_response", spy)
+    rng = random.Random(3)
+    for _ in range(2):
+        play_gops(client, rng)
+    for body in ({"profile": "standard", "options": {"players": 3}, "match": {"format": "best_of", "games": 3}},
+                 {"profile": "classic", "match": {"format": "cumulative", "games": 2}},
+                 {"profile": "standard", "options": {"resolution": "split", "deadline_seconds": 60}}):
+        # other rules: 3 seats, matches, a deadline, a resignation
+        created = client.post("/v1/gops/games", json=body)
+        assert created.status_code == 201, created.get_json()
+        game = created.get_json()
+        auth = {"Authorization": f"Bearer {game['seat_tokens'][0]}"}
+        assert client.get(f"/v1/gops/games/{game['id']}").status_code == 200
+        assert client.get(f"/v1/gops/games/{game['id']}/seats/0", headers=auth).status_code == 200
+        assert client.post(f"/v1/gops/games/{game['id']}/seats/0/resign", json={}, headers=auth).status_code == 200
+        assert client.get(f"/v1/gops/games/{game['id']}").status_code == 200
+    table = open_gofo(client)
+    for _ in range(3):
+        play_gofo_hand(client, table, rng)
+    tid = table["id"]
+    assert client.get(f"/v1/gofo/tables/{tid}").status_code == 200
+    for seat, token in enumerate(table["tokens"]):
+        assert client.get(f"/v1/gofo/tables/{tid}/seats/{seat}", headers={"Authorization": f"Bearer {token}"}).status_code == 200
+
+    endpoints = {endpoint for endpoint, _, _ in seen}
+    assert endpoints >= {"gops.Game", "gops.SeatView", "gops.CommitBid", "gops.RevealBid", "gops.ResignSeat",
+                         "gofo.TableView", "gofo.SeatView"}, endpoints
+    assert len({e for e in endpoints if e.startswith("gofo.")}) >= 5, endpoints  # several Gofo moves
+    assert len(seen) > 150
+    with app.app_context():
+        for endpoint, schema, data in seen:
+            assert common._schema_function(schema) is not None, (endpoint, schema)  # the fast path, not a fallback
+            assert app.json.dumps(common.compiled(schema)(data)) == app.json.dumps(schema.dump(data)), endpoint
+
+
+def test_the_compiled_dump_is_marshmallow_s_on_odd_values():
+    """Values not of the field's type, missing and extra fields, None, nesting: as marshmallow does."""
+    import marshmallow as ma
+    from marshmallow import fields
+
+    class Inner(ma.Schema):
+        n = fields.Integer()
+        flag = fields.Boolean(allow_none=True)
+
+    class Outer(ma.Schema):
+        count = fields.Integer()
+        ratio = fields.Float()
+        name = fields.String()
+        items = fields.List(fields.Integer())  # a dict attribute's name
+        by_seat = fields.Dict(keys=fields.String(), values=fields.List(fields.Integer()))
+        free = fields.Dict()
+        raw = fields.Raw()
+        inner = fields.Nested(Inner)
+        inners = fields.List(fields.Nested(Inner))
+        many = fields.Nested(Inner, many=True)
+
+    schema = Outer()
+    samples = [
+        {"items": [1]},
+        {"count": True, "ratio": 3, "name": 9, "extra": 1, "items": [1.0, 2], "by_seat": {0: [1, 2.0]},
+         "free": {"a": {"b": 1}}, "raw": (1, 2), "inner": {"n": "4", "flag": 1, "x": 2},
+         "inners": [{"n": 1}, {}], "many": [{"flag": None}]},
+        {"count": None, "ratio": None, "name": None, "inner": None, "inners": None, "by_seat": None,
+         "items": None},
+        {"count": 2**70, "ratio": 1.5, "name": "é", "items": [], "many": []},
+    ]
+    dump = common.compiled(schema)
+    for sample in samples:
+        assert dump(sample) == schema.dump(sample), sample
+        assert [type(v) for v in dump(sample).values()] == [type(v) for v in schema.dump(sample).values()]
