@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-import secrets
-from typing import Any, Callable
+from typing import Any
 
 from flask.views import MethodView
 from flask_smorest import Blueprint
 
 from .. import auth, commitments, gops
-from ..errors import Forbidden, IllegalAction
+from ..errors import Forbidden
+from ..gops import referee
 from ..store import Change, Record
 from . import common, idempotency
 from .gops_schemas import (
@@ -24,7 +24,7 @@ from .gops_schemas import (
     RevealSchema,
 )
 
-KIND = "gops"
+KIND = referee.KIND
 
 blp = Blueprint(
     "gops",
@@ -32,8 +32,6 @@ blp = Blueprint(
     url_prefix="/v1/gops/games",
     description="Gops (Goofspiel): create games and matches, commit and reveal bids, read views and transcripts.",
 )
-
-_system_random = secrets.SystemRandom()
 
 SALT_EXAMPLE = "7c1d6f3a9b2e4c8d0a5f1e3b7d9c2a4e6f8b0d1c3e5a7f9b2d4c6e8a0b1c3d5e"
 COMMITMENT_EXAMPLE = commitments.bid_commitment("Xk3_9fQa2LmZ", 1, 0, [9], SALT_EXAMPLE)
@@ -59,66 +57,23 @@ CREATE_LINKS = {
 # ------------------------------------------------------------------ helpers
 
 
-def _deal(state: gops.Gops, at: float, entries: list[dict[str, Any]], version: int) -> None:
-    """Supply chance: a shuffled prize order (OS randomness) and the salt of its commitment."""
-    while state.needs_chance:
-        order = list(range(1, state.rules.ranks + 1))
-        _system_random.shuffle(order)
-        action = gops.DealPrizes(tuple(order), commitments.new_salt())
-        game = state.game.number
-        state.apply(action, at)
-        entries.append(_entry(version, at, "referee", action, game))
-
-
-def _entry(version: int, at: float, by: str, action: gops.Action | dict, game: int, round: int = 1) -> dict[str, Any]:
-    data = action if isinstance(action, dict) else gops.action_to_dict(action)
-    return {"version": version, "at": at, "by": by, "game": game, "round": round, "action": data}
-
-
 def _view(record: Record, seat: int | None = None) -> dict[str, Any]:
-    state = gops.Gops.from_dict(record.doc["state"])
-    data = gops.view(state, seat, common.now())
-    data["version"] = record.version
-    return data
+    return referee.view(record.doc, record.version, seat, common.now())
 
 
-def _game_number(state: gops.Gops, body: dict[str, Any]) -> int | None:
-    """The game (number) a commit or reveal names with its optional ``game_id``."""
-    named = body.get("game_id")
-    if named is None:
-        return None
-    if named == state.game.game_id:
-        return state.game.number
-    prefix = f"{state.id}-"
-    if state.match.format != "single" and named.startswith(prefix) and named[len(prefix):].isdigit():
-        return int(named[len(prefix):])
-    raise IllegalAction(f"{named!r} is not a game of {state.id}", code="wrong_game", game_id=state.game.game_id)
-
-
-def _act(game_id: str, body: dict[str, Any], make: Callable[[gops.Gops], gops.Action],
-         seat: int | None = None, host_allowed: bool = False) -> dict[str, Any]:
+def _act(game_id: str, body: dict[str, Any], move: str, seat: int | None = None,
+         host_allowed: bool = False) -> dict[str, Any]:
     def may_act(who: str, record: Record) -> None:
         if seat is not None:
             common.require_seat(who, seat)
         elif who == "host" and not host_allowed:
             raise Forbidden("the host token cannot make this move", code="host_not_allowed")
-        elif who.startswith("seat:"):
-            state = record.doc["state"]
-            out = int(who[5:])
-            if out in state["resigned"] or str(out) in state["game"]["forfeited"]:
-                raise Forbidden(f"seat {out} is out of the game: its token can no longer act", code="seat_out")
+        elif who.startswith("seat:") and referee.seat_out(record.doc, int(who[5:])):
+            raise Forbidden(f"seat {who[5:]} is out of the game: its token can no longer act", code="seat_out")
 
     def transition(record: Record, who: str, at: float) -> Change | None:
-        state = gops.Gops.from_dict(record.doc["state"])
-        action = make(state)
-        game, round_ = state.game.number, state.game.round
-        if not state.apply(action, at):
-            return None  # an exact repeat: nothing changes, same answer
-        version = record.version + 1
-        entries = [_entry(version, at, who, action, game, round_)]
-        _deal(state, at, entries, version)
-        doc = dict(record.doc, state=state.to_dict(), updated_at=at)
-        return Change(doc, entries, finished=state.over)
+        applied = referee.apply(record.doc, record.version, who, at, move, seat, body)
+        return None if applied is None else Change(applied.doc, applied.entries, finished=applied.finished)
 
     return common.act(KIND, game_id, body, transition, lambda record: _view(record, seat), may_act)
 
@@ -168,12 +123,8 @@ def _create(body: dict[str, Any]) -> dict[str, Any]:
     rules = gops.make_rules(body["profile"], **body["options"])
     match = gops.make_match_rules(**body["match"])
     game_id = auth.new_game_id()
-    at = common.now()
-    state = gops.Gops.new(game_id, rules, match, now=at)
-    entries = [_entry(1, at, "host", {"type": "create", "rules": rules.to_dict(), "match": match.to_dict()}, 1)]
-    _deal(state, at, entries, 1)
     host, seat_tokens, hashes = common.new_tokens(rules.players)
-    doc = {"kind": KIND, "state": state.to_dict(), "auth": hashes, "created_at": at, "updated_at": at}
+    doc, entries = referee.create(game_id, rules, match, common.now(), hashes)
     record = common.store().create(KIND, game_id, doc, entries)
     return {"id": game_id, "host_token": host, "seat_tokens": seat_tokens, "game": _view(record)}
 
@@ -204,8 +155,7 @@ class SeatView(MethodView):
         who = common.identify(record.doc["auth"], common.bearer_hash())
         common.require_seat(who, seat)
         data = _view(record, seat)
-        late = any(a["type"] == "enforce_deadline" for a in data["legal_actions"])
-        return common.conditional(data, record.version, GopsSeatViewSchema(), "-late" if late else "")
+        return common.conditional(data, record.version, GopsSeatViewSchema(), referee.etag_tag(data))
 
 
 @blp.route("/<string:game_id>/seats/<seat:seat>/commit")
@@ -220,8 +170,7 @@ class CommitBid(MethodView):
         A commitment cannot change; sending the identical one again changes
         nothing.  When every seat has committed the phase becomes ``reveal``.
         """
-        return _act(game_id, body, lambda state: gops.Commit(
-            seat, body["round"], body["commitment"], _game_number(state, body)), seat=seat)
+        return _act(game_id, body, "commit", seat=seat)
 
 
 @blp.route("/<string:game_id>/seats/<seat:seat>/reveal")
@@ -236,8 +185,7 @@ class RevealBid(MethodView):
         The referee recomputes the hash and keeps your reveal from the other
         seats until every seat has revealed; then the round resolves.
         """
-        return _act(game_id, body, lambda state: gops.Reveal(
-            seat, body["round"], tuple(body["cards"]), body["salt"], _game_number(state, body)), seat=seat)
+        return _act(game_id, body, "reveal", seat=seat)
 
 
 @blp.route("/<string:game_id>/seats/<seat:seat>/choose")
@@ -248,7 +196,7 @@ class ChoosePrize(MethodView):
     @common.error_responses(blp, "act")
     def post(self, body: dict[str, Any], game_id: str, seat: int):
         """With open prizes, the round's winner takes one prize of their choice (one per pick owed)."""
-        return _act(game_id, body, lambda state: gops.ChoosePrize(seat, body["rank"]), seat=seat)
+        return _act(game_id, body, "choose", seat=seat)
 
 
 @blp.route("/<string:game_id>/seats/<seat:seat>/resign")
@@ -260,7 +208,7 @@ class ResignSeat(MethodView):
     def post(self, body: dict[str, Any], game_id: str, seat: int):
         """Leave the game (and the rest of the match). The seat wins nothing more;
         with one seat left the game ends and that seat wins."""
-        return _act(game_id, body or {}, lambda state: gops.Resign(seat), seat=seat)
+        return _act(game_id, body or {}, "resign", seat=seat)
 
 
 @blp.route("/<string:game_id>/prize")
@@ -275,8 +223,7 @@ class ReportPrize(MethodView):
 
         The host or any seat may report; the referee checks it is a prize not yet seen.
         """
-        data = _act(game_id, body, lambda state: gops.ReportPrize(body["rank"]), host_allowed=True)
-        return data
+        return _act(game_id, body, "report", host_allowed=True)
 
 
 @blp.route("/<string:game_id>/deadline")
@@ -288,7 +235,7 @@ class EnforceDeadline(MethodView):
     def post(self, body: dict[str, Any], game_id: str):
         """Once the phase's deadline has passed, any seat or the host may ask the referee to
         enforce it: every seat that has not acted forfeits."""
-        return _act(game_id, body or {}, lambda state: gops.EnforceDeadline(), host_allowed=True)
+        return _act(game_id, body or {}, "deadline", host_allowed=True)
 
 
 @blp.route("/<string:game_id>/transcript")
@@ -306,7 +253,5 @@ class Transcript(MethodView):
         """
         store = common.store()
         record = store.load(KIND, game_id)
-        state = gops.Gops.from_dict(record.doc["state"])
-        entries = [e for e in store.transcript(KIND, game_id) if e["version"] <= record.version]
         # What the public may read is the observer's decision (gops.transcript), not this view's.
-        return {"id": game_id, "kind": KIND, "version": record.version, **gops.transcript(state, entries)}
+        return referee.transcript(record.doc, game_id, record.version, store.transcript(KIND, game_id))

@@ -68,7 +68,8 @@ def _game_id(transcript_id: str, match_format: str, number: int) -> str:
 
 def verify_gops(transcript: dict[str, Any], prize_commitments: dict[int, str] | None = None) -> Report:
     """Check a Gops transcript; every problem found is a line of ``report.problems``."""
-    from . import engine as gops
+    from . import rules as gops_rules, state as gops_state
+    from .actions import action_from_dict
     from ..errors import RefereeError
 
     tid = transcript.get("id")
@@ -141,8 +142,8 @@ def verify_gops(transcript: dict[str, Any], prize_commitments: dict[int, str] | 
                 f"{key}: the transcript's {key} differ from those of the create entry "
                 f"({_differing_keys(transcript.get(key), first['action'].get(key))})")
     try:
-        rules = gops.Rules.from_dict(first["action"]["rules"]).validate()
-        match = gops.MatchRules.from_dict(first["action"]["match"]).validate()
+        rules = gops_rules.Rules.from_dict(first["action"]["rules"]).validate()
+        match = gops_rules.MatchRules.from_dict(first["action"]["match"]).validate()
     except (RefereeError, TypeError, KeyError, AttributeError, ValueError) as exc:
         report.problem(f"{_where(1, first)}: the rules/match are not valid Gops rules: {exc}")
         return report
@@ -150,7 +151,7 @@ def verify_gops(transcript: dict[str, Any], prize_commitments: dict[int, str] | 
     # ---- replay, entry by entry, with independent commitment checks alongside
     create_at = first["at"]
     try:
-        state = gops.Gops.new(tid, rules, match, now=create_at)
+        state = gops_state.Gops.new(tid, rules, match, now=create_at)
     except RefereeError as exc:
         report.problem(f"the engine refuses to create this game: {exc}")
         return report
@@ -188,7 +189,7 @@ def verify_gops(transcript: dict[str, Any], prize_commitments: dict[int, str] | 
         elif kind == "reveal":
             reveals_checked += _check_reveal(report, where, action, entry["game"], game_id, bids)
         try:
-            parsed = gops.action_from_dict(action)
+            parsed = action_from_dict(action)
             events = state.apply(parsed, entry["at"])
         except RefereeError as exc:
             report.problem(f"{where}: the rules engine refuses this action: {exc} ({exc.code})")
@@ -220,7 +221,7 @@ def verify_gops(transcript: dict[str, Any], prize_commitments: dict[int, str] | 
     if replay_ok:
         if not state.over:
             report.problem(f"replaying every entry leaves the game unfinished (game {state.game.number}, round "
-                           f"{state.game.round}, phase {state.game.phase!r}): entries are missing at the end")
+                           f"{state.game.round}, phase {str(state.game.phase)!r}): entries are missing at the end")
         else:
             lines: list[str] = []
             recorded = transcript.get("result")

@@ -1,0 +1,235 @@
+"""Gops bidding: commit, reveal, and leaving a game (resign, a deadline forfeit).
+
+A mixin of :class:`service.gops.state.Gops`.  Each move has a ``_check_*`` that raises the precise
+refusal and changes nothing, and a ``_do_*`` that applies a checked move in place.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
+
+from .. import commitments
+from ..errors import CommitmentMismatch, IllegalAction, InvalidAction, RefereeError, WrongPhase
+from . import clock
+from .actions import Commit, EnforceDeadline, Resign, Reveal
+from .records import Departure, Opening, Phase
+from .rules import rank_name
+
+if TYPE_CHECKING:
+    from .state import Gops
+
+    _Base = Gops
+else:
+    _Base = object
+
+Events = list[dict[str, Any]]
+
+
+class Bidding(_Base):
+    # ------------------------------------------------------------ checks shared by every move
+
+    def _check_seat(self, seat: int) -> None:
+        if not isinstance(seat, int) or not 0 <= seat < self.rules.players:
+            raise InvalidAction(f"seat must be between 0 and {self.rules.players - 1}", code="no_such_seat")
+        if seat in self.game.forfeited:
+            out = "resigned" if self.game.forfeited[seat] is Departure.RESIGNED else "forfeited"
+            raise IllegalAction(f"seat {seat} has {out} this game", code="seat_out")
+
+    def _require_phase(self, *phases: Phase) -> None:
+        phase = self.game.phase
+        if phase not in phases:
+            raise WrongPhase(
+                f"the game is in phase {str(phase)!r}, not {' or '.join(repr(str(p)) for p in phases)}",
+                phase=str(phase),
+            )
+
+    def _check_round(self, round_number: int) -> None:
+        if round_number != self.game.round:
+            raise IllegalAction(
+                f"this is round {self.game.round}, not round {round_number}", code="wrong_round",
+                round=self.game.round,
+            )
+
+    def _check_game(self, action: Commit | Reveal) -> None:
+        if action.game is not None and action.game != self.game.number:
+            raise IllegalAction(
+                f"this is game {self.game.number} ({self.game.game_id}), not game {action.game}",
+                code="wrong_game", game_id=self.game.game_id,
+            )
+
+    def _check_ranks_typed(self, cards: Iterable[int]) -> tuple[int, ...]:
+        """Every card of a reveal is an integer (anything else cannot be a hashed rank)."""
+        cards = tuple(cards)
+        for c in cards:
+            if not isinstance(c, int) or isinstance(c, bool):
+                raise InvalidAction(f"{c!r} is not a rank of this game (1..{self.rules.ranks})", code="no_such_rank")
+        return cards
+
+    # ------------------------------------------------------------ what a bid may be
+
+    def bid_problem(self, seat: int, cards: Iterable[int]) -> RefereeError | None:
+        """Why ``cards`` is not a legal bid for ``seat`` now, or ``None`` when it is.
+
+        Illegal (002 "Giocata illegale"): the wrong number of cards, a rank this
+        game does not have, the same card twice, a card not in hand (spent).
+        """
+        cards = tuple(cards)
+        k = self.rules.bid_cards
+        if len(cards) != k:
+            return InvalidAction(f"a bid is exactly {k} card{'s' if k > 1 else ''}", code="wrong_card_count")
+        for c in cards:
+            if not isinstance(c, int) or isinstance(c, bool) or not 1 <= c <= self.rules.ranks:
+                return InvalidAction(f"{c!r} is not a rank of this game (1..{self.rules.ranks})", code="no_such_rank")
+        if len(set(cards)) != len(cards):
+            return InvalidAction("a bid cannot use the same card twice", code="duplicate_card")
+        hand = self.game.hands[seat]
+        for c in cards:
+            if c not in hand:
+                return IllegalAction(f"{rank_name(c)} is not in seat {seat}'s hand (already spent)",
+                                     code="card_not_in_hand")
+        return None
+
+    def forfeited_bid(self, seat: int) -> list[int]:
+        """The bid played for a seat whose opened commitment was illegal: its lowest card(s)."""
+        return sorted(self.game.hands[seat])[: self.rules.bid_cards]
+
+    def _is_repeat(self, action: Commit | Reveal) -> bool:
+        """Is this an exact repeat of a commit or reveal already applied (a retried request)?
+
+        Without ``game`` only the current game is searched: in a match, a
+        client that may retry late should name the game it means.
+        """
+        g = self.game
+        number = g.number if action.game is None else action.game
+        if isinstance(action, Commit):
+            recorded, mine = "commitments", action.commitment
+            current: Any = g.commitments.get(action.seat)
+        else:
+            recorded, mine = "reveals", {"cards": list(action.cards), "salt": action.salt}
+            opening = g.reveals.get(action.seat)
+            current = None if opening is None else opening.to_dict()
+        if number == g.number:
+            if action.round == g.round and current == mine:
+                return True
+            history = g.history
+        elif 1 <= number < g.number:
+            history = self.games[number - 1].get("history", [])
+        else:
+            return False
+        if 1 <= action.round <= len(history) and (number != g.number or action.round < g.round):
+            return history[action.round - 1].get(recorded, {}).get(str(action.seat)) == mine
+        return False
+
+    # ------------------------------------------------------------ commit
+
+    def _check_commit(self, action: Commit, now: float) -> None:
+        self._check_seat(action.seat)
+        commitments.check_commitment_format(action.commitment)
+        self._check_game(action)
+        self._check_round(action.round)
+        self._require_phase(Phase.COMMIT)
+        if action.seat in self.game.commitments:
+            raise IllegalAction(
+                f"seat {action.seat} has already committed in round {self.game.round}; a commitment cannot change",
+                code="already_committed",
+            )
+
+    def _do_commit(self, action: Commit, now: float, events: Events) -> None:
+        # A commitment equal to another seat's is accepted like any other: refusing it would tell a
+        # rival who guessed that seat's hash that the guess was right (an oracle), and the copy can
+        # never be opened by the copier (the message names the seat), so it only wedges the copier,
+        # whom the deadline (if any) removes.
+        g = self.game
+        g.commitments[action.seat] = action.commitment
+        events.append({"type": "committed", "round": g.round, "seat": action.seat})
+        if not self.awaiting():
+            self._enter_phase(Phase.REVEAL, now, events)
+
+    # ------------------------------------------------------------ reveal
+
+    def _check_reveal(self, action: Reveal, now: float) -> None:
+        """A reveal must open the seat's commitment.
+
+        One that does not is refused: with the bid's own legality error when
+        the cards are not a legal bid anyway (a typo), else
+        ``commitment_mismatch``.  One that *does* open it is accepted even when
+        the committed bid is illegal (a spent card, ``[3, 3]``, the wrong
+        count): the commitment can never be opened any other way, so refusing
+        it would wedge the game.  Such a bid is forfeited to the seat's lowest
+        card(s) when the round resolves (:meth:`forfeited_bid`) and the round
+        record says why (``illegal``).  That is decided when the seat commits,
+        so it gains nothing: it could have bid its lowest card anyway.
+        """
+        g = self.game
+        self._check_seat(action.seat)
+        commitments.check_salt(action.salt)
+        self._check_game(action)
+        self._check_round(action.round)
+        self._require_phase(Phase.REVEAL)
+        if action.seat in g.reveals:
+            raise IllegalAction(f"seat {action.seat} has already revealed in round {g.round}", code="already_revealed")
+        cards = self._check_ranks_typed(action.cards)
+        expected = commitments.bid_commitment(g.game_id, g.round, action.seat, cards, action.salt)
+        if not commitments.matches(expected, g.commitments[action.seat]):
+            problem = self.bid_problem(action.seat, cards)
+            if problem is not None:
+                raise problem
+            raise CommitmentMismatch(
+                "these cards and salt do not hash to the seat's commitment for this game, round and seat"
+            )
+
+    def _do_reveal(self, action: Reveal, now: float, events: Events) -> None:
+        g = self.game
+        g.reveals[action.seat] = Opening(tuple(action.cards), action.salt)
+        events.append({"type": "revealed", "round": g.round, "seat": action.seat})
+        self._after_bids(now, events)
+
+    def _after_bids(self, now: float, events: Events) -> None:
+        """Called when a reveal (or a forfeit) may have completed the round's bids."""
+        if self.awaiting():
+            return
+        if not self.game.row and self.rules.blind_reported:
+            # Blind at a real table: the face-down prize is turned up with the bids.
+            self._enter_phase(Phase.PRIZE, now, events)
+            return
+        self._resolve(now, events)
+
+    # ------------------------------------------------------------ leaving
+
+    def _check_resign(self, action: Resign, now: float) -> None:
+        self._check_seat(action.seat)
+
+    def _do_resign(self, action: Resign, now: float, events: Events) -> None:
+        if action.seat not in self.resigned:
+            self.resigned.append(action.seat)
+        events.append({"type": "resigned", "seat": action.seat})
+        self._forfeit([action.seat], Departure.RESIGNED, now, events)
+
+    def _check_enforce_deadline(self, action: EnforceDeadline, now: float) -> None:
+        clock.check_enforceable(self, now)
+
+    def _do_enforce_deadline(self, action: EnforceDeadline, now: float, events: Events) -> None:
+        late = self.awaiting()
+        events.append({"type": "deadline_enforced", "phase": str(self.game.phase), "seats": late})
+        self._forfeit(late, Departure.DEADLINE, now, events)
+
+    def _forfeit(self, seats: list[int], reason: Departure, now: float, events: Events) -> None:
+        g = self.game
+        for seat in seats:
+            g.forfeited[seat] = reason
+            g.commitments.pop(seat, None)
+            g.reveals.pop(seat, None)
+            events.append({"type": "forfeited", "seat": seat, "reason": str(reason)})
+        if len(self.active_seats()) <= 1:
+            self._end_game(now, events, forfeit=True)
+            return
+        if g.phase is Phase.COMMIT and not self.awaiting():
+            self._enter_phase(Phase.REVEAL, now, events)
+        elif g.phase is Phase.REVEAL:
+            self._after_bids(now, events)
+        elif g.phase in (Phase.CHOOSE, Phase.PRIZE) and g.chooser in seats:
+            # The chooser left (also while the table refills the row between its picks):
+            # the picks it was owed are lost, the row stays.
+            g.chooser, g.picks_owed = None, 0
+            self._next_round(now, events)

@@ -1,0 +1,250 @@
+"""The Gops prize row: dealing, turning up and reporting prizes, resolving a round, choosing.
+
+A mixin of :class:`service.gops.state.Gops` (``_check_*`` refuses and changes nothing, ``_do_*``
+applies a checked move in place).  With one prize in the middle the round's winner takes it and
+its carried pot; with open prizes (``open_prizes > 1``) the winner chooses, one pick per round
+won plus one per carried round, and the row is refilled between picks.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from fractions import Fraction
+from typing import TYPE_CHECKING, Any
+
+from .. import commitments
+from ..errors import IllegalAction, InvalidAction, NotYourTurn
+from . import chance, clock
+from .actions import ChoosePrize, DealPrizes, ReportPrize
+from .records import Phase, frac_str, public_record
+from .rules import PrizeOrder, Resolution, Unclaimed, Visibility, rank_name
+
+if TYPE_CHECKING:
+    from .state import Gops
+
+    _Base = Gops
+else:
+    _Base = object
+
+Events = list[dict[str, Any]]
+
+
+class PrizeRow(_Base):
+    # ------------------------------------------------------------ chance: the shuffled order
+
+    def _check_deal_prizes(self, action: DealPrizes, now: float) -> None:
+        self._require_phase(Phase.DEAL)
+        if sorted(action.order) != list(range(1, self.rules.ranks + 1)):
+            raise InvalidAction("the prize order must list every rank once", code="invalid_prize_order")
+        commitments.check_salt(action.salt)
+
+    def _do_deal_prizes(self, action: DealPrizes, now: float, events: Events) -> None:
+        g = self.game
+        g.pile = list(action.order)
+        g.prize_order = list(action.order)
+        g.prize_salt = action.salt
+        g.prize_commitment = chance.commit_order(g.game_id, g.prize_order, action.salt)
+        events.append({"type": "prizes_shuffled", "game": g.number, "commitment": g.prize_commitment})
+        self._start_round(now, events)
+
+    # ------------------------------------------------------------ the table reports a prize
+
+    def _reportable(self) -> list[int]:
+        return [r for r in range(1, self.rules.ranks + 1) if r not in self.game.turned]
+
+    def _prize_public(self) -> bool:
+        return self.rules.visibility == Visibility.OPEN
+
+    def _check_report_prize(self, action: ReportPrize, now: float) -> None:
+        self._require_phase(Phase.PRIZE)
+        rank = action.rank
+        if not isinstance(rank, int) or not 1 <= rank <= self.rules.ranks:
+            raise InvalidAction(f"{rank!r} is not a rank of this game (1..{self.rules.ranks})", code="no_such_rank")
+        if rank in self.game.turned:
+            raise IllegalAction(f"the prize {rank_name(rank)} has already been turned up", code="prize_already_seen")
+
+    def _do_report_prize(self, action: ReportPrize, now: float, events: Events) -> None:
+        g = self.game
+        g.turned.append(action.rank)
+        g.row.append(action.rank)
+        events.append({"type": "prize_reported", "round": g.round,
+                       "rank": action.rank if self._prize_public() else None})
+        if g.chooser is not None:  # open prizes: the row refilled between a winner's picks
+            if self._row_full():
+                self._enter_phase(Phase.CHOOSE, now, events)
+        elif g.reveals and not self.awaiting():  # blind: the bids are in, resolve now
+            self._resolve(now, events)
+        elif self._row_full():
+            self._enter_phase(Phase.COMMIT, now, events)
+
+    def _row_full(self) -> bool:
+        return len(self.game.row) >= self.rules.open_prizes or len(self.game.turned) >= self.rules.ranks
+
+    # ------------------------------------------------------------ the winner chooses
+
+    def _check_choose_prize(self, action: ChoosePrize, now: float) -> None:
+        g = self.game
+        self._check_seat(action.seat)
+        self._require_phase(Phase.CHOOSE)
+        if action.seat != g.chooser:
+            raise NotYourTurn(f"seat {g.chooser} chooses the prize this round, not seat {action.seat}")
+        if action.rank not in g.row:
+            raise IllegalAction(f"{rank_name(action.rank)} is not in the open prizes row", code="prize_not_in_row")
+
+    def _do_choose_prize(self, action: ChoosePrize, now: float, events: Events) -> None:
+        g = self.game
+        g.row.remove(action.rank)
+        g.won[action.seat].append(action.rank)
+        g.scores[action.seat] += action.rank
+        last = g.history[-1]  # records are never changed once made: this one is replaced
+        g.history[-1] = {**last, "chosen": [*last.get("chosen", ()), action.rank]}
+        g.picks_owed -= 1
+        events.append({"type": "prize_chosen", "round": g.round, "seat": action.seat, "rank": action.rank})
+        # The row is refilled from the pile between picks, so a winner owed more picks than the row
+        # held (carried rounds) still takes every one of them.  After the last pick nothing more is
+        # turned up until the next round starts (and nothing at all after the last round).
+        if g.picks_owed > 0 and not self._fill_row(now, events):
+            return  # a reported order: the table turns the next prize up, then the chooser goes on
+        if g.picks_owed <= 0 or not g.row:  # done, or no prize left anywhere to take
+            g.picks_owed = 0
+            g.chooser = None
+            self._next_round(now, events)
+
+    # ------------------------------------------------------------ rounds
+
+    def _enter_phase(self, phase: Phase, now: float, events: Events) -> None:
+        g = self.game
+        g.phase = phase
+        g.deadline_at = clock.deadline(self.rules, phase, now)
+        events.append({"type": "phase", "phase": str(phase), "round": g.round, "deadline_at": g.deadline_at})
+
+    def _start_round(self, now: float, events: Events) -> None:
+        g = self.game
+        g.commitments, g.reveals = {}, {}
+        if g.round > self.rules.rounds:
+            self._end_game(now, events)
+            return
+        if not self.rules.blind_reported:
+            if not self._fill_row(now, events):
+                return
+            if not g.row:
+                self._end_game(now, events)
+                return
+        self._enter_phase(Phase.COMMIT, now, events)
+
+    def _fill_row(self, now: float, events: Events) -> bool:
+        """Turn prizes up until the row holds ``open_prizes`` of them (or every prize is up).
+
+        With a reported order the table turns them up: the game enters the
+        ``prize`` phase and this returns False (the report goes on).
+        """
+        g = self.game
+        while len(g.row) < self.rules.open_prizes and len(g.turned) < self.rules.ranks:
+            if self.rules.prize_order == PrizeOrder.REPORTED:
+                self._enter_phase(Phase.PRIZE, now, events)
+                return False
+            prize = g.pile.pop(0)
+            g.turned.append(prize)
+            g.row.append(prize)
+            events.append(
+                {"type": "prize_turned", "round": g.round, "rank": prize if self._prize_public() else None}
+            )
+        return True
+
+    def _next_round(self, now: float, events: Events) -> None:
+        self.game.round += 1
+        self._start_round(now, events)
+
+    def _resolve(self, now: float, events: Events) -> None:
+        """Every bid is in (and the prize known): who wins the round, and what they take."""
+        g = self.game
+        rules = self.rules
+        bids: dict[int, list[int]] = {}
+        illegal: dict[str, str] = {}
+        for s in sorted(g.reveals):
+            opened = list(g.reveals[s].cards)
+            problem = self.bid_problem(s, opened)
+            if problem is None:
+                bids[s] = opened
+            else:  # an opened but illegal bid: forfeited to the seat's lowest card(s)
+                bids[s] = self.forfeited_bid(s)
+                illegal[str(s)] = problem.code
+        winners = self._winners({s: sum(cards) for s, cards in bids.items()})
+        record: dict[str, Any] = {
+            "round": g.round,
+            "commitments": {str(s): c for s, c in sorted(g.commitments.items())},
+            "reveals": {str(s): v.to_dict() for s, v in sorted(g.reveals.items())},
+            "bids": {str(s): cards for s, cards in bids.items()},
+            "winners": winners,
+        }
+        if illegal:
+            record["illegal"] = illegal
+        for s, cards in bids.items():
+            hand = g.hands[s]
+            for c in cards:
+                hand.remove(c)
+        if rules.open_prizes == 1:
+            self._award_pot(record, winners)
+            events.append({"type": "round_resolved", **public_record(record)})
+            g.history.append(record)
+            self._next_round(now, events)
+            return
+        # Open prizes: a single winner chooses from the row.  A tie (also under ``split``, which
+        # cannot split a choice) takes nothing, so the record names no winner.
+        record["row"] = list(g.row)
+        if len(winners) == 1:
+            g.chooser = winners[0]
+            # Every pick owed is taken: the row is refilled between picks (see _do_choose_prize).
+            g.picks_owed = 1 + g.carried_rounds
+            g.carried_rounds = 0
+            record["picks"] = g.picks_owed
+        else:
+            record["winners"] = []
+            if rules.unclaimed == Unclaimed.CARRYOVER:
+                g.carried_rounds += 1
+                record["carried"] = True
+        events.append({"type": "round_resolved", **public_record(record)})
+        g.history.append(record)
+        if g.chooser is not None and g.picks_owed > 0:
+            self._enter_phase(Phase.CHOOSE, now, events)
+        else:
+            self._next_round(now, events)
+
+    def _award_pot(self, record: dict[str, Any], winners: list[int]) -> None:
+        """One prize in the middle: the winner(s) take it and the carried pot; a tie carries it
+        over (``carryover``, not after the last round) or sets it aside."""
+        g = self.game
+        pot = g.carry + g.row
+        g.row, g.carry = [], []
+        record["pot"] = pot
+        if winners:
+            share = Fraction(sum(pot), len(winners))
+            for s in winners:
+                g.scores[s] += share
+                if len(winners) == 1:
+                    g.won[s].extend(pot)
+            record["shares"] = {str(s): frac_str(share) for s in winners}
+        elif self.rules.unclaimed == Unclaimed.CARRYOVER and g.round < self.rules.rounds:
+            g.carry = pot
+            record["carried"] = True
+        else:
+            g.set_aside.extend(pot)
+            record["set_aside"] = True
+
+    def _winners(self, strength: dict[int, int]) -> list[int]:
+        """The round's winners by bid strength under the rules' tie resolution ([] : nobody)."""
+        if not strength:
+            return []
+        resolution = self.rules.resolution
+        if resolution == Resolution.HIGHEST_UNIQUE:
+            counts = Counter(strength.values())
+            unique = [v for v, n in counts.items() if n == 1]
+            if not unique:
+                return []
+            best = max(unique)
+            return [s for s, v in strength.items() if v == best]
+        best = max(strength.values())
+        top = [s for s, v in strength.items() if v == best]
+        if resolution == Resolution.SPLIT or len(top) == 1:
+            return top
+        return []

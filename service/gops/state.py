@@ -1,0 +1,235 @@
+"""The Gops state machine: one game, or a match of several, with everything the referee knows.
+
+:class:`Gops` is built with :meth:`Gops.new` and fed actions with :meth:`Gops.apply`, which checks
+the action completely (:meth:`Gops.verify`) *before* changing anything, then applies it in place
+and returns the public events.  A refused action leaves the state exactly as it was; nothing is
+copied per action.  The moves live in three mixins along the game's seams:
+
+* :class:`~service.gops.bidding.Bidding` — commit, reveal, resign, a deadline forfeit;
+* :class:`~service.gops.prizes.PrizeRow` — the deal, turning up / reporting / choosing prizes,
+  resolving a round, ties and carry-over;
+* :class:`~service.gops.progress.MatchProgress` — a game's end, its result, the match.
+
+Chance is an explicit action (:class:`DealPrizes`), so a game replays exactly from its recorded
+actions (:func:`replay`).  Split scores are exact :class:`fractions.Fraction` values.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from .. import commitments
+from ..errors import GameOver, InvalidAction, InvalidOptions, RefereeError
+from . import clock
+from .actions import ChoosePrize, Commit, DealPrizes, EnforceDeadline, ReportPrize, Resign, Reveal, action_from_dict
+from .bidding import Bidding
+from .prizes import PrizeRow
+from .progress import MatchProgress
+from .records import Game, Phase
+from .rules import MatchRules, Rules
+
+Events = list[dict[str, Any]]
+
+
+class Gops(Bidding, PrizeRow, MatchProgress):
+    """One Gops game, or a match of several, with everything the referee knows.
+
+    Build with :meth:`new`; feed actions to :meth:`apply`.  ``apply`` either
+    raises a :class:`~service.errors.RefereeError` and leaves the state exactly
+    as it was, or changes it and returns the list of public events.
+    """
+
+    def __init__(
+        self,
+        id: str,
+        rules: Rules,
+        match: MatchRules,
+        game: Game,
+        games: list[dict[str, Any]] | None = None,
+        resigned: list[int] | None = None,
+        result: dict[str, Any] | None = None,
+    ) -> None:
+        self.id = id
+        self.rules = rules
+        self.match = match
+        self.game = game
+        self.games = games or []  # records of the finished games of the match (never changed once made)
+        self.resigned = resigned or []
+        self.result = result  # the match (or single game) result, once over
+
+    # ---------------------------------------------------------------- building
+
+    @classmethod
+    def new(cls, id: str, rules: Rules, match: MatchRules | None = None, now: float = 0.0) -> Gops:
+        if not commitments.ID_PATTERN.match(id):
+            raise InvalidOptions("game ids use only [A-Za-z0-9_-]")
+        rules = rules.validate()
+        match = (match or MatchRules()).validate()
+        state = cls(id, rules, match, Game(game_id=id, number=1))
+        state._begin_game(1, now)
+        return state
+
+    def to_dict(self) -> dict[str, Any]:
+        """The stored form.  Fresh containers, no deep copies; a finished game's record (result and
+        history) is kept once, in ``game``, not again as the last of ``games``."""
+        games = self.games
+        if games and self.game.result is not None and games[-1]["game"] == self.game.number:
+            games = games[:-1]
+        return {
+            "id": self.id,
+            "rules": self.rules.to_dict(),
+            "match": self.match.to_dict(),
+            "game": self.game.to_dict(),
+            "games": list(games),
+            "resigned": list(self.resigned),
+            "result": self.result,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Gops:
+        game = Game.from_dict(data["game"])
+        games = list(data["games"])
+        if game.result is not None and not (games and games[-1]["game"] == game.number):
+            games.append({**game.result, "history": list(game.history)})
+        return cls(
+            data["id"],
+            Rules.from_dict(data["rules"]),
+            MatchRules.from_dict(data["match"]),
+            game,
+            games,
+            list(data["resigned"]),
+            data["result"],
+        )
+
+    def copy(self) -> Gops:
+        return Gops.from_dict(self.to_dict())
+
+    # ---------------------------------------------------------------- queries
+
+    @property
+    def over(self) -> bool:
+        return self.result is not None
+
+    @property
+    def phase(self) -> Phase:
+        return Phase.OVER if self.over else self.game.phase
+
+    @property
+    def needs_chance(self) -> bool:
+        """True when the referee must supply the shuffled prize order (:class:`DealPrizes`)."""
+        return not self.over and self.game.phase is Phase.DEAL
+
+    def active_seats(self) -> list[int]:
+        return [s for s in range(self.rules.players) if s not in self.game.forfeited]
+
+    def seat_out(self, seat: int) -> bool:
+        """Has ``seat`` resigned (the match) or forfeited this game?"""
+        return seat in self.resigned or seat in self.game.forfeited
+
+    def awaiting(self) -> list[int]:
+        """Seats whose action the current phase is waiting for."""
+        g = self.game
+        if self.over:
+            return []
+        if g.phase is Phase.COMMIT:
+            return [s for s in self.active_seats() if s not in g.commitments]
+        if g.phase is Phase.REVEAL:
+            return [s for s in self.active_seats() if s not in g.reveals]
+        if g.phase is Phase.CHOOSE and g.chooser is not None:
+            return [g.chooser]
+        return []
+
+    def current_game_id(self) -> str:
+        return self.game.game_id
+
+    def deadline_passed(self, now: float) -> bool:
+        return clock.passed(self, now)
+
+    def legal_actions(self, seat: int | None, now: float | None = None) -> list[dict[str, Any]]:
+        """What ``seat`` may do next (``None``: the host / the table).
+
+        Each entry is a dict with a ``type`` and what the action needs; an
+        empty list means nothing (it is someone else's move, or the game is over).
+        """
+        g = self.game
+        if self.over:
+            return []
+        out: list[dict[str, Any]] = []
+        seated = seat is not None and seat not in g.forfeited
+        awaiting = self.awaiting()
+        if seated and seat in awaiting:
+            if g.phase is Phase.COMMIT:
+                out.append({"type": "commit", "round": g.round, "cards": self.rules.bid_cards,
+                            "hand": list(g.hands[seat])})
+            elif g.phase is Phase.REVEAL:
+                out.append({"type": "reveal", "round": g.round})
+            elif g.phase is Phase.CHOOSE:
+                out.append({"type": "choose_prize", "ranks": sorted(g.row), "picks": g.picks_owed})
+        if g.phase is Phase.PRIZE and (seat is None or seated):
+            out.append({"type": "report_prize", "ranks": self._reportable()})
+        if seat is None or seated:
+            if now is not None and clock.late_seats(self, now):
+                out.append({"type": "enforce_deadline"})
+        if seated:
+            out.append({"type": "resign"})
+        return out
+
+    # ---------------------------------------------------------------- applying
+
+    def verify(self, action: Any, now: float = 0.0) -> None:
+        """Raise the precise refusal if ``action`` is not legal now; change nothing.
+
+        (An exact repeat of a commit or reveal already applied is refused here
+        like any second commitment; :meth:`apply` accepts it as a no-op.)
+        """
+        if self.over:
+            raise GameOver("the game is over")
+        step = _STEPS.get(type(action))
+        if step is None:
+            raise InvalidAction(f"not a Gops action: {action!r}", code="unknown_action")
+        step[0](self, action, now)
+
+    def is_legal(self, action: Any, now: float = 0.0) -> bool:
+        try:
+            self.verify(action, now)
+        except RefereeError:
+            return False
+        return True
+
+    def apply(self, action: Any, now: float = 0.0) -> Events:
+        """Check and apply one action; return the public events it caused.
+
+        Raises a typed error and leaves the state unchanged when the action is
+        not legal: every check is made before anything changes.  An exact
+        repeat of a commit or reveal already applied is a no-op that returns no
+        events (so a retried request changes nothing).
+        """
+        if isinstance(action, (Commit, Reveal)) and self._is_repeat(action):
+            return []
+        self.verify(action, now)
+        events: Events = []
+        _STEPS[type(action)][1](self, action, now, events)
+        return events
+
+
+_Check = Callable[[Gops, Any, float], None]
+_Do = Callable[[Gops, Any, float, Events], None]
+_STEPS: dict[type, tuple[_Check, _Do]] = {
+    DealPrizes: (Gops._check_deal_prizes, Gops._do_deal_prizes),
+    Commit: (Gops._check_commit, Gops._do_commit),
+    Reveal: (Gops._check_reveal, Gops._do_reveal),
+    ReportPrize: (Gops._check_report_prize, Gops._do_report_prize),
+    ChoosePrize: (Gops._check_choose_prize, Gops._do_choose_prize),
+    Resign: (Gops._check_resign, Gops._do_resign),
+    EnforceDeadline: (Gops._check_enforce_deadline, Gops._do_enforce_deadline),
+}
+
+
+def replay(id: str, rules: Rules, match: MatchRules, entries: Iterable[tuple[dict[str, Any], float]],
+           start: float = 0.0) -> Gops:
+    """Rebuild a state from its creation parameters, creation time and recorded ``(action, at)`` pairs."""
+    state = Gops.new(id, rules, match, now=start)
+    for action, at in entries:
+        state.apply(action_from_dict(action), at)
+    return state
