@@ -147,13 +147,19 @@ class Player:
             G.DealPrizes(cards, salt),
             G.EnforceDeadline(),
         ]))
-        trial = self.state.copy()
+        # An action the state refuses is tried on the state itself (no copy): the engine checks
+        # everything before it changes anything, so a refusal must leave it exactly as it was.
+        # One it would accept is tried on a copy, so the game goes on as drawn.
+        trial = self.state.copy() if self.state.is_legal(action, self.now) else self.state
         before = trial.to_dict()
         try:
             trial.apply(action, self.now)
         except RefereeError as exc:
             assert isinstance(exc.code, str) and exc.code
             assert trial.to_dict() == before
+        else:
+            if trial is self.state:  # refused by verify() but accepted: only an exact repeat, a no-op
+                assert trial.to_dict() == before
 
     def step(self) -> None:
         state, data = self.state, self.data
