@@ -1,28 +1,25 @@
 """The Gofo HTTP API under ``/v1/gofo/tables``: a table, its hands, one endpoint per kind of move.
 
-Dealt mode: the referee's chance, its commitments and what a finished hand
-publishes are decided in ``service.gofo.deal`` (``supply_chance``, ``publish``,
-``redact_entry``); this module only stores the secret records and serves what
-those functions return.
+Thin: parse (the schemas), authorize, load, apply, store, respond.  What a move does to a stored
+table — the engine, the referee's chance and commitments, the turn clock — is
+:mod:`service.gofo.referee`'s; what anyone may see of it (views, the last deal's openings, the
+transcript's redactions) is :mod:`service.gofo.observer`'s.
 
-Tabletop mode: real cards; the referee keeps turns, bets, pots and the ledger,
-and checks the cards entered at the canto.  The host token may act for any seat
+Dealt mode: the referee deals.  Tabletop mode: real cards; the referee keeps turns, bets, pots and
+the ledger, and checks the cards entered at the canto.  The host token may act for any seat
 (one phone refereeing a real table).
 """
 
 from __future__ import annotations
 
-import copy
 from typing import Any, Callable
 
 from flask.views import MethodView
 from flask_smorest import Blueprint
 
 from .. import auth, commitments, entropy, gofo
-from ..errors import Forbidden, IllegalAction, NotFound
-from ..gofo import clock, deal
-from ..gofo.hand import TABLETOP
-from ..gofo.table import Table, TableOptions
+from ..errors import Forbidden, NotFound
+from ..gofo import referee
 from ..store import Change, Record
 from . import common, idempotency
 from .gofo_schemas import (
@@ -41,7 +38,7 @@ from .gofo_schemas import (
     ShowSchema,
 )
 
-KIND = "gofo"
+KIND = referee.KIND
 
 blp = Blueprint(
     "gofo",
@@ -54,117 +51,28 @@ _ID = {"table_id": "$response.body#/id"}
 _TO_ACT = {**_ID, "seat": "$response.body#/table/hand/to_act"}
 
 
-# ------------------------------------------------------------------ chance
-
-
-hand_id = deal.hand_id
-
-
-def _supply_chance(table: Table, doc: dict[str, Any], version: int, at: float,
-                   entries: list[dict[str, Any]]) -> Table:
-    """Answer every chance request (``service.gofo.deal.supply_chance``) and record each as an entry."""
-    draws = doc.setdefault("draws", [])
-    before = len(draws)
-    table, applied = deal.supply_chance(table, doc["id"], doc["deals"], draws, entropy.source(),
-                                        commitments.new_salt)
-    new_draws = iter(draws[before:])
-    for number, action in applied:
-        entry = _entry(version, at, "referee", None, number, action)
-        if isinstance(action, gofo.DealerDraw):
-            entry["draw"] = {k: v for k, v in next(new_draws).items() if k in ("round", "commitment", "order", "salt")}
-        entries.append(entry)
-    return table
-
-
-def _result_of(doc: dict[str, Any], number: int) -> dict[str, Any] | None:
-    results = doc["results"]
-    result = results[number - 1] if 0 < number <= len(results) else None
-    return result if result is not None and result.get("hand") == number else None
-
-
-def _published(doc: dict[str, Any], number: int) -> dict[str, Any] | None:
-    """A finished hand's deal as ``service.gofo.deal.publish`` opens it."""
-    secret, result = doc["deals"].get(str(number)), _result_of(doc, number)
-    return deal.publish(secret, result) if secret is not None and result is not None else None
-
-
-def _entry(version: int, at: float, by: str, seat: int | None, hand: int, action: Any) -> dict[str, Any]:
-    data = action if isinstance(action, dict) else gofo.action_to_dict(action)
-    return {"version": version, "at": at, "by": by, "seat": seat, "hand": hand, "action": data}
-
-
-# ------------------------------------------------------------------- views
-
-
 def _view(record: Record, seat: int | None = None) -> dict[str, Any]:
-    doc = record.doc
-    table = Table.from_dict(doc["state"])
-    data = gofo.view(table, seat)
-    data["id"] = doc["id"]
-    data["version"] = record.version
-    data["table"]["options"]["turn_seconds"] = doc.get("turn_seconds")
-    current = doc["deals"].get(str(table.hand_number))
-    if data["hand"] is not None:
-        data["hand"]["hand_id"] = hand_id(doc["id"], table.hand_number)
-        data["hand"]["deck_commitment"] = current["commitment"] if current else None
-        data["hand"]["turn_deadline_at"] = _turn_deadline(doc)
-    data["table"]["last_deal"] = _published(doc, table.hand_number - 1)
-    data["table"]["draw_commitments"] = [{"round": d["round"], "seats": d["seats"], "commitment": d["commitment"]}
-                                         for d in doc.get("draws", [])]
-    return data
+    """The public view (``seat`` ``None``) or a seat's, of a stored table (``service.api.events`` too)."""
+    return referee.view(record.doc, record.version, seat)
 
 
 def _create(body: dict[str, Any]) -> dict[str, Any]:
-    body = dict(body)
-    turn_seconds = body.pop("turn_seconds", None)
-    options = TableOptions.from_dict({k: v for k, v in body.items() if v is not None})
-    table_id = auth.new_game_id()
-    at = common.now()
-    doc: dict[str, Any] = {"kind": KIND, "id": table_id, "deals": {}, "draws": [], "results": [],
-                           "turn_seconds": turn_seconds, "turn_since": at,
-                           "created_at": at, "updated_at": at}
-    entries = [_entry(1, at, "host", None, 0, {"type": "create", "options": options.to_dict()})]
-    table = _supply_chance(Table.new(options), doc, 1, at, entries)
-    host, seat_tokens, hashes = common.new_tokens(options.seats)
-    doc.update(state=table.to_dict(), auth=hashes)
-    record = common.store().create(KIND, table_id, doc, entries)
-    return {"id": table_id, "host_token": host, "seat_tokens": seat_tokens, "table": _view(record)}
+    doc, entries = referee.create(body, auth.new_game_id(), common.now(), entropy.source(), commitments.new_salt)
+    host, seat_tokens, hashes = common.new_tokens(referee.seat_count(doc))
+    doc["auth"] = hashes
+    record = common.store().create(KIND, doc["id"], doc, entries)
+    return {"id": doc["id"], "host_token": host, "seat_tokens": seat_tokens, "table": _view(record)}
 
 
 def _require_seat_or_tabletop_host(who: str, record: Record, seat: int) -> None:
     """A seat's own token; at a tabletop table the host's token too (one phone for the table)."""
-    if not 0 <= seat < record.doc["state"]["options"]["seats"]:
+    if not 0 <= seat < referee.seat_count(record.doc):
         raise NotFound(f"this table has no seat {seat}", code="no_such_seat")
     if who == "host":
-        if record.doc["state"]["options"]["mode"] == TABLETOP:
+        if referee.host_acts_for_seats(record.doc):
             return
         raise Forbidden("at a dealt table the host cannot act for a seat", code="host_not_allowed")
     common.require_seat(who, seat)
-
-
-def _turn_deadline(doc: dict[str, Any]) -> float | None:
-    return clock.deadline(doc["turn_since"], doc.get("turn_seconds"))
-
-
-def _apply_move(record: Record, who: str, at: float, seat: int, action: Any,
-                timeout: bool = False) -> Change:
-    """Apply one seat move (and the chance it calls for) to a copy of the stored document."""
-    doc = copy.deepcopy(record.doc)
-    table = Table.from_dict(doc["state"])
-    number, before = table.hand_number, clock.turn_marker(table)
-    table, _ = table.apply(seat, action)
-    version = record.version + 1
-    entry = _entry(version, at, who, seat, number, action)
-    if timeout:
-        entry["timeout"] = True
-    entries = [entry]
-    table = _supply_chance(table, doc, version, at, entries)  # may finish the hand (a reshuffle, then the canto)
-    if table.hand_number != number and table.last_result is not None:
-        doc["results"].append(copy.deepcopy(table.last_result))
-    if clock.restarts_clock(action, before, clock.turn_marker(table)):
-        doc["turn_since"] = at  # the clock of the seat to act restarts with every move
-    doc.update(state=table.to_dict(), updated_at=at)
-    return Change(doc, entries)
 
 
 def _act(table_id: str, seat: int, body: dict[str, Any], make: Callable[[dict[str, Any]], Any]) -> dict[str, Any]:
@@ -172,25 +80,17 @@ def _act(table_id: str, seat: int, body: dict[str, Any], make: Callable[[dict[st
         _require_seat_or_tabletop_host(who, record, seat)
 
     def transition(record: Record, who: str, at: float) -> Change | None:
-        return _apply_move(record, who, at, seat, make(body))
+        doc, entries = referee.apply_move(record.doc, record.version, who, at, seat, make(body),
+                                          entropy.source(), commitments.new_salt)
+        return Change(doc, entries)
 
     return common.act(KIND, table_id, body, transition, lambda record: _view(record, seat), may_act)
 
 
 def _enforce_deadline(table_id: str, body: dict[str, Any]) -> dict[str, Any]:
     def transition(record: Record, who: str, at: float) -> Change | None:
-        deadline = _turn_deadline(record.doc)
-        if deadline is None:
-            raise IllegalAction("this table has no turn deadline (turn_seconds)", code="no_deadline")
-        if at < deadline:
-            raise IllegalAction(f"the deadline has not passed yet ({deadline - at:.0f} s left)",
-                                code="deadline_not_passed", deadline_at=deadline)
-        table = Table.from_dict(record.doc["state"])
-        seat = table.to_act()
-        action = table.default_action(seat) if seat is not None else None
-        if action is None:
-            raise IllegalAction("nobody can be moved by the deadline now", code="nobody_late")
-        return _apply_move(record, "referee", at, seat, action, timeout=True)
+        doc, entries = referee.enforce_deadline(record.doc, record.version, at, entropy.source(), commitments.new_salt)
+        return Change(doc, entries)
 
     return common.act(KIND, table_id, body, transition, lambda record: _view(record), lambda who, record: None)
 
@@ -304,9 +204,7 @@ class Ledger(MethodView):
     def get(self, table_id: str):
         """Each seat's front, chips behind, cajas taken and balance, and every finished hand's result."""
         record = common.store().load(KIND, table_id)
-        data = _view(record)
-        return {"id": table_id, "version": record.version, "hands_played": len(record.doc["results"]),
-                "seats": data["table"]["seats"], "results": record.doc["results"]}
+        return referee.ledger(record.doc, record.version)
 
 
 @blp.route("/<string:table_id>/transcript")
@@ -319,26 +217,7 @@ class Transcript(MethodView):
         withheld; finished hands' orders and salts are in ``deals`` to check their commitments."""
         store = common.store()
         record = store.load(KIND, table_id)
-        doc = record.doc
-        current = Table.from_dict(doc["state"]).hand_number
-        entries = []
-        reshuffles: dict[int, int] = {}  # hand -> reshuffles seen so far
-        for entry in store.transcript(KIND, table_id):
-            if entry["version"] > record.version:
-                continue
-            if entry["action"]["type"] in ("shuffle", "reshuffle") and entry["action"].get("order"):
-                number = entry["hand"]
-                k = 0
-                if entry["action"]["type"] == "reshuffle":
-                    k = reshuffles[number] = reshuffles.get(number, 0) + 1
-                result = _result_of(doc, number) if number < current else None
-                entry = dict(entry, action=deal.redact_entry(entry["action"], k, result))
-            entries.append(entry)
-        deals = [d for n in range(1, current) if (d := _published(doc, n)) is not None]
-        return {"id": table_id, "kind": KIND, "version": record.version,
-                "options": record.doc["state"]["options"], "entries": entries, "deals": deals,
-                "hands_finished": current - 1, "results": record.doc["results"],
-                "turn_seconds": record.doc.get("turn_seconds")}
+        return referee.transcript(record.doc, record.version, store.transcript(KIND, table_id))
 
 
 @blp.route("/<string:table_id>/deadline")

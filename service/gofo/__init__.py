@@ -1,25 +1,29 @@
-"""Gofo (Bengolea, Córdoba): a pure rules engine.
+"""Gofo (Bengolea, Córdoba): a pure rules engine, in the parts every game has (:mod:`service.game`).
 
-Modules:
-
-* :mod:`service.gofo.cards` – the 28-card Spanish deck, card codes, chance helpers.
-* :mod:`service.gofo.value` – :func:`hand_value`, the value of a five-card hand.
-* :mod:`service.gofo.hand`  – one hand: actions, the state machine, side pots, the observer.
-* :mod:`service.gofo.table` – the table: seats, chip ledger, first-dealer draw, sequence of hands.
+* :mod:`service.gofo.rules` – :class:`TableOptions`, the modes and the vocabulary (``StrEnum``s).
+* :mod:`service.gofo.actions` – every action, :class:`LegalAction`, the one ``CODEC``.
+* :mod:`service.gofo.state` – the state machine: :mod:`~service.gofo.table` (seats, ledger, the
+  sequence of hands) and :mod:`~service.gofo.hand` (one hand), made of
+  :mod:`~service.gofo.betting`, :mod:`~service.gofo.stock` and :mod:`~service.gofo.canto`.
+* :mod:`service.gofo.observer` – everything a caller may see, during and after a hand.
+* :mod:`service.gofo.chance` – the draw, the deck and the reshuffles, and their commitments.
+* :mod:`service.gofo.clock` – the turn clock.
+* :mod:`service.gofo.referee` – the stored record of a table and the moves on it (pure).
+* :mod:`service.gofo.verifier` – the offline transcript checker.
+* :mod:`service.gofo.cards`, :mod:`service.gofo.value` – the 28-card deck, the value of a hand.
 
 Nothing here does I/O or draws random numbers by itself: every shuffle and draw is an input
-supplied by the caller (see :func:`service.gofo.table.chance_action`).
+supplied by the caller (see :func:`service.gofo.chance.chance_action`).
 """
 
-from .cards import DECK, card_value, new_deck_order, parse_card
-from .hand import (
+from .actions import (
     ACTION_TYPES,
     Corta,
+    DealerDraw,
     Declare,
     Decline,
     Discard,
     Enter,
-    HandState,
     LegalAction,
     Look,
     Muck,
@@ -33,19 +37,17 @@ from .hand import (
     Shuffle,
     Ver,
     Voy,
-    action_to_dict,
-    side_pots,
-)
-from .table import (
-    DealerDraw,
-    Table,
-    TableOptions,
     action_from_dict,
-    chance_action,
+    action_to_dict,
     record,
-    replay,
-    view,
 )
+from .betting import side_pots
+from .cards import DECK, card_value, new_deck_order, parse_card
+from .chance import chance_action
+from .hand import HandState
+from .observer import table_view as view
+from .rules import TableOptions
+from .table import Table, replay
 from .value import hand_value
 
 __all__ = [

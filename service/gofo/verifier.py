@@ -24,6 +24,7 @@ import copy
 from typing import Any
 
 from .. import commitments
+from .rules import Mode, Phase
 from ..verification import (
     Report, _short, _is_int, _is_number, _diff, _check_version_coverage, _differing_keys, _first_difference,
 )
@@ -46,7 +47,7 @@ def _gofo_where(index: int, entry: Any) -> str:
 
 
 def _is_gofo_chance(kind: str, mode: str) -> bool:
-    return kind in ("dealer_draw", "shuffle") or (kind == "reshuffle" and mode != "tabletop")
+    return kind in ("dealer_draw", "shuffle") or (kind == "reshuffle" and mode != Mode.TABLETOP)
 
 
 def _check_gofo_by(report: Report, where: str, entry: dict[str, Any], seats: int, mode: str) -> None:
@@ -79,11 +80,11 @@ def _check_gofo_by(report: Report, where: str, entry: dict[str, Any], seats: int
     if by == f"seat:{seat}":
         return
     if by == "host":
-        if mode != "tabletop":
+        if mode != Mode.TABLETOP:
             report.problem(f"{where}: made by 'host', but at a dealt table the host cannot act for a seat "
                            f"(a {kind} for seat {seat} can only be made by 'seat:{seat}')")
         return
-    also = " or the host" if mode == "tabletop" else ""
+    also = " or the host" if mode == Mode.TABLETOP else ""
     referee = " (the referee moves a seat only when its time ran out, marked timeout)" if by == "referee" else ""
     report.problem(f"{where}: made by {by!r}, but a {kind} for seat {seat} can only be made by "
                    f"'seat:{seat}'{also}{referee}")
@@ -96,13 +97,13 @@ def _gofo_deals(report: Report, tid: str, deals: Any, finished: int, mode: str,
     leaf and every revealed key its key leaf.  Return hand number -> deal (``openings`` as position ->
     card and ``keys`` as reshuffle number -> key, the good ones only) for the replay."""
     from .cards import DECK, is_card
-    from .deal import MAX_RESHUFFLES
+    from .chance import MAX_RESHUFFLES
 
     usable: dict[int, dict[str, Any]] = {}
     if not isinstance(deals, list) or not all(isinstance(d, dict) for d in deals):
         report.problem("deals: missing or not a list of deal objects")
         return usable
-    if mode == "tabletop":
+    if mode == Mode.TABLETOP:
         if deals:
             report.problem(f"deals: a tabletop table is played with real cards, but the transcript lists "
                            f"{len(deals)} dealt deck{'s' if len(deals) != 1 else ''}")
@@ -216,15 +217,15 @@ def _gofo_openings_match_results(report: Report, deals: dict[int, dict[str, Any]
     table's public record): every card first shown by a seat that never drew from a tainted
     reshuffle, and the keys of the reshuffles nobody's secret went through — nothing unchecked that
     could be checked, nothing that would tell a folded hand."""
-    from . import deal as deal_rules
+    from . import observer
     from .cards import is_card, sort_cards
 
     by_hand = {r.get("hand"): r for r in recorded or [] if _is_int(r.get("hand"))}
     for number, deal in sorted(deals.items()):
         result = by_hand.get(number)
         try:
-            expected = deal_rules.opened_cards(result)
-            revealed = set(deal_rules.revealed_reshuffles(result))
+            expected = observer.opened_cards(result)
+            revealed = set(observer.revealed_reshuffles(result))
         except (AttributeError, TypeError, KeyError, IndexError):
             continue  # no usable result for the hand: reported with the results
         opened = set(deal["openings"].values())
@@ -386,7 +387,7 @@ def _gofo_reshuffle_order(report: Report, where: str, number: int, k: int, maske
     cards for the canto, if any, go on top).  ``None`` when the replay cannot go on."""
     from .cards import sort_cards
 
-    if hand is None or hand.phase != "reshuffle" or hand.pending_draw is None:
+    if hand is None or hand.phase is not Phase.RESHUFFLE or hand.pending_draw is None:
         report.problem(f"{where}: a reshuffle, but replaying the entries before it, hand {number} needs no "
                        "reshuffle here (the stock did not run out)")
         return None
@@ -410,7 +411,7 @@ def _gofo_reshuffle_order(report: Report, where: str, number: int, k: int, maske
                        "entry shows an order; a closed reshuffle's order is null (it would tell who drew which card)")
     unseen.closed_reshuffle(hand)
     order = list(hand.pile)
-    for i, card in enumerate(carries.pop(hand.pending_draw["seat"], [])[:hand.pending_draw["count"]]):
+    for i, card in enumerate(carries.pop(hand.pending_draw.seat, [])[:hand.pending_draw.count]):
         unseen.place(order, i, card)
     hand.pile = list(order)
     tally["closed"] += 1
@@ -422,10 +423,10 @@ def verify_gofo(transcript: dict[str, Any], deck_commitments: dict[int, str] | N
     ``results``.  The hand in progress is only checked for its envelope and who made each entry at a
     dealt table (its deck order is withheld); at a tabletop table it is replayed as far as it goes."""
     from ..errors import RefereeError
-    from . import clock
-    from . import deal as deal_rules
-    from .hand import action_to_dict
-    from .table import Table, TableOptions, action_from_dict
+    from . import chance as chance_rules, clock
+    from .actions import action_from_dict, action_to_dict
+    from .rules import TableOptions
+    from .table import Table
 
     tid = transcript.get("id")
     report = Report("gofo", str(tid))
@@ -556,7 +557,7 @@ def verify_gofo(transcript: dict[str, Any], deck_commitments: dict[int, str] | N
     replay_ok = bool(shaped) and shaped[0][0] == 1
     position = 1  # index into ``shaped`` of the next entry to apply
     # A tabletop hand in progress hides nothing: it is replayed too (no result to compare yet).
-    while replay_ok and position < len(shaped) and (table.hand_number <= finished or mode == "tabletop"):
+    while replay_ok and position < len(shaped) and (table.hand_number <= finished or mode == Mode.TABLETOP):
         index, entry = shaped[position]
         position += 1
         where = _gofo_where(index, entry)
@@ -576,7 +577,7 @@ def verify_gofo(transcript: dict[str, Any], deck_commitments: dict[int, str] | N
                 report.problem(f"{where}: the first-dealer draw shows no committed draw deck (draw: round, "
                                "commitment, order, salt); every draw is made from a committed deck")
             else:
-                why = deal_rules.draw_checks_out(tid, draw, list(action.get("cards") or [])) \
+                why = chance_rules.draw_checks_out(tid, draw, list(action.get("cards") or [])) \
                     if draw.get("round") == draw_rounds else f"it is numbered round {draw.get('round')!r}, not {draw_rounds}"
                 if why:
                     report.problem(f"{where}: draw round {draw_rounds} does not check out: {why}")
@@ -624,7 +625,7 @@ def verify_gofo(transcript: dict[str, Any], deck_commitments: dict[int, str] | N
                 last_move = (entry["at"], clock.turn_marker(table), action_from_dict(action))
             except RefereeError:
                 last_move = None
-        if kind == "discard" and mode != "tabletop" and table.hand is not None and table.hand.phase == "discard" \
+        if kind == "discard" and mode is not Mode.TABLETOP and table.hand is not None and table.hand.phase is Phase.DISCARD \
                 and table.to_act() == seat and isinstance(action.get("cards"), list) \
                 and all(isinstance(c, str) for c in action["cards"]):
             why = unseen.hold(table.hand, seat, action["cards"])
@@ -735,9 +736,9 @@ def verify_gofo(transcript: dict[str, Any], deck_commitments: dict[int, str] | N
                f"{'s' if derived != 1 else ''} derived from the revealed keys"
                + (f", {kept_closed} reshuffle{'s' if kept_closed != 1 else ''} kept closed (a folded or unshown "
                   "hand went through it)" if kept_closed else "")
-               if mode != "tabletop" else "")
+               if mode != Mode.TABLETOP else "")
             + f"; results reproduced, chips conserved ({total_chips} at the table), balances {balances}"
-            + (f"; hand {finished + 1} in progress, replayed so far" if mode == "tabletop"
+            + (f"; hand {finished + 1} in progress, replayed so far" if mode == Mode.TABLETOP
                else f"; hand {finished + 1} in progress, not checked (its deck is withheld)"
                if len(shaped) > position else "")
         )

@@ -41,7 +41,7 @@ def three_all_ins() -> HandState:
 
 def test_three_all_ins_at_different_levels_make_three_pots() -> None:
     hand = three_all_ins()
-    assert hand.pots() == [{"amount": 40, "eligible": [0, 1, 2, 3]},
+    assert [p.to_dict() for p in hand.pots()] == [{"amount": 40, "eligible": [0, 1, 2, 3]},
                            {"amount": 45, "eligible": [0, 2, 3]},
                            {"amount": 50, "eligible": [0, 3]}]
     assert hand.phase == "canto" and hand.queue == [1, 2, 3, 0]
@@ -60,7 +60,7 @@ def test_best_hand_takes_every_pot_it_is_eligible_for() -> None:
 
 
 def test_folded_chips_stay_in_the_pots_they_fed() -> None:
-    assert side_pots([50, 10, 25, 7], [True, True, True, False]) == [
+    assert [p.to_dict() for p in side_pots([50, 10, 25, 7], [True, True, True, False])] == [
         {"amount": 37, "eligible": [0, 1, 2]}, {"amount": 30, "eligible": [0, 2]},
         {"amount": 25, "eligible": [0]}]
 
@@ -70,7 +70,7 @@ def test_declare_then_winner_must_show_matching_cards() -> None:
     hand = play(hand, (1, Show(tuple(H30))), (2, Show(tuple(H25))), (3, Declare(20)),
                 (0, Declare(15)))
     # seat 3 wins the third pot on a declaration: he must show; seat 0 lost everything: no need
-    assert hand.phase == "canto" and hand.canto["stage"] == "show" and hand.queue == [3]
+    assert hand.phase == "canto" and hand.canto.stage == "show" and hand.queue == [3]
     assert code_of(hand.apply, 3, Show(("7o", "6o", "4o", "3o", "4b"))) == "duplicate_card"
     assert code_of(hand.apply, 3, Show(("7o", "6o", "4o", "5o", "5e"))) == \
         "declared_value_mismatch"
@@ -122,9 +122,9 @@ def test_a_wrong_declaration_is_corrected_before_anyone_shows() -> None:
     assert {a.type for a in hand.legal_actions(1)} >= {"declare", "muck"}
     hand, events = play_events(hand, (1, Declare(30)))  # out of turn: seat 2 is to declare
     assert events == [{"type": "declaration_corrected", "seat": 1, "points": 30, "was": 25}]
-    assert hand.to_act() == 2 and hand.canto["declared"][1] == 30
+    assert hand.to_act() == 2 and hand.canto.declared[1] == 30
     hand = play(hand, (2, Declare(25)), (3, Declare(20)), (0, Declare(15)))
-    assert hand.canto["stage"] == "show" and hand.queue == [1, 2, 3]
+    assert hand.canto.stage == "show" and hand.queue == [1, 2, 3]
     hand = play(hand, (1, Show(tuple(H30))))
     assert code_of(hand.apply, 2, Declare(26)) == "declaration_locked"  # seat 1 has shown now
     hand = play(hand, (2, Show(tuple(H25))), (3, Show(tuple(H20))))
@@ -133,10 +133,10 @@ def test_a_wrong_declaration_is_corrected_before_anyone_shows() -> None:
 
 def test_a_correction_after_the_declarations_judges_who_must_show_again() -> None:
     hand = play(three_all_ins(), (1, Declare(20)), (2, Declare(25)), (3, Declare(20)), (0, Declare(15)))
-    assert hand.canto["stage"] == "show" and hand.queue == [2, 3]  # seat 1's 20 wins nothing
+    assert hand.canto.stage == "show" and hand.queue == [2, 3]  # seat 1's 20 wins nothing
     assert code_of(hand.apply, 1, Show(tuple(H30))) == "not_your_turn"
     hand = play(hand, (1, Declare(30)))
-    assert hand.canto["stage"] == "show" and hand.queue == [1, 2, 3]
+    assert hand.canto.stage == "show" and hand.queue == [1, 2, 3]
     hand = play(hand, (1, Show(tuple(H30))), (2, Show(tuple(H25))), (3, Show(tuple(H20))))
     assert [p["winner"] for p in hand.result["pots"]] == [1, 2, 3]
 
@@ -146,7 +146,7 @@ def test_a_player_may_concede_at_the_canto() -> None:
     hand, events = play_events(hand, (3, Muck()))  # out of turn, cards never entered
     assert events == [{"type": "mucked", "seat": 3}]
     assert hand.status[3] == "folded" and hand.queue == [2, 0]
-    assert all(3 not in p["eligible"] for p in hand.pots())
+    assert all(3 not in p.eligible for p in hand.pots())
     assert code_of(hand.apply, 3, Muck()) == "not_in_hand"
     hand = play(hand, (2, Declare(25)), (0, Declare(15)), (1, Show(tuple(H30))))
     assert code_of(hand.apply, 1, Muck()) == "already_shown"

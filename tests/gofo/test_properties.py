@@ -3,6 +3,7 @@ secrecy of every seat's view, JSON round-trip and transcript replay."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import random
 from typing import Any
@@ -60,7 +61,7 @@ def canto_action(table: Table, seat: int, plan: dict[int, list[str]], rng: rando
         rng.shuffle(free)
         for i, s in enumerate(hand.live()):
             plan[s] = free[5 * i:5 * i + 5]
-    if hand.canto["stage"] == "declare" and rng.random() < 0.5:
+    if hand.canto.stage == "declare" and rng.random() < 0.5:
         return Declare(hand_value(plan[seat]))
     return Show(tuple(plan[seat]))
 
@@ -96,6 +97,8 @@ def play_table(seed: int, seats: int, mode: str, hands: int, *, secrecy: bool = 
             else:
                 if rng.random() < 0.05:
                     check_ranges(table, seat, legal)
+                if rng.random() < 0.05:
+                    check_refusal_changes_nothing(table, rng)
                 action = random_action(legal, rng)
             if any(a.type == "look" for a in legal) and rng.random() < 0.1:
                 seat = next(s for s in range(table.n) if any(
@@ -127,6 +130,31 @@ def play_table(seed: int, seats: int, mode: str, hands: int, *, secrecy: bool = 
             if secrecy and mode == "dealt" and hand.phase != "shuffle":
                 check_secrecy(table)
     return table, transcript, options
+
+
+def check_refusal_changes_nothing(table: Table, rng: random.Random) -> None:
+    """A refused move (any kind, any seat) raises and leaves the table exactly as it was."""
+    from service.errors import RefereeError
+    from service.gofo.actions import CODEC
+
+    kind = rng.choice(sorted(CODEC.types))
+    cls = CODEC.types[kind]
+    samples = {"amount": rng.choice([0, 1, 3, 500]), "points": rng.choice([5, 20, 31]),
+               "blind": rng.random() < 0.5, "count": rng.choice([None, 0, 6]),
+               "cards": tuple(rng.sample(DECK, rng.choice([0, 2, 5]))), "order": None}
+    action = cls(**{f.name: samples[f.name] for f in dataclasses.fields(cls)})
+    seat = rng.choice([None, *range(table.n)])
+    before = table.to_dict()
+    try:
+        table.verify(seat, action)
+    except RefereeError as refused:
+        try:
+            table.apply(seat, action)
+        except RefereeError as again:
+            assert again.code == refused.code
+        else:
+            raise AssertionError(f"verify refused {action} ({refused.code}) but apply took it")
+        assert table.to_dict() == before
 
 
 def check_ranges(table: Table, seat: int, legal: list[LegalAction]) -> None:

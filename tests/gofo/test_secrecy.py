@@ -61,9 +61,15 @@ def choose(rng: random.Random, table: Table, seat: int) -> Any:
     raise AssertionError(f"nothing to do: {kinds}")
 
 
+def _applied(hand: Any, seat: int | None, action: Any) -> Any:
+    """``hand`` after ``action`` (applied in place; pass a copy to keep the original)."""
+    hand.apply(seat, action)
+    return hand
+
+
 def layered(mid: Any, order: list[str]) -> list[str]:
     """The new stock a reshuffle makes from ``order`` (the documented layering, as the engine does)."""
-    seat = mid.pending_draw["seat"]
+    seat = mid.pending_draw.seat
     own = set(mid.round_discards[seat])
     this_round = {c for s in range(mid.n) if s != seat for c in mid.round_discards[s]}
     return ([c for c in order if c not in own and c not in this_round]
@@ -96,17 +102,18 @@ def play_hand(seed: int, seats: int) -> dict[str, Any]:
         step += 1
         seat = table.to_act()
         action = choose(rng, table, seat)
-        states = [(table.hand, table.hand.apply(seat, action)[0])]
+        before = table.hand.copy()
+        states = [(before, _applied(table.hand.copy(), seat, action))]
         table, _ = table.apply(seat, action)
         if table.hand_number == number and table.to_act() is None and table.chance_request():
-            mid = table.hand
+            mid = table.hand.copy()
             table, _ = deal_rules.supply_chance(table, "t", deals, draws, rng, new_salt)
             order = secret["reshuffles"][len(mid.restocks)]
             slots.append(layered(mid, order))
             for i, c in enumerate(slots[-1]):
                 source[c] = ("restock", len(mid.restocks) + 1, i)
             reshuffle_steps.append(step)
-            states.append((mid, mid.apply(None, gofo_reshuffle(order))[0]))
+            states.append((mid, _applied(mid.copy(), None, gofo_reshuffle(order))))
         elif states[0][1].phase == "reshuffle":  # the reshuffle and the end of the hand in one go
             mid = states[0][1]
             order = secret["reshuffles"][len(mid.restocks)]
@@ -114,7 +121,7 @@ def play_hand(seed: int, seats: int) -> dict[str, Any]:
             for i, c in enumerate(slots[-1]):
                 source[c] = ("restock", len(mid.restocks) + 1, i)
             reshuffle_steps.append(step)
-            states.append((mid, mid.apply(None, gofo_reshuffle(order))[0]))
+            states.append((mid, _applied(mid.copy(), None, gofo_reshuffle(order))))
         for before, after in states:
             for s in range(seats):
                 if before.status[s] in ("pending", "in") and after.status[s] in ("folded", "declined"):

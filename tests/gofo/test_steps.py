@@ -51,7 +51,7 @@ def entered_all(hand: HandState, opening: int = 2) -> HandState:
 def test_1_deal_two_cards_counter_clockwise_from_mano() -> None:
     hand = HandState.new("dealt", 0, [30] * 4)
     assert hand.to_act() is None and hand.chance_request()["kind"] == "shuffle"
-    hand, events = hand.apply(None, Shuffle(stacked_order(FIRSTS, THIRDS)))
+    events = hand.apply(None, Shuffle(stacked_order(FIRSTS, THIRDS)))
     assert [e["seat"] for e in events if e["type"] == "dealt"] == [1, 2, 3, 0]
     assert hand.hands[1] == ["3o", "4o"] and hand.hands[0] == ["3b", "4b"]
     assert len(hand.stock) == 28 - 8
@@ -86,7 +86,7 @@ def test_2_opening_cap_counts_the_sitting_out_dealer() -> None:
 def test_2_smallest_front_one_means_opening_one_and_all_in() -> None:
     hand = dealt_hand([30, 1, 30, 30])
     assert hand.opening_range() == (1, 1)
-    hand, events = hand.apply(1, Open(1))
+    events = hand.apply(1, Open(1))
     assert events[0]["all_in"] and hand.all_in(1)
     # mano all-in: the opening cannot be raised by him; nobody entered blind → straight to 5 cards
     hand = play(hand, (2, Enter(False)), (3, Enter(False)), (0, Enter(False)))
@@ -177,7 +177,7 @@ def test_4_all_in_raise_of_the_opening_closes_raising() -> None:
     hand = play(hand, (1, Open(2)), (2, Enter(True)), (3, Enter(False)), (0, Enter(False)),
                 (1, Pass()))
     hand, events = play_events(hand, (2, Raise(10)))  # smaller than... no: all of seat 2's resto
-    assert events[0]["all_in"] and hand.bet["closed"]
+    assert events[0]["all_in"] and hand.bet.closed
     hand = play(hand, (3, Ver()), (0, Ver()), (1, Ver()))
     assert hand.phase == "speaking"  # no refiche turn after an all-in raise
 
@@ -242,7 +242,7 @@ def test_7_refiche_rules() -> None:
     assert codes(hand.apply, 2, Raise(4)) == "wrong_phase"
     assert codes(hand.apply, 2, Refiche(25)) == "bet_above_resto"
     hand = play(hand, (2, Pass()), (3, Refiche(5)))
-    assert hand.queue == [0, 1, 2] and hand.bet["level"] == 11
+    assert hand.queue == [0, 1, 2] and hand.bet.level == 11
     hand = play(hand, (0, Ver()), (1, Ver()), (2, Ver()))
     assert hand.queue == [0, 1, 2]
     hand = play(hand, (0, Pass()), (1, Pass()), (2, Pass()))
@@ -399,7 +399,7 @@ def test_default_action_of_a_silent_player():
         assert default is not None and table.hand.is_legal(seat, default)
         seen.add((table.hand.phase, default.TYPE))
         before = table.to_dict()
-        after, _ = table.apply(seat, default)
+        after, _ = table.copy().apply(seat, default)
         assert after.to_dict() != before
         if rng.random() < 0.5:  # the others play: a random legal move, so every phase is reached
             legal = [a for a in table.legal_actions(seat) if a.type != "look"]
@@ -411,7 +411,7 @@ def test_default_action_of_a_silent_player():
                 data["blind"] = bool(pick.blind)
             if pick.type == "discard":
                 data["cards"] = list(pick.cards[: rng.randint(0, pick.max)])
-            after, _ = table.apply_dict(seat, data)
+            after, _ = table.copy().apply_dict(seat, data)
         table = after
         if table.hand_number > 6:
             break

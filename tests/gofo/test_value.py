@@ -8,6 +8,8 @@ from collections import Counter
 
 import pytest
 
+import service.gofo.actions
+import service.gofo.betting
 import service.gofo.cards
 import service.gofo.hand
 import service.gofo.table
@@ -73,7 +75,7 @@ def test_malformed_hands_are_refused(bad: list[str]) -> None:
 
 
 @pytest.mark.parametrize("module", [service.gofo.cards, service.gofo.value, service.gofo.hand,
-                                    service.gofo.table])
+                                    service.gofo.table, service.gofo.actions, service.gofo.betting])
 def test_doctests(module: object) -> None:
     failures, _ = doctest.testmod(module)  # type: ignore[arg-type]
     assert failures == 0

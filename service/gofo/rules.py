@@ -1,0 +1,132 @@
+"""The rules a Gofo table is created with, and the words the engine speaks in.
+
+* :class:`TableOptions` – seats, chips (caja, refill, fronts) and the :class:`Mode`, validated.
+* The vocabulary of a hand as ``StrEnum``s (each is its own JSON string): :class:`Mode`,
+  :class:`Phase`, :class:`Status` (of a seat in a hand), :class:`BetContext` and :class:`BetStage`
+  (the bet in force), :class:`CantoStage`, :class:`Resolution` (how a hand ended).
+* The constants of the rule book: at most five players in a hand, four speaking rounds, five cards.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from enum import StrEnum
+from typing import Any
+
+from service.errors import InvalidOptions
+
+
+class Mode(StrEnum):
+    """``dealt``: the referee deals (chance is its input); ``tabletop``: real cards, reported."""
+
+    DEALT = "dealt"
+    TABLETOP = "tabletop"
+
+
+DEALT = Mode.DEALT
+TABLETOP = Mode.TABLETOP
+MODES = (DEALT, TABLETOP)
+
+
+class Phase(StrEnum):
+    """Where a hand is (see :mod:`service.gofo.hand` for the order)."""
+
+    SHUFFLE = "shuffle"      # dealt mode: waiting for the deck order (chance)
+    OPENING = "opening"      # mano bets the apertura
+    ENTERING = "entering"    # each player enters seen or blind, or declines
+    RAISING = "raising"      # mano and the blind entrants may raise the opening
+    BETTING = "betting"      # a raise or corte is answered (ver / no ver), then refiches
+    SPEAKING = "speaking"    # voy / corta
+    DISCARD = "discard"      # discards and draws
+    RESHUFFLE = "reshuffle"  # dealt mode: waiting for the order of the pile (chance)
+    CANTO = "canto"          # tabletop: cards entered or points declared
+    OVER = "over"
+
+
+class Status(StrEnum):
+    """A seat within a hand."""
+
+    OUT = "out"            # not dealt in (the sitting-out dealer with six at the table)
+    PENDING = "pending"    # dealt in, has not entered or declined yet
+    IN = "in"              # in the hand
+    DECLINED = "declined"  # did not put in the opening
+    FOLDED = "folded"      # entered, then folded to a raise or a bet (or mucked at the canto)
+
+
+class BetContext(StrEnum):
+    """What a bet in force raises: the opening (before the completion) or a corte (after it)."""
+
+    OPENING = "opening"
+    CORTE = "corte"
+
+
+class BetStage(StrEnum):
+    """``answer``: the others see it or fold; ``refiche``: the others may raise it or pass."""
+
+    ANSWER = "answer"
+    REFICHE = "refiche"
+
+
+class CantoStage(StrEnum):
+    """Tabletop canto: ``declare`` (cards or points, in turn), then ``show`` (winners on a declaration)."""
+
+    DECLARE = "declare"
+    SHOW = "show"
+
+
+class Resolution(StrEnum):
+    """How a hand ended: the canto judged it, or one claimant was left (nobody showed)."""
+
+    CANTO = "canto"
+    UNCONTESTED = "uncontested"
+
+
+MAX_PLAYERS_IN_HAND = 5
+SPEAKING_ROUNDS = 4
+HAND_SIZE = 5
+
+
+@dataclass(frozen=True)
+class TableOptions:
+    """Agreed before play. ``initial_front`` defaults to 3× the refill (the customary 2–3×);
+    ``inauguration_front`` (the front of a new caja's first hand) defaults to ``initial_front``."""
+
+    seats: int = 5
+    caja: int = 100
+    refill: int = 10
+    initial_front: int | None = None
+    inauguration_front: int | None = None
+    mode: Mode = DEALT
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any] | None) -> "TableOptions":
+        data = dict(data or {})
+        unknown = set(data) - _OPTION_NAMES
+        if unknown:
+            raise InvalidOptions(f"unknown options: {sorted(unknown)}", code="unknown_option")
+        for name, value in data.items():
+            if name == "mode":
+                if value not in MODES:
+                    raise InvalidOptions(f"mode is one of {[str(m) for m in MODES]}", code="bad_mode")
+            elif value is not None and (not isinstance(value, int) or isinstance(value, bool)):
+                raise InvalidOptions(f"{name} must be an integer", code="bad_option")
+        opts = cls(**data)
+        refill = opts.refill
+        front = opts.initial_front if opts.initial_front is not None else 3 * refill
+        inaug = opts.inauguration_front if opts.inauguration_front is not None else front
+        opts = cls(opts.seats, opts.caja, refill, front, inaug, Mode(opts.mode))
+        if not 2 <= opts.seats <= 6:
+            raise InvalidOptions("Gofo is played by 2 to 6 players", code="bad_seat_count")
+        if refill < 1 or front < 1 or inaug < 1:
+            raise InvalidOptions("refill and fronts are at least 1 chip", code="bad_option")
+        if max(front, inaug, refill) > opts.caja:
+            raise InvalidOptions("fronts and refill must fit in a caja", code="bad_option")
+        return opts
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"seats": self.seats, "caja": self.caja, "refill": self.refill,
+                "initial_front": self.initial_front, "inauguration_front": self.inauguration_front,
+                "mode": Mode(self.mode).value}
+
+
+_OPTION_NAMES = frozenset(f.name for f in fields(TableOptions))
