@@ -3,7 +3,9 @@
 Why gevent (numbers in ``bench/streams.py`` and the README's "Live updates"): a Server-Sent
 Events stream holds its connection for minutes.  With gthread (2 workers × 4 threads) every open
 stream holds a thread, so 8 streams stop the API; with gevent a stream (or a slow client) holds a
-greenlet of a few tens of KiB, and one worker serves ``worker_connections`` of them.
+greenlet of a few tens of KiB, and one worker serves ``worker_connections`` of them.  Per move and
+per read gthread is no faster (``python -m bench.workers``, bench/README.md "Worker class": CPU per
+unit within a few per cent of gevent's, throughput within the noise), so streams decide.
 
 What gunicorn's gevent worker already bounds, with ``deploy/gunicorn.conf.py``:
 
