@@ -49,20 +49,20 @@ _STATUS = {s.value: s for s in Status}
 _CHANCE_PHASES = (Phase.SHUFFLE, Phase.RESHUFFLE, Phase.OVER)
 
 # A seat's move on its turn: the phase it belongs to, then its check and its application.
-_TURN_MOVES: dict[type, tuple[Phase, str, str]] = {
-    Open: (Phase.OPENING, "_check_open", "_do_open"),
-    Enter: (Phase.ENTERING, "_check_enter", "_do_enter"),
-    Decline: (Phase.ENTERING, "_check_decline", "_do_decline"),
-    Raise: (Phase.RAISING, "_check_raise", "_do_raise"),
-    Refiche: (Phase.BETTING, "_check_raise", "_do_raise"),
-    Pass: (Phase.RAISING, "_check_pass", "_do_pass"),
-    Ver: (Phase.BETTING, "_check_answer", "_do_ver"),
-    NoVer: (Phase.BETTING, "_check_answer", "_do_no_ver"),
-    Voy: (Phase.SPEAKING, "_check_voy", "_do_voy"),
-    Corta: (Phase.SPEAKING, "_check_corta", "_do_corta"),
-    Discard: (Phase.DISCARD, "_check_discard", "_do_discard"),
-    Show: (Phase.CANTO, "_check_show", "_do_show"),
-    Declare: (Phase.CANTO, "_check_declare", "_do_declare"),
+_TURN_MOVES: dict[type, tuple[Phase, Callable[..., None], Callable[..., None]]] = {
+    Open: (Phase.OPENING, Betting._check_open, Betting._do_open),
+    Enter: (Phase.ENTERING, Betting._check_enter, Betting._do_enter),
+    Decline: (Phase.ENTERING, Betting._check_decline, Betting._do_decline),
+    Raise: (Phase.RAISING, Betting._check_raise, Betting._do_raise),
+    Refiche: (Phase.BETTING, Betting._check_raise, Betting._do_raise),
+    Pass: (Phase.RAISING, Betting._check_pass, Betting._do_pass),
+    Ver: (Phase.BETTING, Betting._check_answer, Betting._do_ver),
+    NoVer: (Phase.BETTING, Betting._check_answer, Betting._do_no_ver),
+    Voy: (Phase.SPEAKING, Betting._check_voy, Betting._do_voy),
+    Corta: (Phase.SPEAKING, Betting._check_corta, Betting._do_corta),
+    Discard: (Phase.DISCARD, Stock._check_discard, Stock._do_discard),
+    Show: (Phase.CANTO, Showdown._check_show, Showdown._do_show),
+    Declare: (Phase.CANTO, Showdown._check_declare, Showdown._do_declare),
 }
 
 
@@ -398,9 +398,8 @@ class HandState(Betting, Stock, Showdown):
             phase = Phase.BETTING
         if self.phase is not phase:
             raise WrongPhase(f"{action.TYPE} is not possible in phase {self.phase}")
-        getattr(self, check)(seat, action)
-        apply_it = getattr(self, do)
-        return lambda ev: apply_it(seat, action, ev)
+        check(self, seat, action)
+        return lambda ev: do(self, seat, action, ev)
 
     def _do_look(self, seat: int, ev: Events) -> None:
         self.looked[seat] = True
