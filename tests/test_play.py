@@ -322,18 +322,25 @@ def public_table(live_server, table_id, after=0):
     raise AssertionError(f"the table stayed at version {after}")
 
 
-def ready(page, version, seat):
-    """Wait until `page` shows `version` with the moves of `seat` (its own page, or the host acting for it)."""
+def ready(page, version, seat, *, answered=True):
+    """Wait until `page` shows `version` with the moves of `seat` (its own page, or the host acting for it),
+    and (`answered`) has the answer of the move it sent: it draws the screen again when that comes."""
     page.wait_for_function(
-        "([v, s]) => document.body.dataset.version === String(v) && document.querySelector(`#actions[data-seat='${s}']`)",
-        arg=[version, seat], timeout=30_000)
+        "([v, s, a]) => document.body.dataset.version === String(v) && (!a || document.body.dataset.busy !== 'yes')"
+        " && document.querySelector(`#actions[data-seat='${s}']`)",
+        arg=[version, seat, answered], timeout=30_000)
 
 
 def amount(page, move, value, level):
     page.fill(f"#amount-{move}", str(value))
     page.dispatch_event(f"#amount-{move}", "change")
+    es = page.evaluate("document.documentElement.lang") == "es"
+    to, span = ("subir a", "de +{} a +{}") if es else ("raise to", "from +{} to +{}")
     label = page.inner_text(f"#amount-label-{move}")
-    assert label == f"+{value} · raise to {level + value}", label  # both numbers, so nobody confuses them
+    assert label == f"+{value} · {to} {level + value}", label  # both numbers, so nobody confuses them
+    # The allowed range, both ways too: the chips added and the level they take the bet to.
+    lo, hi = (int(page.get_attribute(f"#amount-{move}", k)) for k in ("min", "max"))
+    assert page.inner_text(f"#range-{move}") == f"{span.format(lo, hi)} · {to} {level + lo}–{level + hi}"
     page.click(f"#actions [data-action='{move}']")
 
 
@@ -444,8 +451,219 @@ def test_three_phones_play_a_dealt_gofo_hand(phone, origin, live_server):
     clean(host, *pages)
 
 
+# What a Gofo screen shows, read in one round trip once it shows version `v` (else null: wait on).
+SCREEN = """
+v => {
+  // (and not waiting for a move's answer: it would draw the screen again under a test's fingers)
+  if (document.body.dataset.version !== String(v) || document.body.dataset.busy === 'yes') return null;
+  const num = (el) => (el ? Number(el.textContent) : null);
+  const rows = [...document.querySelectorAll('#seats tbody tr')].map((r) => ({
+    seat: Number(r.dataset.seat), resto: num(r.querySelector('td.resto')), committed: num(r.querySelector('td.committed')),
+    status: r.querySelector('td.status').dataset.status, to_act: r.classList.contains('to-act') }));
+  const toAct = document.querySelector('#to-act');
+  const bet = document.querySelector('#bet');
+  return {
+    rows,
+    pots: [...document.querySelectorAll('#pots li[data-pot]')].map((li) => Number(li.dataset.amount)),
+    bet: bet && bet.dataset.level ? Number(bet.dataset.level) : null,
+    to_act: toAct ? Number(toAct.dataset.seat) : null,
+    mine: [...document.querySelectorAll('#my-cards [data-mycard]')].map((e) => e.dataset.mycard),
+    backs: document.querySelectorAll('#my-cards .card.back').length,
+    faces: [...document.querySelectorAll('#app [data-code]')].filter((e) => !e.closest('#last-hand')).map((e) => e.dataset.code),
+    actions: [...document.querySelectorAll('#actions [data-action]')].map((e) => e.dataset.action),
+    actions_for: document.querySelector('#actions') ? Number(document.querySelector('#actions').dataset.seat) : null,
+    width: document.documentElement.scrollWidth,
+  };
+}
+"""
+
+
+def test_five_phones_play_a_dealt_gofo_hand(phone, origin, live_server):
+    """Five seats, five phones: after every move each screen agrees with the others (and with the
+    referee) on the pots, the stacks, the bet and whose turn it is, and shows its own cards only."""
+    created = requests.post(f"{live_server}/v1/gofo/tables", json={"seats": 5, "caja": 100, "refill": 10, "initial_front": 30}, timeout=10).json()
+    table_id, tokens = created["id"], created["seat_tokens"]
+    base = f"{live_server}/v1/gofo/tables/{table_id}"
+    http = requests.Session()
+    pages = [phone(locale="es-AR" if seat == 3 else "en-US") for seat in range(5)]
+    for seat, page in enumerate(pages):
+        page.goto(f"{origin}/play#gofo={table_id}&seat={seat}&t={tokens[seat]}")
+
+    def seat_view(seat):
+        return http.get(f"{base}/seats/{seat}", headers={"Authorization": f"Bearer {tokens[seat]}"}, timeout=10).json()
+
+    def screens_agree(view):
+        """Every screen at `view`'s version: the same table as the referee's; each seat's own cards only."""
+        hand = view["hand"]
+        public_faces = {c for d in hand["discards"] for c in d["cards"] or []} | {c for k in hand["kept"] for c in k}
+        expected = {
+            "rows": [{"seat": s, "resto": hand["resto"][s], "committed": hand["committed"][s], "status": hand["status"][s],
+                      "to_act": s == hand["to_act"]} for s in range(5)],
+            "pots": [p["amount"] for p in hand["pots"]],
+            "bet": hand["bet"]["level"] if hand["bet"] else None,
+            "to_act": hand["to_act"],
+        }
+        states = [page.wait_for_function(SCREEN, arg=view["version"], timeout=30_000).json_value() for page in pages]
+        for seat, state in enumerate(states):
+            assert {k: state[k] for k in expected} == expected, (seat, state)
+            mine = seat_view(seat)["hand"]["my_cards"]
+            assert sorted(state["mine"]) == sorted(mine), (seat, state["mine"], mine)
+            assert state["backs"] == hand["card_counts"][seat] - len(mine) if hand["status"][seat] in ("pending", "in") else True
+            # Every face-up card on this screen is its own or one the whole table sees.
+            assert set(state["faces"]) <= set(mine) | public_faces, (seat, set(state["faces"]) - set(mine) - public_faces)
+            assert state["width"] <= 360, (seat, state["width"])  # nothing wider than the phone
+        return states
+
+    plan = {"raised": False, "cut": False, "refiched": False, "folded": False}
+    version, moves = 0, 0
+    for step in range(120):
+        view = public_table(live_server, table_id, after=version)
+        version = view["version"]
+        if view["table"]["hand_number"] == 2:
+            break
+        hand = view["hand"]
+        seat, phase = hand["to_act"], hand["phase"]
+        rel = (seat - hand["mano"]) % 5  # the seat's place from mano decides what it plays
+        states = screens_agree(view)
+        page, actions = pages[seat], states[seat]["actions"]
+        assert states[seat]["actions_for"] == seat and actions
+        for other, state in enumerate(states):
+            if other != seat:  # nobody else is offered a move in turn (looking is never in turn)
+                assert set(state["actions"]) <= {"look"}, (other, state["actions"])
+        moves += 1
+        if phase == "opening":
+            assert states[seat]["backs"] == 2 and states[seat]["mine"] == []  # mano opens before looking
+            page.fill("#amount-open", "2")
+            page.click("#actions [data-action='open']")
+        elif phase == "entering":
+            if rel in (1, 4) and "look" in actions:
+                page.click("#actions [data-action='look']")
+            elif rel == 2:
+                page.click("#actions [data-action='enter'][data-blind='true']")
+            elif rel == 3:
+                page.click("#actions [data-action='decline']")
+            else:
+                page.click("#actions [data-action='enter'][data-blind='false']")
+        elif phase == "raising":
+            if rel == 2 and not plan["raised"]:
+                shot(page, "gofo5-raise")
+                amount(page, "raise", 2, max(hand["committed"]))
+                plan["raised"] = True
+            else:
+                page.click("#actions [data-action='pass']")
+        elif phase == "speaking":
+            if rel == 1 and not plan["cut"]:
+                amount(page, "corta", 3, max(hand["committed"]))
+                plan["cut"] = True
+            else:
+                page.click("#actions [data-action='voy']")
+        elif phase == "betting":
+            if "ver" in actions:
+                fold = rel == 4 and plan["cut"] and not plan["folded"]
+                plan["folded"] |= fold
+                page.click("#actions [data-action='no-ver']" if fold else "#actions [data-action='ver']")
+            elif "refiche" in actions and rel == 0 and not plan["refiched"]:
+                shot(page, "gofo5-refiche")
+                amount(page, "refiche", 3, hand["bet"]["level"])
+                plan["refiched"] = True
+            else:
+                page.click("#actions [data-action='pass']")
+        elif phase == "discard":
+            throw = page.eval_on_selector("#actions [data-throw]", "e => e.dataset.throw")
+            page.click(f"#actions [data-throw='{throw}']")
+            page.click("#actions [data-action='discard']")
+        else:
+            raise AssertionError(f"unexpected phase {phase} with {actions}")
+    else:
+        raise AssertionError("the hand did not end")
+    assert all(plan.values()), plan
+    final = public_table(live_server, table_id)
+    result = final["table"]["last_result"]
+    assert sum(result["net"]) == 0 and result["reason"] == "canto"
+    entries = [e for e in http.get(f"{base}/transcript", timeout=10).json()["entries"] if e["hand"] in (0, 1)]
+    for page in pages:
+        page.wait_for_selector("#last-hand #deal-verdict [data-verdict='verified']", timeout=30_000)
+        assert page.eval_on_selector_all("#last-hand .net li", "els => els.map(e => Number(e.dataset.net))") == result["net"]
+        # The hand's record, round by round, every entry of it (the first-dealer draw included).
+        assert page.locator("#hand-transcript li").count() == len(entries)
+    verdict = pages[0].inner_text("#deal-verdict")
+    draws = sum(e["action"]["type"] == "dealer_draw" for e in entries)  # a tie draws again
+    assert "deck matches its commitment" in verdict and f"first-dealer draw ({draws} round(s)) matches" in verdict, verdict
+    assert pages[3].inner_text("#deal-verdict").startswith("✔ verificado")
+    titles = pages[0].eval_on_selector_all("#hand-transcript h3", "els => els.map(e => e.textContent)")
+    assert titles[0] == "Opening and entering" and titles[1] == "Round 1", titles
+    pages[0].click("#hand-transcript summary")
+    assert pages[0].evaluate("document.documentElement.scrollWidth") <= 360
+    for seat, page in enumerate(pages):
+        shot(page, f"gofo5-seat{seat + 1}-over")
+    print(f"five phones: {moves} moves")
+    clean(*pages)
+
+
+def test_gofo_hand_verification_names_the_first_mismatch(phone, origin, live_server):
+    """A finished dealt hand re-checks in the browser; each kind of tampering is caught and named."""
+    created = requests.post(f"{live_server}/v1/gofo/tables", json={"seats": 2}, timeout=10).json()
+    table_id, tokens = created["id"], created["seat_tokens"]
+    base = f"{live_server}/v1/gofo/tables/{table_id}"
+    http = requests.Session()
+    for _ in range(60):  # the first legal of these, until the hand is over: it reaches the canto
+        view = http.get(base, timeout=10).json()
+        if view["table"]["hand_number"] == 2:
+            break
+        seat = view["hand"]["to_act"]
+        auth = {"Authorization": f"Bearer {tokens[seat]}"}
+        legal = {a["type"] for a in http.get(f"{base}/seats/{seat}", headers=auth, timeout=10).json()["hand"]["legal_actions"]}
+        move, body = next((m, b) for m, b in (("open", {"amount": 2}), ("enter", {"blind": False}), ("pass", {}), ("voy", {}),
+                                               ("ver", {}), ("discard", {"cards": []})) if m in legal)
+        assert http.post(f"{base}/seats/{seat}/{move}", json=body, headers=auth, timeout=10).status_code == 200
+    assert view["table"]["last_result"]["reason"] == "canto"
+    page = phone()
+    page.goto(f"{origin}/play")
+    page.wait_for_selector("#sha-check[data-ok=yes]")
+    outcome = page.evaluate(VERIFY_GOFO, table_id)
+    assert outcome["honest"] == {"ok": True, "cards": 10, "draws": outcome["draws"]} and outcome["draws"] >= 1
+    assert outcome["seen"]["problem"] == "hand 1: the deck commitment is not the one this phone saw before the deal"
+    assert outcome["leaf"]["problem"].startswith("hand 1: card at position ")
+    assert outcome["salt"]["problem"] == "first-dealer draw, round 1: the draw deck does not match its commitment"
+    assert outcome["cards"]["problem"] == "first-dealer draw, round 1: the cards drawn are not the top of the committed deck"
+    assert outcome["unopened"]["problem"].startswith("first-dealer draw, round 9:")
+    clean(page)
+
+
+# Checks a finished hand with the page's own verifier, as published and tampered in each way.
+VERIFY_GOFO = """
+async (id) => {
+  const { call } = await import('/play/assets/api.js');
+  const { verifyHand } = await import('/play/assets/gofo.js');
+  const base = `/v1/gofo/tables/${id}`;
+  const table = (await call('GET', base)).data.table;
+  const transcript = (await call('GET', `${base}/transcript`)).data;
+  const deal = table.last_deal;
+  const copy = (x) => JSON.parse(JSON.stringify(x));
+  const check = (over = {}) => verifyHand({ tableId: id, deal, transcript, published: table.draw_commitments, seen: deal.commitment, ...over });
+  const draw = (t) => t.entries.find((e) => e.action.type === 'dealer_draw');
+  const leaf = copy(deal);
+  leaf.openings[0].card = leaf.openings[1].card;  // a card opened as another
+  const salt = copy(transcript);
+  draw(salt).draw.salt = 'ab'.repeat(32);
+  const cards = copy(transcript);
+  draw(cards).action.cards.reverse();
+  return {
+    honest: await check(),
+    draws: transcript.entries.filter((e) => e.action.type === 'dealer_draw').length,
+    seen: await check({ seen: 'f'.repeat(64) }),
+    leaf: await check({ deal: leaf }),
+    salt: await check({ transcript: salt }),
+    cards: await check({ transcript: cards }),
+    unopened: await check({ published: [...table.draw_commitments, { round: 9, commitment: '0'.repeat(64) }] }),
+  };
+}
+"""
+
+
 TABLETOP_HANDS = [["6e", "7e", "11e", "12e", "4o"], ["6o", "7o", "11o", "12o", "3c"], ["3b", "4b", "5b", "6b", "7c"]]
 TABLETOP_POINTS = [30, 30, 18]
+FACE_UP = ["5e", "11c"]  # thrown face up by one seat: in none of the hands shown at the canto
 
 
 def test_one_host_phone_runs_a_tabletop_gofo_hand(phone, origin, live_server):
@@ -454,6 +672,8 @@ def test_one_host_phone_runs_a_tabletop_gofo_hand(phone, origin, live_server):
     assert host.locator(".join").count() == 0
     speakers = 0
     version = 0
+    faced_up = None
+    raced = False
     for step in range(80):
         view = public_table(live_server, table_id, after=version)
         version = view["version"]
@@ -484,8 +704,44 @@ def test_one_host_phone_runs_a_tabletop_gofo_hand(phone, origin, live_server):
             speakers += 1
         elif phase == "betting":
             host.click("#actions [data-action='ver']" if "ver" in actions else "#actions [data-action='pass']")
+        elif phase == "discard" and not faced_up:
+            # Thrown face up: the host picks the cards with the canto's picker (no codes typed).
+            host.click("#discard-faceup summary")
+            assert host.is_disabled("#actions [data-action='discard'][data-faceup]")  # nothing picked yet
+            for card in FACE_UP:
+                host.click(f"#discard-picker [data-pick='{card}']")
+            assert host.inner_text("#actions [data-action='discard'][data-faceup]") == "Tirar estas 2 boca arriba"
+            shot(host, "gofo-tabletop-faceup")
+            host.click("#actions [data-action='discard'][data-faceup]")
+            faced_up = public_table(live_server, table_id, after=version)["hand"]["discards"][-1]
+            assert faced_up == {**faced_up, "seat": seat, "count": 2, "cards": FACE_UP}, faced_up
         elif phase == "discard":
+            # The cards already face up on the table cannot be thrown again: greyed in the picker.
+            host.wait_for_selector("#discards [data-code='5e']")
+            host.click("#discard-faceup summary")
+            assert all(host.is_disabled(f"#discard-picker [data-pick='{c}']") for c in FACE_UP)
+            assert host.is_enabled("#discard-picker [data-pick='3e']")
             host.click("#actions [data-action='discard'][data-count='1']")  # a count: no cards tracked
+        elif phase == "canto" and hand["canto"]["stage"] == "declare" and not raced:
+            # The stream brings the next seat's turn before this move's answer: what the host picks
+            # for that seat meanwhile must survive the answer (it used to be wiped by it).
+            raced = True
+            held = []
+            host.route("**/seats/*/declare", lambda route: held.append(  # (table.local is Chromium's name only)
+                (route, route.fetch(url=route.request.url.replace(origin, live_server)))))
+            host.click(f"#actions [data-points='{TABLETOP_POINTS[rel]}']")
+            host.click("#actions [data-action='declare']")
+            after = public_table(live_server, table_id, after=version)
+            following = after["hand"]["to_act"]
+            ready(host, after["version"], following, answered=False)
+            points = TABLETOP_POINTS[(following - mano) % 3]
+            host.click(f"#actions [data-points='{points}']")
+            assert len(held) == 1  # the answer is still on its way
+            route, response = held[0]
+            route.fulfill(response=response)
+            host.unroute("**/seats/*/declare")
+            host.wait_for_function("p => { const b = document.querySelector(`#actions [data-action='declare']`);"
+                                   " return b && !b.disabled && b.textContent === `Cantar ${p}`; }", arg=points)
         elif phase == "canto" and hand["canto"]["stage"] == "declare":
             host.click(f"#actions [data-points='{TABLETOP_POINTS[rel]}']")
             host.click("#actions [data-action='declare']")
@@ -501,6 +757,7 @@ def test_one_host_phone_runs_a_tabletop_gofo_hand(phone, origin, live_server):
         raise AssertionError("the hand did not end")
     result = public_table(live_server, table_id)["table"]["last_result"]
     assert result["reason"] == "canto" and sum(result["net"]) == 0
+    assert faced_up and FACE_UP in [d["cards"] for d in result["discards"]] and raced
     mano = result["mano"]
     assert result["pots"][0]["winner"] == mano  # 30 against 30: mano is closer
     host.wait_for_selector("#last-hand .net li")

@@ -25,10 +25,11 @@ function suitName(suit) {
   return (SUIT_NAMES[lang()] || SUIT_NAMES.en)[suit];
 }
 
+/** A face-up card (`data-code` names it, so a test can list every card a screen shows), or a card back. */
 function cardEl(code, extra = {}) {
   if (code == null) return h('span', { class: 'card back small' }, '?');
   const { rank, suit } = parseCard(code);
-  return h('span', { class: `card small suit-${suit}`, title: `${rank} ${suitName(suit)}`, ...extra },
+  return h('span', { class: `card small suit-${suit}`, title: `${rank} ${suitName(suit)}`, ...extra, data: { code, ...(extra.data || {}) } },
     h('span', {}, String(rank), h('span', { class: 'suit' }, suitName(suit))));
 }
 
@@ -120,10 +121,10 @@ function seatsTable(view, me) {
     if (hand && hand.mano === seat) marks.push(t('gofo.mano'));
     return h('tr', { class: `${seat === me ? 'me' : ''} ${hand && hand.to_act === seat ? 'to-act' : ''}`, data: { seat } },
       h('th', { scope: 'row' }, seatName(seat), seat === me ? ` (${t('you')})` : '', marks.length ? h('div', { class: 'small' }, marks.join(', ')) : null),
-      h('td', { class: 'num' }, String(hand ? hand.resto[seat] : s.front)),
-      h('td', { class: 'num' }, String(hand ? hand.committed[seat] : 0)),
-      h('td', { class: 'status' }, hand ? t(`gofo.status.${hand.status[seat]}`) : ''),
-      h('td', { class: 'num' }, hand && hand.card_counts ? String(hand.card_counts[seat]) : ''));
+      h('td', { class: 'num resto' }, String(hand ? hand.resto[seat] : s.front)),
+      h('td', { class: 'num committed' }, String(hand ? hand.committed[seat] : 0)),
+      h('td', { class: 'status', data: { status: hand ? hand.status[seat] : null } }, hand ? t(`gofo.status.${hand.status[seat]}`) : ''),
+      h('td', { class: 'num cards-held' }, hand && hand.card_counts ? String(hand.card_counts[seat]) : ''));
   });
   return h('section', { class: 'panel' },
     h('table', { class: 'scores', id: 'seats' },
@@ -133,7 +134,7 @@ function seatsTable(view, me) {
 
 function potsPanel(hand) {
   if (!hand) return null;
-  const pots = hand.pots.map((pot, i) => h('li', { data: { pot: i } },
+  const pots = hand.pots.map((pot, i) => h('li', { data: { pot: i, amount: pot.amount } },
     t('gofo.pot', { n: i + 1, amount: pot.amount, who: pot.eligible.map(seatName).join(', ') })));
   const bet = hand.bet
     ? h('p', { class: 'big-text', id: 'bet', data: { level: hand.bet.level } }, t('gofo.bet', { level: hand.bet.level }))
@@ -171,16 +172,154 @@ async function verifyDeal(deal) {
   return { ok: true, n: deal.openings.length };
 }
 
+// ------------------------------------------------------------------ fairness after a hand
+
+const DECK_SEEN = 'referee:gofo-deck:';
+
+/** Keep the first deck commitment this phone saw for a hand, to hold the referee to it afterwards. */
+function rememberDeck(view) {
+  const hand = view && view.hand;
+  if (!hand || !hand.hand_id || !hand.deck_commitment) return;
+  try {
+    if (!localStorage.getItem(DECK_SEEN + hand.hand_id)) localStorage.setItem(DECK_SEEN + hand.hand_id, hand.deck_commitment);
+  } catch { /* storage off: the other checks still run */ }
+}
+
+function seenDeck(handId) {
+  try { return localStorage.getItem(DECK_SEEN + handId); } catch { return null; }
+}
+
+/**
+ * The first-dealer draw: every round's draw deck and salt (opened in the transcript's
+ * `dealer_draw` entries) hash to the commitment the table published, and the cards drawn are the
+ * top of that deck, in order.
+ */
+export function verifyDraws(tableId, transcript, published = []) {
+  const draws = transcript.entries.filter((e) => e.action && e.action.type === 'dealer_draw');
+  for (const entry of draws) {
+    const d = entry.draw || {};
+    const order = Array.isArray(d.order) ? d.order : [];
+    const digest = sha256hex(`gofo-draw-v1|${tableId}|${d.round}|${order.join(',')}|${d.salt}`);
+    const listed = published.find((p) => p.round === d.round);
+    if (digest !== d.commitment || (listed && listed.commitment !== d.commitment)) {
+      return { ok: false, problem: t('verify.draw_mismatch', { round: d.round }) };
+    }
+    if ((entry.action.cards || []).some((card, i) => order[i] !== card)) {
+      return { ok: false, problem: t('verify.draw_cards', { round: d.round }) };
+    }
+  }
+  const opened = new Set(draws.map((e) => e.draw && e.draw.round));
+  const unopened = published.find((p) => !opened.has(p.round));
+  if (unopened) return { ok: false, problem: t('verify.draw_mismatch', { round: unopened.round }) };
+  return { ok: true, n: draws.length };
+}
+
+/**
+ * Everything a finished hand lets a phone re-check: the deck commitment is the one this phone saw
+ * during the hand (`seen`), the deck opens every public card (dealt mode), and the first-dealer
+ * draw matches its commitment. The first thing that does not match, or what was checked.
+ */
+export async function verifyHand({ tableId, deal, transcript, published, seen }) {
+  let cards = null;
+  if (deal) {
+    if (seen && seen !== deal.commitment) return { ok: false, problem: t('verify.published_changed', { hand: deal.hand }) };
+    const outcome = await verifyDeal(deal);
+    if (!outcome.ok) return outcome;
+    cards = outcome.n;
+  }
+  const draws = transcript ? verifyDraws(tableId, transcript, published) : { ok: true, n: 0 };
+  if (!draws.ok) return draws;
+  return { ok: true, cards, draws: draws.n };
+}
+
+const fairness = new Map(); // `${table}:${hand}` -> Promise<{outcome, transcript}>, fetched once
+
+function checkHand(view) {
+  const result = view.table.last_result;
+  const key = `${view.id}:${result.hand}`;
+  if (!fairness.has(key)) {
+    const deal = view.table.last_deal;
+    fairness.set(key, call('GET', `${path(view.id)}/transcript`)
+      .then((r) => r.data, () => null)
+      .then(async (transcript) => ({
+        transcript,
+        outcome: await verifyHand({ tableId: view.id, deal, transcript, published: view.table.draw_commitments || [], seen: deal && seenDeck(deal.hand_id) }),
+      })));
+  }
+  return fairness.get(key);
+}
+
+function describeEntry(entry) {
+  const a = entry.action || {};
+  const who = entry.seat != null ? seatName(entry.seat) : entry.by === 'referee' ? t('gofo.tx.referee') : t('gofo.tx.host');
+  let what;
+  let cards = null;
+  switch (a.type) {
+    case 'shuffle': what = t('gofo.tx.shuffle'); break;
+    case 'reshuffle': what = t('gofo.tx.reshuffle'); break;
+    case 'dealer_draw': what = t('gofo.tx.dealer_draw', { cards: '' }); cards = a.cards; break;
+    case 'open': what = `${t('gofo.act.open')} ${a.amount}`; break;
+    case 'enter': what = a.blind ? t('gofo.tx.enter_blind') : t('gofo.act.enter'); break;
+    case 'raise': case 'corta': case 'refiche': what = `${t(`gofo.act.${a.type}`)} +${a.amount}`; break;
+    case 'discard': {
+      const n = a.count != null ? a.count : (a.cards || []).length;
+      what = n ? t('gofo.discard_n', { n }) : t('gofo.discard_none');
+      cards = a.cards && a.cards.length ? a.cards : null;
+      break;
+    }
+    case 'declare': what = `${t('gofo.act.declare')} ${a.points}`; break;
+    case 'show': what = t('gofo.act.show'); cards = a.cards; break;
+    default: what = t(`gofo.act.${a.type}`, {}, a.type);
+  }
+  return h('li', { data: { version: entry.version, type: a.type } },
+    t('gofo.tx.line', { who, what }), entry.timeout ? ` ${t('gofo.tx.timeout')}` : '',
+    cards ? h('span', { class: 'tx-cards' }, cards.map((c) => cardEl(c))) : null);
+}
+
+const BETWEEN_DISCARDS = new Set(['voy', 'corta', 'ver', 'no_ver', 'pass', 'refiche', 'raise', 'look']);
+const CANTO = new Set(['declare', 'show', 'muck']);
+
+/** The hand's transcript, round by round: the opening and entering, then each round of speaking and its discard. */
+function handTranscript(transcript, hand, open) {
+  const entries = transcript.entries.filter((e) => e.hand === hand || (hand === 1 && e.hand === 0));
+  const groups = [{ title: t('gofo.tx.before'), items: [] }];
+  let rounds = 0;
+  let lastDiscard = false;
+  for (const entry of entries) {
+    const type = entry.action && entry.action.type;
+    const speaking = type === 'voy' || type === 'corta';
+    if (CANTO.has(type) && !groups[groups.length - 1].canto) {
+      groups.push({ title: t('gofo.phase.canto'), items: [], canto: true });
+    } else if ((speaking && rounds === 0) || (lastDiscard && BETWEEN_DISCARDS.has(type) && type !== 'look')) {
+      rounds += 1;
+      groups.push({ title: t('gofo.tx.round', { n: rounds }), items: [] });
+    }
+    if (type === 'discard') lastDiscard = true;
+    else if (BETWEEN_DISCARDS.has(type)) lastDiscard = false;
+    groups[groups.length - 1].items.push(describeEntry(entry));
+  }
+  return h('details', { class: 'transcript', id: 'hand-transcript', open: open.value, data: { hand },
+    on: { toggle: (e) => { open.value = e.target.open; } } },
+    h('summary', {}, t('gofo.transcript', { n: hand })),
+    groups.filter((g) => g.items.length).map((g) => h('div', { class: 'tx-group' }, h('h3', {}, g.title), h('ol', { class: 'history' }, g.items))));
+}
+
+const transcriptOpen = { value: false };
+
 function lastHandPanel(view) {
   const result = view.table.last_result;
   if (!result) return null;
-  const slot = h('div', { id: 'deal-verdict' });
-  const deal = view.table.last_deal;
-  if (deal) {
-    verifyDeal(deal).then((outcome) => mount(slot, outcome.ok
-      ? h('p', { class: 'verdict ok', data: { verdict: 'verified' } }, '✔ ', t('verify.deck_ok', { n: outcome.n }))
-      : h('p', { class: 'verdict bad', data: { verdict: 'mismatch' } }, '✘ ', outcome.problem)));
-  }
+  const slot = h('div', { id: 'deal-verdict' }, h('p', { class: 'muted' }, t('verify.checking')));
+  const record = h('div', { id: 'hand-record' });
+  checkHand(view).then(({ outcome, transcript }) => {
+    const parts = [];
+    if (outcome.ok && outcome.cards != null) parts.push(t('verify.deck_ok', { n: outcome.cards }));
+    if (outcome.ok && outcome.draws) parts.push(t('verify.draw_ok', { n: outcome.draws }));
+    mount(slot, outcome.ok
+      ? (parts.length ? h('p', { class: 'verdict ok', data: { verdict: 'verified' } }, '✔ ', parts.join(' · ')) : null)
+      : h('p', { class: 'verdict bad', data: { verdict: 'mismatch' } }, '✘ ', outcome.problem));
+    if (transcript && result.hand) mount(record, handTranscript(transcript, result.hand, transcriptOpen));
+  });
   return h('section', { class: 'panel', id: 'last-hand', data: { hand: result.hand } },
     h('h2', {}, t('gofo.last_hand'), result.hand ? ` (${t('gofo.hand_n', { n: result.hand })})` : ''),
     h('ul', {}, result.pots.map((pot, i) => h('li', {}, t('gofo.pot', { n: i + 1, amount: pot.amount, who: pot.winner == null ? '—' : seatName(pot.winner) })))),
@@ -188,7 +327,8 @@ function lastHandPanel(view) {
       t('gofo.hand_result', { seat: seatName(seat), net: net > 0 ? `+${net}` : String(net) }),
       result.values && result.values[seat] != null ? ` · ${t('gofo.value', { n: result.values[seat] })}` : '',
       result.shown && result.shown[seat] ? h('div', {}, result.shown[seat].map((c) => cardEl(c))) : null))),
-    slot);
+    slot,
+    record);
 }
 
 function ledgerPanel(id, view) {
@@ -229,7 +369,7 @@ function actionsPanel(hand, seat, send, ui, { tabletop, title }) {
     type: 'button', class: extra.cls || 'primary big', data: { action: move, ...(extra.data || {}) }, disabled: ui.busy || extra.disabled,
     on: { click: () => send(move, body()) },
   }, label);
-  const amountMove = (type, move, describe) => {
+  const amountMove = (type, move, describe, levelled = false) => {
     const a = legal.find((x) => x.type === type);
     const key = `amount:${type}`;
     const value = Math.min(a.max, Math.max(a.min, ui[key] == null ? a.min : ui[key]));
@@ -248,7 +388,9 @@ function actionsPanel(hand, seat, send, ui, { tabletop, title }) {
         h('button', { type: 'button', class: 'secondary', 'aria-label': '−', on: { click: () => set(Number(input.value) - 1) } }, '−'),
         input,
         h('button', { type: 'button', class: 'secondary', 'aria-label': '+', on: { click: () => set(Number(input.value) + 1) } }, '+')),
-      h('span', { class: 'hint' }, t('gofo.range', { min: a.min, max: a.max })),
+      h('span', { class: 'hint', id: `range-${type}` }, levelled
+        ? `${t('gofo.range', { min: `+${a.min}`, max: `+${a.max}` })} · ${t('gofo.range_to', { min: L + a.min, max: L + a.max })}`
+        : t('gofo.range', { min: a.min, max: a.max })),
       label,
       button(t(`gofo.act.${move.replace('-', '_')}`), move, () => ({ amount: Math.min(a.max, Math.max(a.min, Number(input.value) || a.min)) })));
   };
@@ -261,9 +403,9 @@ function actionsPanel(hand, seat, send, ui, { tabletop, title }) {
         moves.push(button(`${a.blind ? t('gofo.act.enter_blind') : t('gofo.act.enter')} (+${hand.opening})`, 'enter', () => ({ blind: a.blind }), { data: { blind: a.blind } }));
         break;
       case 'decline': moves.push(button(t('gofo.act.decline'), 'decline', () => ({}), { cls: 'secondary big' })); break;
-      case 'raise': moves.push(amountMove('raise', 'raise', raiseText)); break;
-      case 'corta': moves.push(amountMove('corta', 'corta', raiseText)); break;
-      case 'refiche': moves.push(amountMove('refiche', 'refiche', raiseText)); break;
+      case 'raise': moves.push(amountMove('raise', 'raise', raiseText, true)); break;
+      case 'corta': moves.push(amountMove('corta', 'corta', raiseText, true)); break;
+      case 'refiche': moves.push(amountMove('refiche', 'refiche', raiseText, true)); break;
       case 'pass': moves.push(button(t('gofo.act.pass'), 'pass', () => ({}), { cls: 'secondary big' })); break;
       case 'voy': moves.push(button(t('gofo.act.voy'), 'voy', () => ({}), { cls: 'secondary big' })); break;
       case 'ver': {
@@ -286,14 +428,24 @@ function actionsPanel(hand, seat, send, ui, { tabletop, title }) {
             button(picked.length ? t('gofo.discard_n', { n: picked.length }) : t('gofo.discard_none'), 'discard', () => ({ cards: picked }),
               { disabled: picked.length < a.min || picked.length > a.max })));
         } else {
+          // Real cards: a count (nobody sees them), or the cards when they are thrown face up —
+          // picked with the canto's card picker; cards already face up on the table are greyed.
           const counts = [];
           for (let n = a.min; n <= a.max; n++) counts.push(n);
+          const faceUp = ui.faceUp || [];
+          const known = new Set(hand.discards.flatMap((d) => d.cards || []).concat(hand.kept.flat()));
           moves.push(h('div', { class: 'move', data: { move: 'discard' } },
             h('p', {}, t('gofo.discard_count')),
             h('div', { class: 'picker' }, counts.map((n) => h('button', {
               type: 'button', class: 'secondary', data: { action: 'discard', count: n }, disabled: ui.busy,
               on: { click: () => send('discard', { count: n }) },
-            }, n === 0 ? t('gofo.discard_none') : t('gofo.discard_n', { n }))))));
+            }, n === 0 ? t('gofo.discard_none') : t('gofo.discard_n', { n })))),
+            h('details', { id: 'discard-faceup', open: faceUp.length > 0 || ui.faceUpOpen,
+              on: { toggle: (e) => { ui.faceUpOpen = e.target.open; } } },
+              h('summary', {}, t('gofo.discard_faceup')),
+              cardPicker(faceUp, a.max, (next) => { ui.faceUp = next; ui.render(); }, { disabled: known, id: 'discard-picker' }),
+              button(t('gofo.discard_faceup_n', { n: faceUp.length }), 'discard', () => ({ cards: faceUp }),
+                { data: { faceup: 'true' }, disabled: faceUp.length < Math.max(1, a.min) || faceUp.length > a.max }))));
         }
         break;
       case 'declare': {
@@ -327,6 +479,26 @@ function actionsPanel(hand, seat, send, ui, { tabletop, title }) {
     }
   }
   return h('section', { class: 'panel action', id: 'actions', data: { seat } }, h('h2', {}, title), h('div', { class: 'moves' }, moves));
+}
+
+// The choices made for a move (amounts, cards picked, points) are taken when it is sent, not when
+// its answer comes: by then the stream may have brought the next seat's moves (the host's phone),
+// and what was picked for those must stay. A refused move gets its choices back.
+const CHOICES = ['discard', 'faceUp', 'show', 'declare'];
+
+function takeChoices(ui) {
+  const taken = {};
+  for (const key of Object.keys(ui)) {
+    if (key.startsWith('amount:') || CHOICES.includes(key)) { taken[key] = ui[key]; delete ui[key]; }
+  }
+  ui.faceUpOpen = false;
+  return taken;
+}
+
+function restoreChoices(ui, taken) {
+  for (const [key, value] of Object.entries(taken)) {
+    if (ui[key] == null || (Array.isArray(ui[key]) && !ui[key].length)) ui[key] = value;
+  }
 }
 
 /** A turn deadline that has passed: anyone at the table may move the late seat (its silent move). */
@@ -372,25 +544,26 @@ export function seatPage(root, params) {
   const ui = { busy: false, render: () => render() };
 
   const apply = (next) => {
-    if (!next || (view && next.version < view.version)) return;
-    if (view && view.hand && next.hand && view.hand.hand_id !== next.hand.hand_id) { ui.discard = []; ui.show = []; }
+    // A version already shown is not drawn again: a redraw under a finger can swallow a tap.
+    if (!next || (view && next.version <= view.version)) return;
+    if (view && view.hand && next.hand && view.hand.hand_id !== next.hand.hand_id) { ui.discard = []; ui.show = []; ui.faceUp = []; }
     view = next;
+    rememberDeck(view);
     render();
   };
 
   async function send(move, body) {
     ui.busy = true;
+    const taken = takeChoices(ui);
     render();
     try {
       const r = await call('POST', `${path(id)}/seats/${seat}/${move}`, { token, body });
       ui.busy = false;
-      for (const key of Object.keys(ui)) if (key.startsWith('amount:')) delete ui[key];
-      ui.discard = [];
-      ui.declare = undefined;
       apply(r.data);
       render(); // the answer may be older than a view the stream already brought
     } catch (error) {
       ui.busy = false;
+      restoreChoices(ui, taken);
       render();
       fail(error);
     }
@@ -403,6 +576,7 @@ export function seatPage(root, params) {
     document.body.dataset.toAct = hand && hand.to_act != null ? String(hand.to_act) : '';
     document.body.dataset.hand = String(view.table.hand_number);
     document.body.dataset.version = String(view.version);
+    document.body.dataset.busy = ui.busy ? 'yes' : '';
     mount(root,
       h('h1', {}, t('gofo.title_seat', { seat: seatName(seat) })),
       handHeader(view),
@@ -433,18 +607,23 @@ export function hostPage(root, params) {
   let asked = 0;
 
   const apply = (next) => {
-    if (!next || (view && next.version < view.version)) return;
-    if (view && view.hand && next.hand && view.hand.hand_id !== next.hand.hand_id) { ui.show = []; }
+    // A version already shown is not drawn again: a redraw under a finger can swallow a tap.
+    if (!next || (view && next.version <= view.version)) return;
+    if (view && view.hand && next.hand && view.hand.hand_id !== next.hand.hand_id) { ui.show = []; ui.faceUp = []; }
     view = next;
+    rememberDeck(view);
     render();
     if (view.table.options.mode === 'tabletop') loadActor();
   };
+  let actorFor = null; // the version whose seat to act was asked for (one request per version)
 
   // The move's answer is the mover's view; whose turn is next, with what legal actions, takes a
   // second request (an API gap: issue 11 item 3).
   async function loadActor() {
     const hand = view && view.hand;
     if (!hand || hand.to_act == null) { actor = null; render(); return; }
+    if (actorFor === view.version) return; // asked already (or answered)
+    actorFor = view.version;
     const ticket = ++asked;
     try {
       const r = await call('GET', `${path(id)}/seats/${hand.to_act}`, { token });
@@ -452,6 +631,7 @@ export function hostPage(root, params) {
       actor = r.data;
       render();
     } catch (error) {
+      if (ticket === asked) actorFor = null;
       fail(error);
     }
   }
@@ -460,20 +640,16 @@ export function hostPage(root, params) {
     if (!actor) return;
     const seat = actor.hand.seat;
     ui.busy = true;
+    const taken = takeChoices(ui);
     render();
     try {
       const r = await call('POST', `${path(id)}/seats/${seat}/${move}`, { token, body });
       ui.busy = false;
-      for (const key of Object.keys(ui)) if (key.startsWith('amount:')) delete ui[key];
-      ui.declare = undefined;
-      if (move === 'show') ui.show = [];
-      actor = null;
-      const before = view && view.version;
-      apply(r.data);
+      apply(r.data); // asks for the next seat's moves, unless the stream's view already did
       render(); // the answer may be older than a view the stream already brought
-      if (view && view.version === before) loadActor(); // then nothing asked for the next seat's moves
     } catch (error) {
       ui.busy = false;
+      restoreChoices(ui, taken);
       render();
       fail(error);
     }
@@ -499,6 +675,7 @@ export function hostPage(root, params) {
     document.body.dataset.toAct = hand && hand.to_act != null ? String(hand.to_act) : '';
     document.body.dataset.hand = view ? String(view.table.hand_number) : '';
     document.body.dataset.version = view ? String(view.version) : '';
+    document.body.dataset.busy = ui.busy ? 'yes' : '';
     const acting = tabletop && actor && hand && actor.hand && actor.hand.seat === hand.to_act && actor.version === view.version;
     document.body.dataset.acting = acting ? String(actor.hand.seat) : '';
     mount(root,
