@@ -17,7 +17,7 @@ from typing import Any, Callable
 from flask.views import MethodView
 from flask_smorest import Blueprint
 
-from .. import auth, commitments, entropy, gofo
+from .. import auth, gofo
 from ..errors import Forbidden, NotFound
 from ..gofo import referee
 from ..store import Change, Record
@@ -57,7 +57,7 @@ def _view(record: Record, seat: int | None = None) -> dict[str, Any]:
 
 
 def _create(body: dict[str, Any]) -> dict[str, Any]:
-    doc, entries = referee.create(body, auth.new_game_id(), common.now(), entropy.source(), commitments.new_salt)
+    doc, entries = referee.create(body, auth.new_game_id(), common.now())
     host, seat_tokens, hashes = common.new_tokens(referee.seat_count(doc))
     doc["auth"] = hashes
     record = common.store().create(KIND, doc["id"], doc, entries)
@@ -80,8 +80,7 @@ def _act(table_id: str, seat: int, body: dict[str, Any], make: Callable[[dict[st
         _require_seat_or_tabletop_host(who, record, seat)
 
     def transition(record: Record, who: str, at: float) -> Change | None:
-        doc, entries = referee.apply_move(record.doc, record.version, who, at, seat, make(body),
-                                          entropy.source(), commitments.new_salt)
+        doc, entries = referee.apply_move(record.doc, record.version, who, at, seat, make(body))
         return Change(doc, entries)
 
     return common.act(KIND, table_id, body, transition, lambda record: _view(record, seat), may_act)
@@ -89,7 +88,7 @@ def _act(table_id: str, seat: int, body: dict[str, Any], make: Callable[[dict[st
 
 def _enforce_deadline(table_id: str, body: dict[str, Any]) -> dict[str, Any]:
     def transition(record: Record, who: str, at: float) -> Change | None:
-        doc, entries = referee.enforce_deadline(record.doc, record.version, at, entropy.source(), commitments.new_salt)
+        doc, entries = referee.enforce_deadline(record.doc, record.version, at)
         return Change(doc, entries)
 
     return common.act(KIND, table_id, body, transition, lambda record: _view(record), lambda who, record: None)

@@ -36,7 +36,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from service import commitments
+from service import commitments, entropy
 
 from .actions import Action, DealerDraw, Reshuffle, Shuffle
 from .cards import DECK, RandomLike, draw_cards, new_deck_order, shuffled, sort_cards
@@ -107,12 +107,16 @@ def reshuffle_order(deal: dict[str, Any], pile: list[str]) -> list[str]:
 
 
 def supply_chance(table: Any, table_id: str, deals: dict[str, Any], draws: list[dict[str, Any]],
-                  rng: RandomLike, new_salt: Callable[[], str]) -> tuple[Any, list[tuple[int, Any]]]:
+                  rng: RandomLike | None = None,
+                  new_salt: Callable[[], str] | None = None) -> tuple[Any, list[tuple[int, Any]]]:
     """Answer every chance request of ``table`` (a :class:`service.gofo.table.Table`): the
     first-dealer draw, each hand's shuffle (committed in ``deals`` before any card is seen), the
     reshuffles (derived from the committed keys).  Returns the table (changed in place) and the
     chance actions applied, in order, each with the hand number it was applied in; ``deals`` and
-    ``draws`` (the secret records) are updated in place."""
+    ``draws`` (the secret records) are updated in place.  ``rng`` and ``new_salt`` default to the
+    service's one source (:func:`service.entropy.source`, :func:`service.commitments.new_salt`)."""
+    rng = rng if rng is not None else entropy.source()
+    new_salt = new_salt if new_salt is not None else commitments.new_salt
     applied: list[tuple[int, Any]] = []
     while table.to_act() is None and (request := table.chance_request()) is not None:
         kind = request["kind"]

@@ -1,7 +1,8 @@
 """The stored record of one Gofo table, and the moves on it — what the HTTP layer calls.
 
-Pure: no I/O.  The randomness (``rng``) and the salts (``new_salt``) come in as arguments; the
-caller loads the document, hands it here, and stores what comes back.
+Pure: no I/O.  The referee's chance (the draw, the shuffles, the salts) comes from
+:func:`service.gofo.chance.supply_chance`, which draws from :mod:`service.entropy` unless an ``rng``
+and ``new_salt`` are given; the caller loads the document, hands it here, and stores what comes back.
 
 The document (``doc``): ``kind``, ``id``, ``state`` (:meth:`service.gofo.table.Table.to_dict`), the
 referee's secrets ``deals`` (hand number → its deck, salts and reshuffle keys:
@@ -31,8 +32,8 @@ def entry(version: int, at: float, by: str, seat: int | None, hand: int, action:
     return {"version": version, "at": at, "by": by, "seat": seat, "hand": hand, "action": data}
 
 
-def create(body: dict[str, Any], table_id: str, at: float, rng: RandomLike,
-           new_salt: Callable[[], str]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+def create(body: dict[str, Any], table_id: str, at: float, rng: RandomLike | None = None,
+           new_salt: Callable[[], str] | None = None) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """A new table's document (without ``auth``) and its first entries: the create entry, the
     first-dealer draw (until a dealer is drawn) and the first hand's shuffle.  ``body``: the table
     options and ``turn_seconds``; refused with ``InvalidOptions`` (:class:`TableOptions`)."""
@@ -50,14 +51,14 @@ def create(body: dict[str, Any], table_id: str, at: float, rng: RandomLike,
 
 
 def apply_move(doc: dict[str, Any], version: int, who: str, at: float, seat: int, action: Action,
-               rng: RandomLike, new_salt: Callable[[], str]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+               rng: RandomLike | None = None, new_salt: Callable[[], str] | None = None) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """Apply one seat's move (and the chance it calls for) to the table stored at ``version``:
     the new document and its entries.  An illegal move raises and nothing changes."""
     return _apply(doc, Table.from_dict(doc["state"]), version, who, at, seat, action, rng, new_salt)
 
 
-def enforce_deadline(doc: dict[str, Any], version: int, at: float, rng: RandomLike,
-                     new_salt: Callable[[], str]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+def enforce_deadline(doc: dict[str, Any], version: int, at: float, rng: RandomLike | None = None,
+                     new_salt: Callable[[], str] | None = None) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """The move silence makes for the seat to act once its turn deadline has passed
     (:func:`service.gofo.clock.timeout_move`), entered as the referee's, marked ``timeout``."""
     table = Table.from_dict(doc["state"])
@@ -66,7 +67,7 @@ def enforce_deadline(doc: dict[str, Any], version: int, at: float, rng: RandomLi
 
 
 def _apply(doc: dict[str, Any], table: Table, version: int, who: str, at: float, seat: int, action: Action,
-           rng: RandomLike, new_salt: Callable[[], str], timeout: bool = False) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+           rng: RandomLike | None, new_salt: Callable[[], str] | None, timeout: bool = False) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     number, before = table.hand_number, clock.turn_marker(table)
     table.apply(seat, action)  # checked first: an illegal move raises here, before anything changes
     version += 1
@@ -95,7 +96,7 @@ def _next_doc(doc: dict[str, Any], number: int) -> dict[str, Any]:
 
 
 def _supply_chance(table: Table, doc: dict[str, Any], version: int, at: float, entries: list[dict[str, Any]],
-                   rng: RandomLike, new_salt: Callable[[], str]) -> None:
+                   rng: RandomLike | None = None, new_salt: Callable[[], str] | None = None) -> None:
     """Answer every chance request (:func:`service.gofo.chance.supply_chance`) and record each as the
     referee's entry, with the request's ``version`` (a draw's entry shows its committed deck)."""
     draws = doc.setdefault("draws", [])
