@@ -1,4 +1,4 @@
-"""The Gops rules engine (service/gops.py) against shared/rules/gops.md and the seeds.
+"""The Gops rules engine (service/gops/) against shared/rules/gops.md and the seeds.
 
 Every rule is checked by a test that fails if the rule were implemented wrong;
 every rejection is checked for its typed error ``code`` and for leaving the
