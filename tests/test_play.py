@@ -143,6 +143,54 @@ def shot(page, name):
     page.screenshot(path=str(ARTIFACTS / f"play-{name}.png"), full_page=True)
 
 
+# Every visible text's contrast with what is behind it (WCAG's ratio; disabled controls are exempt),
+# and the page's width: what a phone in sunlight needs.
+READABLE = """
+() => {
+  const parse = (c) => {
+    const m = /rgba?\\(([^)]+)\\)/.exec(c);
+    if (!m) return null;
+    const [r, g, b, a = 1] = m[1].split(/[\\s,/]+/).filter(Boolean).map(Number);
+    return { r, g, b, a };
+  };
+  const lum = ({ r, g, b }) => {
+    const f = (v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; };
+    return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b);
+  };
+  const behind = (el) => {
+    for (let e = el; e; e = e.parentElement) {
+      const style = getComputedStyle(e);
+      if (style.backgroundImage !== 'none') return null;  // a card back's pattern: checked by eye
+      const c = parse(style.backgroundColor);
+      if (c && c.a > 0.5) return c;
+    }
+    return { r: 255, g: 255, b: 255, a: 1 };
+  };
+  const low = [];
+  for (const el of document.querySelectorAll('body *')) {
+    if (![...el.childNodes].some((n) => n.nodeType === 3 && n.textContent.trim())) continue;
+    if (el.closest('[hidden], :disabled, option, noscript')) continue;
+    const box = el.getBoundingClientRect();
+    if (!box.width || !box.height || getComputedStyle(el).visibility === 'hidden') continue;
+    const fg = parse(getComputedStyle(el).color);
+    const bg = behind(el);
+    if (!fg || !bg) continue;
+    const [hi, lo] = [lum(fg), lum(bg)].sort((x, y) => y - x);
+    const ratio = (hi + 0.05) / (lo + 0.05);
+    if (ratio < 4.5) low.push(`${el.tagName.toLowerCase()}.${el.className} "${el.textContent.trim().slice(0, 30)}": ${ratio.toFixed(2)}`);
+  }
+  return { low, width: document.documentElement.scrollWidth };
+}
+"""
+
+
+def readable(page):
+    """Every visible text on `page` has at least WCAG AA contrast (4.5:1), and nothing is wider than 360 px."""
+    seen = page.evaluate(READABLE)
+    assert seen["low"] == [], seen["low"]
+    assert seen["width"] <= 360, seen["width"]
+
+
 def clean(*pages):
     for page in pages:
         assert page.blocked == [], page.blocked
@@ -195,6 +243,7 @@ def test_two_phones_play_a_whole_gops_game(phone, origin, live_server):
     host = phone()
     game_id, links = create_gops(host, origin, ranks=6)
     shot(host, "gops-host-links")
+    readable(host)
     p0 = phone()
     p1 = phone(locale="es-ES")
     # Seat 1's phone has no live updates (as on a server without /events): it polls the seat view.
@@ -241,6 +290,8 @@ def test_two_phones_play_a_whole_gops_game(phone, origin, live_server):
     assert p1.inner_text("#verdict").startswith("✔ verificado")
     assert p0.locator("#transcript-1 li").count() == 6
     shot(p0, "gops-verified")
+    readable(p0)
+    readable(p1)
     shot(p1, "gops-verified-es")
     shot(host, "gops-host-over")
     clean(host, p0)
@@ -547,6 +598,7 @@ def test_five_phones_play_a_dealt_gofo_hand(phone, origin, live_server):
         elif phase == "raising":
             if rel == 2 and not plan["raised"]:
                 shot(page, "gofo5-raise")
+                readable(page)
                 amount(page, "raise", 2, max(hand["committed"]))
                 plan["raised"] = True
             else:
@@ -593,7 +645,8 @@ def test_five_phones_play_a_dealt_gofo_hand(phone, origin, live_server):
     titles = pages[0].eval_on_selector_all("#hand-transcript h3", "els => els.map(e => e.textContent)")
     assert titles[0] == "Opening and entering" and titles[1] == "Round 1", titles
     pages[0].click("#hand-transcript summary")
-    assert pages[0].evaluate("document.documentElement.scrollWidth") <= 360
+    for page in pages:
+        readable(page)
     for seat, page in enumerate(pages):
         shot(page, f"gofo5-seat{seat + 1}-over")
     print(f"five phones: {moves} moves")
@@ -712,6 +765,7 @@ def test_one_host_phone_runs_a_tabletop_gofo_hand(phone, origin, live_server):
                 host.click(f"#discard-picker [data-pick='{card}']")
             assert host.inner_text("#actions [data-action='discard'][data-faceup]") == "Tirar estas 2 boca arriba"
             shot(host, "gofo-tabletop-faceup")
+            readable(host)
             host.click("#actions [data-action='discard'][data-faceup]")
             faced_up = public_table(live_server, table_id, after=version)["hand"]["discards"][-1]
             assert faced_up == {**faced_up, "seat": seat, "count": 2, "cards": FACE_UP}, faced_up
@@ -750,6 +804,7 @@ def test_one_host_phone_runs_a_tabletop_gofo_hand(phone, origin, live_server):
                 host.click(f"#show-picker [data-pick='{card}']")
             assert host.inner_text("#show-value") == f"Valor: {TABLETOP_POINTS[rel]}"
             shot(host, "gofo-tabletop-show")
+            readable(host)
             host.click("#actions [data-action='show']")
         else:
             raise AssertionError(f"unexpected phase {phase} with {actions}")
