@@ -1,0 +1,116 @@
+"""The one contract every game follows (service/game.py) and the registry that lists the games."""
+
+from __future__ import annotations
+
+import ast
+import importlib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import ClassVar
+
+import pytest
+
+from service.errors import InvalidAction
+from service.game import PARTS, Action, ActionCodec
+from service.registry import GAMES, game
+
+SERVICE = Path(__file__).resolve().parent.parent / "service"
+
+
+@dataclass(frozen=True)
+class Bid(Action):
+    seat: int
+    cards: tuple[int, ...]
+    blind: bool = False
+    note: str | None = None
+    TYPE: ClassVar[str] = "bid"
+
+
+@dataclass(frozen=True)
+class Shuffle(Action):
+    order: tuple[str, ...]
+    TYPE: ClassVar[str] = "shuffle"
+    CHANCE: ClassVar[bool] = True
+
+
+CODEC = ActionCodec([Bid, Shuffle])
+
+
+def test_codec_round_trips_every_field_kind():
+    bid = Bid(seat=1, cards=(3, 4), blind=True, note="x")
+    data = CODEC.to_dict(bid)
+    assert data == {"type": "bid", "seat": 1, "cards": [3, 4], "blind": True, "note": "x"}
+    assert CODEC.from_dict(data) == bid
+    assert CODEC.from_dict({"type": "bid", "seat": 0, "cards": []}) == Bid(0, ())
+    assert CODEC.from_dict({"type": "shuffle", "order": ["1o"]}).CHANCE
+
+
+@pytest.mark.parametrize("data, code, words", [
+    ({"type": "chess", "seat": 0}, "unknown_action", "unknown action type 'chess'"),
+    ([], "malformed_action", "an object with a string 'type'"),
+    ({"seat": 0}, "malformed_action", "an object with a string 'type'"),
+    ({"type": "bid", "cards": [1]}, "malformed_action", "bid needs 'seat'"),
+    ({"type": "bid", "seat": 0, "cards": [1], "x": 1}, "malformed_action", "unexpected fields for bid: ['x']"),
+    ({"type": "bid", "seat": True, "cards": [1]}, "malformed_action", "bid.seat must be an integer"),
+    ({"type": "bid", "seat": "0", "cards": [1]}, "malformed_action", "bid.seat must be an integer"),
+    ({"type": "bid", "seat": 0, "cards": [1, False]}, "malformed_action", "bid.cards must be a list of integers"),
+    ({"type": "bid", "seat": 0, "cards": "12"}, "malformed_action", "bid.cards must be a list of integers"),
+    ({"type": "bid", "seat": 0, "cards": [], "blind": 1}, "malformed_action", "bid.blind must be true or false"),
+    ({"type": "bid", "seat": 0, "cards": [], "note": 5}, "malformed_action", "bid.note must be a string"),
+    ({"type": "shuffle", "order": [1]}, "malformed_action", "shuffle.order must be a list of strings"),
+])
+def test_codec_refuses_precisely(data, code, words):
+    with pytest.raises(InvalidAction) as refused:
+        CODEC.from_dict(data)
+    assert refused.value.code == code and words in str(refused.value)
+
+
+def test_codec_needs_one_type_per_action():
+    with pytest.raises(ValueError):
+        ActionCodec([Bid, Bid])
+
+
+def test_registry_lists_both_games_and_refuses_others():
+    assert list(GAMES) == ["gops", "gofo"]
+    assert game("gofo") is GAMES["gofo"]
+    with pytest.raises(KeyError, match="unknown game 'chess'; this referee knows: gops, gofo"):
+        game("chess")
+
+
+@pytest.mark.parametrize("name", list(GAMES))
+def test_every_game_package_has_every_part(name):
+    definition = GAMES[name]
+    assert definition.package == f"service.{name}"
+    for part in PARTS:
+        assert importlib.import_module(f"{definition.package}.{part}"), part
+    codec = definition.part("actions").CODEC
+    assert isinstance(codec, ActionCodec)
+    assert all(issubclass(cls, Action) for cls in codec.types.values())
+    assert callable(definition.verify)
+    blueprint = definition.load_blueprint()
+    assert blueprint.url_prefix.startswith(f"/v1/{name}/")
+
+
+@pytest.mark.parametrize("name", list(GAMES))
+def test_the_game_packages_do_no_io(name):
+    """The engine is pure: no game package imports Flask, redis, the store or the HTTP layer."""
+    banned = ("flask", "flask_smorest", "redis", "requests", "socket", "service.store", "service.api")
+    for path in (SERVICE / name).glob("*.py"):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            names = []
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                base = "service." + (node.module or "") if node.level == 2 else (node.module or "")
+                names = [base] if node.level != 1 else []
+            for imported in names:
+                assert not imported.startswith(banned), f"{path.name} imports {imported}"
+
+
+def test_the_http_layer_holds_no_chance_or_redaction():
+    """service/api/ never draws randomness, makes a commitment or deep-copies a game document."""
+    for path in (SERVICE / "api").glob("*.py"):
+        text = path.read_text(encoding="utf-8")
+        for word in ("entropy", "SystemRandom", "new_salt", "copy.deepcopy", "import random"):
+            assert word not in text, f"service/api/{path.name} uses {word}"
