@@ -363,14 +363,16 @@ def create_gofo(host, origin, *, mode, seats=3):
     return table_id
 
 
-def public_table(live_server, table_id, after=0):
-    """The table's public view, once its version is past `after` (a click's request is asynchronous)."""
+def public_table(live_server, table_id, after=0, pages=()):
+    """The table's public view, once its version is past `after` (a click's request is asynchronous).
+    If it never comes, what `pages` said (their last toast, their console errors) is in the failure."""
     for _ in range(300):
         view = requests.get(f"{live_server}/v1/gofo/tables/{table_id}", timeout=10).json()
         if view["version"] > after:
             return view
         time.sleep(0.1)
-    raise AssertionError(f"the table stayed at version {after}")
+    said = [(page.evaluate("document.getElementById('toast').textContent"), page.errors) for page in pages]
+    raise AssertionError(f"the table stayed at version {after}: {said}")
 
 
 def ready(page, version, seat, *, answered=True):
@@ -435,7 +437,7 @@ def test_three_phones_play_a_dealt_gofo_hand(phone, origin, live_server):
     checked_five = False
     version = 0
     for step in range(80):
-        view = public_table(live_server, table_id, after=version)
+        view = public_table(live_server, table_id, after=version, pages=pages)
         version = view["version"]
         if view["table"]["hand_number"] == 2:
             break
@@ -568,7 +570,7 @@ def test_five_phones_play_a_dealt_gofo_hand(phone, origin, live_server):
     plan = {"raised": False, "cut": False, "refiched": False, "folded": False}
     version, moves = 0, 0
     for step in range(120):
-        view = public_table(live_server, table_id, after=version)
+        view = public_table(live_server, table_id, after=version, pages=pages)
         version = view["version"]
         if view["table"]["hand_number"] == 2:
             break
@@ -728,7 +730,7 @@ def test_one_host_phone_runs_a_tabletop_gofo_hand(phone, origin, live_server):
     faced_up = None
     raced = False
     for step in range(80):
-        view = public_table(live_server, table_id, after=version)
+        view = public_table(live_server, table_id, after=version, pages=[host])
         version = view["version"]
         if view["table"]["hand_number"] == 2:
             break

@@ -16,8 +16,8 @@ const sleep = (ms, signal) => new Promise((resolve) => {
 });
 
 /**
- * One API call. POSTs carry an Idempotency-Key, so the one retry after a network error is applied
- * at most once. Resolves {status, data, etag}; a 304 has data null. Problems reject with ApiError.
+ * One API call. POSTs carry an Idempotency-Key, so the one retry after a network error or a 503 is
+ * applied at most once. Resolves {status, data, etag}; a 304 has data null. Problems reject with ApiError.
  */
 export async function call(method, path, { token, body, etag, signal } = {}) {
   const headers = { Accept: 'application/json' };
@@ -31,11 +31,18 @@ export async function call(method, path, { token, body, etag, signal } = {}) {
   for (let attempt = 0; ; attempt++) {
     try {
       response = await fetch(path, init);
-      break;
     } catch (error) {
       if ((signal && signal.aborted) || attempt >= 1) throw new ApiError(0, { detail: String(error) });
       await sleep(800, signal);
+      continue;
     }
+    // The referee's store did not answer in time (503): once more, with the same Idempotency-Key,
+    // so a move that did go through is not made twice.
+    if (response.status === 503 && attempt < 1 && !(signal && signal.aborted)) {
+      await sleep(500, signal);
+      continue;
+    }
+    break;
   }
   if (response.status === 304) return { status: 304, data: null, etag: response.headers.get('ETag') };
   let data = null;

@@ -256,6 +256,7 @@ function describeEntry(entry) {
   let cards = null;
   switch (a.type) {
     case 'shuffle': what = t('gofo.tx.shuffle'); break;
+    case 'create': what = t('gofo.tx.create'); break;
     case 'reshuffle': what = t('gofo.tx.reshuffle'); break;
     case 'dealer_draw': what = t('gofo.tx.dealer_draw', { cards: '' }); cards = a.cards; break;
     case 'open': what = `${t('gofo.act.open')} ${a.amount}`; break;
