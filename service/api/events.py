@@ -184,7 +184,7 @@ class EventCache:
             if cached is not None and cached.version == record.version:
                 return cached
             data = viewer.build(record)
-            event = Event(record.version, _event(record.version, viewer.schema.dump(data)), viewer.finished(data))
+            event = Event(record.version, _event(record.version, common.compiled(viewer.schema)(data)), viewer.finished(data))
             with self._guard:
                 if cached is None or event.version > cached.version:
                     self._events[key] = event
