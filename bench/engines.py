@@ -1,6 +1,6 @@
 """Engine-only random playouts: the rules engines called directly, no HTTP, no Redis.
 
-* Gops (service/gops.py): 2-player classic games of 13 ranks; the prize order is shuffled
+* Gops (service/gops/): 2-player classic games of 13 ranks; the prize order is shuffled
   (chance), each seat commits to a random card from its hand (``legal_actions``) and reveals it.
   The commitments are real SHA-256 hashes, as the engine checks them.
 * OpenSpiel's goofspiel, ``pyspiel.load_game("goofspiel", {"num_cards": 13, "players": 2})``:
