@@ -392,11 +392,7 @@ class Store:
         if not self.wait_replicas:
             return script(keys=keys, args=args)
         command = ("EVALSHA", script.sha, len(keys), *keys, *args)
-        try:
-            return self._replicated(keys[0], [command])
-        except redis.exceptions.NoScriptError:  # not run: load it on that node, run again
-            self._node_client(keys[0]).script_load(script.script)
-            return self._replicated(keys[0], [command])
+        return self._replicated(keys[0], [command], script=script.script)
 
     def _node_client(self, key: str) -> redis.Redis:
         """The client of the server that holds ``key`` (the primary of its slot on a cluster)."""
@@ -404,22 +400,38 @@ class Store:
             return self.redis
         return self.redis.get_redis_connection(self.redis.get_node_from_key(key))
 
-    def _replicated(self, key: str, commands: list[tuple]) -> Any:
+    def _client_at(self, host: str, port: int) -> redis.Redis:
+        node = self.redis.get_node(host=host, port=port)
+        if node is None:  # a node the slot map does not list yet
+            self._refresh_topology()
+            node = self.redis.get_node(host=host, port=port)
+        if node is None:
+            raise redis.exceptions.ClusterError(f"ASK redirect to an unknown node {host}:{port}")
+        return self.redis.get_redis_connection(node)
+
+    def _replicated(self, key: str, commands: list[tuple], script: str | None = None) -> Any:
         """Send ``commands`` then ``WAIT n timeout`` on one connection; the first command's reply.
 
         WAIT counts the replicas that have every write made *on this connection*, so the
         commands and the WAIT share a pipeline to the primary of ``key``'s slot.  On a cluster
         a MOVED / TRYAGAIN / CLUSTERDOWN reply (the slot moved, a failover is under way) means
-        nothing ran: the topology is refreshed and the commands are sent again.  A reply from
+        nothing ran: the topology is refreshed and the commands are sent again; an ASK reply (the
+        slot is being migrated and these keys are on the importing node) sends them there, each
+        after ASKING.  A reply from
         fewer replicas than asked (none reachable within the timeout) is counted
         (``referee_store_unreplicated_writes_total``) and logged, and the write stands: the
         game stays playable on a shard that lost its replica; for "refuse instead", run the
-        servers with ``min-replicas-to-write 1``.
+        servers with ``min-replicas-to-write 1``.  ``script``: the source of the EVALSHA sent, loaded
+        on the node that answers NOSCRIPT (a new primary, an importing node) before sending again.
         """
-        retryable = (redis.exceptions.AskError, redis.exceptions.TryAgainError, redis.exceptions.ClusterDownError)
+        retryable = (redis.exceptions.TryAgainError, redis.exceptions.ClusterDownError)
+        asked: tuple[str, int] | None = None  # an ASK redirect: the slot is migrating to that node
         for attempt in range(4):
-            pipe = self._node_client(key).pipeline(transaction=False)
+            client = self._node_client(key) if asked is None else self._client_at(*asked)
+            pipe = client.pipeline(transaction=False)
             for command in commands:
+                if asked is not None:
+                    pipe.execute_command("ASKING")  # valid for the next command only
                 pipe.execute_command(*command)
             pipe.execute_command("WAIT", self.wait_replicas, self.wait_timeout_ms)
             try:
@@ -427,11 +439,23 @@ class Store:
             except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError):
                 self._refresh_topology()
                 raise
+            if asked is not None:
+                replies = [reply for i, reply in enumerate(replies[:-1]) if i % 2 == 1] + replies[-1:]
             first, acked = replies[0], replies[-1]
-            if isinstance(first, retryable) and is_cluster(self.redis) and attempt < 3:
-                self._refresh_topology()
-                time.sleep(0.05 * (attempt + 1))
+            if isinstance(first, redis.exceptions.NoScriptError) and script is not None and attempt < 3:
+                client.script_load(script)  # not run: load it on the node that answered, run again
                 continue
+            if is_cluster(self.redis) and attempt < 3:
+                if isinstance(first, redis.exceptions.AskError) and not isinstance(first, redis.exceptions.MovedError):
+                    # The slot is being migrated and the keys are not (or no longer) here: this
+                    # write goes to the importing node, announced with ASKING; the slot map stays.
+                    asked = (first.host, first.port)
+                    continue
+                if isinstance(first, (*retryable, redis.exceptions.MovedError)):  # MOVED: the slot map changed
+                    asked = None
+                    self._refresh_topology()
+                    time.sleep(0.05 * (attempt + 1))
+                    continue
             for reply in replies:
                 if isinstance(reply, Exception):
                     raise reply

@@ -123,7 +123,16 @@ def http(apis):
 
 
 def game_key(kind: str, id: str) -> str:
-    return f"referee:{kind}:{{{id}}}"
+    """The game's key as the API processes' store names it (tests never spell a key)."""
+    from service.store import Store
+
+    return Store(redis.Redis()).key(kind, id)  # no connection is made
+
+
+def log_key(kind: str, id: str) -> str:
+    from service.store import Store
+
+    return Store(redis.Redis()).log_key(kind, id)
 
 
 def metric(base: str, name: str) -> float:
@@ -192,7 +201,7 @@ def test_whole_games_across_two_api_processes(http, apis, cluster):
     # The games live on different primaries more often than not; each one's keys share a slot.
     for kind, id in (("gops", gops.id), ("gofo", table.id)):
         primary = cluster.primary_for(game_key(kind, id))
-        assert cluster.client(primary).exists(game_key(kind, id), game_key(kind, id) + ":log") == 2
+        assert cluster.client(primary).exists(game_key(kind, id), log_key(kind, id)) == 2
 
     # Creation with an Idempotency-Key, sent to each process: one game.
     key = uuid.uuid4().hex
@@ -310,3 +319,42 @@ def test_primary_killed_mid_game_no_acknowledged_move_lost(http, apis, cluster):
         stream.close()
     versions = [e["version"] for e in game.transcript()["entries"]]
     assert versions == sorted(versions) and sorted(set(versions)) == list(range(1, final["version"] + 1))
+
+
+def test_a_save_during_a_slot_migration_follows_the_ask_redirect(cluster):
+    """While a game's slot migrates (MIGRATING on its primary, IMPORTING on the target) and its keys
+    have already moved, the old primary answers ASK: the save goes to the importing node (ASKING
+    before each command; the script loaded there on NOSCRIPT) instead of failing, and the game reads
+    back whole from its new primary once the migration ends. (A game *created* mid-migration gets
+    TRYAGAIN from Redis — a multi-key write to an importing slot whose keys don't exist yet — and
+    the client is told to retry: 503 store_unavailable.)"""
+    from redis.crc import key_slot
+
+    from service.store import Change, Store
+
+    store = Store(make_client(cluster.url, timeout=5), prefix=f"ask{uuid.uuid4().hex[:6]}", wait_replicas=1,
+                  wait_timeout_ms=WAIT_TIMEOUT_MS)
+    game_id = f"migrating-{uuid.uuid4().hex[:8]}"
+    keys = [store.key("gops", game_id), store.log_key("gops", game_id)]
+    record = store.create("gops", game_id, {"n": 0}, [{"version": 1}])
+    slot = key_slot(keys[0].encode())
+    source = cluster.primary_for(keys[0])
+    target = next(n for n in cluster.running() if n.port != source.port
+                  and cluster.info(n, "replication").get("role") == "master")
+    source_id, target_id = cluster.node_id(source), cluster.node_id(target)
+    cluster._call(target, "CLUSTER", "SETSLOT", slot, "IMPORTING", source_id)
+    cluster._call(source, "CLUSTER", "SETSLOT", slot, "MIGRATING", target_id)
+    try:
+        assert cluster._call(source, "MIGRATE", target.host, target.port, "", 0, 5000, "KEYS", *keys) == "OK"
+        saved = store.save(record, Change({"n": 1}, [{"version": 2}]))
+        assert saved.version == 2
+    finally:
+        for node in cluster.running():
+            if cluster.info(node, "replication").get("role") == "master":
+                cluster._call(node, "CLUSTER", "SETSLOT", slot, "NODE", target_id)
+    deadline = time.monotonic() + 30
+    while cluster.primary_for(keys[0]).port != target.port and time.monotonic() < deadline:
+        time.sleep(0.2)
+    loaded = store.load("gops", game_id)
+    assert (loaded.version, loaded.doc) == (2, {"n": 1})
+    assert [e["version"] for e in store.transcript("gops", game_id)] == [1, 2]
