@@ -118,6 +118,14 @@ class Worker(GeventWorker):
         body = req.body
         declared = _content_length(req)
         if body is not None and (declared is None or declared <= self.body_limit) and _has_body(req, declared):
+            if getattr(req, "_expected_100_continue", False):
+                # The client waits for this before it sends the body (curl: 1 s, then it sends
+                # anyway); gunicorn would send it only after our read, so we send it, once, here.
+                try:
+                    sock.sendall(b"HTTP/1.1 100 Continue\r\n\r\n")
+                except OSError:
+                    raise StopIteration() from None
+                req._expected_100_continue = False
             try:
                 with gevent.Timeout(self.body_timeout, _SlowBody):
                     data = _read_at_most(body, self.body_limit + 1)
@@ -155,7 +163,10 @@ def _has_body(req, declared: int | None) -> bool:
 
 
 def _client_key(addr) -> str | None:
-    """The client a connection counts against: its IPv4 address, or its IPv6 /64."""
+    """The client a connection counts against: its IPv4 address, or its IPv6 /64.
+
+    On a dual-stack listener IPv4 clients arrive as IPv4-mapped addresses (``::ffff:a.b.c.d``),
+    which all share one /64: each counts as its own IPv4 address."""
     if not isinstance(addr, tuple) or not addr:
         return None  # a Unix socket: no client address
     host = str(addr[0])
@@ -163,7 +174,10 @@ def _client_key(addr) -> str | None:
         import ipaddress
 
         try:
-            return str(ipaddress.ip_network(f"{host.split('%')[0]}/64", strict=False))
+            address = ipaddress.IPv6Address(host.split("%")[0])
         except ValueError:
             return host
+        if address.ipv4_mapped is not None:
+            return str(address.ipv4_mapped)
+        return str(ipaddress.ip_network(f"{address}/64", strict=False))
     return host

@@ -247,3 +247,35 @@ def test_the_cap_refuses_only_the_greedy_client(one_worker):
     finally:
         for s in streams:
             s.close()
+
+
+def test_a_client_expecting_100_continue_gets_it_before_sending_its_body(live_server):
+    """`Expect: 100-continue` (curl sends it for larger bodies, then waits up to 1 s): the worker reads
+    the body before the application runs, so it says 100 Continue first — once — instead of making
+    the client wait out its own timer."""
+    host, port = host_port(live_server)
+    body = json.dumps({"profile": "classic"}).encode()
+    sock = connect(live_server, "127.0.0.4")
+    try:
+        sock.sendall(f"POST /v1/gops/games HTTP/1.1\r\nHost: {host}:{port}\r\nContent-Type: application/json\r\n"
+                     f"Content-Length: {len(body)}\r\nExpect: 100-continue\r\nConnection: close\r\n\r\n".encode())
+        sock.settimeout(0.9)  # under curl's 1 s: a server that waits for the body would time this out
+        first = sock.recv(64)
+        assert first.startswith(b"HTTP/1.1 100 Continue\r\n\r\n"), first
+        sock.sendall(body)
+        rest = first[len(b"HTTP/1.1 100 Continue\r\n\r\n"):] + read_all(sock, 10)
+    finally:
+        sock.close()
+    assert rest.startswith(b"HTTP/1.1 201 "), rest[:200]
+    assert b"100 Continue" not in rest  # not a second time
+
+
+def test_ipv4_clients_on_a_dual_stack_listener_are_counted_apart():
+    from service.serving import _client_key
+
+    assert _client_key(("::ffff:10.0.0.1", 80, 0, 0)) == "10.0.0.1"
+    assert _client_key(("::ffff:10.0.0.2", 80, 0, 0)) == "10.0.0.2"
+    assert _client_key(("2001:db8::1", 80, 0, 0)) == _client_key(("2001:db8::ffff", 80, 0, 0)) == "2001:db8::/64"
+    assert _client_key(("fe80::1%eth0", 80, 0, 0)) == "fe80::/64"
+    assert _client_key(("192.0.2.7", 80)) == "192.0.2.7"
+    assert _client_key("/run/referee.sock") is None
