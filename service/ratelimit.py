@@ -298,7 +298,9 @@ def _add_headers(response: Response) -> Response:
 def init_app(app: Flask) -> None:
     proxies = int(app.config.get("TRUSTED_PROXIES") or 0)
     if proxies > 0:
-        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=proxies)  # type: ignore[method-assign]
+        # The client from X-Forwarded-For, the scheme from X-Forwarded-Proto (TLS ends at the proxy:
+        # the served spec's server and the docs' links must say https).
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=proxies, x_proto=proxies)  # type: ignore[method-assign]
     if not app.config.get("RATE_LIMIT_ENABLED", not app.testing):
         return
     limiter = RateLimiter(app)

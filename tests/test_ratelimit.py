@@ -345,3 +345,15 @@ def test_gunicorn_workers_share_the_limit(redis_server, tmp_path):
         counter.close()
     finally:
         stop_process(proc)
+
+
+def test_behind_a_tls_proxy_the_served_spec_names_https(make_app):
+    """TLS ends at the proxy (deploy/nginx.conf sends X-Forwarded-Proto): the served spec's server
+    must be the https origin the client used, and without a trusted proxy the header is ignored."""
+    proxied = make_app(TRUSTED_PROXIES=1, RATE_LIMIT_ENABLED=False).test_client()
+    headers = {"X-Forwarded-Proto": "https", "X-Forwarded-For": "203.0.113.9", "Host": "referee.example"}
+    servers = proxied.get("/openapi.json", headers=headers).get_json()["servers"]
+    assert [s["url"] for s in servers] == ["https://referee.example"]
+    direct = make_app(RATE_LIMIT_ENABLED=False).test_client()
+    servers = direct.get("/openapi.json", headers=headers).get_json()["servers"]
+    assert [s["url"] for s in servers] == ["http://referee.example"]
