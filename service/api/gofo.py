@@ -29,6 +29,8 @@ from .gofo_schemas import (
     DeclareSchema,
     DiscardSchema,
     EnterSchema,
+    GofoDeadlineAnswerSchema,
+    GofoMoveAnswerSchema,
     GofoSeatViewSchema,
     GofoTableSchema,
     GofoTranscriptSchema,
@@ -83,7 +85,14 @@ def _act(table_id: str, seat: int, body: dict[str, Any], make: Callable[[dict[st
         doc, entries = referee.apply_move(record.doc, record.version, who, at, seat, make(body))
         return Change(doc, entries)
 
-    return common.act(KIND, table_id, body, transition, lambda record: _view(record, seat), may_act)
+    return common.act(KIND, table_id, body, transition, lambda record: _answer(record, seat), may_act)
+
+
+def _answer(record: Record, seat: int | None) -> dict[str, Any]:
+    """The answer to a move: the view, who acts next (its legal actions if the caller may see them)
+    and the result of a hand the move ended (``referee.move_answer`` decides)."""
+    caller = common.identify(record.doc["auth"], common.bearer_hash()) if common.bearer_hash() else None
+    return referee.move_answer(record.doc, record.version, seat, caller)
 
 
 def _enforce_deadline(table_id: str, body: dict[str, Any]) -> dict[str, Any]:
@@ -91,7 +100,7 @@ def _enforce_deadline(table_id: str, body: dict[str, Any]) -> dict[str, Any]:
         doc, entries = referee.enforce_deadline(record.doc, record.version, at)
         return Change(doc, entries)
 
-    return common.act(KIND, table_id, body, transition, lambda record: _view(record), lambda who, record: None)
+    return common.act(KIND, table_id, body, transition, lambda record: _answer(record, None), lambda who, record: None)
 
 
 # One endpoint per kind of move: (path, operationId, summary, schema, example, build action, doc).
@@ -224,7 +233,7 @@ class EnforceDeadline(MethodView):
     @blp.doc(operationId="enforceGofoDeadline", summary="Move a seat whose time ran out",
              security=[{"bearerAuth": []}], parameters=[common.IDEMPOTENCY_KEY_PARAMETER])
     @blp.arguments(NoBodySchema, required=False, example={})
-    @blp.response(200, GofoTableSchema)
+    @blp.response(200, GofoDeadlineAnswerSchema)
     @common.error_responses(blp, "act")
     def post(self, body: dict[str, Any], table_id: str):
         """At a table with ``turn_seconds``: once the seat to act has let its time run out, anyone at
@@ -240,7 +249,7 @@ def _register_move(path: str, operation_id: str, summary: str, schema: type, exa
     @blp.doc(operationId=operation_id, summary=summary, description=description,
              security=[{"bearerAuth": []}], parameters=[common.IDEMPOTENCY_KEY_PARAMETER])
     @blp.arguments(schema, required=body_required, example=example)
-    @blp.response(200, GofoSeatViewSchema)
+    @blp.response(200, GofoMoveAnswerSchema)
     @common.error_responses(blp, "act")
     def post(self, body: dict[str, Any], table_id: str, seat: int):
         return _act(table_id, seat, body or {}, build)

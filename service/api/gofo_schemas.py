@@ -277,6 +277,27 @@ class GofoSeatViewSchema(GofoTableSchema):
     hand = fields.Nested(GofoSeatHandSchema, allow_none=True, required=True)
 
 
+class GofoNextSchema(ma.Schema):
+    seat = fields.Integer(allow_none=True, required=True, **_doc("The seat to act next (null: the referee's chance moves, e.g. a shuffle)."))
+    legal_actions = fields.List(fields.Nested(GofoLegalActionSchema), allow_none=True, required=True, **_doc(
+        "That seat's legal actions, shown to its own token and, at a tabletop table, to the host's; null "
+        "for anyone else (at a dealt table they can depend on the seat's hidden cards)."))
+
+
+class GofoMoveAnswerMixin(ma.Schema):
+    next = fields.Nested(GofoNextSchema, required=True, **_doc("Who acts next, and what they may do."))
+    hand_result = fields.Nested(HandResultSchema, allow_none=True, required=True, **_doc(
+        "When this move ended a hand: its result, as table.last_result publishes it (null otherwise)."))
+
+
+class GofoMoveAnswerSchema(GofoSeatViewSchema, GofoMoveAnswerMixin):
+    """The answer to a seat's move: the seat's view, who acts next, and the result of a hand it ended."""
+
+
+class GofoDeadlineAnswerSchema(GofoTableSchema, GofoMoveAnswerMixin):
+    """The answer to an enforced deadline: the public view, who acts next, and the result of a hand it ended."""
+
+
 class CreatedGofoTableSchema(ma.Schema):
     id = fields.String(required=True)
     host_token = fields.String(required=True, **_doc("Bearer token of the host (shown once). At a tabletop table it may act for any seat."))

@@ -247,3 +247,37 @@ def transcript_view(doc: dict[str, Any], version: int, entries: Iterable[dict[st
             "options": doc["state"]["options"], "entries": shown, "deals": deals,
             "hands_finished": current - 1, "results": doc["results"],
             "turn_seconds": doc.get("turn_seconds")}
+
+
+# ------------------------------------------------------------------ the answer to a move
+
+
+def next_to_act(table: Any, caller: str | None) -> dict[str, Any]:
+    """Who acts next at ``table`` and, when ``caller`` may see them, that seat's legal actions.
+
+    ``caller``: ``host``, ``seat:N`` or ``None`` (nobody identified).  A seat sees the legal actions
+    of the next seat only when it is that seat; at a tabletop table the host sees them too (the host's
+    phone runs the real table, and nothing there is hidden from the referee's view: no card is
+    tracked).  At a dealt table nobody else sees them: what a seat may do can depend on its hidden
+    cards (which cards it may discard, whether it has looked at its own), so another seat's legal
+    actions are never shown there, not even to the host.  ``legal_actions`` is ``None`` when not
+    shown, ``seat`` ``None`` while chance moves (or before the first hand)."""
+    seat = table.to_act()
+    shown = seat is not None and (caller == f"seat:{seat}"
+                                  or (caller == "host" and table.options.mode is Mode.TABLETOP))
+    return {"seat": seat, "legal_actions": [a.to_dict() for a in table.legal_actions(seat)] if shown else None}
+
+
+def move_answer(doc: dict[str, Any], version: int, seat: int | None, caller: str | None) -> dict[str, Any]:
+    """The answer to a move (or an enforced deadline) stored at ``version``: the view of ``seat``
+    (``None``: the public view) plus ``next`` (:func:`next_to_act`) and ``hand_result``: the result of
+    the hand this move ended, as ``table.last_result`` publishes it (``None`` when the hand goes on).
+    Whether the move ended a hand is the referee's record (``doc["hand_ended_at"]``: the version of
+    the move that ended the last finished hand)."""
+    from .table import Table
+
+    data = record_view(doc, version, seat)
+    data["next"] = next_to_act(Table.from_dict(doc["state"]), caller)
+    ended = doc.get("hand_ended_at") == version
+    data["hand_result"] = data["table"]["last_result"] if ended else None
+    return data

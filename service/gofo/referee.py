@@ -79,6 +79,7 @@ def _apply(doc: dict[str, Any], table: Table, version: int, who: str, at: float,
     _supply_chance(table, new, version, at, entries, rng, new_salt)  # may finish the hand (a reshuffle, then the canto)
     if table.hand_number != number and table.last_result is not None:
         new["results"].append(observer._copy(table.last_result))
+        new["hand_ended_at"] = version  # this move ended the hand: its answer carries the result
     if clock.restarts_clock(action, before, clock.turn_marker(table)):
         new["turn_since"] = at  # the clock of the seat to act restarts with every move
     new.update(state=table.to_dict(), updated_at=at)
@@ -125,6 +126,13 @@ def host_acts_for_seats(doc: dict[str, Any]) -> bool:
 def view(doc: dict[str, Any], version: int, seat: int | None = None) -> dict[str, Any]:
     """What the public (``seat`` ``None``) or a seat may see: :func:`service.gofo.observer.record_view`."""
     return observer.record_view(doc, version, seat)
+
+
+def move_answer(doc: dict[str, Any], version: int, seat: int | None, caller: str | None) -> dict[str, Any]:
+    """The answer to a move or an enforced deadline: the view plus who acts next (and, for a
+    ``caller`` allowed to see them, that seat's legal actions) and the result of a hand the move
+    ended: :func:`service.gofo.observer.move_answer`."""
+    return observer.move_answer(doc, version, seat, caller)
 
 
 def ledger(doc: dict[str, Any], version: int) -> dict[str, Any]:

@@ -1,0 +1,91 @@
+"""Gofo over HTTP: the API gaps a real table hits (issue 11 item 3).
+
+A. a move's answer says who acts next (and, to whoever may see them, that seat's legal actions) and
+   the result of a hand the move ended.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from support.gofo_http import GofoTable
+from support.gops_http import FlaskHttp
+
+
+@pytest.fixture
+def http(client):
+    return FlaskHttp(client)
+
+
+def test_the_answer_names_the_next_seat_and_its_own_legal_actions(http):
+    t = GofoTable.create(http, {"seats": 3})
+    mano = t.hand()["mano"]
+    a = (mano + 1) % 3
+    status, data = t.move(mano, "open", amount=1)
+    assert status == 200
+    assert data["next"]["seat"] == a == data["hand"]["to_act"]
+    assert data["next"]["legal_actions"] is None  # dealt table: mano never sees another seat's actions
+    assert data["hand_result"] is None
+    status, data = t.move(a, "look")  # out of turn for nobody: a is next, its own token sees its actions
+    assert status == 200 and data["next"]["seat"] == a
+    assert data["next"]["legal_actions"] == t.seat_view(a)["hand"]["legal_actions"]
+
+
+def test_the_host_of_a_dealt_table_never_sees_a_seats_legal_actions(http, monkeypatch):
+    import service.api.common as common
+
+    clock = [3_000_000.0]
+    monkeypatch.setattr(common, "now", lambda: clock[0])
+    t = GofoTable.create(http, {"seats": 3, "turn_seconds": 60})
+    clock[0] += 61
+    status, data = http.post(f"{t.base}/deadline", {}, t.host_token)
+    assert status == 200 and data["next"]["seat"] == data["hand"]["to_act"]
+    assert data["next"]["legal_actions"] is None and data["hand_result"] is None
+    nxt = data["next"]["seat"]
+    clock[0] += 61
+    status, data = http.post(f"{t.base}/deadline", {}, t.seat_tokens[data["hand"]["to_act"]])
+    assert status == 200 and data["next"]["legal_actions"] is None  # nxt was moved; another seat is next
+    assert data["next"]["seat"] != nxt
+
+
+def test_at_a_tabletop_table_the_host_sees_the_next_seats_legal_actions(http):
+    t = GofoTable.create(http, {"seats": 3, "mode": "tabletop"})
+    mano = t.hand()["mano"]
+    status, data = t.move(mano, "open", token=t.host_token, amount=1)
+    assert status == 200
+    nxt = data["next"]["seat"]
+    assert nxt == (mano + 1) % 3
+    assert data["next"]["legal_actions"] == t.seat_view(nxt)["hand"]["legal_actions"]
+    assert {a["type"] for a in data["next"]["legal_actions"]} >= {"enter", "decline"}
+    status, data = t.move(nxt, "decline")  # a seat's own token, another seat next: not shown
+    assert status == 200 and data["next"]["legal_actions"] is None
+
+
+def test_the_move_that_ends_a_hand_carries_its_result(http):
+    t = GofoTable.create(http, {"seats": 3})
+    mano = t.hand()["mano"]
+    t.play("open", amount=1)
+    data = t.play("decline")
+    assert data["hand_result"] is None
+    data = t.play("decline")  # everyone declined: mano takes the opening back, hand 2 begins
+    assert data["table"]["hand_number"] == 2
+    assert data["hand_result"] == data["table"]["last_result"]
+    assert data["hand_result"]["hand"] == 1 and data["hand_result"]["mano"] == mano
+    assert data["next"]["seat"] == data["hand"]["to_act"]
+    nxt = data["next"]["seat"]
+    status, again = t.move(nxt, "open", amount=1)
+    assert status == 200 and again["hand_result"] is None  # only the move that ended it carries it
+
+
+def test_a_retried_move_gets_the_same_answer(http, client):
+    t = GofoTable.create(http, {"seats": 3})
+    mano = t.hand()["mano"]
+    t.play("open", amount=1)
+    t.play("decline")
+    seat = t.to_act()
+    headers = {"Authorization": f"Bearer {t.seat_tokens[seat]}", "Idempotency-Key": "retry-5d0c7f3e-gofo"}
+    first = client.post(f"{t.base}/seats/{seat}/decline", json={}, headers=headers)
+    second = client.post(f"{t.base}/seats/{seat}/decline", json={}, headers=headers)
+    assert first.status_code == second.status_code == 200
+    assert first.get_json() == second.get_json()
+    assert first.get_json()["hand_result"]["mano"] == mano
