@@ -89,3 +89,56 @@ def test_a_retried_move_gets_the_same_answer(http, client):
     assert first.status_code == second.status_code == 200
     assert first.get_json() == second.get_json()
     assert first.get_json()["hand_result"]["mano"] == mano
+
+
+# ---------------------------------------------------------------- B. the real first-dealer draw
+
+
+def _finish_a_hand_by_declines(t):
+    t.play("open", amount=1)
+    while t.public()["table"]["hand_number"] == 1:
+        t.play("decline")
+
+
+def test_a_tabletop_table_reports_the_dealer_its_draw_chose(http):
+    from service import verify
+
+    t = GofoTable.create(http, {"seats": 4, "mode": "tabletop", "first_dealer": 2})
+    view = t.public()
+    assert view["table"]["dealer"] == 2 and view["table"]["hand_number"] == 1
+    assert view["hand"]["dealer"] == 2 and view["hand"]["mano"] == 3 and view["hand"]["to_act"] == 3
+    assert view["table"]["draws"] == [] and view["table"]["draw_commitments"] == []
+    assert view["table"]["options"]["first_dealer"] == 2
+    _finish_a_hand_by_declines(t)
+    assert t.public()["table"]["dealer"] == 3  # the deal passes on as usual
+    transcript = http.get(f"{t.base}/transcript")[1]
+    create = transcript["entries"][0]
+    assert create["action"]["options"]["first_dealer"] == 2 and create["by"] == "host"
+    assert not [e for e in transcript["entries"] if e["action"]["type"] == "dealer_draw"]
+    report = verify.verify(transcript)
+    assert report.ok, report.problems
+    tampered = dict(transcript, options=dict(transcript["options"], first_dealer=1))
+    tampered["entries"] = [dict(create, action=dict(create["action"], options=tampered["options"]))] + transcript["entries"][1:]
+    assert not verify.verify(tampered).ok  # another dealer does not replay
+
+
+def test_without_first_dealer_the_referee_still_draws(http):
+    t = GofoTable.create(http, {"seats": 3, "mode": "tabletop"})
+    assert "first_dealer" not in t.public()["table"]["options"]
+    assert t.public()["table"]["draws"]
+
+
+@pytest.mark.parametrize("body,code", [
+    ({"seats": 3, "first_dealer": 1}, "first_dealer_not_tabletop"),
+    ({"seats": 3, "mode": "tabletop", "first_dealer": 3}, "bad_first_dealer"),
+    ({"seats": 3, "mode": "tabletop", "first_dealer": -1}, "bad_first_dealer"),
+    ({"seats": 3, "mode": "tabletop", "first_dealer": "1"}, "invalid_request"),
+    ({"seats": 3, "mode": "tabletop", "first_dealer": True}, "invalid_request"),
+])
+def test_a_bad_first_dealer_is_refused_and_creates_nothing(client, redis_client, body, code):
+    before = set(redis_client.keys("*gofo*"))
+    response = client.post("/v1/gofo/tables", json=body)
+    assert response.status_code == 422, response.get_json()
+    assert response.headers["Content-Type"].startswith("application/problem+json")
+    assert response.get_json()["code"] == code
+    assert {k for k in redis_client.keys("*gofo*") if ":table:" in k or k.endswith(":doc")} <= before

@@ -54,6 +54,10 @@ class CreateGofoTableSchema(ma.Schema):
     initial_front = fields.Integer(strict=True, allow_none=True, validate=validate.Range(min=1, max=1_000_000), **_doc("Chips put al frente before the first hand (default 3× the refill)."))
     inauguration_front = fields.Integer(strict=True, allow_none=True, validate=validate.Range(min=1, max=1_000_000), **_doc("Front of a new caja's first hand (default: initial_front)."))
     mode = fields.String(load_default="dealt", validate=validate.OneOf(MODES), **_doc("dealt: the referee shuffles and deals; tabletop: real cards on a real table."))
+    first_dealer = fields.Integer(strict=True, allow_none=True, **_doc(
+        "Tabletop only: the seat that won the first-dealer draw made by hand at the real table (highest card "
+        "deals, ties draw again). The referee then draws nothing and the first hand begins with this dealer; "
+        "it is recorded in the create entry's options. None (default): the referee draws."))
     turn_seconds = fields.Integer(strict=True, allow_none=True, validate=validate.Range(min=5, max=86400), **_doc(
         "Seconds a seat has to move once it is its turn; after that anyone at the table may enforce the "
         "deadline and the seat makes the move a silent player makes (no ver, pass, voy, decline, stand pat; "
@@ -100,6 +104,7 @@ class TableOptionsSchema(ma.Schema):
     initial_front = fields.Integer(required=True)
     inauguration_front = fields.Integer(required=True)
     mode = fields.String(required=True)
+    first_dealer = fields.Integer(**_doc("Tabletop: the first dealer reported from the real table's draw (absent: the referee drew)."))
 
 
 class LedgerSeatSchema(ma.Schema):

@@ -89,7 +89,10 @@ HAND_SIZE = 5
 @dataclass(frozen=True)
 class TableOptions:
     """Agreed before play. ``initial_front`` defaults to 3× the refill (the customary 2–3×);
-    ``inauguration_front`` (the front of a new caja's first hand) defaults to ``initial_front``."""
+    ``inauguration_front`` (the front of a new caja's first hand) defaults to ``initial_front``.
+    ``first_dealer`` (tabletop only): the seat that won the first-dealer draw made by hand at the real
+    table; the referee then draws nothing and the first hand begins at once (written out only when set,
+    so the options of a table created without it read as before)."""
 
     seats: int = 5
     caja: int = 100
@@ -97,6 +100,7 @@ class TableOptions:
     initial_front: int | None = None
     inauguration_front: int | None = None
     mode: Mode = DEALT
+    first_dealer: int | None = None
 
     @classmethod
     def from_dict(cls, data: dict[str, Any] | None) -> "TableOptions":
@@ -114,19 +118,27 @@ class TableOptions:
         refill = opts.refill
         front = opts.initial_front if opts.initial_front is not None else 3 * refill
         inaug = opts.inauguration_front if opts.inauguration_front is not None else front
-        opts = cls(opts.seats, opts.caja, refill, front, inaug, Mode(opts.mode))
+        opts = cls(opts.seats, opts.caja, refill, front, inaug, Mode(opts.mode), opts.first_dealer)
         if not 2 <= opts.seats <= 6:
             raise InvalidOptions("Gofo is played by 2 to 6 players", code="bad_seat_count")
         if refill < 1 or front < 1 or inaug < 1:
             raise InvalidOptions("refill and fronts are at least 1 chip", code="bad_option")
         if max(front, inaug, refill) > opts.caja:
             raise InvalidOptions("fronts and refill must fit in a caja", code="bad_option")
+        if opts.first_dealer is not None:
+            if opts.mode is not Mode.TABLETOP:
+                raise InvalidOptions("only a tabletop table reports its first dealer (at a dealt table the "
+                                     "referee draws)", code="first_dealer_not_tabletop")
+            if not 0 <= opts.first_dealer < opts.seats:
+                raise InvalidOptions(f"first_dealer is a seat of this table, 0–{opts.seats - 1}",
+                                     code="bad_first_dealer")
         return opts
 
     def to_dict(self) -> dict[str, Any]:
         return {"seats": self.seats, "caja": self.caja, "refill": self.refill,
                 "initial_front": self.initial_front, "inauguration_front": self.inauguration_front,
-                "mode": Mode(self.mode).value}
+                "mode": Mode(self.mode).value,
+                **({"first_dealer": self.first_dealer} if self.first_dealer is not None else {})}
 
 
 _OPTION_NAMES = frozenset(f.name for f in fields(TableOptions))

@@ -58,13 +58,18 @@ class Table:
 
     @classmethod
     def new(cls, options: TableOptions | dict[str, Any] | None = None) -> "Table":
-        """A table whose first dealer is still to be drawn."""
+        """A table whose first dealer is still to be drawn, or (``first_dealer`` reported) whose
+        first hand has begun."""
         opts = options if isinstance(options, TableOptions) else TableOptions.from_dict(options)
         assert opts.initial_front is not None
         n = opts.seats
-        return cls(options=opts, fronts=[opts.initial_front] * n,
-                   behinds=[opts.caja - opts.initial_front] * n, cajas=[1] * n,
-                   draw_seats=list(range(n)))
+        table = cls(options=opts, fronts=[opts.initial_front] * n,
+                    behinds=[opts.caja - opts.initial_front] * n, cajas=[1] * n,
+                    draw_seats=list(range(n)))
+        if opts.first_dealer is not None:  # a tabletop table drew its first dealer by hand: reported
+            table.dealer, table.draw_seats = opts.first_dealer, []
+            table._start_hand([])
+        return table
 
     # --- serialisation ------------------------------------------------------------------------
 
