@@ -210,6 +210,7 @@ class RateLimiter:
             retry_after=exceeded.reset,
         )
         response.headers["Retry-After"] = str(exceeded.reset)
+        response.headers["Cache-Control"] = "no-store"  # a refusal is for this client, now
         g.referee_rate_limit = exceeded
         if raise_refusal:
             raise Refused(response)
@@ -228,7 +229,7 @@ class RateLimiter:
         if not limits:
             return None
         client = client_id(request.remote_addr)
-        if self.defer and request.view_args:  # a game's or table's route: its first read sends the hit
+        if self.defer and _names_a_game(request.view_args):  # its first read of the game sends the hit
             g.referee_rate_deferred = _Deferred(self, client, limits)
             return None
         try:
@@ -276,10 +277,24 @@ def client_id(remote_addr: str | None) -> str:
     return str(address)
 
 
+def _names_a_game(view_args: dict | None) -> bool:
+    """A route of one game or table (``game_id``/``table_id``): the view reads it from the store, so
+    the hit can ride in that read.  Other routes with parameters (docs and /play assets) never read
+    the store: they are counted before they run, so a refused one is never served."""
+    return bool(view_args) and ("game_id" in view_args or "table_id" in view_args)
+
+
+# What a refused response must not keep of the one it replaces: validators, redirects, replays, and
+# anything that would let a cache store the refusal (a year-long max-age on an asset).
+_DROPPED = ("ETag", "WWW-Authenticate", "Location", "Idempotent-Replayed", "Content-Encoding", "Cache-Control",
+            "Expires", "Last-Modified", "Content-Range", "Accept-Ranges", "Content-Disposition", "Vary")
+
+
 def _become(response: Response, refusal: Response) -> None:
     """Turn ``response`` into ``refusal`` in place (after-request hooks have already run on it)."""
-    for name in ("ETag", "WWW-Authenticate", "Location", "Idempotent-Replayed", "Content-Encoding"):
+    for name in _DROPPED:
         response.headers.pop(name, None)
+    response.headers["Cache-Control"] = "no-store"
     response.status_code = refusal.status_code
     response.set_data(refusal.get_data())
     response.headers["Content-Type"] = refusal.headers["Content-Type"]

@@ -357,3 +357,30 @@ def test_behind_a_tls_proxy_the_served_spec_names_https(make_app):
     direct = make_app(RATE_LIMIT_ENABLED=False).test_client()
     servers = direct.get("/openapi.json", headers=headers).get_json()["servers"]
     assert [s["url"] for s in servers] == ["http://referee.example"]
+
+
+def test_a_refused_asset_is_a_fresh_429_no_cache_may_keep(make_app):
+    """Docs and /play assets are served with a year-long max-age: over the limit, the answer is a 429
+    that says no-store and keeps none of the file's caching or range headers (a cache must not hand
+    one client's refusal to everyone for a year), and the file is not served first."""
+    client = make_app(RATE_LIMIT_PER_MINUTE=2).test_client()
+    asset = "/docs/assets/swagger-ui-dist@5.35.0/LICENSE"
+    for _ in range(2):
+        served = client.get(asset)
+        assert served.status_code == 200 and "immutable" in served.headers["Cache-Control"]
+    refused = client.get(asset, headers={"Range": "bytes=0-10"})
+    assert refused.status_code == 429 and refused.mimetype == "application/problem+json"
+    assert refused.headers["Cache-Control"] == "no-store"
+    for name in ("Expires", "Last-Modified", "Content-Range", "Accept-Ranges", "ETag"):
+        assert name not in refused.headers, name
+    assert refused.get_json()["code"] == "rate_limited"
+
+
+def test_a_move_refused_by_its_schema_and_the_limit_is_a_no_store_429(make_app):
+    client = make_app(RATE_LIMIT_PER_MINUTE=2).test_client()
+    created = client.post("/v1/gops/games", json={"profile": "classic"}).get_json()
+    token = created["seat_tokens"][0]
+    path = f"/v1/gops/games/{created['id']}/seats/0/commit"
+    assert client.post(path, json={"round": "x"}, headers={"Authorization": f"Bearer {token}"}).status_code == 422
+    refused = client.post(path, json={"round": "x"}, headers={"Authorization": f"Bearer {token}"})
+    assert refused.status_code == 429 and refused.headers["Cache-Control"] == "no-store"
