@@ -199,11 +199,18 @@ def test_a_move_answered_503_but_applied_replays_its_answer(rig):
     retry = send()
     assert retry.status_code == 200, retry.text
     assert retry.headers["Idempotent-Replayed"] == "true"
-    assert retry.json() == seat_view(base, table, seat)  # the move's own answer, at its version
+    assert_move_answer(retry.json(), seat_view(base, table, seat), after)  # the move's own answer, at its version
     assert retry.json()["version"] == after["version"]
     assert public(base, table)["version"] == after["version"]  # and it was not applied twice
     again = send()
     assert again.status_code == 200 and again.json() == retry.json()
+
+
+def assert_move_answer(answer: dict, view: dict, table: dict) -> None:
+    """A Gofo move's answer: the mover's view at the move's version, plus what happens next."""
+    assert {k: v for k, v in answer.items() if k not in ("next", "hand_result")} == view
+    assert answer["next"]["seat"] == table["hand"]["to_act"]
+    assert answer["hand_result"] is None  # a decline ends no hand here
 
 
 @pytest.mark.parametrize("applied", [True, False], ids=["saved-then-killed", "killed-before-save"])
@@ -231,7 +238,7 @@ def test_a_worker_killed_mid_move_leaves_the_key_usable_at_once(rig, applied):
     assert retry.status_code == 200, retry.text
     assert retry.headers["Idempotent-Replayed"] == ("true" if applied else "false")
     assert public(base, table)["version"] == before["version"] + 1  # applied exactly once
-    assert retry.json() == seat_view(base, table, seat)
+    assert_move_answer(retry.json(), seat_view(base, table, seat), public(base, table))
 
 
 def test_a_worker_killed_mid_create_frees_the_key_within_seconds(rig):
