@@ -95,6 +95,8 @@ class ErrorCode(StrEnum):
     BAD_SEAT_COUNT = 'bad_seat_count', (('422', ''),)
     BAD_FIRST_DEALER = 'bad_first_dealer', (('422', ''),)
     FIRST_DEALER_NOT_TABLETOP = 'first_dealer_not_tabletop', (('422', ''),)
+    BAD_RESUMED_LEDGER = 'bad_resumed_ledger', (('422', ''),)
+    CHIPS_NOT_CONSERVED = 'chips_not_conserved', (('422', ''),)
     WRONG_CARD_COUNT = 'wrong_card_count', (('422', ''),)
     NO_SUCH_RANK = 'no_such_rank', (('422', ''),)
     NO_SUCH_SEAT = 'no_such_seat', (('422', ''),)

@@ -142,3 +142,53 @@ def test_a_bad_first_dealer_is_refused_and_creates_nothing(client, redis_client,
     assert response.headers["Content-Type"].startswith("application/problem+json")
     assert response.get_json()["code"] == code
     assert {k for k in redis_client.keys("*gofo*") if ":table:" in k or k.endswith(":doc")} <= before
+
+
+# ---------------------------------------------------------------- D. resume a session begun on paper
+
+RESUMED = {"seats": 3, "caja": 100, "refill": 10, "fronts": [20, 145, 5], "behinds": [80, 0, 50],
+           "cajas": [1, 1, 1], "first_dealer": 1}
+
+
+@pytest.mark.parametrize("mode", ["dealt", "tabletop"])
+def test_a_session_begun_on_paper_resumes_with_its_ledger_and_dealer(http, mode):
+    from service import verify
+
+    t = GofoTable.create(http, dict(RESUMED, mode=mode))
+    view = t.public()
+    assert [s["front"] for s in view["table"]["seats"]] == [20, 145, 5]
+    assert [s["behind"] for s in view["table"]["seats"]] == [80, 0, 50]
+    assert [s["balance"] for s in view["table"]["seats"]] == [0, 45, -45]
+    assert view["table"]["dealer"] == 1 and view["hand"]["mano"] == 2 and view["table"]["draws"] == []
+    assert view["hand"]["stacks"] == [20, 145, 5]
+    data = t.play("open", amount=1)
+    assert data["next"]["seat"] == 0
+    while t.public()["table"]["hand_number"] == 1:
+        t.play("decline")
+    assert t.public()["table"]["dealer"] == 2
+    transcript = http.get(f"{t.base}/transcript")[1]
+    assert transcript["entries"][0]["action"]["options"]["fronts"] == [20, 145, 5]
+    report = verify.verify(transcript)
+    assert report.ok, report.problems
+
+
+@pytest.mark.parametrize("change,code", [
+    ({"fronts": [20, 145, 6]}, "chips_not_conserved"),
+    ({"cajas": [1, 1, 2]}, "chips_not_conserved"),
+    ({"fronts": [20, 145]}, "bad_resumed_ledger"),
+    ({"fronts": [0, 165, 5]}, "bad_resumed_ledger"),
+    ({"behinds": [100, -20, 50]}, "bad_resumed_ledger"),
+    ({"cajas": [0, 1, 2]}, "bad_resumed_ledger"),
+    ({"behinds": [100, 0, 30]}, "bad_resumed_ledger"),
+    ({"first_dealer": None}, "bad_resumed_ledger"),
+    ({"behinds": None}, "bad_resumed_ledger"),
+    ({"first_dealer": 3}, "bad_first_dealer"),
+    ({"fronts": [20, 145, "5"]}, "invalid_request"),
+    ({"fronts": 70}, "invalid_request"),
+])
+def test_a_bad_resumed_ledger_is_refused_and_creates_nothing(client, change, code):
+    body = {k: v for k, v in dict(RESUMED, **change).items() if v is not None}
+    response = client.post("/v1/gofo/tables", json=body)
+    assert response.status_code == 422, response.get_json()
+    assert response.headers["Content-Type"].startswith("application/problem+json")
+    assert response.get_json()["code"] == code

@@ -57,7 +57,15 @@ class CreateGofoTableSchema(ma.Schema):
     first_dealer = fields.Integer(strict=True, allow_none=True, **_doc(
         "Tabletop only: the seat that won the first-dealer draw made by hand at the real table (highest card "
         "deals, ties draw again). The referee then draws nothing and the first hand begins with this dealer; "
-        "it is recorded in the create entry's options. None (default): the referee draws."))
+        "it is recorded in the create entry's options. None (default): the referee draws. With fronts (a resumed "
+        "session) also at a dealt table: the seat that deals the next hand."))
+    fronts = fields.List(fields.Integer(strict=True), allow_none=True, **_doc(
+        "Resume a session begun on paper: each seat's front now (at least 1). Give behinds, cajas and first_dealer "
+        "(the next dealer) with it; fronts + behinds must equal cajas taken × caja (chips_not_conserved)."))
+    behinds = fields.List(fields.Integer(strict=True), allow_none=True, **_doc(
+        "Resume a session: each seat's chips behind now (0 up to below a caja)."))
+    cajas = fields.List(fields.Integer(strict=True), allow_none=True, **_doc(
+        "Resume a session: the cajas each seat has taken so far, the first included (at least 1)."))
     turn_seconds = fields.Integer(strict=True, allow_none=True, validate=validate.Range(min=5, max=86400), **_doc(
         "Seconds a seat has to move once it is its turn; after that anyone at the table may enforce the "
         "deadline and the seat makes the move a silent player makes (no ver, pass, voy, decline, stand pat; "
@@ -104,7 +112,10 @@ class TableOptionsSchema(ma.Schema):
     initial_front = fields.Integer(required=True)
     inauguration_front = fields.Integer(required=True)
     mode = fields.String(required=True)
-    first_dealer = fields.Integer(**_doc("Tabletop: the first dealer reported from the real table's draw (absent: the referee drew)."))
+    first_dealer = fields.Integer(**_doc("Tabletop: the first dealer reported from the real table's draw; a resumed session: the dealer of its first hand here (absent: the referee drew)."))
+    fronts = fields.List(fields.Integer(), **_doc("A resumed session: each seat's front when it was resumed (absent: initial_front each)."))
+    behinds = fields.List(fields.Integer(), **_doc("A resumed session: each seat's chips behind when it was resumed."))
+    cajas = fields.List(fields.Integer(), **_doc("A resumed session: the cajas each seat had taken when it was resumed."))
 
 
 class LedgerSeatSchema(ma.Schema):

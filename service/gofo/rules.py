@@ -101,6 +101,9 @@ class TableOptions:
     inauguration_front: int | None = None
     mode: Mode = DEALT
     first_dealer: int | None = None
+    fronts: tuple[int, ...] | None = None
+    behinds: tuple[int, ...] | None = None
+    cajas: tuple[int, ...] | None = None
 
     @classmethod
     def from_dict(cls, data: dict[str, Any] | None) -> "TableOptions":
@@ -109,7 +112,11 @@ class TableOptions:
         if unknown:
             raise InvalidOptions(f"unknown options: {sorted(unknown)}", code="unknown_option")
         for name, value in data.items():
-            if name == "mode":
+            if name in _LEDGER_NAMES:
+                if value is not None and (not isinstance(value, (list, tuple))
+                                          or not all(isinstance(v, int) and not isinstance(v, bool) for v in value)):
+                    raise InvalidOptions(f"{name} must be a list of integers, one per seat", code="bad_option")
+            elif name == "mode":
                 if value not in MODES:
                     raise InvalidOptions(f"mode is one of {[str(m) for m in MODES]}", code="bad_mode")
             elif value is not None and (not isinstance(value, int) or isinstance(value, bool)):
@@ -118,27 +125,63 @@ class TableOptions:
         refill = opts.refill
         front = opts.initial_front if opts.initial_front is not None else 3 * refill
         inaug = opts.inauguration_front if opts.inauguration_front is not None else front
-        opts = cls(opts.seats, opts.caja, refill, front, inaug, Mode(opts.mode), opts.first_dealer)
+        ledger = {name: tuple(data[name]) if data.get(name) is not None else None for name in _LEDGER_NAMES}
+        opts = cls(opts.seats, opts.caja, refill, front, inaug, Mode(opts.mode), opts.first_dealer, **ledger)
         if not 2 <= opts.seats <= 6:
             raise InvalidOptions("Gofo is played by 2 to 6 players", code="bad_seat_count")
         if refill < 1 or front < 1 or inaug < 1:
             raise InvalidOptions("refill and fronts are at least 1 chip", code="bad_option")
         if max(front, inaug, refill) > opts.caja:
             raise InvalidOptions("fronts and refill must fit in a caja", code="bad_option")
+        opts._check_resumed()
         if opts.first_dealer is not None:
-            if opts.mode is not Mode.TABLETOP:
+            if opts.mode is not Mode.TABLETOP and opts.fronts is None:
                 raise InvalidOptions("only a tabletop table reports its first dealer (at a dealt table the "
-                                     "referee draws)", code="first_dealer_not_tabletop")
+                                     "referee draws, unless it resumes a session: with fronts)",
+                                     code="first_dealer_not_tabletop")
             if not 0 <= opts.first_dealer < opts.seats:
                 raise InvalidOptions(f"first_dealer is a seat of this table, 0–{opts.seats - 1}",
                                      code="bad_first_dealer")
         return opts
 
+    @property
+    def resumed(self) -> bool:
+        """The table resumes a session begun elsewhere (on paper): per-seat starting ledger."""
+        return self.fronts is not None
+
+    def _check_resumed(self) -> None:
+        """A resumed session's ledger: all three lists, one entry per seat, every front at least 1 (an
+        empty front is refilled between hands, so none starts a hand), nothing negative, at least one
+        caja each, no behind a whole caja or more, and every chip accounted for: fronts + behinds = cajas taken × caja."""
+        given = [name for name in _LEDGER_NAMES if getattr(self, name) is not None]
+        if not given:
+            return
+        if len(given) != len(_LEDGER_NAMES):
+            raise InvalidOptions("a resumed session gives fronts, behinds and cajas together",
+                                 code="bad_resumed_ledger")
+        fronts, behinds, cajas = self.fronts, self.behinds, self.cajas
+        assert fronts is not None and behinds is not None and cajas is not None
+        if not len(fronts) == len(behinds) == len(cajas) == self.seats:
+            raise InvalidOptions(f"fronts, behinds and cajas have one entry per seat ({self.seats})",
+                                 code="bad_resumed_ledger")
+        if min(fronts) < 1 or min(behinds) < 0 or max(behinds) >= self.caja or min(cajas) < 1:
+            raise InvalidOptions("every front is at least 1, every behind 0 up to below a caja (its first front "
+                                 "came out of it), cajas at least 1", code="bad_resumed_ledger")
+        if self.first_dealer is None:
+            raise InvalidOptions("a resumed session names its next dealer (first_dealer)",
+                                 code="bad_resumed_ledger")
+        chips, owed = sum(fronts) + sum(behinds), sum(cajas) * self.caja
+        if chips != owed:
+            raise InvalidOptions(f"the ledger holds {chips} chips but {sum(cajas)} cajas of {self.caja} make {owed}"
+                                 " (chips are not conserved)", code="chips_not_conserved")
+
     def to_dict(self) -> dict[str, Any]:
         return {"seats": self.seats, "caja": self.caja, "refill": self.refill,
                 "initial_front": self.initial_front, "inauguration_front": self.inauguration_front,
                 "mode": Mode(self.mode).value,
-                **({"first_dealer": self.first_dealer} if self.first_dealer is not None else {})}
+                **({"first_dealer": self.first_dealer} if self.first_dealer is not None else {}),
+                **{name: list(getattr(self, name)) for name in _LEDGER_NAMES if getattr(self, name) is not None}}
 
 
 _OPTION_NAMES = frozenset(f.name for f in fields(TableOptions))
+_LEDGER_NAMES = ("fronts", "behinds", "cajas")

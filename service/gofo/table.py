@@ -66,6 +66,9 @@ class Table:
         table = cls(options=opts, fronts=[opts.initial_front] * n,
                     behinds=[opts.caja - opts.initial_front] * n, cajas=[1] * n,
                     draw_seats=list(range(n)))
+        if opts.resumed:  # a session begun on paper: its ledger as it stands
+            assert opts.fronts is not None and opts.behinds is not None and opts.cajas is not None
+            table.fronts, table.behinds, table.cajas = list(opts.fronts), list(opts.behinds), list(opts.cajas)
         if opts.first_dealer is not None:  # a tabletop table drew its first dealer by hand: reported
             table.dealer, table.draw_seats = opts.first_dealer, []
             table._start_hand([])

@@ -539,7 +539,7 @@ def verify_gofo(transcript: dict[str, Any], deck_commitments: dict[int, str] | N
 
     # ---- replay every finished hand
     table = Table.new(parsed_options)
-    total_chips = seats * parsed_options.caja
+    total_chips = sum(table.cajas) * parsed_options.caja  # a resumed session starts with its own ledger
     replayed_results: list[dict[str, Any]] = []
     tally = {"derived": 0, "closed": 0}  # reshuffles recomputed from their revealed key / kept closed
     reshuffle_count: dict[int, int] = {}
