@@ -2,6 +2,8 @@
 
 A. a move's answer says who acts next (and, to whoever may see them, that seat's legal actions) and
    the result of a hand the move ended.
+B. a tabletop table reports the first dealer its real draw chose (``first_dealer``).
+D. a table resumes a session begun on paper (per-seat ``fronts``, ``behinds``, ``cajas``, the next dealer).
 """
 
 from __future__ import annotations
