@@ -330,6 +330,7 @@ def test_python_client_plays_a_gofo_hand(python_sdk, live_server):
         GofoHandPhase,
         GofoLegalAction,
         GofoLegalActionType,
+        GofoMoveAnswer,
         GofoSeatView,
         GofoTable,
         GofoTranscript,
@@ -401,7 +402,7 @@ def test_python_client_plays_a_gofo_hand(python_sdk, live_server):
             out[key] = action
         return out
 
-    def play(kind: GofoLegalActionType, body=None) -> GofoSeatView:
+    def play(kind: GofoLegalActionType, body=None) -> GofoMoveAnswer:
         """The seat to act makes this move, which its legal_actions offer (amounts in range)."""
         seat = to_act()
         allowed = legal(seat)
@@ -417,8 +418,9 @@ def test_python_client_plays_a_gofo_hand(python_sdk, live_server):
             assert action.min_ <= len(body.cards) <= action.max_ and set(body.cards) <= set(action.cards), (seat, body, action)
         r = moves[kind].sync_detailed(table_id, seat, client=seats[seat], body=body if body is not None else NoBody())
         assert r.status_code == 200, (seat, kind, r.status_code, r.content)
-        view = r.parsed
-        assert isinstance(view, GofoSeatView) and view.hand.seat == seat
+        view = r.parsed  # the mover's view, plus who acts next and the result of a hand it ended
+        assert isinstance(view, GofoMoveAnswer) and view.hand.seat == seat
+        assert view.next_.seat == (view.hand.to_act if view.hand.phase != GofoHandPhase.OVER else view.next_.seat)
         roundtrips(view, r)
         return view
 
