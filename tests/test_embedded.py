@@ -302,6 +302,10 @@ def test_service_run_restarts_a_killed_embedded_valkey(tmp_path):
         assert status == 200, output()
         assert r.json()["id"] == game["id"]  # the same data: the game survived the crash
         assert redis.Redis(port=valkey_port).info("server")["process_id"] != pid
+        # The supervisor says so once start() has returned; the API may reach the new server first.
+        deadline = time.monotonic() + 15
+        while "embedded Valkey restarted" not in output() and time.monotonic() < deadline:
+            time.sleep(0.1)
         assert "embedded Valkey restarted" in output()
         assert requests.get(f"{base}/readyz", timeout=5).status_code == 200
 
