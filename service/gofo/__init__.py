@@ -24,6 +24,7 @@ from .actions import (
     Decline,
     Discard,
     Enter,
+    Inaugurate,
     LegalAction,
     Look,
     Muck,
@@ -52,7 +53,7 @@ from .value import hand_value
 
 __all__ = [
     "ACTION_TYPES", "DECK", "Corta", "DealerDraw", "Declare", "Decline", "Discard", "Enter",
-    "HandState", "LegalAction", "Look", "Muck", "NoVer", "Open", "Pass", "Raise", "Refiche", "Reshuffle",
+    "HandState", "Inaugurate", "LegalAction", "Look", "Muck", "NoVer", "Open", "Pass", "Raise", "Refiche", "Reshuffle",
     "Show", "Shuffle", "Table", "TableOptions", "Ver", "Voy", "action_from_dict", "action_to_dict",
     "card_value", "chance_action", "hand_value", "new_deck_order", "parse_card", "record", "replay",
     "side_pots", "view",

@@ -1,4 +1,5 @@
-"""Every Gofo action — a hand's and the table's ``dealer_draw`` — and their one :data:`CODEC`.
+"""Every Gofo action — a hand's and the table's ``dealer_draw`` and ``inaugurate`` — and their one
+:data:`CODEC`.
 
 Each is a frozen :class:`service.game.Action`: ``TYPE`` is its JSON ``"type"``, ``CHANCE`` marks what
 the referee supplies (the first-dealer draw, a deck order, the order of a reshuffled pile).
@@ -170,15 +171,25 @@ class Muck(Action):
     TYPE: ClassVar[str] = "muck"
 
 
+@dataclass(frozen=True)
+class Inaugurate(Action):
+    """Between hands, at a table with ``inauguration: chosen``: a seat that took a new caja puts
+    ``front`` chips of it in front for the new caja's first hand (inauguración de caja: 2× or 3×
+    the refill, each capped at the caja; ``LegalAction.fronts`` lists them)."""
+
+    front: int
+    TYPE: ClassVar[str] = "inaugurate"
+
+
 HAND_ACTIONS: tuple[type[Action], ...] = (
     Shuffle, Reshuffle, Open, Look, Enter, Decline, Raise, Refiche, Pass, Ver, NoVer, Voy, Corta,
     Discard, Show, Declare, Muck,
 )
-#: A hand's action types by their ``type`` (the table adds ``dealer_draw``: :data:`CODEC`).
+#: A hand's action types by their ``type`` (the table adds ``dealer_draw`` and ``inaugurate``: :data:`CODEC`).
 ACTION_TYPES: dict[str, type[Action]] = {cls.TYPE: cls for cls in HAND_ACTIONS}
 
 #: Every Gofo action to and from JSON (``service.game.ActionCodec``).
-CODEC = ActionCodec([*HAND_ACTIONS, DealerDraw])
+CODEC = ActionCodec([*HAND_ACTIONS, DealerDraw, Inaugurate])
 
 
 def action_to_dict(action: Action) -> dict[str, Any]:
@@ -203,7 +214,7 @@ class LegalAction:
 
     ``min``/``max``: the amount range (open, raise, corta, refiche, declare) or the number of
     cards (discard). ``blind`` distinguishes the two ways to enter. ``cards``: the cards one may
-    discard (dealt mode).
+    discard (dealt mode). ``fronts``: the fronts a new caja may be inaugurated with (``inaugurate``).
     """
 
     type: str
@@ -211,6 +222,7 @@ class LegalAction:
     max: int | None = None
     blind: bool | None = None
     cards: tuple[str, ...] | None = None
+    fronts: tuple[int, ...] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"type": self.type}
@@ -222,4 +234,6 @@ class LegalAction:
             out["blind"] = self.blind
         if self.cards is not None:
             out["cards"] = list(self.cards)
+        if self.fronts is not None:
+            out["fronts"] = list(self.fronts)
         return out

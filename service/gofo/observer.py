@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import Any, Iterable
 
 from . import clock
+from .cards import sort_cards
 from .chance import hand_id
 from .rules import HAND_SIZE, Mode, Status
 from .value import hand_value
@@ -31,6 +32,14 @@ def visible_cards(hand: Any, seat: int) -> list[str]:
         return []
     cards = hand.hands[seat]
     return list(cards) if hand.looked[seat] else list(cards[2:])
+
+
+def known_out(hand: Any) -> list[str]:
+    """Tabletop: the cards thrown face up in this hand that are known to be out of play — in the pile
+    since the last reported reshuffle (a reshuffle puts the pile back into the stock, so the cards
+    thrown before it may be drawn again) or kept face up to a player's right.  Exactly the cards the
+    referee refuses as ``duplicate_card`` in a face-up discard or at the canto."""
+    return sort_cards(set(hand.known_pile) | {c for k in hand.kept for c in k})
 
 
 def hand_view(hand: Any, seat: int | None = None) -> dict[str, Any]:
@@ -56,6 +65,8 @@ def hand_view(hand: Any, seat: int | None = None) -> dict[str, Any]:
         public["card_counts"] = [len(h) for h in hand.hands]
         public["stock_count"] = len(hand.stock)
         public["pile_count"] = len(hand.pile)
+    else:
+        public["known_out"] = known_out(hand)
     if hand.canto is not None:
         canto = hand.canto.to_dict()
         public["canto"] = {"stage": canto["stage"], "declared": canto["declared"], "cards": canto["cards"]}
@@ -73,19 +84,22 @@ def table_view(table: Any, seat: int | None = None) -> dict[str, Any]:
     """Everything ``seat`` may see of a :class:`service.gofo.table.Table` (``None``: the public view).
 
     ``{"table": {options, dealer, hand_number, seats: [{front, behind, cajas, balance}],
-    draws, last_result}, "hand": hand_view(seat) | None}``
+    draws, last_result}, "hand": hand_view(seat) | None}``; a table with ``inauguration: chosen`` adds
+    ``inaugurations_pending`` (the seats still to choose the front of a new caja; ``hand`` is ``None``
+    until the last has chosen) and ``inauguration_fronts`` (the fronts they may choose).
     """
     seats = [{"seat": s, "front": table.fronts[s], "behind": table.behinds[s],
               "cajas": table.cajas[s], "balance": table.balance(s)} for s in range(table.n)]
-    return {
-        "table": {
-            "options": table.options.to_dict(), "dealer": table.dealer,
-            "hand_number": table.hand_number, "seats": seats,
-            "draws": _copy(table.draws), "draw_seats": list(table.draw_seats),
-            "last_result": _copy(table.last_result),
-        },
-        "hand": hand_view(table.hand, seat) if table.hand is not None else None,
+    info = {
+        "options": table.options.to_dict(), "dealer": table.dealer,
+        "hand_number": table.hand_number, "seats": seats,
+        "draws": _copy(table.draws), "draw_seats": list(table.draw_seats),
+        "last_result": _copy(table.last_result),
     }
+    if table.options.chosen_inauguration:  # only there, so other tables' views read as before
+        info["inaugurations_pending"] = list(table.inaugurations_pending)
+        info["inauguration_fronts"] = table.options.inauguration_fronts()
+    return {"table": info, "hand": hand_view(table.hand, seat) if table.hand is not None else None}
 
 
 def _copy(value: Any) -> Any:
@@ -211,6 +225,8 @@ def record_view(doc: dict[str, Any], version: int, seat: int | None = None) -> d
         data["hand"]["hand_id"] = hand_id(doc["id"], table.hand_number)
         data["hand"]["deck_commitment"] = current["commitment"] if current else None
         data["hand"]["turn_deadline_at"] = clock.turn_deadline(doc)
+    if table.options.chosen_inauguration:  # the clock of the seat to inaugurate (no hand to carry it)
+        data["table"]["inauguration_deadline_at"] = clock.turn_deadline(doc) if table.inaugurations_pending else None
     data["table"]["last_deal"] = published(doc, table.hand_number - 1)
     data["table"]["draw_commitments"] = [{"round": d["round"], "seats": d["seats"], "commitment": d["commitment"]}
                                          for d in doc.get("draws", [])]

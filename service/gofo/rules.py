@@ -81,6 +81,10 @@ class Resolution(StrEnum):
     UNCONTESTED = "uncontested"
 
 
+INAUGURATION_FIXED = "fixed"    # a new caja's first front is the table's inauguration_front
+INAUGURATION_CHOSEN = "chosen"  # the seat chooses it (2× or 3× the refill) before the next hand
+INAUGURATIONS = (INAUGURATION_FIXED, INAUGURATION_CHOSEN)
+
 MAX_PLAYERS_IN_HAND = 5
 SPEAKING_ROUNDS = 4
 HAND_SIZE = 5
@@ -92,7 +96,11 @@ class TableOptions:
     ``inauguration_front`` (the front of a new caja's first hand) defaults to ``initial_front``.
     ``first_dealer`` (tabletop only): the seat that won the first-dealer draw made by hand at the real
     table; the referee then draws nothing and the first hand begins at once (written out only when set,
-    so the options of a table created without it read as before)."""
+    so the options of a table created without it read as before).
+    ``inauguration``: ``fixed`` (default) — a new caja's first front is ``inauguration_front``; ``chosen``
+    — each seat that took a new caja chooses it between hands, among :meth:`inauguration_fronts`
+    (the ``inaugurate`` action), and the next hand begins once every such seat has chosen (written out
+    only when ``chosen``, so the options of a table created without it read as before)."""
 
     seats: int = 5
     caja: int = 100
@@ -104,6 +112,7 @@ class TableOptions:
     fronts: tuple[int, ...] | None = None
     behinds: tuple[int, ...] | None = None
     cajas: tuple[int, ...] | None = None
+    inauguration: str = INAUGURATION_FIXED
 
     @classmethod
     def from_dict(cls, data: dict[str, Any] | None) -> "TableOptions":
@@ -119,6 +128,9 @@ class TableOptions:
             elif name == "mode":
                 if value not in MODES:
                     raise InvalidOptions(f"mode is one of {[str(m) for m in MODES]}", code="bad_mode")
+            elif name == "inauguration":
+                if value not in INAUGURATIONS:
+                    raise InvalidOptions(f"inauguration is one of {list(INAUGURATIONS)}", code="bad_option")
             elif value is not None and (not isinstance(value, int) or isinstance(value, bool)):
                 raise InvalidOptions(f"{name} must be an integer", code="bad_option")
         opts = cls(**data)
@@ -126,7 +138,8 @@ class TableOptions:
         front = opts.initial_front if opts.initial_front is not None else 3 * refill
         inaug = opts.inauguration_front if opts.inauguration_front is not None else front
         ledger = {name: tuple(data[name]) if data.get(name) is not None else None for name in _LEDGER_NAMES}
-        opts = cls(opts.seats, opts.caja, refill, front, inaug, Mode(opts.mode), opts.first_dealer, **ledger)
+        opts = cls(opts.seats, opts.caja, refill, front, inaug, Mode(opts.mode), opts.first_dealer, **ledger,
+                   inauguration=str(opts.inauguration))
         if not 2 <= opts.seats <= 6:
             raise InvalidOptions("Gofo is played by 2 to 6 players", code="bad_seat_count")
         if refill < 1 or front < 1 or inaug < 1:
@@ -143,6 +156,22 @@ class TableOptions:
                 raise InvalidOptions(f"first_dealer is a seat of this table, 0–{opts.seats - 1}",
                                      code="bad_first_dealer")
         return opts
+
+    @property
+    def chosen_inauguration(self) -> bool:
+        """Whether a seat that takes a new caja chooses its first front (``inauguration: chosen``)."""
+        return self.inauguration == INAUGURATION_CHOSEN
+
+    def inauguration_fronts(self) -> list[int]:
+        """The fronts a new caja may be inaugurated with: 2× and 3× the refill, each capped at the caja,
+        without repeats, smallest first."""
+        return sorted({min(2 * self.refill, self.caja), min(3 * self.refill, self.caja)})
+
+    def default_inauguration_front(self) -> int:
+        """The front a silent seat inaugurates its new caja with: ``inauguration_front`` if it is allowed,
+        else the smallest allowed."""
+        allowed = self.inauguration_fronts()
+        return self.inauguration_front if self.inauguration_front in allowed else allowed[0]
 
     @property
     def resumed(self) -> bool:
@@ -180,6 +209,7 @@ class TableOptions:
                 "initial_front": self.initial_front, "inauguration_front": self.inauguration_front,
                 "mode": Mode(self.mode).value,
                 **({"first_dealer": self.first_dealer} if self.first_dealer is not None else {}),
+                **({"inauguration": self.inauguration} if self.chosen_inauguration else {}),
                 **{name: list(getattr(self, name)) for name in _LEDGER_NAMES if getattr(self, name) is not None}}
 
 

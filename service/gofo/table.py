@@ -24,7 +24,7 @@ from typing import Any, Iterable
 
 from service.errors import IllegalAction, InvalidAction, WrongPhase
 
-from .actions import CODEC, Action, DealerDraw, LegalAction, action_from_dict, record  # noqa: F401
+from .actions import CODEC, Action, DealerDraw, Inaugurate, LegalAction, action_from_dict, record  # noqa: F401
 from .cards import card_value, parse_cards
 from .chance import chance_action  # noqa: F401 - named here as before
 from .hand import HandState, _copy_record
@@ -43,6 +43,12 @@ class Table:
 
     Ledger per seat: ``fronts`` (chips al frente, the resto between hands), ``behinds`` (atrás),
     ``cajas`` (cajas taken so far, the first included).
+
+    ``inaugurations_pending`` (``inauguration: chosen`` only): the seats that took a new caja when the
+    last hand ended and have not chosen its first front yet, in seat order.  While any is pending the
+    next hand has not begun: ``hand_number`` already counts it, ``hand`` is ``None``, each pending seat
+    holds front 0 and the whole new caja behind, and the only move is ``inaugurate`` by a pending seat
+    (:meth:`to_act` is the first of them; the others may choose too).
     """
 
     options: TableOptions
@@ -55,6 +61,7 @@ class Table:
     hand_number: int = 0
     hand: HandState | None = None
     last_result: dict[str, Any] | None = None
+    inaugurations_pending: list[int] = field(default_factory=list)
 
     @classmethod
     def new(cls, options: TableOptions | dict[str, Any] | None = None) -> "Table":
@@ -84,6 +91,8 @@ class Table:
             "hand_number": self.hand_number,
             "hand": self.hand.to_dict() if self.hand is not None else None,
             "last_result": _copy_record(self.last_result),
+            # written only while seats choose, so a table that never waits stores what it did before
+            **({"inaugurations_pending": list(self.inaugurations_pending)} if self.inaugurations_pending else {}),
         }
 
     @classmethod
@@ -95,6 +104,7 @@ class Table:
             draw_seats=list(data["draw_seats"]), draws=_copy_record(data["draws"]),
             hand_number=data["hand_number"], hand=HandState.from_dict(hand) if hand is not None else None,
             last_result=_copy_record(data["last_result"]),
+            inaugurations_pending=list(data.get("inaugurations_pending", ())),
         )
 
     def copy(self) -> "Table":
@@ -108,7 +118,10 @@ class Table:
         return self.options.seats
 
     def to_act(self) -> int | None:
-        """The seat whose turn it is, or ``None`` (chance to move: see :meth:`chance_request`)."""
+        """The seat whose turn it is (between hands: the first seat still to inaugurate its new
+        caja), or ``None`` (chance to move: see :meth:`chance_request`)."""
+        if self.inaugurations_pending:
+            return self.inaugurations_pending[0]
         return self.hand.to_act() if self.hand is not None else None
 
     def chance_request(self) -> dict[str, Any] | None:
@@ -116,14 +129,23 @@ class Table:
         (``cards``), or ``None``."""
         if self.dealer is None:
             return {"kind": "dealer_draw", "seats": list(self.draw_seats)}
+        if self.inaugurations_pending:
+            return None
         assert self.hand is not None
         return self.hand.chance_request()
 
     def legal_actions(self, seat: int) -> list[LegalAction]:
+        if self.inaugurations_pending:
+            if seat in self.inaugurations_pending:
+                return [LegalAction("inaugurate", fronts=tuple(self.options.inauguration_fronts()))]
+            return []
         return self.hand.legal_actions(seat) if self.hand is not None else []
 
     def default_action(self, seat: int) -> Action | None:
-        """See :meth:`HandState.default_action`."""
+        """See :meth:`HandState.default_action`.  Between hands, the seat to inaugurate a new caja
+        puts in front ``inauguration_front`` if it is allowed, else the smallest allowed front."""
+        if self.inaugurations_pending:
+            return Inaugurate(self.options.default_inauguration_front()) if seat == self.to_act() else None
         return self.hand.default_action(seat) if self.hand is not None else None
 
     def balance(self, seat: int) -> int:
@@ -136,6 +158,8 @@ class Table:
         """Raise what :meth:`apply` would raise for this move; changes nothing."""
         if isinstance(action, DealerDraw):
             self._check_dealer_draw(seat, action)
+        elif isinstance(action, Inaugurate) or self.inaugurations_pending:
+            self._check_inaugurate(seat, action)
         elif self.hand is None:
             raise WrongPhase("the first dealer is not drawn yet", code="waiting_for_chance")
         else:
@@ -148,6 +172,11 @@ class Table:
         if isinstance(action, DealerDraw):
             self._check_dealer_draw(seat, action)
             self._dealer_draw(action, events)
+            return self, events
+        if isinstance(action, Inaugurate) or self.inaugurations_pending:
+            self._check_inaugurate(seat, action)
+            assert isinstance(action, Inaugurate) and seat is not None
+            self._inaugurate(seat, action, events)
             return self, events
         if self.hand is None:
             raise WrongPhase("the first dealer is not drawn yet", code="waiting_for_chance")
@@ -167,6 +196,34 @@ class Table:
         if len(parse_cards(action.cards)) != len(self.draw_seats):
             raise InvalidAction("one card per drawing seat", code="bad_draw")
 
+    def _check_inaugurate(self, seat: int | None, action: Action) -> None:
+        """An ``inaugurate`` (or, while seats choose, any other move): refused unless a seat still to
+        inaugurate its new caja chooses an allowed front."""
+        pending = self.inaugurations_pending
+        if not isinstance(action, Inaugurate):
+            if not isinstance(action, Action):
+                raise InvalidAction("not a Gofo action", code="malformed_action")
+            raise WrongPhase(f"the next hand begins once seat{'s' if len(pending) > 1 else ''} "
+                             f"{', '.join(map(str, pending))} inaugurate{'' if len(pending) > 1 else 's'} "
+                             "a new caja (inaugurate)", code="inauguration_pending")
+        if seat is None or isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < self.n:
+            raise InvalidAction(f"no seat {seat!r} at this table", code="bad_seat")
+        if seat not in pending:
+            raise IllegalAction(f"seat {seat} has no new caja to inaugurate now", code="no_inauguration_pending")
+        allowed = self.options.inauguration_fronts()
+        if action.front not in allowed:
+            raise InvalidAction(f"a new caja is inaugurated with {' or '.join(map(str, allowed))} chips in front "
+                                "(2× or 3× the refill, at most the caja)", code="bad_inauguration_front")
+
+    def _inaugurate(self, seat: int, action: Inaugurate, ev: Events) -> None:
+        """The seat puts its chosen front out of its new caja; the last to choose begins the hand."""
+        self.fronts[seat] = action.front
+        self.behinds[seat] = self.options.caja - action.front
+        self.inaugurations_pending = [s for s in self.inaugurations_pending if s != seat]
+        ev.append({"type": "inauguration", "seat": seat, "front": action.front})
+        if not self.inaugurations_pending:
+            self._start_hand(ev, counted=True)
+
     def _dealer_draw(self, action: DealerDraw, ev: Events) -> None:
         """The highest card deals; ties draw again among the tied seats."""
         cards = parse_cards(action.cards)
@@ -184,21 +241,25 @@ class Table:
         ev.append({"type": "dealer_chosen", "seat": self.dealer})
         self._start_hand(ev)
 
-    def _start_hand(self, ev: Events) -> None:
+    def _start_hand(self, ev: Events, counted: bool = False) -> None:
+        """Begin the next hand (``counted``: ``hand_number`` already counts it — seats inaugurated new cajas)."""
         assert self.dealer is not None
-        self.hand_number += 1
+        if not counted:
+            self.hand_number += 1
         self.hand = HandState.new(self.options.mode, self.dealer, list(self.fronts))
         ev.append({"type": "hand_started", "hand": self.hand_number, "dealer": self.dealer,
                    "mano": self.hand.mano, "fronts": list(self.fronts)})
 
     def _end_hand(self, ev: Events) -> None:
-        """Pay the fronts, refill between hands (a new caja when nothing is left), next dealer."""
+        """Pay the fronts, refill between hands (a new caja when nothing is left), next dealer; then the
+        next hand begins, unless seats choose how to inaugurate their new cajas first."""
         hand = self.hand
         assert hand is not None and hand.result is not None and self.dealer is not None
         payouts = hand.result["payouts"]
         for s in range(self.n):
             self.fronts[s] = hand.stacks[s] - hand.committed[s] + payouts[s]
         opts = self.options
+        pending: list[int] = []
         for s in range(self.n):
             if self.fronts[s] > 0:
                 continue
@@ -207,6 +268,12 @@ class Table:
                 self.behinds[s] -= amount
                 self.fronts[s] = amount
                 ev.append({"type": "refill", "seat": s, "amount": amount})
+            elif opts.chosen_inauguration:  # the seat chooses its front before the next hand
+                self.cajas[s] += 1
+                self.fronts[s] = 0
+                self.behinds[s] = opts.caja
+                pending.append(s)
+                ev.append({"type": "new_caja", "seat": s, "cajas": self.cajas[s], "front": 0})
             else:
                 assert opts.inauguration_front is not None
                 self.cajas[s] += 1
@@ -220,6 +287,11 @@ class Table:
                                 kept=[list(k) for k in hand.kept],
                                 reshuffles=[r.to_dict() for r in hand.restocks])
         self.dealer = (self.dealer + 1) % self.n
+        if pending:
+            self.hand_number += 1  # the next hand is counted (its entries carry its number) but not begun
+            self.hand = None
+            self.inaugurations_pending = pending
+            return
         self._start_hand(ev)
 
 

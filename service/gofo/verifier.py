@@ -556,8 +556,10 @@ def verify_gofo(transcript: dict[str, Any], deck_commitments: dict[int, str] | N
     draw_rounds = 0
     replay_ok = bool(shaped) and shaped[0][0] == 1
     position = 1  # index into ``shaped`` of the next entry to apply
-    # A tabletop hand in progress hides nothing: it is replayed too (no result to compare yet).
-    while replay_ok and position < len(shaped) and (table.hand_number <= finished or mode == Mode.TABLETOP):
+    # A tabletop hand in progress hides nothing: it is replayed too (no result to compare yet); nor do
+    # the choices of the seats inaugurating new cajas before the next hand (they come before its deal).
+    while replay_ok and position < len(shaped) and (table.hand_number <= finished or mode == Mode.TABLETOP
+                                                    or table.inaugurations_pending):
         index, entry = shaped[position]
         position += 1
         where = _gofo_where(index, entry)

@@ -141,7 +141,8 @@ def check_refusal_changes_nothing(table: Table, rng: random.Random) -> None:
     cls = CODEC.types[kind]
     samples = {"amount": rng.choice([0, 1, 3, 500]), "points": rng.choice([5, 20, 31]),
                "blind": rng.random() < 0.5, "count": rng.choice([None, 0, 6]),
-               "cards": tuple(rng.sample(DECK, rng.choice([0, 2, 5]))), "order": None}
+               "cards": tuple(rng.sample(DECK, rng.choice([0, 2, 5]))), "order": None,
+               "front": 30}  # inaugurate: nothing is pending at these tables (the draw above is unchanged)
     action = cls(**{f.name: samples[f.name] for f in dataclasses.fields(cls)})
     seat = rng.choice([None, *range(table.n)])
     before = table.to_dict()
