@@ -34,6 +34,7 @@ from .gofo_schemas import (
     GofoSeatViewSchema,
     GofoTableSchema,
     GofoTranscriptSchema,
+    InaugurateSchema,
     LedgerSchema,
     NoBodySchema,
     OpenSchema,
@@ -140,6 +141,10 @@ MOVES: list[tuple[str, str, str, type, dict, Callable[[dict[str, Any]], Any], st
      "your chips stay in the pots they fed. The last claimant left takes every pot without showing."),
     ("reshuffle", "gofoReportReshuffle", "Report that the pile was reshuffled", NoBodySchema, {},
      lambda b: gofo.Reshuffle(None), "Tabletop: the dealer reports that the real pile was shuffled into a new stock."),
+    ("inaugurate", "gofoInaugurate", "Choose the front of your new caja", InaugurateSchema, {"front": 30},
+     lambda b: gofo.Inaugurate(b["front"]), "A table with inauguration chosen, between hands: a seat that took a new caja "
+     "puts 2× or 3× the refill (at most the caja; legal_actions' fronts) in front for its first hand. The next hand "
+     "begins once every such seat has chosen; until then any other move is refused (inauguration_pending)."),
 ]
 
 
@@ -164,6 +169,7 @@ class Tables(MethodView):
     @blp.arguments(CreateGofoTableSchema, required=False, examples={
         "five_dealt": {"summary": "Five players, the referee deals", "value": {"seats": 5, "caja": 100, "refill": 10}},
         "six_tabletop": {"summary": "Six players with real cards", "value": {"seats": 6, "caja": 200, "refill": 20, "initial_front": 50, "mode": "tabletop"}},
+        "chosen_inauguration": {"summary": "A new caja's first front chosen by its player (2× or 3× the refill)", "value": {"seats": 4, "caja": 100, "refill": 10, "inauguration": "chosen"}},
     })
     @blp.response(201, CreatedGofoTableSchema)
     @common.error_responses(blp, "create")
@@ -238,7 +244,8 @@ class EnforceDeadline(MethodView):
     def post(self, body: dict[str, Any], table_id: str):
         """At a table with ``turn_seconds``: once the seat to act has let its time run out, anyone at
         the table (a seat or the host) may ask the referee to move it the way silence moves a player at
-        a real table — no ver, pass, voy, decline, stand pat; a silent mano opens 1 chip."""
+        a real table — no ver, pass, voy, decline, stand pat; a silent mano opens 1 chip; a silent seat
+        inaugurating a new caja puts inauguration_front in front if it is allowed, else the smallest front."""
         return _enforce_deadline(table_id, body or {})
 
 

@@ -11,6 +11,7 @@ from marshmallow import fields, validate
 
 from ..gofo.cards import DECK
 from ..gofo.hand import MODES
+from ..gofo.rules import INAUGURATIONS
 from .gops_schemas import VersionedSchema
 
 CARD = validate.OneOf(DECK, error="not a Gofo card (rank 3-7, 11 or 12, then suit o/c/e/b, e.g. 11e)")
@@ -54,6 +55,10 @@ class CreateGofoTableSchema(ma.Schema):
     initial_front = fields.Integer(strict=True, allow_none=True, validate=validate.Range(min=1, max=1_000_000), **_doc("Chips put al frente before the first hand (default 3× the refill)."))
     inauguration_front = fields.Integer(strict=True, allow_none=True, validate=validate.Range(min=1, max=1_000_000), **_doc("Front of a new caja's first hand (default: initial_front)."))
     mode = fields.String(load_default="dealt", validate=validate.OneOf(MODES), **_doc("dealt: the referee shuffles and deals; tabletop: real cards on a real table."))
+    inauguration = fields.String(allow_none=True, validate=validate.OneOf(INAUGURATIONS), **_doc(
+        "fixed (default): a seat that takes a new caja puts inauguration_front in front for its first hand. "
+        "chosen: it chooses 2× or 3× the refill (each at most the caja) with the inaugurate move, and the next "
+        "hand begins once every seat that took a new caja has chosen."))
     first_dealer = fields.Integer(strict=True, allow_none=True, **_doc(
         "Tabletop only: the seat that won the first-dealer draw made by hand at the real table (highest card "
         "deals, ties draw again). The referee then draws nothing and the first hand begins with this dealer; "
@@ -89,6 +94,11 @@ class DiscardSchema(VersionedSchema):
     count = fields.Integer(strict=True, allow_none=True, validate=validate.Range(min=0, max=5), **_doc("Tabletop: how many cards were thrown (when the cards are not reported)."))
 
 
+class InaugurateSchema(VersionedSchema):
+    front = fields.Integer(strict=True, required=True, validate=validate.Range(min=1), **_doc(
+        "The chips put in front for the new caja's first hand: one of legal_actions' fronts (2× or 3× the refill, at most the caja)."))
+
+
 class ShowSchema(VersionedSchema):
     cards = _cards("Your five cards, entered at the canto (tabletop).", required=True, validate=validate.Length(equal=5))
 
@@ -112,6 +122,7 @@ class TableOptionsSchema(ma.Schema):
     initial_front = fields.Integer(required=True)
     inauguration_front = fields.Integer(required=True)
     mode = fields.String(required=True)
+    inauguration = fields.String(**_doc("chosen: seats that take a new caja choose its first front (absent: fixed, inauguration_front)."))
     first_dealer = fields.Integer(**_doc("Tabletop: the first dealer reported from the real table's draw; a resumed session: the dealer of its first hand here (absent: the referee drew)."))
     fronts = fields.List(fields.Integer(), **_doc("A resumed session: each seat's front when it was resumed (absent: initial_front each)."))
     behinds = fields.List(fields.Integer(), **_doc("A resumed session: each seat's chips behind when it was resumed."))
@@ -180,11 +191,12 @@ class CantoSchema(ma.Schema):
 class GofoLegalActionSchema(ma.Schema):
     type = fields.String(required=True, validate=validate.OneOf(
         ["look", "open", "enter", "decline", "raise", "pass", "ver", "no_ver", "voy", "corta",
-         "refiche", "discard", "show", "declare", "muck", "reshuffle"]))
+         "refiche", "discard", "show", "declare", "muck", "reshuffle", "inaugurate"]))
     min = fields.Integer(**_doc("Smallest allowed amount (or number of cards to discard)."))
     max = fields.Integer(**_doc("Largest allowed amount (or number of cards to discard)."))
     blind = fields.Boolean(**_doc("enter: whether this is the blind way to enter."))
     cards = fields.List(Card(), **_doc("discard: the cards you may throw."))
+    fronts = fields.List(fields.Integer(), **_doc("inaugurate: the fronts you may put out of your new caja, smallest first."))
 
 
 class GofoHandSchema(ma.Schema):
@@ -215,6 +227,10 @@ class GofoHandSchema(ma.Schema):
     card_counts = fields.List(fields.Integer(), **_doc("Dealt mode: cards in each hand."))
     stock_count = fields.Integer(**_doc("Dealt mode: cards left in the stock."))
     pile_count = fields.Integer(**_doc("Dealt mode: cards in the discard pile."))
+    known_out = fields.List(Card(), **_doc(
+        "Tabletop: the cards thrown face up in this hand known to be out of play (in the pile since the last "
+        "reported reshuffle, or kept to a player's right); a face-up discard or a canto naming one is refused "
+        "(duplicate_card). Cards thrown before a reshuffle went back into the stock and are not listed."))
     canto = fields.Nested(CantoSchema)
     turn_deadline_at = fields.Float(allow_none=True, **_doc("Unix time after which the seat to act may be moved by the deadline (tables with turn_seconds)."))
     deck_commitment = fields.String(allow_none=True, **_doc("Dealt mode: sha256(gofo-deck-v2|<hand_id>|<28 card leaves>|<reshuffle key hash>), published before the deal (see DealReveal)."))
@@ -279,6 +295,12 @@ class GofoTableInfoSchema(ma.Schema):
     draw_seats = fields.List(fields.Integer(), required=True)
     draw_commitments = fields.List(fields.Nested(DrawCommitmentSchema), **_doc("The first-dealer draw's committed decks, one per round."))
     last_result = fields.Nested(HandResultSchema, allow_none=True, required=True)
+    inaugurations_pending = fields.List(fields.Integer(), **_doc(
+        "inauguration chosen: the seats that took a new caja and have not chosen its first front yet (empty: none). "
+        "While any is pending the next hand has not begun (hand is null) and those seats show front 0."))
+    inauguration_fronts = fields.List(fields.Integer(), **_doc("inauguration chosen: the fronts a new caja may be inaugurated with, smallest first."))
+    inauguration_deadline_at = fields.Float(allow_none=True, **_doc(
+        "inauguration chosen, a table with turn_seconds: Unix time after which the first pending seat may be moved by the deadline (null: none pending or no deadline)."))
     last_deal = fields.Nested(DealRevealSchema, allow_none=True, required=True, **_doc("Dealt mode: the previous hand's deck commitment opened at every card it made public."))
 
 
