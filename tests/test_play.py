@@ -13,6 +13,7 @@ import json
 import re
 import time
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from support import browser as browser_support
 import pytest
@@ -349,14 +350,16 @@ async ({id, tokens}) => {
 # ------------------------------------------------------------------ Gofo
 
 
-def create_gofo(host, origin, *, mode, seats=3):
+def create_gofo(host, origin, *, mode, seats=3, caja=100, refill=10, initial_front=30, inauguration=None):
     host.goto(f"{origin}/play")
     host.click("#new-gofo")
     host.select_option("#f-mode", mode)
     host.fill("#f-seats", str(seats))
-    host.fill("#f-caja", "100")
-    host.fill("#f-refill", "10")
-    host.fill("#f-initial_front", "30")
+    host.fill("#f-caja", str(caja))
+    host.fill("#f-refill", str(refill))
+    host.fill("#f-initial_front", str(initial_front))
+    if inauguration:
+        host.select_option("#f-inauguration", inauguration)
     host.click("#gofo-create-go")
     host.wait_for_function("() => document.body.dataset.page === 'gofo-host' && document.body.dataset.version === '1'")
     table_id = re.search(r"#gofo=([^&]+)&", host.url).group(1)
@@ -382,6 +385,37 @@ def ready(page, version, seat, *, answered=True):
         "([v, s, a]) => document.body.dataset.version === String(v) && (!a || document.body.dataset.busy !== 'yes')"
         " && document.querySelector(`#actions[data-seat='${s}']`)",
         arg=[version, seat, answered], timeout=30_000)
+
+
+# What a Gofo page asks the referee: a move (or an enforced deadline), and a view of the table or
+# of one seat. The live stream (GET …/events) is neither: the page opens it once, at load, and the
+# referee pushes every new version down it; it is counted on its own (`stream_opens`).
+MOVE_POST = re.compile(r"^/v1/gofo/tables/[^/]+/(?:seats/\d+/[a-z_-]+|deadline)$")
+VIEW_GET = re.compile(r"^/v1/gofo/tables/[^/]+(?:/seats/\d+)?$")
+
+
+def record_requests(page):
+    """Every request `page` makes from now on, in the order it made them: [(method, path)]."""
+    log = []
+    page.on("request", lambda r: log.append((r.method, urlsplit(r.url).path)))
+    return log
+
+
+def views_after_moves(log):
+    """Each move `log` holds, with the views of the table or a seat the page asked for after it and
+    before its next move: [(move path, [view paths])]. Between two moves there is always a user
+    action (a tap sends each move), so a view here is a request the move's answer did not spare."""
+    out = []
+    for method, path in log:
+        if method == "POST" and MOVE_POST.match(path):
+            out.append((path, []))
+        elif out and method == "GET" and VIEW_GET.match(path):
+            out[-1][1].append(path)
+    return out
+
+
+def stream_opens(log):
+    return sum(1 for method, path in log if method == "GET" and path.endswith("/events"))
 
 
 def amount(page, move, value, level):
@@ -723,7 +757,9 @@ FACE_UP = ["5e", "11c"]  # thrown face up by one seat: in none of the hands show
 
 def test_one_host_phone_runs_a_tabletop_gofo_hand(phone, origin, live_server):
     host = phone(locale="es-ES")
+    log = record_requests(host)
     table_id = create_gofo(host, origin, mode="tabletop")
+    host.wait_for_function("() => document.body.dataset.live === 'live'")
     assert host.locator(".join").count() == 0
     speakers = 0
     version = 0
@@ -820,8 +856,215 @@ def test_one_host_phone_runs_a_tabletop_gofo_hand(phone, origin, live_server):
     host.wait_for_selector("#last-hand .net li")
     nets = host.eval_on_selector_all("#last-hand .net li", "els => els.map(e => Number(e.dataset.net))")
     assert nets == result["net"]
+    # The move that ended the hand answered its result and the next hand's first turn: shown at once.
+    final = public_table(live_server, table_id)
+    ready(host, final["version"], final["hand"]["to_act"])
+    assert host.get_attribute("#hand-over", "data-hand") == "1"
     shot(host, "gofo-tabletop-over")
+    host.wait_for_timeout(1000)  # time for a request a late answer would make
+    # One phone ran the hand, and each move's answer named the next seat's moves: after every move
+    # the page asked for no view of the table or of a seat before the next move — but once. The
+    # declaration whose answer the test held back: the stream brought its version, and after a
+    # grace period the page asked for the next seat's view so the host need not wait.
+    moves = views_after_moves(log)
+    assert len(moves) >= 15, moves
+    held = next(i for i, (post, _) in enumerate(moves) if post.endswith("/declare"))
+    assert len(moves[held][1]) == 1 and re.search(r"/seats/\d$", moves[held][1][0]), moves[held]
+    assert [m for i, m in enumerate(moves) if m[1] and i != held] == []
+    assert stream_opens(log) == 1 and host.evaluate("document.body.dataset.live") == "live"
     clean(host)
+
+
+class Table:
+    """A Gofo table made through the API (the moves a test does not need a phone for)."""
+
+    def __init__(self, live_server, **options):
+        self.http = requests.Session()
+        created = self.http.post(f"{live_server}/v1/gofo/tables", json=options, timeout=10)
+        assert created.status_code == 201, created.text
+        created = created.json()
+        self.id, self.host, self.tokens = created["id"], created["host_token"], created["seat_tokens"]
+        self.base = f"{live_server}/v1/gofo/tables/{self.id}"
+        self.answer = created["table"]
+
+    def move(self, seat, move, body=None, token=None):
+        r = self.http.post(f"{self.base}/seats/{seat}/{move}", json=body or {}, timeout=10,
+                           headers={"Authorization": f"Bearer {token or self.tokens[seat]}"})
+        assert r.status_code == 200, (move, r.text)
+        self.answer = r.json()
+        return self.answer
+
+    def view(self):
+        return self.http.get(self.base, timeout=10).json()
+
+
+def test_a_reported_reshuffle_gives_face_up_discards_back_to_the_picker(phone, origin, live_server):
+    """Tabletop: cards thrown face up are greyed in the picker while they lie in the pile; once the
+    dealer reports that the real pile was reshuffled into the stock they may be drawn (and thrown) again."""
+    table = Table(live_server, seats=3, caja=100, refill=10, initial_front=30, mode="tabletop", first_dealer=0)
+    # Dealer 0, mano 1. Everyone in, everyone voy; mano throws two cards face up.
+    table.move(1, "open", {"amount": 2})
+    table.move(2, "enter", {"blind": False})
+    table.move(0, "enter", {"blind": False})
+    table.move(1, "pass")
+    for seat in (1, 2, 0):
+        table.move(seat, "voy")
+    table.move(1, "discard", {"cards": FACE_UP})
+    answer = table.move(2, "discard", {"count": 1})
+    assert answer["next"]["seat"] == 0 and answer["hand"].get("known_out") == sorted(FACE_UP, key=lambda c: c[-1])
+    host = phone()
+    log = record_requests(host)
+    host.goto(f"{origin}/play#gofo={table.id}&host={table.host}")
+    ready(host, answer["version"], 0)
+    host.wait_for_function("() => document.body.dataset.live === 'live'")
+    host.click("#discard-faceup summary")
+    assert all(host.is_disabled(f"#discard-picker [data-pick='{c}']") for c in FACE_UP)
+    host.click("#actions [data-action='reshuffle']")  # the dealer (to act) reports it
+    after = public_table(live_server, table.id, after=answer["version"], pages=[host])
+    assert after["hand"]["known_out"] == [] and after["hand"]["to_act"] == 0
+    ready(host, after["version"], 0)
+    host.click("#discard-faceup summary")
+    assert all(host.is_enabled(f"#discard-picker [data-pick='{c}']") for c in FACE_UP)
+    shot(host, "gofo-tabletop-reshuffled")
+    readable(host)
+    # The dealer drew 5e from the new stock and throws it face up: the referee takes it.
+    host.click("#discard-picker [data-pick='5e']")
+    host.click("#actions [data-action='discard'][data-faceup]")
+    thrown = public_table(live_server, table.id, after=after["version"], pages=[host])
+    assert thrown["hand"]["discards"][-1]["cards"] == ["5e"] and thrown["hand"]["known_out"] == ["5e"]
+    ready(host, thrown["version"], thrown["hand"]["to_act"])
+    host.wait_for_timeout(1000)  # time for a request a late answer would make
+    assert views_after_moves(log) == [(f"/v1/gofo/tables/{table.id}/seats/0/reshuffle", []),
+                                      (f"/v1/gofo/tables/{table.id}/seats/0/discard", [])]
+    assert stream_opens(log) == 1
+    clean(host)
+
+
+def bust_hand(table, points, show):
+    """Play one 2-seat hand at `table` (caja = front, nothing behind) to a bust: mano opens 1, both go
+    all-in on a corte, stand pat, and (tabletop) declare `points[rel]`, the winner showing `show`."""
+    for _ in range(20):
+        view = table.answer
+        hand = view["hand"]
+        if hand is None or view["table"]["hand_number"] == 2:
+            return view
+        seat, phase = hand["to_act"], hand["phase"]
+        token = table.host if hand["mode"] == "tabletop" else None
+        legal = {a["type"]: a for a in table.http.get(f"{table.base}/seats/{seat}", timeout=10, headers={
+            "Authorization": f"Bearer {token or table.tokens[seat]}"}).json()["hand"]["legal_actions"]}
+        if phase == "opening":
+            table.move(seat, "open", {"amount": 1}, token)
+        elif phase == "entering":
+            table.move(seat, "enter", {"blind": False}, token)
+        elif phase == "raising":
+            table.move(seat, "pass", {}, token)
+        elif phase == "speaking":
+            table.move(seat, "corta", {"amount": legal["corta"]["max"]}, token)
+        elif phase == "betting":
+            table.move(seat, "ver", {}, token)
+        elif phase == "discard":
+            table.move(seat, "discard", {"count": 0} if token else {"cards": []}, token)
+        elif phase == "canto" and hand["canto"]["stage"] == "declare":
+            table.move(seat, "declare", {"points": points[(seat - hand["mano"]) % 2]}, token)
+        else:
+            table.move(seat, "show", {"cards": show}, token)
+    raise AssertionError("the hand did not end")
+
+
+def test_the_host_phone_inaugurates_a_new_caja(phone, origin, live_server):
+    """inauguration chosen (what a table opened from the page asks by default): the seat that lost its
+    whole caja chooses 2× or 3× the refill before the next hand, the host choosing for it at tabletop."""
+    host = phone(locale="es-ES")
+    log = record_requests(host)
+    table_id = create_gofo(host, origin, mode="tabletop", seats=2, caja=3, refill=1, initial_front=3)
+    host.wait_for_function("() => document.body.dataset.live === 'live'")
+    created = public_table(live_server, table_id)
+    assert created["table"]["options"]["inauguration"] == "chosen"  # the form's default
+    version = 0
+    for _ in range(20):  # the host runs the hand: mano opens 1, both all-in, stand pat, mano wins the canto
+        view = public_table(live_server, table_id, after=version, pages=[host])
+        version = view["version"]
+        if view["hand"] is None:
+            break
+        hand = view["hand"]
+        seat, phase = hand["to_act"], hand["phase"]
+        ready(host, version, seat)
+        rel = (seat - hand["mano"]) % 2
+        if phase == "opening":
+            host.fill("#amount-open", "1")
+            host.click("#actions [data-action='open']")
+        elif phase == "entering":
+            host.click("#actions [data-action='enter'][data-blind='false']")
+        elif phase == "raising":
+            host.click("#actions [data-action='pass']")
+        elif phase == "speaking":
+            host.fill("#amount-corta", "99")  # more than the resto: all in (the page keeps it in range)
+            host.click("#actions [data-action='corta']")
+        elif phase == "betting":
+            host.click("#actions [data-action='ver']")
+        elif phase == "discard":
+            host.click("#actions [data-action='discard'][data-count='0']")
+        elif phase == "canto" and hand["canto"]["stage"] == "declare":
+            host.click(f"#actions [data-points='{TABLETOP_POINTS[rel]}']")
+            host.click("#actions [data-action='declare']")
+        else:
+            for card in TABLETOP_HANDS[0]:
+                host.click(f"#show-picker [data-pick='{card}']")
+            host.click("#actions [data-action='show']")
+    else:
+        raise AssertionError("the hand did not end")
+    loser = 1 - view["table"]["last_result"]["mano"]
+    assert view["table"]["inaugurations_pending"] == [loser] and view["table"]["seats"][loser]["front"] == 0
+    # The show's answer named the seat to inaugurate and its fronts: the buttons, at once.
+    host.wait_for_selector(f"#inauguration [data-action='inaugurate'][data-seat='{loser}']")
+    buttons = host.eval_on_selector_all("#inauguration [data-action='inaugurate']", "els => els.map(e => [e.dataset.front, e.textContent])")
+    assert buttons == [["2", "2× — 2"], ["3", "3× — 3"]]
+    assert host.inner_text("#to-act") == f"Le toca a: Puesto {loser + 1}"
+    assert host.locator("#actions").count() == 0  # no hand to play until the caja is open
+    shot(host, "gofo-tabletop-inauguration")
+    readable(host)
+    host.click(f"#inauguration [data-front='3']")
+    started = public_table(live_server, table_id, after=version, pages=[host])
+    assert started["table"]["inaugurations_pending"] == [] and started["table"]["hand_number"] == 2
+    assert started["table"]["seats"][loser] == {**started["table"]["seats"][loser], "front": 3, "behind": 0, "cajas": 2}
+    ready(host, started["version"], started["hand"]["to_act"])
+    assert host.locator("#inauguration").count() == 0
+    host.wait_for_timeout(1000)  # time for a request a late answer would make
+    moves = views_after_moves(log)
+    assert moves[-1][0].endswith(f"/seats/{loser}/inaugurate") and [m for m in moves if m[1]] == [], moves
+    # English too, one tap away.
+    host.click("#lang")
+    host.wait_for_selector("#seats")
+    assert host.inner_text("#where").startswith("Hand 2")
+    clean(host)
+
+
+def test_a_seat_inaugurates_its_new_caja_from_its_own_phone(phone, origin, live_server):
+    """A dealt table: only the seat that took a new caja is offered the choice, on its own phone."""
+    table = Table(live_server, seats=2, caja=3, refill=1, initial_front=3, inauguration="chosen")
+    view = bust_hand(table, None, None)
+    loser = view["table"]["inaugurations_pending"][0]
+    assert view["table"]["inaugurations_pending"] == [loser] and view["hand"] is None
+    pages = {seat: phone(locale="en-US" if seat == loser else "es-ES") for seat in (0, 1)}
+    for seat, page in pages.items():
+        page.goto(f"{origin}/play#gofo={table.id}&seat={seat}&t={table.tokens[seat]}")
+        page.wait_for_selector("#inauguration")
+    page = pages[loser]
+    assert page.eval_on_selector_all("#inauguration [data-action='inaugurate']", "els => els.map(e => e.textContent)") == ["2× — 2", "3× — 3"]
+    assert page.locator("#your-turn").count() == 1
+    other = pages[1 - loser]
+    assert other.locator("[data-action='inaugurate']").count() == 0
+    assert other.inner_text(f"#inauguration [data-waiting='{loser}']") == f"Puesto {loser + 1} elige el frente de su caja nueva."
+    shot(page, "gofo-seat-inauguration")
+    readable(page)
+    readable(other)
+    page.click("#inauguration [data-front='2']")
+    started = public_table(live_server, table.id, after=view["version"])
+    assert started["table"]["seats"][loser]["front"] == 2 and started["table"]["seats"][loser]["behind"] == 1
+    for seat, p in pages.items():
+        p.wait_for_function("v => Number(document.body.dataset.version) >= v && !document.querySelector('#inauguration')", arg=started["version"])
+        p.wait_for_selector("#my-cards")
+    clean(*pages.values())
 
 
 def test_host_phone_reports_the_tabletop_prize(phone, origin, live_server):

@@ -71,9 +71,12 @@ export function createPage(root) {
     field(t('gofo.caja'), number('caja', 100, 1, 1000000)),
     field(t('gofo.refill'), number('refill', 10, 1, 1000000)),
     field(t('gofo.initial_front'), number('initial_front', 30, 1, 1000000)),
+    // A new caja's first front: the rule book lets its player choose 2× or 3× the refill
+    // ("inauguración de caja"), so a table opened here asks him; "fixed" is for tables that agree one amount.
+    field(t('gofo.inauguration'), select('inauguration', [['chosen', t('gofo.inauguration.chosen')], ['fixed', t('gofo.inauguration.fixed')]], 'chosen')),
     h('details', { class: 'more' },
       h('summary', {}, t('more_options')),
-      field(t('gofo.inauguration_front'), number('inauguration_front', null, 1, 1000000, t('gofo.same_as_initial'))),
+      field(t('gofo.inauguration_front'), number('inauguration_front', null, 1, 1000000, t('gofo.same_as_initial')), t('gofo.inauguration_front_hint')),
       field(t('gofo.turn_seconds'), number('turn_seconds', null, 5, 86400, t('none')))),
     h('button', { type: 'submit', class: 'primary big', id: 'gofo-create-go' }, t('gofo.create')));
   form.addEventListener('submit', async (event) => {
@@ -81,6 +84,7 @@ export function createPage(root) {
     const int = (name) => Number(form.elements[name].value);
     const body = { mode: form.elements.mode.value, seats: int('seats'), caja: int('caja'), refill: int('refill') };
     if (form.elements.initial_front.value) body.initial_front = int('initial_front');
+    if (form.elements.inauguration.value === 'chosen') body.inauguration = 'chosen';
     if (form.elements.inauguration_front.value) body.inauguration_front = int('inauguration_front');
     if (form.elements.turn_seconds.value) body.turn_seconds = int('turn_seconds');
     const button = form.querySelector('button[type=submit]');
@@ -103,8 +107,26 @@ function level(hand) {
   return hand.bet ? hand.bet.level : Math.max(0, ...hand.committed);
 }
 
+/** The seats still to choose the first front of a new caja (a table with inauguration chosen, between hands). */
+function pendingInaugurations(view) {
+  return (view && view.table && view.table.inaugurations_pending) || [];
+}
+
+/** The seat to act: the hand's, or between hands the first seat still to inaugurate a new caja. */
+function toAct(view) {
+  if (view.hand) return view.hand.to_act;
+  const pending = pendingInaugurations(view);
+  return pending.length ? pending[0] : null;
+}
+
 function handHeader(view) {
   const hand = view.hand;
+  const pending = pendingInaugurations(view);
+  if (!hand && pending.length) {
+    return h('div', {},
+      h('p', { class: 'crumbs', id: 'where' }, t('gofo.hand_n', { n: view.table.hand_number }), ' · ', t('gofo.inauguration_title')),
+      h('p', { class: 'big-text', id: 'to-act', data: { seat: pending[0] } }, t('gofo.to_act', { who: pending.map(seatName).join(', ') })));
+  }
   if (!hand) return h('p', { class: 'crumbs' }, t('loading'));
   return h('div', {},
     h('p', { class: 'crumbs', id: 'where' }, t('gofo.hand_n', { n: view.table.hand_number }), ' · ',
@@ -144,6 +166,45 @@ function potsPanel(hand) {
     h('ul', {}, hand.discards.map((d) => h('li', {}, t('gofo.discard_record', { seat: seatName(d.seat), count: d.count }), ' ',
       (d.cards || []).map((c) => cardEl(c)))))) : null;
   return h('section', { class: 'panel', id: 'pots' }, h('h2', {}, t('gofo.pots')), pots.length ? h('ul', {}, pots) : null, bet, discards);
+}
+
+/**
+ * The fronts a new caja may open with: the seat's legal action when this phone was given it, else
+ * the table's `inauguration_fronts` (2× and 3× the refill, each at most the caja).
+ */
+function inaugurationFronts(view, legal) {
+  const a = (legal || []).find((x) => x.type === 'inaugurate');
+  if (a && Array.isArray(a.fronts)) return a.fronts;
+  if (Array.isArray(view.table.inauguration_fronts)) return view.table.inauguration_fronts;
+  const { refill, caja } = view.table.options;
+  return [...new Set([Math.min(2 * refill, caja), Math.min(3 * refill, caja)])].sort((x, y) => x - y);
+}
+
+function frontLabel(front, { refill }) {
+  const times = front === 2 * refill ? 2 : front === 3 * refill ? 3 : null;
+  return times ? t('gofo.inaugurate_times', { times, n: front }) : t('gofo.inaugurate_caja', { n: front });
+}
+
+/**
+ * Between hands: the seats that took a new caja choose its first front (inauguración de caja).
+ * `movable`: the seats this phone moves for (its own; every seat at the tabletop host's), each with
+ * a button per front; the others are waited for.
+ */
+function inaugurationPanel(view, movable, send, ui, legalFor = () => null) {
+  const pending = pendingInaugurations(view);
+  if (!pending.length) return null;
+  const opts = view.table.options;
+  return h('section', { class: 'panel action', id: 'inauguration' },
+    h('h2', {}, t('gofo.inauguration_title')),
+    h('p', { class: 'hint' }, t('gofo.inauguration_hint', { refill: opts.refill, caja: opts.caja })),
+    pending.map((seat) => (movable.includes(seat)
+      ? h('div', { class: 'move', data: { move: 'inaugurate', seat } },
+        h('h3', {}, t('gofo.inaugurate_for', { seat: seatName(seat) })),
+        h('div', { class: 'fronts' }, inaugurationFronts(view, legalFor(seat)).map((front) => h('button', {
+          type: 'button', class: 'primary big', data: { action: 'inaugurate', seat, front }, disabled: ui.busy,
+          on: { click: () => send('inaugurate', { front }, seat) },
+        }, frontLabel(front, opts)))))
+      : h('p', { class: 'big-text', data: { waiting: seat } }, t('gofo.inauguration_waiting', { seat: seatName(seat) })))));
 }
 
 async function verifyDeal(deal) {
@@ -270,6 +331,7 @@ function describeEntry(entry) {
     }
     case 'declare': what = `${t('gofo.act.declare')} ${a.points}`; break;
     case 'show': what = t('gofo.act.show'); cards = a.cards; break;
+    case 'inaugurate': what = t('gofo.tx.inaugurate', { n: a.front }); break;
     default: what = t(`gofo.act.${a.type}`, {}, a.type);
   }
   return h('li', { data: { version: entry.version, type: a.type } },
@@ -356,6 +418,16 @@ function ledgerPanel(id, view) {
 // ------------------------------------------------------------------ legal actions
 
 /**
+ * Tabletop: the cards known to be out of play, greyed in the pickers — the referee's `known_out`
+ * (face-up discards still in the pile, cards kept to a player's right; a reported reshuffle puts
+ * the pile back into the stock and clears it). A referee without it: every face-up card of the hand.
+ */
+function knownOut(hand) {
+  if (Array.isArray(hand.known_out)) return new Set(hand.known_out);
+  return new Set(hand.discards.flatMap((d) => d.cards || []).concat(hand.kept.flat()));
+}
+
+/**
  * The moves `hand.legal_actions` allows `seat`, each a button (amounts with their range, shown as
  * "+N" and as the level it raises the bet to). `send(move, body)` makes one. `ui` keeps choices
  * (cards picked, amounts) across re-renders.
@@ -434,7 +506,7 @@ function actionsPanel(hand, seat, send, ui, { tabletop, title }) {
           const counts = [];
           for (let n = a.min; n <= a.max; n++) counts.push(n);
           const faceUp = ui.faceUp || [];
-          const known = new Set(hand.discards.flatMap((d) => d.cards || []).concat(hand.kept.flat()));
+          const known = knownOut(hand);
           moves.push(h('div', { class: 'move', data: { move: 'discard' } },
             h('p', {}, t('gofo.discard_count')),
             h('div', { class: 'picker' }, counts.map((n) => h('button', {
@@ -468,7 +540,7 @@ function actionsPanel(hand, seat, send, ui, { tabletop, title }) {
           break;
         }
         const picked = ui.show || [];
-        const known = new Set(hand.discards.flatMap((d) => d.cards || []).concat(hand.kept.flat()));
+        const known = knownOut(hand);
         moves.push(h('div', { class: 'move', data: { move: 'show' } },
           h('p', {}, t('gofo.pick_five', { n: picked.length })),
           cardPicker(picked, 5, (next) => { ui.show = next; ui.render(); }, { disabled: known, id: 'show-picker' }),
@@ -506,9 +578,9 @@ function restoreChoices(ui, taken) {
 let deadlineTimer = null;
 
 function deadlineButton(id, view, token, apply, rerender) {
-  const at = view.hand && view.hand.turn_deadline_at;
+  const at = (view.hand && view.hand.turn_deadline_at) || view.table.inauguration_deadline_at;
   clearTimeout(deadlineTimer);
-  if (!at) return null;
+  if (!at || toAct(view) == null) return null;
   const wait = at * 1000 - Date.now();
   if (wait > 0) {
     const page = document.body.dataset.page;
@@ -520,7 +592,16 @@ function deadlineButton(id, view, token, apply, rerender) {
   return h('button', {
     type: 'button', class: 'secondary big', id: 'enforce',
     on: { click: async () => { try { apply((await call('POST', `${path(id)}/deadline`, { token, body: {} })).data); } catch (error) { fail(error); } } },
-  }, t('gofo.enforce', { seat: seatName(view.hand.to_act) }));
+  }, t('gofo.enforce', { seat: seatName(toAct(view)) }));
+}
+
+/** The answer of the move that ended a hand (its `hand_result`), shown until the next version. */
+function handOverBanner(ended, view) {
+  if (!ended || !view || ended.version !== view.version) return null;
+  const result = ended.result;
+  return h('p', { class: 'warning', id: 'hand-over', data: { hand: result.hand } },
+    t('gofo.hand_over', { n: result.hand }), ' ',
+    result.net.map((net, seat) => `${seatName(seat)} ${net > 0 ? `+${net}` : net}`).join(' · '));
 }
 
 function myCardsPanel(hand, seat) {
@@ -541,7 +622,9 @@ export function seatPage(root, params) {
   const id = params.get('gofo');
   const seat = Number(params.get('seat'));
   const token = params.get('t');
+  const seatPath = `${path(id)}/seats/${seat}`;
   let view = null;
+  let ended = null; // {version, result}: the hand_result of the move that ended a hand
   const ui = { busy: false, render: () => render() };
 
   const apply = (next) => {
@@ -558,8 +641,10 @@ export function seatPage(root, params) {
     const taken = takeChoices(ui);
     render();
     try {
-      const r = await call('POST', `${path(id)}/seats/${seat}/${move}`, { token, body });
+      const r = await call('POST', `${seatPath}/${move}`, { token, body });
       ui.busy = false;
+      // The answer is this seat's view at the move's version (and the hand's result if it ended one).
+      if (r.data && r.data.hand_result) ended = { version: r.data.version, result: r.data.hand_result };
       apply(r.data);
       render(); // the answer may be older than a view the stream already brought
     } catch (error) {
@@ -570,21 +655,28 @@ export function seatPage(root, params) {
     }
   }
 
+  // An enforced deadline answers the public view (no cards of this seat): this seat's own view of
+  // that version is asked for instead.
+  const afterDeadline = () => call('GET', seatPath, { token }).then((r) => apply(r.data), fail);
+
   function render() {
     if (!view) return;
     const hand = view.hand;
     const tabletop = view.table.options.mode === 'tabletop';
-    document.body.dataset.toAct = hand && hand.to_act != null ? String(hand.to_act) : '';
+    const turn = toAct(view);
+    document.body.dataset.toAct = turn != null ? String(turn) : '';
     document.body.dataset.hand = String(view.table.hand_number);
     document.body.dataset.version = String(view.version);
     document.body.dataset.busy = ui.busy ? 'yes' : '';
     mount(root,
       h('h1', {}, t('gofo.title_seat', { seat: seatName(seat) })),
+      handOverBanner(ended, view),
       handHeader(view),
-      hand && hand.to_act === seat ? h('p', { class: 'warning', id: 'your-turn' }, t('gofo.your_turn')) : null,
+      turn === seat ? h('p', { class: 'warning', id: 'your-turn' }, t('gofo.your_turn')) : null,
+      inaugurationPanel(view, [seat], send, ui, () => (hand ? hand.legal_actions : null)),
       myCardsPanel(hand, seat),
       hand ? actionsPanel(hand, seat, send, ui, { tabletop, title: t('gofo.actions') }) : null,
-      hand && hand.to_act !== seat ? deadlineButton(id, view, token, apply, render) : null,
+      turn !== seat ? deadlineButton(id, view, token, afterDeadline, render) : null,
       potsPanel(hand),
       seatsTable(view, seat),
       lastHandPanel(view),
@@ -592,66 +684,116 @@ export function seatPage(root, params) {
   }
 
   mount(root, h('p', { class: 'muted' }, t('loading')));
-  call('GET', `${path(id)}/seats/${seat}`, { token }).then((r) => apply(r.data)).catch(fail);
-  return watch({ viewPath: `${path(id)}/seats/${seat}`, eventsPath: `${path(id)}/events`, token, onView: apply, onError: fail, onMode: liveBadge });
+  call('GET', seatPath, { token }).then((r) => apply(r.data)).catch(fail);
+  return watch({ viewPath: seatPath, eventsPath: `${path(id)}/events`, token, onView: apply, onError: fail, onMode: liveBadge });
 }
 
 // ------------------------------------------------------------------ the host's page
+
+// How long a tabletop host waits for a move's answer (which names the next seat's moves) after the
+// stream brought that move's version, before it asks the referee for the seat's view itself.
+const ANSWER_GRACE_MS = 2000;
 
 export function hostPage(root, params) {
   const id = params.get('gofo');
   const token = params.get('host');
   const saved = savedGame('gofo', id);
   let view = null;
-  let actor = null; // tabletop: the seat view of the seat to act (its legal actions)
+  // Tabletop: the seat to act with its legal actions ({version, hand}: that seat's hand). A move's
+  // answer names them (`next`: the host may see them at a tabletop table), so the host's phone
+  // draws the next turn from the answer alone; only a version no answer described (the first
+  // load, a move another phone or the deadline made) takes that seat's view.
+  let actor = null;
+  let next = null; // the last answer's `next`, with its version
+  let ended = null; // {version, result}: the hand_result of the move that ended a hand
   const ui = { busy: false, render: () => render() };
   let asked = 0;
+  let actorFor = null; // the version whose seat to act is known or asked for (one request per version)
+  let grace = null;
+  const tabletop = () => (view ? view.table.options.mode === 'tabletop' : Boolean(saved && saved.mode === 'tabletop'));
 
-  const apply = (next) => {
+  const apply = (incoming) => {
     // A version already shown is not drawn again: a redraw under a finger can swallow a tap.
-    if (!next || (view && next.version <= view.version)) return;
-    if (view && view.hand && next.hand && view.hand.hand_id !== next.hand.hand_id) { ui.show = []; ui.faceUp = []; }
-    view = next;
+    if (!incoming || (view && incoming.version <= view.version)) return false;
+    if (view && view.hand && incoming.hand && view.hand.hand_id !== incoming.hand.hand_id) { ui.show = []; ui.faceUp = []; }
+    view = incoming;
     rememberDeck(view);
-    render();
-    if (view.table.options.mode === 'tabletop') loadActor();
+    return true;
   };
-  let actorFor = null; // the version whose seat to act was asked for (one request per version)
 
-  // The move's answer is the mover's view; whose turn is next, with what legal actions, takes a
-  // second request (an API gap: issue 11 item 3).
+  // A view from the stream, the poll or the first load.
+  const onView = (incoming) => {
+    if (!apply(incoming)) return;
+    render();
+    needActor();
+  };
+
+  // A move's or a deadline's answer: the view at its version, `next` (the seat to act and, at a
+  // tabletop table, its legal actions) and `hand_result` (the hand it ended).
+  function onAnswer(answer) {
+    apply(answer);
+    if (answer.hand_result) ended = { version: answer.version, result: answer.hand_result };
+    const n = answer.next;
+    if (n && view && answer.version === view.version) {
+      asked += 1; // a seat view still on its way is not needed any more
+      actorFor = view.version;
+      next = { ...n, version: answer.version };
+      actor = n.seat != null && Array.isArray(n.legal_actions) && answer.hand
+        ? { version: answer.version, hand: { ...answer.hand, seat: n.seat, legal_actions: n.legal_actions } }
+        : null;
+    }
+    render();
+    needActor();
+  }
+
+  // Tabletop: the moves of the seat to act at a version no answer described. While a move of this
+  // phone is on its way its answer will describe it (the stream often brings the version first), so
+  // the seat's view is asked for only if that answer is late.
+  function needActor() {
+    clearTimeout(grace);
+    if (!view || !tabletop()) return;
+    const hand = view.hand;
+    if (!hand || hand.to_act == null) { if (actor) { actor = null; render(); } return; }
+    if (actorFor === view.version) return;
+    if (ui.busy) {
+      grace = setTimeout(() => { if (actorFor !== view.version) loadActor(); }, ANSWER_GRACE_MS);
+      return;
+    }
+    loadActor();
+  }
+
   async function loadActor() {
-    const hand = view && view.hand;
-    if (!hand || hand.to_act == null) { actor = null; render(); return; }
-    if (actorFor === view.version) return; // asked already (or answered)
+    const hand = view.hand;
     actorFor = view.version;
     const ticket = ++asked;
     try {
       const r = await call('GET', `${path(id)}/seats/${hand.to_act}`, { token });
       if (ticket !== asked) return;
-      actor = r.data;
+      apply(r.data); // a tabletop seat's view holds nothing the host may not see
+      if (r.data.version === view.version) actor = r.data;
+      actorFor = r.data.version;
       render();
+      needActor();
     } catch (error) {
       if (ticket === asked) actorFor = null;
       fail(error);
     }
   }
 
-  async function send(move, body) {
-    if (!actor) return;
-    const seat = actor.hand.seat;
+  async function send(move, body, seat = actor && actor.hand.seat) {
+    if (seat == null) return;
     ui.busy = true;
     const taken = takeChoices(ui);
     render();
     try {
       const r = await call('POST', `${path(id)}/seats/${seat}/${move}`, { token, body });
       ui.busy = false;
-      apply(r.data); // asks for the next seat's moves, unless the stream's view already did
-      render(); // the answer may be older than a view the stream already brought
+      onAnswer(r.data); // the answer may be older than a view the stream already brought
     } catch (error) {
       ui.busy = false;
       restoreChoices(ui, taken);
       render();
+      needActor();
       fail(error);
     }
   }
@@ -671,22 +813,27 @@ export function hostPage(root, params) {
   }
 
   function render() {
-    const tabletop = view ? view.table.options.mode === 'tabletop' : saved && saved.mode === 'tabletop';
+    const table = tabletop();
     const hand = view && view.hand;
-    document.body.dataset.toAct = hand && hand.to_act != null ? String(hand.to_act) : '';
+    const turn = view ? toAct(view) : null;
+    document.body.dataset.toAct = turn != null ? String(turn) : '';
     document.body.dataset.hand = view ? String(view.table.hand_number) : '';
     document.body.dataset.version = view ? String(view.version) : '';
     document.body.dataset.busy = ui.busy ? 'yes' : '';
-    const acting = tabletop && actor && hand && actor.hand && actor.hand.seat === hand.to_act && actor.version === view.version;
+    const acting = table && actor && hand && actor.hand && actor.hand.seat === hand.to_act && actor.version === view.version;
     document.body.dataset.acting = acting ? String(actor.hand.seat) : '';
+    // Between hands at a tabletop table the host chooses for every seat that took a new caja.
+    const legalFor = (seat) => (next && view && next.version === view.version && next.seat === seat ? next.legal_actions : null);
     mount(root,
       h('h1', {}, t('host.title_gofo')),
       h('p', { class: 'crumbs' }, t('host.table_id', { id })),
-      tabletop ? h('p', { class: 'hint' }, t('host.run_table')) : links(),
+      table ? h('p', { class: 'hint' }, t('host.run_table')) : links(),
       view ? [
+        handOverBanner(ended, view),
         handHeader(view),
+        inaugurationPanel(view, table ? pendingInaugurations(view) : [], send, ui, legalFor),
         acting ? actionsPanel(actor.hand, actor.hand.seat, send, ui, { tabletop: true, title: t('gofo.actions_for', { seat: seatName(actor.hand.seat) }) }) : null,
-        deadlineButton(id, view, token, apply, render),
+        deadlineButton(id, view, token, onAnswer, render),
         potsPanel(hand),
         seatsTable(view, -1),
         lastHandPanel(view),
@@ -695,6 +842,6 @@ export function hostPage(root, params) {
   }
 
   render();
-  call('GET', path(id), { token }).then((r) => apply(r.data)).catch(fail);
-  return watch({ viewPath: path(id), eventsPath: `${path(id)}/events`, token, onView: apply, onError: fail, onMode: liveBadge });
+  call('GET', path(id), { token }).then((r) => onView(r.data)).catch(fail);
+  return watch({ viewPath: path(id), eventsPath: `${path(id)}/events`, token, onView, onError: fail, onMode: liveBadge });
 }
