@@ -940,6 +940,65 @@ def test_a_reported_reshuffle_gives_face_up_discards_back_to_the_picker(phone, o
     clean(host)
 
 
+def test_the_host_phone_records_moves_out_of_turn(phone, origin, live_server):
+    """Tabletop: the dealer reports a reshuffle while another seat discards; at the canto a seat that
+    is not to act corrects its declaration, another concedes — all from the host's phone."""
+    table = Table(live_server, seats=3, caja=100, refill=10, initial_front=30, mode="tabletop", first_dealer=0)
+    table.move(1, "open", {"amount": 2}, table.host)
+    table.move(2, "enter", {"blind": False}, table.host)
+    table.move(0, "enter", {"blind": False}, table.host)
+    table.move(1, "pass", {}, table.host)
+    for seat in (1, 2, 0):
+        answer = table.move(seat, "voy", {}, table.host)
+    assert answer["hand"]["phase"] == "discard" and answer["next"]["seat"] == 1
+    host = phone(locale="es-ES")
+    log = record_requests(host)
+    host.goto(f"{origin}/play#gofo={table.id}&host={table.host}")
+    ready(host, answer["version"], 1)
+    host.click("#out-of-turn summary")
+    assert host.is_disabled("#out-of-turn [data-aside='1']")  # the seat to act moves in the panel above
+    host.click("#out-of-turn [data-aside='2']")
+    host.wait_for_selector("#aside-none")
+    host.click("#out-of-turn [data-aside='0']")  # the dealer, while seat 1 discards
+    host.click("#aside-actions [data-action='reshuffle']")
+    after = public_table(live_server, table.id, after=answer["version"], pages=[host])
+    assert after["hand"]["to_act"] == 1 and after["hand"]["phase"] == "discard"
+    entry = table.http.get(f"{table.base}/transcript", timeout=10).json()["entries"][-1]
+    assert entry["action"]["type"] == "reshuffle" and entry["seat"] == 0 and entry["by"] == "host"
+    ready(host, after["version"], 1)
+    host.wait_for_selector("#aside-actions[data-seat='0'] [data-action='reshuffle']")  # from the answer
+    # On to the canto (the API, as the host): stand pat, voy, four rounds; seats 1 and 2 declare.
+    for _ in range(30):
+        hand = table.answer["hand"]
+        if hand["phase"] == "canto":
+            break
+        seat = hand["to_act"]
+        table.move(seat, "discard" if hand["phase"] == "discard" else "voy", {"count": 0} if hand["phase"] == "discard" else {}, table.host)
+    table.move(1, "declare", {"points": 30}, table.host)
+    answer = table.move(2, "declare", {"points": 25}, table.host)
+    assert answer["next"]["seat"] == 0
+    ready(host, answer["version"], 0)
+    gets = len([p for m, p in log if m == "GET" and p.endswith("/seats/1")])
+    host.click("#out-of-turn [data-aside='1']")  # mano said 30 but holds 27: he corrects it
+    host.click("#aside-actions [data-points='27']")
+    host.click("#aside-actions [data-action='declare']")
+    corrected = public_table(live_server, table.id, after=answer["version"], pages=[host])
+    assert corrected["hand"]["canto"]["declared"] == [None, 27, 25]
+    ready(host, corrected["version"], 0)
+    host.wait_for_selector("#aside-actions[data-seat='1'] [data-action='muck']")  # the answer's legal actions
+    assert len([p for m, p in log if m == "GET" and p.endswith("/seats/1")]) == gets + 1  # only the tap's
+    shot(host, "gofo-tabletop-out-of-turn")
+    readable(host)
+    host.click("#out-of-turn [data-aside='2']")  # seat 2 concedes
+    host.click("#aside-actions [data-action='muck']")
+    mucked = public_table(live_server, table.id, after=corrected["version"], pages=[host])
+    entry = table.http.get(f"{table.base}/transcript", timeout=10).json()["entries"][-1]
+    assert entry["action"]["type"] == "muck" and entry["seat"] == 2
+    ready(host, mucked["version"], 0)  # seat 0 still declares, in turn
+    host.wait_for_selector("#aside-none")  # seat 2 has nothing left to do
+    clean(host)
+
+
 def bust_hand(table, points, show):
     """Play one 2-seat hand at `table` (caja = front, nothing behind) to a bust: mano opens 1, both go
     all-in on a corte, stand pat, and (tabletop) declare `points[rel]`, the winner showing `show`."""

@@ -432,7 +432,7 @@ function knownOut(hand) {
  * "+N" and as the level it raises the bet to). `send(move, body)` makes one. `ui` keeps choices
  * (cards picked, amounts) across re-renders.
  */
-function actionsPanel(hand, seat, send, ui, { tabletop, title }) {
+function actionsPanel(hand, seat, send, ui, { tabletop, title, id = 'actions' }) {
   const legal = hand.legal_actions || [];
   if (!legal.length) return null;
   const moves = [];
@@ -551,7 +551,7 @@ function actionsPanel(hand, seat, send, ui, { tabletop, title }) {
       default: break;
     }
   }
-  return h('section', { class: 'panel action', id: 'actions', data: { seat } }, h('h2', {}, title), h('div', { class: 'moves' }, moves));
+  return h('section', { class: 'panel action', id, data: { seat } }, h('h2', {}, title), h('div', { class: 'moves' }, moves));
 }
 
 // The choices made for a move (amounts, cards picked, points) are taken when it is sent, not when
@@ -690,6 +690,9 @@ export function seatPage(root, params) {
 
 // ------------------------------------------------------------------ the host's page
 
+// What the tabletop host may record for a seat that is not to act ('look' means nothing with real cards).
+const OUT_OF_TURN = new Set(['muck', 'declare', 'reshuffle']);
+
 // How long a tabletop host waits for a move's answer (which names the next seat's moves) after the
 // stream brought that move's version, before it asks the referee for the seat's view itself.
 const ANSWER_GRACE_MS = 2000;
@@ -780,6 +783,77 @@ export function hostPage(root, params) {
     }
   }
 
+  // Tabletop, out of turn: a move of a seat that is not to act — a muck or a corrected declaration
+  // at the canto, the dealer's report that the pile was reshuffled. The host picks the seat; its
+  // legal actions are read then (a tap, not a move), and after each of its moves from the answer
+  // (the mover's view).
+  const aside = { seat: null, view: null, open: false, ui: { busy: false, render: () => render() } };
+
+  async function pickAside(seat) {
+    aside.seat = seat;
+    aside.view = null;
+    render();
+    try {
+      const r = await call('GET', `${path(id)}/seats/${seat}`, { token });
+      if (aside.seat !== seat) return;
+      aside.view = r.data;
+      if (!apply(r.data)) render(); else { render(); needActor(); }
+    } catch (error) {
+      fail(error);
+    }
+  }
+
+  async function sendAside(move, body) {
+    const seat = aside.seat;
+    ui.busy = true; // one move at a time: the seat to act's wait for this answer too
+    aside.ui.busy = true;
+    const taken = takeChoices(aside.ui);
+    render();
+    try {
+      const r = await call('POST', `${path(id)}/seats/${seat}/${move}`, { token, body });
+      ui.busy = false;
+      aside.ui.busy = false;
+      if (aside.seat === seat) aside.view = r.data;
+      onAnswer(r.data);
+    } catch (error) {
+      ui.busy = false;
+      aside.ui.busy = false;
+      restoreChoices(aside.ui, taken);
+      render();
+      needActor();
+      fail(error);
+    }
+  }
+
+  function asidePanel() {
+    const hand = view && view.hand;
+    if (!tabletop() || !hand || hand.phase === 'over') return null;
+    const seat = aside.seat;
+    const current = seat != null && aside.view && aside.view.version === view.version && aside.view.hand && aside.view.hand.seat === seat;
+    const legal = current ? aside.view.hand.legal_actions.filter((a) => OUT_OF_TURN.has(a.type)) : [];
+    let body = null;
+    if (seat != null && seat !== hand.to_act) {
+      if (!current) {
+        body = aside.view
+          ? h('button', { type: 'button', class: 'secondary big', id: 'aside-refresh', on: { click: () => pickAside(seat) } }, t('host.out_of_turn_again', { seat: seatName(seat) }))
+          : h('p', { class: 'muted' }, t('loading'));
+      } else if (legal.length) {
+        body = actionsPanel({ ...aside.view.hand, legal_actions: legal }, seat, sendAside, aside.ui,
+          { tabletop: true, title: t('gofo.actions_for', { seat: seatName(seat) }), id: 'aside-actions' });
+      } else {
+        body = h('p', { id: 'aside-none' }, t('host.out_of_turn_none', { seat: seatName(seat) }));
+      }
+    }
+    return h('details', { class: 'panel', id: 'out-of-turn', open: aside.open, on: { toggle: (e) => { aside.open = e.target.open; } } },
+      h('summary', {}, t('host.out_of_turn')),
+      h('p', { class: 'hint' }, t('host.out_of_turn_hint')),
+      h('div', { class: 'picker' }, view.table.seats.map((s) => h('button', {
+        type: 'button', class: 'secondary', data: { aside: s.seat }, 'aria-pressed': seat === s.seat ? 'true' : 'false',
+        disabled: s.seat === hand.to_act, on: { click: () => pickAside(s.seat) },
+      }, seatName(s.seat)))),
+      body);
+  }
+
   async function send(move, body, seat = actor && actor.hand.seat) {
     if (seat == null) return;
     ui.busy = true;
@@ -833,6 +907,7 @@ export function hostPage(root, params) {
         handHeader(view),
         inaugurationPanel(view, table ? pendingInaugurations(view) : [], send, ui, legalFor),
         acting ? actionsPanel(actor.hand, actor.hand.seat, send, ui, { tabletop: true, title: t('gofo.actions_for', { seat: seatName(actor.hand.seat) }) }) : null,
+        asidePanel(),
         deadlineButton(id, view, token, onAnswer, render),
         potsPanel(hand),
         seatsTable(view, -1),

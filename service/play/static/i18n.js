@@ -124,6 +124,10 @@ export const MESSAGES = {
     'host.report': 'Report the prize',
     'host.report_hint': 'Turn up the next card of the real prize pile and tap it.',
     'host.run_table': 'You run the table: make each move for the seat to act.',
+    'host.out_of_turn': 'A move out of turn',
+    'host.out_of_turn_hint': 'A player concedes or corrects his declaration at the canto, or the dealer reshuffles the pile: tap that seat.',
+    'host.out_of_turn_none': '{seat} has no move out of turn now.',
+    'host.out_of_turn_again': 'The table moved on: show {seat}\'s moves again',
 
     'verify.title': 'Fairness check',
     'verify.checking': 'Checking every commitment…',
@@ -407,6 +411,10 @@ export const MESSAGES = {
     'host.report': 'Informar el premio',
     'host.report_hint': 'Da vuelta la siguiente carta del mazo real de premios y tócala.',
     'host.run_table': 'Tú llevas la mesa: haz cada jugada por el puesto al que le toca.',
+    'host.out_of_turn': 'Una jugada fuera de turno',
+    'host.out_of_turn_hint': 'Un jugador cede sin mostrar o corrige su canto, o el repartidor rebaraja el mazo: toca ese puesto.',
+    'host.out_of_turn_none': '{seat} no tiene jugadas fuera de turno ahora.',
+    'host.out_of_turn_again': 'La mesa siguió: ver otra vez las jugadas de {seat}',
 
     'verify.title': 'Comprobación de limpieza',
     'verify.checking': 'Comprobando cada compromiso…',
