@@ -823,6 +823,10 @@ def test_one_host_phone_runs_a_tabletop_gofo_hand(phone, origin, live_server):
                 (route, route.fetch(url=route.request.url.replace(origin, live_server)))))
             host.click(f"#actions [data-points='{TABLETOP_POINTS[rel]}']")
             host.click("#actions [data-action='declare']")
+            for _ in range(300):  # the route's handler runs only while Playwright is called: until it has
+                if held:         # sent the move on (public_table alone would wait for it forever)
+                    break
+                host.wait_for_timeout(50)
             after = public_table(live_server, table_id, after=version)
             following = after["hand"]["to_act"]
             ready(host, after["version"], following, answered=False)
