@@ -45,7 +45,7 @@ BODIES: dict[str, dict[str, Any]] = {
     "open": {"amount": 1}, "look": {}, "enter": {"blind": False}, "decline": {}, "raise": {"amount": 1},
     "pass": {}, "ver": {}, "no-ver": {}, "voy": {}, "corta": {"amount": 1}, "refiche": {"amount": 1},
     "discard": {"cards": []}, "show": {"cards": ["6e", "7e", "11e", "12e", "4o"]}, "declare": {"points": 20},
-    "muck": {}, "reshuffle": {},
+    "muck": {}, "reshuffle": {}, "inaugurate": {"front": 20},
 }
 
 

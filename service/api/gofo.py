@@ -52,6 +52,7 @@ blp = Blueprint(
 
 _ID = {"table_id": "$response.body#/id"}
 _TO_ACT = {**_ID, "seat": "$response.body#/table/hand/to_act"}
+_TO_INAUGURATE = {**_ID, "seat": "$response.body#/table/inaugurations_pending/0"}
 
 
 def _view(record: Record, seat: int | None = None) -> dict[str, Any]:
@@ -164,7 +165,10 @@ class Tables(MethodView):
                  "EnforceDeadline": {"operationId": "enforceGofoDeadline", "parameters": _ID},
                  **{f"Move{op[4:]}": {"operationId": op, "parameters": _TO_ACT,
                                       "description": "The seat whose turn it is makes this move."}
-                    for _, op, *_ in MOVES},
+                    for _, op, *_ in MOVES if op != "gofoInaugurate"},
+                 "MoveInaugurate": {"operationId": "gofoInaugurate", "parameters": _TO_INAUGURATE,
+                                    "description": "Between hands (inauguration chosen): the first seat still to "
+                                                   "choose the front of its new caja makes this move."},
              }}})
     @blp.arguments(CreateGofoTableSchema, required=False, examples={
         "five_dealt": {"summary": "Five players, the referee deals", "value": {"seats": 5, "caja": 100, "refill": 10}},

@@ -211,7 +211,7 @@ class Table:
         if seat not in pending:
             raise IllegalAction(f"seat {seat} has no new caja to inaugurate now", code="no_inauguration_pending")
         allowed = self.options.inauguration_fronts()
-        if action.front not in allowed:
+        if type(action.front) is not int or action.front not in allowed:
             raise InvalidAction(f"a new caja is inaugurated with {' or '.join(map(str, allowed))} chips in front "
                                 "(2× or 3× the refill, at most the caja)", code="bad_inauguration_front")
 
