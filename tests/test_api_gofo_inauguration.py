@@ -4,6 +4,8 @@ all-in (a tie at the canto goes to the seat closer to mano, so exactly one seat 
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from support.gofo_http import GofoTable
@@ -107,7 +109,7 @@ def test_a_tabletop_bust_waits_for_the_choice_and_refusals_change_nothing(http, 
     assert not bad.ok and any("bad_inauguration_front" in p for p in bad.problems)
 
 
-def test_a_dealt_bust_then_the_referee_shuffles_and_the_verifier_replays_the_choice(http, client):
+def test_a_dealt_bust_then_the_referee_shuffles_and_the_verifier_replays_the_choice(http, client, tmp_path):
     from service import verify
 
     t = GofoTable.create(http, DEALT)
@@ -137,6 +139,9 @@ def test_a_dealt_bust_then_the_referee_shuffles_and_the_verifier_replays_the_cho
     report = verify.verify(transcript)
     assert report.ok, report.problems
     assert "2 finished hands replayed" in report.summary
+    path = tmp_path / "transcript.json"  # the command line: python -m service.verify
+    path.write_text(json.dumps(transcript))
+    assert verify.main([str(path)]) == 0
     tampered = dict(transcript, entries=[dict(e, action={"type": "inaugurate", "front": 6})
                                          if e["action"]["type"] == "inaugurate" else e for e in transcript["entries"]])
     assert not verify.verify(tampered).ok  # another front does not reproduce hand 2's stacks and results
