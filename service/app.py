@@ -5,7 +5,7 @@ from __future__ import annotations
 import hmac
 import http
 import json
-from typing import Any
+from typing import Any, Callable
 
 import redis
 from apispec.ext.marshmallow import MarshmallowPlugin
@@ -106,8 +106,29 @@ def _observe(response, seconds: float) -> None:
     metrics.REQUESTS.labels(operation=operation, method=method, status=str(response.status_code)).inc()
 
 
+class RefereeFlask(Flask):
+    """Flask, remembering which functions are plain (not coroutines).
+
+    Flask asks ``inspect.iscoroutinefunction`` of every hook and view on every request (about
+    fifteen times a move); the answer never changes for a function, so it is kept.
+    """
+
+    _plain: set[Callable] = set()
+
+    def ensure_sync(self, func: Callable) -> Callable:
+        if func in self._plain:
+            return func
+        wrapped = super().ensure_sync(func)
+        if wrapped is func:
+            try:
+                self._plain.add(func)
+            except TypeError:  # unhashable callable: ask every time
+                pass
+        return wrapped
+
+
 def create_app(overrides: dict[str, Any] | None = None) -> Flask:
-    app = Flask(__name__)
+    app = RefereeFlask(__name__)
     app.url_map.merge_slashes = False  # /games//x is a 404, not a redirect to another resource
     app.config.update(config.from_environment())
     app.config.update(

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import time
+from copy import deepcopy
 from typing import Any, Callable
 
+import flask_smorest
 from flask import Response, current_app, make_response, request
+from flask_smorest.utils import resolve_schema_instance
 
 from .. import auth
 from ..errors import Forbidden, StaleVersion, Unauthorized
@@ -33,12 +36,31 @@ RESPONSE_NAMES = {
 }
 
 
+class Blueprint(flask_smorest.Blueprint):
+    """flask-smorest's Blueprint, minus two per-request costs that only repeat work.
+
+    * ``arguments`` hands webargs the schema *instance*: given a class, webargs builds a new
+      ``Schema`` on every request (~6 % of a move's CPU); the spec is the same either way.
+    """
+
+    def arguments(self, schema, *args, **kwargs):
+        return super().arguments(resolve_schema_instance(schema), *args, **kwargs)
+
+
 def error_responses(blp, kind: str) -> Callable:
-    """Document the problem+json responses an operation of ``kind`` can give."""
+    """Document the problem+json responses an operation of ``kind`` can give.
+
+    The same ``_apidoc`` entries as one ``blp.alt_response(status, response=NAME)`` per status,
+    written on the function itself: each ``alt_response`` would also wrap the view in a function
+    that does nothing at run time but one more ``current_app.ensure_sync`` (ten layers a move).
+    """
 
     def decorate(func: Callable) -> Callable:
+        doc = deepcopy(getattr(func, "_apidoc", {}))
+        responses = doc.setdefault("response", {}).setdefault("responses", {})
         for status in ERRORS[kind]:
-            func = blp.alt_response(status, response=RESPONSE_NAMES[status])(func)
+            responses.setdefault(status, []).append(RESPONSE_NAMES[status])
+        func._apidoc = doc  # type: ignore[attr-defined]
         return func
 
     return decorate

@@ -15,7 +15,6 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from flask.views import MethodView
-from flask_smorest import Blueprint
 
 from .. import auth, gofo
 from ..errors import Forbidden, NotFound
@@ -43,7 +42,7 @@ from .gofo_schemas import (
 
 KIND = referee.KIND
 
-blp = Blueprint(
+blp = common.Blueprint(
     "gofo",
     __name__,
     url_prefix="/v1/gofo/tables",

@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 from flask.views import MethodView
-from flask_smorest import Blueprint
 
 from .. import auth, commitments, gops
 from ..errors import Forbidden
@@ -26,7 +25,7 @@ from .gops_schemas import (
 
 KIND = referee.KIND
 
-blp = Blueprint(
+blp = common.Blueprint(
     "gops",
     __name__,
     url_prefix="/v1/gops/games",
