@@ -125,7 +125,7 @@ class Viewer:
     gets the same events, so the process builds each version's event once per audience.
     """
 
-    def __init__(self, key: str, build: Callable[[Record], dict[str, Any]], schema: ma.Schema,
+    def __init__(self, key: str, build: Callable[[Record], dict[str, Any]], schema: type[ma.Schema],
                  finished: Callable[[dict[str, Any]], bool], etag_tag: Callable[[dict[str, Any]], str]):
         self.key, self.build, self.schema, self.finished, self.etag_tag = key, build, schema, finished, etag_tag
 
@@ -135,16 +135,16 @@ def _gops_viewer(record: Record, who: str | None) -> Viewer:
     if who is not None and who.startswith("seat:"):
         seat = int(who[5:])
         late = lambda data: "-late" if any(a["type"] == "enforce_deadline" for a in data["legal_actions"]) else ""  # noqa: E731
-        return Viewer(who, lambda r: gops_api._view(r, seat), GopsSeatViewSchema(), over, late)
-    return Viewer("public", lambda r: gops_api._view(r), GopsGameSchema(), over, lambda data: "")
+        return Viewer(who, lambda r: gops_api._view(r, seat), GopsSeatViewSchema, over, late)
+    return Viewer("public", lambda r: gops_api._view(r), GopsGameSchema, over, lambda data: "")
 
 
 def _gofo_viewer(record: Record, who: str | None) -> Viewer:
     never = lambda data: False  # noqa: E731 - a table never ends
     if who is not None and who.startswith("seat:"):
         seat = int(who[5:])
-        return Viewer(who, lambda r: gofo_api._view(r, seat), GofoSeatViewSchema(), never, lambda data: "")
-    return Viewer("public", lambda r: gofo_api._view(r), GofoTableSchema(), never, lambda data: "")
+        return Viewer(who, lambda r: gofo_api._view(r, seat), GofoSeatViewSchema, never, lambda data: "")
+    return Viewer("public", lambda r: gofo_api._view(r), GofoTableSchema, never, lambda data: "")
 
 
 @dataclass(frozen=True)

@@ -195,7 +195,7 @@ class TableView(MethodView):
     def get(self, table_id: str):
         """Stacks, pots, bets, face-up discards and whose turn it is; never a hidden card."""
         record = common.store().load(KIND, table_id)
-        return common.conditional(_view(record), record.version, GofoTableSchema())
+        return common.conditional(_view(record), record.version, GofoTableSchema)
 
 
 @blp.route("/<string:table_id>/seats/<seat:seat>")
@@ -210,7 +210,7 @@ class SeatView(MethodView):
         record = common.store().load(KIND, table_id)
         who = common.identify(record.doc["auth"], common.bearer_hash())
         _require_seat_or_tabletop_host(who, record, seat)
-        return common.conditional(_view(record, seat), record.version, GofoSeatViewSchema())
+        return common.conditional(_view(record, seat), record.version, GofoSeatViewSchema)
 
 
 @blp.route("/<string:table_id>/ledger")

@@ -139,7 +139,7 @@ class Game(MethodView):
         Send ``If-None-Match`` with the last ETag to poll cheaply (304 when unchanged).
         """
         record = common.store().load(KIND, game_id)
-        return common.conditional(_view(record), record.version, GopsGameSchema())
+        return common.conditional(_view(record), record.version, GopsGameSchema)
 
 
 @blp.route("/<string:game_id>/seats/<seat:seat>")
@@ -154,7 +154,7 @@ class SeatView(MethodView):
         who = common.identify(record.doc["auth"], common.bearer_hash())
         common.require_seat(who, seat)
         data = _view(record, seat)
-        return common.conditional(data, record.version, GopsSeatViewSchema(), referee.etag_tag(data))
+        return common.conditional(data, record.version, GopsSeatViewSchema, referee.etag_tag(data))
 
 
 @blp.route("/<string:game_id>/seats/<seat:seat>/commit")
