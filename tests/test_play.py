@@ -388,8 +388,12 @@ def ready(page, version, seat, *, answered=True):
 
 
 # What a Gofo page asks the referee: a move (or an enforced deadline), and a view of the table or
-# of one seat. The live stream (GET …/events) is neither: the page opens it once, at load, and the
-# referee pushes every new version down it; it is counted on its own (`stream_opens`).
+# of one seat (GET …/tables/{id}, GET …/seats/{n}: what a second request after a move would be).
+# Not counted as views: the live stream (GET …/events), which the page opens once, at load, and down
+# which the referee pushes every new version — it carries what the move changed to every phone, it is
+# not asked for after a move (`stream_opens` counts it, to show it was not reopened per move); the
+# transcript, read once when a hand ends for the fairness check; the ledger, read when its panel is
+# opened. Without the stream the page polls the view every 1.5 s: the tests check it stays live.
 MOVE_POST = re.compile(r"^/v1/gofo/tables/[^/]+/(?:seats/\d+/[a-z_-]+|deadline)$")
 VIEW_GET = re.compile(r"^/v1/gofo/tables/[^/]+(?:/seats/\d+)?$")
 
