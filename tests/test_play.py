@@ -130,13 +130,24 @@ def origin(live_server):
     return live_server.replace("127.0.0.1", TABLE_HOST)
 
 
+# The pages the running test opened. Every request a page makes passes a route handler in Python
+# (offline_page's), and Playwright runs handlers only while the test calls into it: a test that
+# waits for the referee with plain HTTP (public_table) calls into it meanwhile, or a click's move
+# would wait in its route until the test gave up.
+OPEN_PAGES = []
+
+
 @pytest.fixture
 def phone(offline_page, origin):
+    OPEN_PAGES.clear()
+
     def open_phone(locale="en-US", **extra):
         page = offline_page(origin, locale=locale, **PHONE, **extra)
+        OPEN_PAGES.append(page)
         return page
 
-    return open_phone
+    yield open_phone
+    OPEN_PAGES.clear()
 
 
 def shot(page, name):
@@ -373,7 +384,10 @@ def public_table(live_server, table_id, after=0, pages=()):
         view = requests.get(f"{live_server}/v1/gofo/tables/{table_id}", timeout=10).json()
         if view["version"] > after:
             return view
-        time.sleep(0.1)
+        if OPEN_PAGES:
+            OPEN_PAGES[-1].wait_for_timeout(100)  # (runs the pages' route handlers: see OPEN_PAGES)
+        else:
+            time.sleep(0.1)
     said = [(page.evaluate("document.getElementById('toast').textContent"), page.errors) for page in pages]
     raise AssertionError(f"the table stayed at version {after}: {said}")
 
