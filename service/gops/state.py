@@ -27,7 +27,7 @@ from .bidding import Bidding
 from .prizes import PrizeRow
 from .progress import MatchProgress
 from .records import Game, Phase
-from .rules import MatchRules, Rules
+from .rules import MatchRules, PrizeOrder, Rules, Visibility
 
 Events = list[dict[str, Any]]
 
@@ -57,6 +57,12 @@ class Gops(Bidding, PrizeRow, MatchProgress):
         self.games = games or []  # records of the finished games of the match (never changed once made)
         self.resigned = resigned or []
         self.result = result  # the match (or single game) result, once over
+        # What the hot path reads of the (never changing) rules, worked out once.
+        self._seats = tuple(range(rules.players))
+        self._rounds = rules.ranks // rules.bid_cards if rules.bid_cards else 0
+        self._blind_reported = rules.blind_reported
+        self._prize_shown = rules.visibility == Visibility.OPEN
+        self._reported = rules.prize_order == PrizeOrder.REPORTED
 
     # ---------------------------------------------------------------- building
 
@@ -121,7 +127,10 @@ class Gops(Bidding, PrizeRow, MatchProgress):
         return not self.over and self.game.phase is Phase.DEAL
 
     def active_seats(self) -> list[int]:
-        return [s for s in range(self.rules.players) if s not in self.game.forfeited]
+        forfeited = self.game.forfeited
+        if not forfeited:
+            return list(self._seats)
+        return [s for s in self._seats if s not in forfeited]
 
     def seat_out(self, seat: int) -> bool:
         """Has ``seat`` resigned (the match) or forfeited this game?"""
@@ -130,15 +139,28 @@ class Gops(Bidding, PrizeRow, MatchProgress):
     def awaiting(self) -> list[int]:
         """Seats whose action the current phase is waiting for."""
         g = self.game
-        if self.over:
+        if self.result is not None:
             return []
-        if g.phase is Phase.COMMIT:
-            return [s for s in self.active_seats() if s not in g.commitments]
-        if g.phase is Phase.REVEAL:
-            return [s for s in self.active_seats() if s not in g.reveals]
-        if g.phase is Phase.CHOOSE and g.chooser is not None:
+        phase = g.phase
+        if phase is Phase.COMMIT:
+            done = g.commitments
+        elif phase is Phase.REVEAL:
+            done = g.reveals
+        elif phase is Phase.CHOOSE and g.chooser is not None:
             return [g.chooser]
-        return []
+        else:
+            return []
+        forfeited = g.forfeited
+        return [s for s in self._seats if s not in done and s not in forfeited]
+
+    def _all_in(self, done: dict[int, Any]) -> bool:
+        """Has every seat still in the game made its move of the phase (``done``: commitments or
+        reveals)?  ``not awaiting()`` in the commit and reveal phases, without the list."""
+        forfeited = self.game.forfeited
+        for s in self._seats:
+            if s not in done and s not in forfeited:
+                return False
+        return True
 
     def current_game_id(self) -> str:
         return self.game.game_id
@@ -207,9 +229,15 @@ class Gops(Bidding, PrizeRow, MatchProgress):
         """
         if isinstance(action, (Commit, Reveal)) and self._is_repeat(action):
             return []
-        self.verify(action, now)
+        # verify(), inlined: the same checks in the same order
+        if self.result is not None:
+            raise GameOver("the game is over")
+        step = _STEPS.get(type(action))
+        if step is None:
+            raise InvalidAction(f"not a Gops action: {action!r}", code="unknown_action")
+        step[0](self, action, now)
         events: Events = []
-        _STEPS[type(action)][1](self, action, now, events)
+        step[1](self, action, now, events)
         return events
 
 
