@@ -74,7 +74,8 @@ def bid_message(game_id: str, round_number: int, seat: int, cards: Sequence[int]
 
 def bid_commitment(game_id: str, round_number: int, seat: int, cards: Sequence[int], salt: str) -> str:
     """``lowercase hex(SHA-256(bid_message(...)))``."""
-    joined = ",".join(map(str, map(int, cards)))  # bid_message, inlined (the referee checks every reveal)
+    # bid_message, inlined (the referee checks every reveal)
+    joined = str(int(cards[0])) if len(cards) == 1 else ",".join(map(str, map(int, cards)))
     return _sha256(f"gops-bid-v1|{game_id}|{round_number}|{seat}|{joined}|{salt}".encode("utf-8")).hexdigest()
 
 

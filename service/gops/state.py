@@ -16,11 +16,11 @@ actions (:func:`replay`).  Split scores are exact :class:`fractions.Fraction` va
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from .. import commitments
-from ..errors import GameOver, InvalidAction, InvalidOptions, RefereeError
+from ..errors import GameOver, IllegalAction, InvalidAction, InvalidOptions, RefereeError
 from . import clock
 from .actions import ChoosePrize, Commit, DealPrizes, EnforceDeadline, ReportPrize, Resign, Reveal, action_from_dict
 from .bidding import Bidding
@@ -227,17 +227,67 @@ class Gops(Bidding, PrizeRow, MatchProgress):
         repeat of a commit or reveal already applied is a no-op that returns no
         events (so a retried request changes nothing).
         """
-        if isinstance(action, (Commit, Reveal)) and self._is_repeat(action):
+        kind = type(action)
+        if kind is Commit:  # _is_repeat's test for the current round, inlined
+            g = self.game
+            if action.round == g.round and (action.game is None or action.game == g.number):
+                if g.commitments.get(action.seat) == action.commitment:
+                    return []
+            elif self._is_repeat(action):
+                return []
+        elif isinstance(action, (Commit, Reveal)) and self._is_repeat(action):
             return []
         # verify(), inlined: the same checks in the same order
         if self.result is not None:
             raise GameOver("the game is over")
-        step = _STEPS.get(type(action))
+        step = _STEPS.get(kind)
         if step is None:
             raise InvalidAction(f"not a Gops action: {action!r}", code="unknown_action")
         step[0](self, action, now)
         events: Events = []
         step[1](self, action, now, events)
+        return events
+
+    # ---------------------------------------------------------------- simulation (bots)
+
+    def play_bids(self, bids: Mapping[int, Sequence[int]], now: float = 0.0) -> Events:
+        """Simulation only: play the current round from plain simultaneous bids, no commit–reveal.
+
+        For strategy bots' playouts on their own copy of a state (never the referee's: nothing is
+        committed, so nothing could be verified; the round record has no ``commitments`` or
+        ``reveals``).  ``bids`` maps every seat still in the game to its cards.  The round is
+        resolved by the same code as a completed reveal (:meth:`_settle`), so the scores, hands,
+        prizes, record and events (``round_resolved`` and what follows it) are exactly those of
+        committing and revealing the same bids.  Refused, changing nothing: a game that is over or
+        not in the commit phase, a round some seat already committed to, blind reported prizes (the
+        bids come before the prize is reported), a bid for a seat not in the game or one missing,
+        an illegal bid (its :meth:`bid_problem`).
+        """
+        if self.result is not None:
+            raise GameOver("the game is over")
+        g = self.game
+        if g.phase is not Phase.COMMIT:
+            self._require_phase(Phase.COMMIT)
+        if g.commitments:
+            raise IllegalAction("some seats have already committed in this round", code="already_committed")
+        if self._blind_reported:
+            raise IllegalAction("blind reported prizes are reported after the bids: commit and reveal",
+                                code="wrong_phase", phase=str(g.phase))
+        seats = self.active_seats()
+        if len(bids) != len(seats) or any(s not in bids for s in seats):
+            raise IllegalAction(f"the bids must be those of the seats in the game, {seats}", code="wrong_seats")
+        opened = {}
+        one_card = self.rules.bid_cards == 1
+        hands = g.hands
+        for s in seats:
+            cards = tuple(bids[s])
+            if not (one_card and len(cards) == 1 and type(cards[0]) is int and cards[0] in hands[s]):
+                problem = self.bid_problem(s, cards)  # (a one-card bid from the hand is legal)
+                if problem is not None:
+                    raise problem
+            opened[s] = cards
+        events: Events = []
+        self._settle(opened, {"round": g.round}, now, events)
         return events
 
 
