@@ -25,6 +25,7 @@ else:
     _Base = object
 
 Events = list[dict[str, Any]]
+_is_hex64 = commitments.COMMITMENT_PATTERN.match  # the same pattern as SALT_PATTERN: 64 lowercase hex
 
 
 class Bidding(_Base):
@@ -139,7 +140,9 @@ class Bidding(_Base):
         seat = action.seat
         if type(seat) is not int or not 0 <= seat < len(self._seats) or seat in g.forfeited:
             self._check_seat(seat)
-        commitments.check_commitment_format(action.commitment)
+        commitment = action.commitment
+        if type(commitment) is not str or not _is_hex64(commitment):
+            commitments.check_commitment_format(commitment)
         if action.game is not None:
             self._check_game(action)
         if action.round != g.round:
@@ -182,7 +185,9 @@ class Bidding(_Base):
         seat = action.seat
         if type(seat) is not int or not 0 <= seat < len(self._seats) or seat in g.forfeited:
             self._check_seat(seat)
-        commitments.check_salt(action.salt)
+        salt = action.salt
+        if type(salt) is not str or not _is_hex64(salt):
+            commitments.check_salt(salt)
         if action.game is not None:
             self._check_game(action)
         if action.round != g.round:
@@ -191,7 +196,9 @@ class Bidding(_Base):
             self._require_phase(Phase.REVEAL)
         if action.seat in g.reveals:
             raise IllegalAction(f"seat {action.seat} has already revealed in round {g.round}", code="already_revealed")
-        cards = self._check_ranks_typed(action.cards)
+        cards = action.cards
+        if type(cards) is not tuple or len(cards) != 1 or type(cards[0]) is not int:
+            cards = self._check_ranks_typed(cards)
         expected = commitments.bid_commitment(g.game_id, g.round, action.seat, cards, action.salt)
         # Both are lowercase hex (the stored one was checked when committed): compared as text.
         if not hmac.compare_digest(expected, g.commitments[action.seat]):

@@ -235,6 +235,14 @@ class Gops(Bidding, PrizeRow, MatchProgress):
                     return []
             elif self._is_repeat(action):
                 return []
+        elif kind is Reveal and type(action.cards) is tuple:
+            g = self.game
+            if action.round == g.round and (action.game is None or action.game == g.number):
+                opening = g.reveals.get(action.seat)  # (its cards are a tuple too)
+                if opening is not None and opening.cards == action.cards and opening.salt == action.salt:
+                    return []
+            elif self._is_repeat(action):
+                return []
         elif isinstance(action, (Commit, Reveal)) and self._is_repeat(action):
             return []
         # verify(), inlined: the same checks in the same order
