@@ -85,7 +85,7 @@ def matches(commitment: str, expected: str) -> bool:
 
 
 def prize_order_message(game_id: str, order: Sequence[int], salt: str) -> str:
-    return f"gops-prizes-v1|{game_id}|{','.join(str(int(r)) for r in order)}|{salt}"
+    return f"gops-prizes-v1|{game_id}|{','.join(map(str, map(int, order)))}|{salt}"
 
 
 def prize_order_commitment(game_id: str, order: Sequence[int], salt: str) -> str:

@@ -72,7 +72,7 @@ class Gops(Bidding, PrizeRow, MatchProgress):
             raise InvalidOptions("game ids use only [A-Za-z0-9_-]")
         rules = rules.validate()
         match = (match or MatchRules()).validate()
-        state = cls(id, rules, match, Game(game_id=id, number=1))
+        state = cls(id, rules, match, None)  # type: ignore[arg-type]  # _begin_game makes the game
         state._begin_game(1, now)
         return state
 
@@ -268,8 +268,8 @@ class Gops(Bidding, PrizeRow, MatchProgress):
         prizes, record and events (``round_resolved`` and what follows it) are exactly those of
         committing and revealing the same bids.  Refused, changing nothing: a game that is over or
         not in the commit phase, a round some seat already committed to, blind reported prizes (the
-        bids come before the prize is reported), a bid for a seat not in the game or one missing,
-        an illegal bid (its :meth:`bid_problem`).
+        bids come before the prize is reported), bids not for exactly the seats in the game
+        (``wrong_seats``), an illegal bid (its :meth:`bid_problem`); seat by seat, in seat order.
         """
         if self.result is not None:
             raise GameOver("the game is over")
@@ -282,12 +282,14 @@ class Gops(Bidding, PrizeRow, MatchProgress):
             raise IllegalAction("blind reported prizes are reported after the bids: commit and reveal",
                                 code="wrong_phase", phase=str(g.phase))
         seats = self.active_seats()
-        if len(bids) != len(seats) or any(s not in bids for s in seats):
+        if len(bids) != len(seats):
             raise IllegalAction(f"the bids must be those of the seats in the game, {seats}", code="wrong_seats")
         opened = {}
         one_card = self.rules.bid_cards == 1
         hands = g.hands
         for s in seats:
+            if s not in bids:
+                raise IllegalAction(f"the bids must be those of the seats in the game, {seats}", code="wrong_seats")
             cards = tuple(bids[s])
             if not (one_card and len(cards) == 1 and type(cards[0]) is int and cards[0] in hands[s]):
                 problem = self.bid_problem(s, cards)  # (a one-card bid from the hand is legal)
