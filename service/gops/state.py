@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from .. import commitments
-from ..errors import GameOver, IllegalAction, InvalidAction, InvalidOptions, RefereeError
+from ..errors import GameOver, IllegalAction, InvalidAction, InvalidOptions, RefereeError, WrongPhase
 from . import clock
 from .actions import ChoosePrize, Commit, DealPrizes, EnforceDeadline, ReportPrize, Resign, Reveal, action_from_dict
 from .bidding import Bidding
@@ -269,7 +269,7 @@ class Gops(Bidding, PrizeRow, MatchProgress):
         committing and revealing the same bids.  Refused, changing nothing: a game that is over or
         not in the commit phase, a round some seat already committed to, blind reported prizes (the
         bids come before the prize is reported), bids not for exactly the seats in the game
-        (``wrong_seats``), an illegal bid (its :meth:`bid_problem`); seat by seat, in seat order.
+        (``invalid_action``), an illegal bid (its :meth:`bid_problem`); seat by seat, in seat order.
         """
         if self.result is not None:
             raise GameOver("the game is over")
@@ -279,17 +279,17 @@ class Gops(Bidding, PrizeRow, MatchProgress):
         if g.commitments:
             raise IllegalAction("some seats have already committed in this round", code="already_committed")
         if self._blind_reported:
-            raise IllegalAction("blind reported prizes are reported after the bids: commit and reveal",
-                                code="wrong_phase", phase=str(g.phase))
+            raise WrongPhase("blind reported prizes are reported after the bids: commit and reveal",
+                             phase=str(g.phase))
         seats = self.active_seats()
         if len(bids) != len(seats):
-            raise IllegalAction(f"the bids must be those of the seats in the game, {seats}", code="wrong_seats")
+            raise InvalidAction(f"the bids must be those of the seats in the game, {seats}")
         opened = {}
         one_card = self.rules.bid_cards == 1
         hands = g.hands
         for s in seats:
             if s not in bids:
-                raise IllegalAction(f"the bids must be those of the seats in the game, {seats}", code="wrong_seats")
+                raise InvalidAction(f"the bids must be those of the seats in the game, {seats}")
             cards = tuple(bids[s])
             if not (one_card and len(cards) == 1 and type(cards[0]) is int and cards[0] in hands[s]):
                 problem = self.bid_problem(s, cards)  # (a one-card bid from the hand is legal)

@@ -84,9 +84,9 @@ def _classic():
 
 
 @pytest.mark.parametrize("bids, error, code", [
-    ({0: (1,)}, IllegalAction, "wrong_seats"),
-    ({0: (1,), 1: (2,), 2: (3,)}, IllegalAction, "wrong_seats"),
-    ({0: (1,), 2: (3,)}, IllegalAction, "wrong_seats"),
+    ({0: (1,)}, InvalidAction, "invalid_action"),
+    ({0: (1,), 1: (2,), 2: (3,)}, InvalidAction, "invalid_action"),
+    ({0: (1,), 2: (3,)}, InvalidAction, "invalid_action"),
     ({0: (1, 2), 1: (2,)}, InvalidAction, "wrong_card_count"),
     ({0: (14,), 1: (2,)}, InvalidAction, "no_such_rank"),
 ])
