@@ -259,6 +259,11 @@ def print_summary(report: dict) -> None:
     eng = report["engine"]
     p("\n== Engine-only random playouts ==")
     p(f"Gops 13-card 2-player ÷ OpenSpiel goofspiel: {eng['gops_vs_openspiel']['ratio']:.4f}  (rounds: {eng['gops_vs_openspiel']['ratios']})")
+    if "gops_rules_vs_openspiel" in eng:
+        p(f"Gops rules alone (play_bids, no commit–reveal) ÷ goofspiel: {eng['gops_rules_vs_openspiel']['ratio']:.4f}"
+          f"  (rounds: {eng['gops_rules_vs_openspiel']['ratios']})")
+        p(f"crypto floor of a protocol game: {eng['crypto_floor']['us_per_game']:.0f} µs CPU, "
+          f"{eng['crypto_floor']['vs_openspiel']:.3f}× goofspiel at most")
     p(f"Gofo engine actions/s ÷ goofspiel actions/s: {eng['gofo']['actions_vs_openspiel_actions']:.4f} (a yardstick)")
     if report.get("profile"):
         p("\n== Profile of a Gops move (CPU self-time shares) ==")

@@ -63,6 +63,12 @@ def render(r: dict[str, Any]) -> str:
     out.append(f"| Gops ÷ OpenSpiel goofspiel (13 cards, 2 players) | **{gv['ratio']:.4f}** (rounds "
                f"{', '.join(f'{x:.4f}' for x in gv['ratios'])}): {gv['gops_games_per_cpu_s']:.0f} vs "
                f"{gv['openspiel_games_per_cpu_s']:.0f} games per CPU-second |")
+    if "gops_rules_vs_openspiel" in eng:
+        gr, cf = eng["gops_rules_vs_openspiel"], eng["crypto_floor"]
+        out.append(f"| Gops rules alone (`play_bids`, no commit–reveal) ÷ goofspiel | **{gr['ratio']:.4f}** (rounds "
+                   f"{', '.join(f'{x:.4f}' for x in gr['ratios'])}): {gr['gops_games_per_cpu_s']:.0f} games per CPU-second |")
+        out.append(f"| crypto floor of a protocol game (27 salts, 53 SHA-256) | {cf['us_per_game']:.0f} µs CPU a game: "
+                   f"at most {cf['vs_openspiel']:.3f}× goofspiel |")
     out.append(f"| Gofo actions/s ÷ goofspiel actions/s (yardstick) | {eng['gofo']['actions_vs_openspiel_actions']:.4f}; "
                f"{eng['gofo']['hands_per_cpu_s']:.0f} dealt 5-seat hands per CPU-second, "
                f"{eng['gofo']['actions_per_hand']:.0f} actions a hand |")

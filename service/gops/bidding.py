@@ -6,6 +6,7 @@ refusal and changes nothing, and a ``_do_*`` that applies a checked move in plac
 
 from __future__ import annotations
 
+import hmac
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
@@ -24,6 +25,7 @@ else:
     _Base = object
 
 Events = list[dict[str, Any]]
+_is_hex64 = commitments.COMMITMENT_PATTERN.match  # the same pattern as SALT_PATTERN: 64 lowercase hex
 
 
 class Bidding(_Base):
@@ -62,7 +64,7 @@ class Bidding(_Base):
         """Every card of a reveal is an integer (anything else cannot be a hashed rank)."""
         cards = tuple(cards)
         for c in cards:
-            if not isinstance(c, int) or isinstance(c, bool):
+            if type(c) is not int and (not isinstance(c, int) or isinstance(c, bool)):
                 raise InvalidAction(f"{c!r} is not a rank of this game (1..{self.rules.ranks})", code="no_such_rank")
         return cards
 
@@ -101,6 +103,15 @@ class Bidding(_Base):
         client that may retry late should name the game it means.
         """
         g = self.game
+        if isinstance(action, Commit):
+            if action.round == g.round and (action.game is None or action.game == g.number):
+                # the current round (the usual case): only this round's move can be repeated
+                return g.commitments.get(action.seat) == action.commitment
+        else:
+            cards = list(action.cards)
+            if action.round == g.round and (action.game is None or action.game == g.number):
+                opening = g.reveals.get(action.seat)
+                return opening is not None and list(opening.cards) == cards and opening.salt == action.salt
         number = g.number if action.game is None else action.game
         if isinstance(action, Commit):
             recorded, mine = "commitments", action.commitment
@@ -124,11 +135,20 @@ class Bidding(_Base):
     # ------------------------------------------------------------ commit
 
     def _check_commit(self, action: Commit, now: float) -> None:
-        self._check_seat(action.seat)
-        commitments.check_commitment_format(action.commitment)
-        self._check_game(action)
-        self._check_round(action.round)
-        self._require_phase(Phase.COMMIT)
+        # Each check is the named one, called only when a cheap test does not already show it passes.
+        g = self.game
+        seat = action.seat
+        if type(seat) is not int or not 0 <= seat < len(self._seats) or seat in g.forfeited:
+            self._check_seat(seat)
+        commitment = action.commitment
+        if type(commitment) is not str or not _is_hex64(commitment):
+            commitments.check_commitment_format(commitment)
+        if action.game is not None:
+            self._check_game(action)
+        if action.round != g.round:
+            self._check_round(action.round)
+        if g.phase is not Phase.COMMIT:
+            self._require_phase(Phase.COMMIT)
         if action.seat in self.game.commitments:
             raise IllegalAction(
                 f"seat {action.seat} has already committed in round {self.game.round}; a commitment cannot change",
@@ -143,7 +163,7 @@ class Bidding(_Base):
         g = self.game
         g.commitments[action.seat] = action.commitment
         events.append({"type": "committed", "round": g.round, "seat": action.seat})
-        if not self.awaiting():
+        if self._all_in(g.commitments):
             self._enter_phase(Phase.REVEAL, now, events)
 
     # ------------------------------------------------------------ reveal
@@ -162,16 +182,26 @@ class Bidding(_Base):
         so it gains nothing: it could have bid its lowest card anyway.
         """
         g = self.game
-        self._check_seat(action.seat)
-        commitments.check_salt(action.salt)
-        self._check_game(action)
-        self._check_round(action.round)
-        self._require_phase(Phase.REVEAL)
+        seat = action.seat
+        if type(seat) is not int or not 0 <= seat < len(self._seats) or seat in g.forfeited:
+            self._check_seat(seat)
+        salt = action.salt
+        if type(salt) is not str or not _is_hex64(salt):
+            commitments.check_salt(salt)
+        if action.game is not None:
+            self._check_game(action)
+        if action.round != g.round:
+            self._check_round(action.round)
+        if g.phase is not Phase.REVEAL:
+            self._require_phase(Phase.REVEAL)
         if action.seat in g.reveals:
             raise IllegalAction(f"seat {action.seat} has already revealed in round {g.round}", code="already_revealed")
-        cards = self._check_ranks_typed(action.cards)
+        cards = action.cards
+        if type(cards) is not tuple or len(cards) != 1 or type(cards[0]) is not int:
+            cards = self._check_ranks_typed(cards)
         expected = commitments.bid_commitment(g.game_id, g.round, action.seat, cards, action.salt)
-        if not commitments.matches(expected, g.commitments[action.seat]):
+        # Both are lowercase hex (the stored one was checked when committed): compared as text.
+        if not hmac.compare_digest(expected, g.commitments[action.seat]):
             problem = self.bid_problem(action.seat, cards)
             if problem is not None:
                 raise problem
@@ -187,7 +217,7 @@ class Bidding(_Base):
 
     def _after_bids(self, now: float, events: Events) -> None:
         """Called when a reveal (or a forfeit) may have completed the round's bids."""
-        if self.awaiting():
+        if not self._all_in(self.game.reveals):  # (only ever called in the reveal phase)
             return
         if not self.game.row and self.rules.blind_reported:
             # Blind at a real table: the face-down prize is turned up with the bids.

@@ -115,16 +115,16 @@ class PrizeRow(_Base):
     def _enter_phase(self, phase: Phase, now: float, events: Events) -> None:
         g = self.game
         g.phase = phase
-        g.deadline_at = clock.deadline(self.rules, phase, now)
-        events.append({"type": "phase", "phase": str(phase), "round": g.round, "deadline_at": g.deadline_at})
+        g.deadline_at = clock.deadline(self.rules, phase, now) if self.rules.deadline_seconds else None
+        events.append({"type": "phase", "phase": _PHASE_TEXT[phase], "round": g.round, "deadline_at": g.deadline_at})
 
     def _start_round(self, now: float, events: Events) -> None:
         g = self.game
         g.commitments, g.reveals = {}, {}
-        if g.round > self.rules.rounds:
+        if g.round > self._rounds:
             self._end_game(now, events)
             return
-        if not self.rules.blind_reported:
+        if not self._blind_reported:
             if not self._fill_row(now, events):
                 return
             if not g.row:
@@ -139,15 +139,16 @@ class PrizeRow(_Base):
         ``prize`` phase and this returns False (the report goes on).
         """
         g = self.game
-        while len(g.row) < self.rules.open_prizes and len(g.turned) < self.rules.ranks:
-            if self.rules.prize_order == PrizeOrder.REPORTED:
+        open_prizes, ranks = self.rules.open_prizes, self.rules.ranks
+        while len(g.row) < open_prizes and len(g.turned) < ranks:
+            if self._reported:
                 self._enter_phase(Phase.PRIZE, now, events)
                 return False
             prize = g.pile.pop(0)
             g.turned.append(prize)
             g.row.append(prize)
             events.append(
-                {"type": "prize_turned", "round": g.round, "rank": prize if self._prize_public() else None}
+                {"type": "prize_turned", "round": g.round, "rank": prize if self._prize_shown else None}
             )
         return True
 
@@ -158,34 +159,51 @@ class PrizeRow(_Base):
     def _resolve(self, now: float, events: Events) -> None:
         """Every bid is in (and the prize known): who wins the round, and what they take."""
         g = self.game
+        seats = sorted(g.reveals)
+        reveals = g.reveals
+        record: dict[str, Any] = {
+            "round": g.round,
+            "commitments": {str(s): c for s, c in sorted(g.commitments.items())},
+            "reveals": {str(s): reveals[s].to_dict() for s in seats},
+        }
+        self._settle({s: reveals[s].cards for s in seats}, record, now, events)
+
+    def _settle(self, opened: dict[int, tuple[int, ...]], record: dict[str, Any], now: float,
+                events: Events) -> None:
+        """The round's bids (``opened``: each seat's opened cards, by seat) decide it: the round
+        record (``record``, begun by the caller) is completed, the pot or the choice awarded and
+        the game moves on.  The one resolution of the rules (:meth:`_resolve` and
+        :meth:`~service.gops.state.Gops.play_bids` call it)."""
+        g = self.game
         rules = self.rules
+        k = rules.bid_cards
+        hands = g.hands
         bids: dict[int, list[int]] = {}
         illegal: dict[str, str] = {}
-        for s in sorted(g.reveals):
-            opened = list(g.reveals[s].cards)
-            problem = self.bid_problem(s, opened)
+        for s, cards in opened.items():
+            hand = hands[s]
+            if k == 1 and len(cards) == 1 and type(cards[0]) is int and cards[0] in hand:
+                bids[s] = [cards[0]]  # a legal one-card bid (hands hold only ranks of the game)
+                continue
+            opened_list = list(cards)
+            problem = self.bid_problem(s, opened_list)
             if problem is None:
-                bids[s] = opened
+                bids[s] = opened_list
             else:  # an opened but illegal bid: forfeited to the seat's lowest card(s)
                 bids[s] = self.forfeited_bid(s)
                 illegal[str(s)] = problem.code
         winners = self._winners({s: sum(cards) for s, cards in bids.items()})
-        record: dict[str, Any] = {
-            "round": g.round,
-            "commitments": {str(s): c for s, c in sorted(g.commitments.items())},
-            "reveals": {str(s): v.to_dict() for s, v in sorted(g.reveals.items())},
-            "bids": {str(s): cards for s, cards in bids.items()},
-            "winners": winners,
-        }
+        record["bids"] = {str(s): cards for s, cards in bids.items()}
+        record["winners"] = winners
         if illegal:
             record["illegal"] = illegal
         for s, cards in bids.items():
-            hand = g.hands[s]
+            hand = hands[s]
             for c in cards:
                 hand.remove(c)
         if rules.open_prizes == 1:
             self._award_pot(record, winners)
-            events.append({"type": "round_resolved", **public_record(record)})
+            events.append(_round_event(record))
             g.history.append(record)
             self._next_round(now, events)
             return
@@ -203,7 +221,7 @@ class PrizeRow(_Base):
             if rules.unclaimed == Unclaimed.CARRYOVER:
                 g.carried_rounds += 1
                 record["carried"] = True
-        events.append({"type": "round_resolved", **public_record(record)})
+        events.append(_round_event(record))
         g.history.append(record)
         if g.chooser is not None and g.picks_owed > 0:
             self._enter_phase(Phase.CHOOSE, now, events)
@@ -217,14 +235,19 @@ class PrizeRow(_Base):
         pot = g.carry + g.row
         g.row, g.carry = [], []
         record["pot"] = pot
-        if winners:
+        if len(winners) == 1:  # the whole pot, an integer: no Fraction arithmetic
+            s = winners[0]
+            share = sum(pot)
+            score = g.scores[s]
+            g.scores[s] = Fraction(score.numerator + share) if score.denominator == 1 else score + share
+            g.won[s].extend(pot)
+            record["shares"] = {str(s): str(share)}
+        elif winners:
             share = Fraction(sum(pot), len(winners))
             for s in winners:
                 g.scores[s] += share
-                if len(winners) == 1:
-                    g.won[s].extend(pot)
             record["shares"] = {str(s): frac_str(share) for s in winners}
-        elif self.rules.unclaimed == Unclaimed.CARRYOVER and g.round < self.rules.rounds:
+        elif self.rules.unclaimed == Unclaimed.CARRYOVER and g.round < self._rounds:
             g.carry = pot
             record["carried"] = True
         else:
@@ -248,3 +271,14 @@ class PrizeRow(_Base):
         if resolution == Resolution.SPLIT or len(top) == 1:
             return top
         return []
+
+
+_PHASE_TEXT = {phase: str(phase) for phase in Phase}
+
+
+def _round_event(record: dict[str, Any]) -> dict[str, Any]:
+    """The ``round_resolved`` event of a round record: ``public_record`` of it, after the type."""
+    event = {"type": "round_resolved", **record}
+    event.pop("commitments", None)
+    event.pop("reveals", None)
+    return event

@@ -25,6 +25,14 @@ else:
 Events = list[dict[str, Any]]
 
 
+def _score(text: str) -> Fraction:
+    """A recorded score (``frac_str``: ``"7"`` or ``"15/2"``); an integer one without ``Fraction``'s
+    string parser."""
+    if text.isdigit() and text.isascii():
+        return Fraction(int(text))
+    return Fraction(text)
+
+
 def _argmax(values: list, among: list[int]) -> list[int]:
     best = max(values[s] for s in among)
     return [s for s in among if values[s] == best]
@@ -85,7 +93,7 @@ class MatchProgress(_Base):
         match = self.match
         players = range(self.rules.players)
         eligible = [s for s in players if s not in self.resigned]
-        totals = [sum((Fraction(r["scores"][s]) for r in self.games), Fraction(0)) for s in players]
+        totals = [sum((_score(r["scores"][s]) for r in self.games), Fraction(0)) for s in players]
         wins = [sum(1 for r in self.games if r["winners"] == [s]) for s in players]
         played = len(self.games)
         winners: list[int] | None = None

@@ -130,18 +130,23 @@ class Rules:
             raise bad(f"players must be between {MIN_PLAYERS} and {MAX_PLAYERS}")
         if not 1 <= self.ranks <= MAX_RANKS:
             raise bad(f"ranks must be between 1 and {MAX_RANKS} (A..n)")
-        typed = replace(
-            self,
-            resolution=_choice(Resolution, self.resolution, "resolution"),
-            unclaimed=_choice(Unclaimed, self.unclaimed, "unclaimed"),
-            prize_order=_choice(PrizeOrder, self.prize_order, "prize_order"),
-        )
+        if (type(self.resolution) is Resolution and type(self.unclaimed) is Unclaimed
+                and type(self.prize_order) is PrizeOrder):
+            typed = self  # already typed (validated before): no copy
+        else:
+            typed = replace(
+                self,
+                resolution=_choice(Resolution, self.resolution, "resolution"),
+                unclaimed=_choice(Unclaimed, self.unclaimed, "unclaimed"),
+                prize_order=_choice(PrizeOrder, self.prize_order, "prize_order"),
+            )
         if typed.prize_order == PrizeOrder.EXPLICIT:
             if sorted(self.explicit_order) != list(range(1, self.ranks + 1)):
                 raise bad(f"explicit_order must list every rank 1..{self.ranks} exactly once")
         elif self.explicit_order:
             raise bad("explicit_order is only allowed with prize_order 'explicit'")
-        typed = replace(typed, visibility=_choice(Visibility, self.visibility, "visibility"))
+        if type(typed.visibility) is not Visibility:
+            typed = replace(typed, visibility=_choice(Visibility, self.visibility, "visibility"))
         if typed.visibility == Visibility.DEALER_SEES_PRIZE:
             if self.dealer_seat is None or not 0 <= self.dealer_seat < self.players:
                 raise bad("dealer_sees_prize needs dealer_seat, a seat of this game")
@@ -187,8 +192,11 @@ class MatchRules:
     tiebreak: Tiebreak = Tiebreak.EXTRA_GAME
 
     def validate(self) -> MatchRules:
-        typed = replace(self, format=_choice(MatchFormat, self.format, "match format"),
-                        tiebreak=_choice(Tiebreak, self.tiebreak, "tiebreak"))
+        if type(self.format) is MatchFormat and type(self.tiebreak) is Tiebreak:
+            typed = self  # already typed: no copy
+        else:
+            typed = replace(self, format=_choice(MatchFormat, self.format, "match format"),
+                            tiebreak=_choice(Tiebreak, self.tiebreak, "tiebreak"))
         if typed.format == MatchFormat.CUMULATIVE:
             if self.games is None or not 1 <= self.games <= 50:
                 raise InvalidOptions("a cumulative match needs games between 1 and 50")

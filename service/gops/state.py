@@ -16,18 +16,18 @@ actions (:func:`replay`).  Split scores are exact :class:`fractions.Fraction` va
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from .. import commitments
-from ..errors import GameOver, InvalidAction, InvalidOptions, RefereeError
+from ..errors import GameOver, IllegalAction, InvalidAction, InvalidOptions, RefereeError, WrongPhase
 from . import clock
 from .actions import ChoosePrize, Commit, DealPrizes, EnforceDeadline, ReportPrize, Resign, Reveal, action_from_dict
 from .bidding import Bidding
 from .prizes import PrizeRow
 from .progress import MatchProgress
 from .records import Game, Phase
-from .rules import MatchRules, Rules
+from .rules import MatchRules, PrizeOrder, Rules, Visibility
 
 Events = list[dict[str, Any]]
 
@@ -57,6 +57,12 @@ class Gops(Bidding, PrizeRow, MatchProgress):
         self.games = games or []  # records of the finished games of the match (never changed once made)
         self.resigned = resigned or []
         self.result = result  # the match (or single game) result, once over
+        # What the hot path reads of the (never changing) rules, worked out once.
+        self._seats = tuple(range(rules.players))
+        self._rounds = rules.ranks // rules.bid_cards if rules.bid_cards else 0
+        self._blind_reported = rules.blind_reported
+        self._prize_shown = rules.visibility == Visibility.OPEN
+        self._reported = rules.prize_order == PrizeOrder.REPORTED
 
     # ---------------------------------------------------------------- building
 
@@ -66,7 +72,7 @@ class Gops(Bidding, PrizeRow, MatchProgress):
             raise InvalidOptions("game ids use only [A-Za-z0-9_-]")
         rules = rules.validate()
         match = (match or MatchRules()).validate()
-        state = cls(id, rules, match, Game(game_id=id, number=1))
+        state = cls(id, rules, match, None)  # type: ignore[arg-type]  # _begin_game makes the game
         state._begin_game(1, now)
         return state
 
@@ -121,7 +127,10 @@ class Gops(Bidding, PrizeRow, MatchProgress):
         return not self.over and self.game.phase is Phase.DEAL
 
     def active_seats(self) -> list[int]:
-        return [s for s in range(self.rules.players) if s not in self.game.forfeited]
+        forfeited = self.game.forfeited
+        if not forfeited:
+            return list(self._seats)
+        return [s for s in self._seats if s not in forfeited]
 
     def seat_out(self, seat: int) -> bool:
         """Has ``seat`` resigned (the match) or forfeited this game?"""
@@ -130,15 +139,28 @@ class Gops(Bidding, PrizeRow, MatchProgress):
     def awaiting(self) -> list[int]:
         """Seats whose action the current phase is waiting for."""
         g = self.game
-        if self.over:
+        if self.result is not None:
             return []
-        if g.phase is Phase.COMMIT:
-            return [s for s in self.active_seats() if s not in g.commitments]
-        if g.phase is Phase.REVEAL:
-            return [s for s in self.active_seats() if s not in g.reveals]
-        if g.phase is Phase.CHOOSE and g.chooser is not None:
+        phase = g.phase
+        if phase is Phase.COMMIT:
+            done = g.commitments
+        elif phase is Phase.REVEAL:
+            done = g.reveals
+        elif phase is Phase.CHOOSE and g.chooser is not None:
             return [g.chooser]
-        return []
+        else:
+            return []
+        forfeited = g.forfeited
+        return [s for s in self._seats if s not in done and s not in forfeited]
+
+    def _all_in(self, done: dict[int, Any]) -> bool:
+        """Has every seat still in the game made its move of the phase (``done``: commitments or
+        reveals)?  ``not awaiting()`` in the commit and reveal phases, without the list."""
+        forfeited = self.game.forfeited
+        for s in self._seats:
+            if s not in done and s not in forfeited:
+                return False
+        return True
 
     def current_game_id(self) -> str:
         return self.game.game_id
@@ -205,11 +227,77 @@ class Gops(Bidding, PrizeRow, MatchProgress):
         repeat of a commit or reveal already applied is a no-op that returns no
         events (so a retried request changes nothing).
         """
-        if isinstance(action, (Commit, Reveal)) and self._is_repeat(action):
+        kind = type(action)
+        if kind is Commit:  # _is_repeat's test for the current round, inlined
+            g = self.game
+            if action.round == g.round and (action.game is None or action.game == g.number):
+                if g.commitments.get(action.seat) == action.commitment:
+                    return []
+            elif self._is_repeat(action):
+                return []
+        elif kind is Reveal and type(action.cards) is tuple:
+            g = self.game
+            if action.round == g.round and (action.game is None or action.game == g.number):
+                opening = g.reveals.get(action.seat)  # (its cards are a tuple too)
+                if opening is not None and opening.cards == action.cards and opening.salt == action.salt:
+                    return []
+            elif self._is_repeat(action):
+                return []
+        elif isinstance(action, (Commit, Reveal)) and self._is_repeat(action):
             return []
-        self.verify(action, now)
+        # verify(), inlined: the same checks in the same order
+        if self.result is not None:
+            raise GameOver("the game is over")
+        step = _STEPS.get(kind)
+        if step is None:
+            raise InvalidAction(f"not a Gops action: {action!r}", code="unknown_action")
+        step[0](self, action, now)
         events: Events = []
-        _STEPS[type(action)][1](self, action, now, events)
+        step[1](self, action, now, events)
+        return events
+
+    # ---------------------------------------------------------------- simulation (bots)
+
+    def play_bids(self, bids: Mapping[int, Sequence[int]], now: float = 0.0) -> Events:
+        """Simulation only: play the current round from plain simultaneous bids, no commit–reveal.
+
+        For strategy bots' playouts on their own copy of a state (never the referee's: nothing is
+        committed, so nothing could be verified; the round record has no ``commitments`` or
+        ``reveals``).  ``bids`` maps every seat still in the game to its cards.  The round is
+        resolved by the same code as a completed reveal (:meth:`_settle`), so the scores, hands,
+        prizes, record and events (``round_resolved`` and what follows it) are exactly those of
+        committing and revealing the same bids.  Refused, changing nothing: a game that is over or
+        not in the commit phase, a round some seat already committed to, blind reported prizes (the
+        bids come before the prize is reported), bids not for exactly the seats in the game
+        (``invalid_action``), an illegal bid (its :meth:`bid_problem`); seat by seat, in seat order.
+        """
+        if self.result is not None:
+            raise GameOver("the game is over")
+        g = self.game
+        if g.phase is not Phase.COMMIT:
+            self._require_phase(Phase.COMMIT)
+        if g.commitments:
+            raise IllegalAction("some seats have already committed in this round", code="already_committed")
+        if self._blind_reported:
+            raise WrongPhase("blind reported prizes are reported after the bids: commit and reveal",
+                             phase=str(g.phase))
+        seats = self.active_seats()
+        if len(bids) != len(seats):
+            raise InvalidAction(f"the bids must be those of the seats in the game, {seats}")
+        opened = {}
+        one_card = self.rules.bid_cards == 1
+        hands = g.hands
+        for s in seats:
+            if s not in bids:
+                raise InvalidAction(f"the bids must be those of the seats in the game, {seats}")
+            cards = tuple(bids[s])
+            if not (one_card and len(cards) == 1 and type(cards[0]) is int and cards[0] in hands[s]):
+                problem = self.bid_problem(s, cards)  # (a one-card bid from the hand is legal)
+                if problem is not None:
+                    raise problem
+            opened[s] = cards
+        events: Events = []
+        self._settle(opened, {"round": g.round}, now, events)
         return events
 
 
