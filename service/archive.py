@@ -53,6 +53,13 @@ def pack(doc: bytes, entries: list[bytes]) -> bytes:
 
 def unpack(archive: bytes) -> tuple[bytes, list[bytes]]:
     """The document and the log entries an archive holds, as they were stored."""
+    doc, log = open_archive(archive)
+    return doc, list(log)
+
+
+def open_archive(archive: bytes) -> tuple[bytes, "Log"]:
+    """The document an archive holds, and its log entries, restored only when first read (a view
+    needs the document alone)."""
     if not is_archive(archive):
         raise ValueError("not an archive")
     count = int.from_bytes(archive[1:3], "big")
@@ -63,6 +70,27 @@ def unpack(archive: bytes) -> tuple[bytes, list[bytes]]:
     body = unpacker.decompress(archive[start:]) + unpacker.flush()
     if not unpacker.eof:
         raise ValueError("a truncated archive")
-    text = _MARK.sub(lambda m: b'"' + values[int(m.group(1))] + b'"', body)
-    doc, *entries = text.split(b"\n")
-    return doc, entries
+    doc, _, rest = body.partition(b"\n")
+    return _restore(doc, values), Log(rest, values)
+
+
+def _restore(text: bytes, values: list[bytes]) -> bytes:
+    return _MARK.sub(lambda m: b'"' + values[int(m.group(1))] + b'"', text)
+
+
+class Log:
+    """An archive's log entries (the stored JSON bytes of each), restored on first use."""
+
+    def __init__(self, text: bytes, values: list[bytes]) -> None:
+        self._text, self._values, self._entries = text, values, None
+
+    def _restored(self) -> list[bytes]:
+        if self._entries is None:
+            self._entries = _restore(self._text, self._values).split(b"\n") if self._text else []
+        return self._entries
+
+    def __iter__(self):
+        return iter(self._restored())
+
+    def __len__(self) -> int:
+        return len(self._restored())

@@ -105,9 +105,9 @@ class Record:
     id: str
     version: int
     doc: dict[str, Any]
-    #: A finished game's log entries (the stored JSON bytes), read from its archive with the
-    #: document; None while the log is a list of its own.
-    archived: list[bytes] | None = None
+    #: A finished game's log entries (the stored JSON bytes, restored from its archive when first
+    #: read: :class:`service.archive.Log`); None while the log is a list of its own.
+    archived: "archive.Log | list[bytes] | None" = None
 
 
 @dataclass
@@ -236,7 +236,7 @@ class Store:
         if version is None or doc is None:
             raise NotFound(f"no {kind} game with id {id!r} (never created, or expired)", code="game_not_found")
         if archive.is_archive(doc):
-            doc, entries = archive.unpack(doc)
+            doc, entries = archive.open_archive(doc)
             return Record(kind, id, int(version), json.loads(doc), entries)
         return Record(kind, id, int(version), json.loads(doc))
 
@@ -252,7 +252,7 @@ class Store:
                 record = self.load(kind, id)
             except NotFound:
                 return []
-            raw = record.archived or []
+            raw = record.archived if record.archived is not None else []
         return [json.loads(e) for e in raw]
 
     def save(self, record: Record, change: Change, answer: Answer | None = None) -> Record:
