@@ -9,10 +9,11 @@ views, transcripts and ETags built from it are byte for byte what they were.
 
 Layout: ``MAGIC`` (1 byte), ``n`` (2 bytes, big-endian), ``n`` × 32 raw bytes, then the zlib
 stream of the text, compressed against a preset dictionary (:data:`service.archive_dict.ZDICT_1`,
-frozen: the shapes of a finished game's document and entries, which halves the compressed JSON).  The text is the document and the entries joined by newlines (compact JSON
-never holds a raw newline nor a NUL: both are escaped inside strings), with every JSON string that
-is 64 lowercase hex characters (commitments, salts, token hashes: random, so zlib can only halve
-them) replaced by ``"\\x00<i>"``, ``i`` indexing its 32 bytes, each distinct value stored once.
+frozen: the shapes of a finished game's document and entries, which halves the compressed JSON).
+The text is the document and the entries joined by newlines (compact JSON never holds a raw
+newline nor a NUL: both are escaped inside strings), with every JSON string that is 64 lowercase
+hex characters (commitments, salts, token hashes: random, so zlib can only halve them) replaced by
+``"\\x00<i>"``, ``i`` indexing its 32 bytes, each distinct value stored once.
 """
 
 from __future__ import annotations

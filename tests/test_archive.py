@@ -209,6 +209,20 @@ def test_pack_refuses_what_it_could_not_give_back():
         archive.unpack(archive.pack(b"{}", [b'{"a":1}'] * 100)[:-8])
 
 
+def test_the_format_is_frozen():
+    """Archives written today must read back for as long as a finished game is kept: the preset
+    dictionary never changes (a new one is a new MAGIC), and an archive made now still opens."""
+    import hashlib
+
+    from service.archive_dict import ZDICT_1
+
+    assert hashlib.sha256(ZDICT_1).hexdigest() == "893c7c3138f8155549c2fb58b3ca24db44dcfd00cc4ad6b9864a3897bfde2ddc"
+    golden = bytes.fromhex("010001" + "ab" * 32 + "78f97e74bd42abc6b26ebd16751d3aaae3612e33c039718d34050d0069691ddd")
+    h = b"ab" * 32
+    assert archive.unpack(golden) == (b'{"auth":{"host":"%s"},"kind":"gops"}' % h,
+                                      [b'{"action":{"salt":"%s","type":"deal_prizes"},"version":1}' % h])
+
+
 _json = st.recursive(
     st.none() | st.booleans() | st.integers() | st.text() | st.sampled_from([secrets.token_hex(32) for _ in range(4)]),
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
