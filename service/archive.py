@@ -58,7 +58,7 @@ def unpack(archive: bytes) -> tuple[bytes, list[bytes]]:
     return doc, list(log)
 
 
-def open_archive(archive: bytes) -> tuple[bytes, "Log"]:
+def open_archive(archive: bytes) -> tuple[bytes, Log]:
     """The document an archive holds, and its log entries, restored only when first read (a view
     needs the document alone)."""
     if not is_archive(archive):

@@ -107,7 +107,7 @@ class Record:
     doc: dict[str, Any]
     #: A finished game's log entries (the stored JSON bytes, restored from its archive when first
     #: read: :class:`service.archive.Log`); None while the log is a list of its own.
-    archived: "archive.Log | list[bytes] | None" = None
+    archived: archive.Log | list[bytes] | None = None
 
 
 @dataclass

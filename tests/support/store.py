@@ -9,7 +9,6 @@ Both work with a client that decodes responses and with one that does not.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import redis
