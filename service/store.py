@@ -3,8 +3,10 @@
 Layout (``P`` is the configured key prefix, ``K`` the kind: ``gops``, ``gofo``):
 
 * ``P:K:{ID}`` – a hash with ``version`` (an integer, +1 per applied change) and
-  ``doc`` (the JSON document: engine state, token hashes, timestamps);
-* ``P:K:{ID}:log`` – a list of JSON transcript entries, one per applied change;
+  ``doc`` (the JSON document: engine state, token hashes, timestamps) — once the game is over,
+  an archive of the document *and* the log instead (:mod:`service.archive`);
+* ``P:K:{ID}:log`` – a list of JSON transcript entries, one per applied change (gone once the
+  game is over and archived: its entries are in the archive);
 * ``P:K:{ID}:events`` – the pub/sub channel a change is announced on (live updates);
 * ``P:idem:SCOPE:HASH`` – a create's Idempotency-Key record (the encrypted first answer);
 * ``P:K:{ID}:idem:HASH`` – a move's Idempotency-Key record (the encrypted first answer), written
@@ -34,7 +36,7 @@ from typing import Any, Callable
 
 import redis
 
-from . import metrics
+from . import archive, metrics
 from .errors import Busy, NotFound, StaleVersion
 from .redis_client import is_cluster
 
@@ -52,8 +54,10 @@ return 1
 # KEYS: the game, its log, [the answer's key when ARGV[5] is not empty], [the active set when
 # ARGV[7] is not empty].  ARGV: 1 version, 2 doc, 3 ttl, 4 channel, 5 answer, 6 its ttl,
 # 7 the game's member of the active set to remove (a finishing change; one server only: on a
-# cluster that set is in another slot), 8... log entries.  Returns the new version, or
-# {version, removed} when it removed the game from the active set; -1 / -2 / {-3, answer}.
+# cluster that set is in another slot), 8 '' or, when ARGV[2] is an archive of the document and
+# the whole log, the length of the log it was made from (checked, then the log is deleted),
+# 9... log entries.  Returns the new version, or {version, removed} when it removed the game from
+# the active set; -1 / -2 / {-3, answer}.
 _SAVE = """
 local answer = nil
 if ARGV[5] ~= '' then answer = KEYS[3] end
@@ -64,11 +68,17 @@ end
 local current = redis.call('HGET', KEYS[1], 'version')
 if not current then return -1 end
 if current ~= ARGV[1] then return -2 end
+local archived = ARGV[8] ~= ''
+if archived and redis.call('LLEN', KEYS[2]) ~= tonumber(ARGV[8]) then return -2 end
 local version = tonumber(current) + 1
 redis.call('HSET', KEYS[1], 'version', version, 'doc', ARGV[2])
-for i = 8, #ARGV do redis.call('RPUSH', KEYS[2], ARGV[i]) end
 redis.call('EXPIRE', KEYS[1], ARGV[3])
-redis.call('EXPIRE', KEYS[2], ARGV[3])
+if archived then
+  redis.call('DEL', KEYS[2])
+else
+  for i = 9, #ARGV do redis.call('RPUSH', KEYS[2], ARGV[i]) end
+  redis.call('EXPIRE', KEYS[2], ARGV[3])
+end
 if answer then redis.call('SET', answer, ARGV[5], 'EX', ARGV[6]) end
 redis.call('PUBLISH', ARGV[4], version)
 if ARGV[7] ~= '' then
@@ -95,6 +105,9 @@ class Record:
     id: str
     version: int
     doc: dict[str, Any]
+    #: A finished game's log entries (the stored JSON bytes, restored from its archive when first
+    #: read: :class:`service.archive.Log`); None while the log is a list of its own.
+    archived: archive.Log | list[bytes] | None = None
 
 
 @dataclass
@@ -222,11 +235,25 @@ class Store:
             version, doc = read
         if version is None or doc is None:
             raise NotFound(f"no {kind} game with id {id!r} (never created, or expired)", code="game_not_found")
+        if archive.is_archive(doc):
+            doc, entries = archive.open_archive(doc)
+            return Record(kind, id, int(version), json.loads(doc), entries)
         return Record(kind, id, int(version), json.loads(doc))
 
-    def transcript(self, kind: str, id: str) -> list[dict[str, Any]]:
+    def transcript(self, kind: str, id: str, record: Record | None = None) -> list[dict[str, Any]]:
+        """The game's log entries.  ``record``: the caller's load, whose archive (a finished game's)
+        already holds them: no read then."""
         self._settle_deferred()
-        return [json.loads(e) for e in self.redis.lrange(self.log_key(kind, id), 0, -1)]
+        if record is not None and record.archived is not None:
+            return [json.loads(e) for e in record.archived]
+        raw = self.redis.lrange(self.log_key(kind, id), 0, -1)
+        if not raw:  # a stored game's log is never empty: the game was archived (or expired) since
+            try:
+                record = self.load(kind, id)
+            except NotFound:
+                return []
+            raw = record.archived if record.archived is not None else []
+        return [json.loads(e) for e in raw]
 
     def save(self, record: Record, change: Change, answer: Answer | None = None) -> Record:
         """Store ``change`` on top of ``record``; StaleVersion if someone else was first.
@@ -245,17 +272,31 @@ class Store:
         inactive = change.finished and not is_cluster(self.redis)
         if inactive:
             keys.append(self.active_key(record.kind))
+        doc, entries, archived_from = _dump(change.doc), [_dump(e) for e in change.log], ""
+        if change.finished or record.archived is not None:
+            # Over: read-only from now on, so the document and the whole log become one archive
+            # (service.archive) — the one extra read of a game's life, on its final move.  The
+            # script checks the log is still the one read (its version is checked anyway).
+            if record.archived is not None:
+                logged, archived_from = record.archived, 0
+            else:
+                self._settle_deferred()  # before any other operation, as always
+                logged = self.redis.lrange(self.log_key(record.kind, record.id), 0, -1)
+                archived_from = len(logged)
+            kept = [*logged, *(e.encode() for e in entries)]
+            doc, entries, ttl = archive.pack(doc.encode(), kept), [], self.finished_ttl
         result = self._write(
             self._save,
             keys=keys,
             args=[
                 record.version,
-                _dump(change.doc),
+                doc,
                 ttl,
                 self.channel(record.kind, record.id),
                 *answered,
                 record.id if inactive else "",
-                *(_dump(e) for e in change.log),
+                archived_from,
+                *entries,
             ],
         )
         if isinstance(result, list):
@@ -272,7 +313,7 @@ class Store:
             raise StaleVersion(f"version {record.version} is no longer current")
         if change.finished and not inactive:
             self._track_active(record.kind, record.id, finished=True)
-        return Record(record.kind, record.id, int(result), change.doc)
+        return Record(record.kind, record.id, int(result), change.doc, kept if archived_from != "" else None)
 
     def transact(
         self,

@@ -199,9 +199,10 @@ def test_whole_games_across_two_api_processes(http, apis, cluster):
     assert http.served_by == {0, 1}
 
     # The games live on different primaries more often than not; each one's keys share a slot.
-    for kind, id in (("gops", gops.id), ("gofo", table.id)):
+    # The finished Gops game is one key: its final save archived the log into its hash.
+    for kind, id, keys in (("gops", gops.id, 1), ("gofo", table.id, 2)):
         primary = cluster.primary_for(game_key(kind, id))
-        assert cluster.client(primary).exists(game_key(kind, id), log_key(kind, id)) == 2
+        assert cluster.client(primary).exists(game_key(kind, id), log_key(kind, id)) == keys
 
     # Creation with an Idempotency-Key, sent to each process: one game.
     key = uuid.uuid4().hex
@@ -348,6 +349,10 @@ def test_a_save_during_a_slot_migration_follows_the_ask_redirect(cluster):
         assert cluster._call(source, "MIGRATE", target.host, target.port, "", 0, 5000, "KEYS", *keys) == "OK"
         saved = store.save(record, Change({"n": 1}, [{"version": 2}]))
         assert saved.version == 2
+        # The final save too: its read of the log follows the ASK as well, and the archive that
+        # replaces document and log is written on the importing node.
+        final = store.save(saved, Change({"n": 2}, [{"version": 3}], finished=True))
+        assert final.version == 3
     finally:
         for node in cluster.running():
             if cluster.info(node, "replication").get("role") == "master":
@@ -356,5 +361,6 @@ def test_a_save_during_a_slot_migration_follows_the_ask_redirect(cluster):
     while cluster.primary_for(keys[0]).port != target.port and time.monotonic() < deadline:
         time.sleep(0.2)
     loaded = store.load("gops", game_id)
-    assert (loaded.version, loaded.doc) == (2, {"n": 1})
-    assert [e["version"] for e in store.transcript("gops", game_id)] == [1, 2]
+    assert (loaded.version, loaded.doc) == (3, {"n": 2}) and loaded.archived is not None
+    assert [e["version"] for e in store.transcript("gops", game_id)] == [1, 2, 3]
+    assert store.redis.exists(keys[1]) == 0  # the log is in the archive now

@@ -36,7 +36,7 @@ from support.gops_http import Http, new_salt
 
 from service import commitments, gops
 from service.embedded import free_port
-from support.store import stored
+from support.store import logged_entries, stored_version
 
 PROBLEM = "application/problem+json"
 MAX_WORKER_KILLS = 30
@@ -420,10 +420,9 @@ def stored_consistency(valkey_url: str, game_id: str) -> tuple[int, list[dict[st
     import redis
 
     client = redis.Redis.from_url(valkey_url, decode_responses=True)
-    try:
-        state, entries = stored(client, "gops", game_id)
-        version = int(state["version"])
-        log = [json.loads(e) for e in entries]
+    try:  # the log read the store's way: a list, or (the game over) its archive
+        version = stored_version(client, "gops", game_id)
+        log = logged_entries(client, "gops", game_id)
     finally:
         client.close()
     versions = [e["version"] for e in log]

@@ -3,7 +3,9 @@
 * **Round trips**, counted by bench's TCP proxy between the app and a real Valkey
   (``bench.redis_counts.CountingProxy``: one round trip each time the client starts sending after
   it last received): a commit, a reveal and a Gofo move cost 2 (the HMGET that authorizes, with
-  the rate limiter's hit in the same pipeline; the save's EVALSHA), a view 1.
+  the rate limiter's hit in the same pipeline; the save's EVALSHA), a view 1.  A game's final
+  move costs exactly one more, its log's LRANGE: the save archives the finished game
+  (service.archive), document and log in one compressed value.
 * **Serialization**: views are sent as the engines build them, not dumped through their
   marshmallow schemas (``common.view_response``).  Every view of real played games of both kinds
   (public, seat, every move's answer, over and under way, several Gops profiles) is dumped through
@@ -45,10 +47,21 @@ def counted(redis_url, redis_client):
     direct.close()
 
 
+def _final_move_apart(measure, moves: int = 2 * 13):
+    """``measure`` with the last reveal of a whole 2-player 13-round game labelled on its own."""
+    reveals = iter(range(1, 10**6))
+
+    def labelled(label, fn):
+        if label == "gops_reveal" and next(reveals) % moves == 0:
+            label = "gops_final_reveal"
+        return measure(label, fn)
+    return labelled
+
+
 def test_a_move_is_two_round_trips_with_the_rate_limiter(counted):
     counter, client = counted
     rng = random.Random(1)
-    play_gops(client, rng, counter.measure)
+    play_gops(client, rng, _final_move_apart(counter.measure))
     table = open_gofo(client, counter.measure)
     play_gofo_hand(client, table, rng, counter.measure)
     summary = counter.summary()
@@ -57,6 +70,10 @@ def test_a_move_is_two_round_trips_with_the_rate_limiter(counted):
         assert entry["round_trips_max"] == 2, (label, entry)
         # The limiter's script and the HMGET go together; then the save.
         assert entry["typical_client_commands"] == ["EVALSHA", "HMGET", "EVALSHA"], (label, entry)
+    # The move that ends the game reads the log once more, to archive it with the document.
+    final = summary["gops_final_reveal"]
+    assert final["requests"] == 1 and final["round_trips_max"] == 3, final
+    assert final["typical_client_commands"] == ["EVALSHA", "HMGET", "LRANGE", "EVALSHA"], final
     for label in ("gops_public_view", "gops_seat_view", "gofo_seat_view"):
         assert summary[label]["round_trips_max"] == 1, (label, summary[label])
         assert summary[label]["typical_client_commands"] == ["EVALSHA", "HMGET"], (label, summary[label])

@@ -234,7 +234,7 @@ class Transcript(MethodView):
         withheld; finished hands' orders and salts are in ``deals`` to check their commitments."""
         store = common.store()
         record = store.load(KIND, table_id)
-        return referee.transcript(record.doc, record.version, store.transcript(KIND, table_id))
+        return referee.transcript(record.doc, record.version, store.transcript(KIND, table_id, record))
 
 
 @blp.route("/<string:table_id>/deadline")

@@ -253,4 +253,4 @@ class Transcript(MethodView):
         store = common.store()
         record = store.load(KIND, game_id)
         # What the public may read is the observer's decision (gops.transcript), not this view's.
-        return referee.transcript(record.doc, game_id, record.version, store.transcript(KIND, game_id))
+        return referee.transcript(record.doc, game_id, record.version, store.transcript(KIND, game_id, record))

@@ -9,7 +9,6 @@ Both work with a client that decodes responses and with one that does not.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import redis
@@ -19,12 +18,36 @@ from service.store import Store
 PREFIX = "referee"  # the key prefix the test apps and servers use (the default)
 
 
+def _bytes_client(client: redis.Redis) -> redis.Redis:
+    """The same server, answering bytes: a finished game's archive is binary (service.archive),
+    which a client that decodes responses cannot read."""
+    pool = client.connection_pool
+    if not pool.connection_kwargs.get("decode_responses"):
+        return client
+    cached = _BYTES_CLIENTS.get(id(client))
+    if cached is None or cached[0] is not client:
+        binary = redis.Redis(connection_pool=redis.ConnectionPool(
+            connection_class=pool.connection_class, **{**pool.connection_kwargs, "decode_responses": False}))
+        cached = _BYTES_CLIENTS[id(client)] = (client, binary)
+    return cached[1]
+
+
+_BYTES_CLIENTS: dict[int, tuple[redis.Redis, redis.Redis]] = {}
+
+
 def store(client: redis.Redis, prefix: str = PREFIX) -> Store:
-    return Store(client, prefix=prefix)
+    return Store(_bytes_client(client), prefix=prefix)
 
 
 def _text(value: Any) -> str:
     return value.decode() if isinstance(value, bytes) else value
+
+
+def _maybe_text(value: bytes) -> str | bytes:
+    try:
+        return value.decode()
+    except UnicodeDecodeError:
+        return value
 
 
 def bookkeeping_prefix(client: redis.Redis) -> str:
@@ -36,13 +59,17 @@ def snapshot(client: redis.Redis) -> dict[Any, Any]:
     """Every stored key with its type and value (sorted where Redis has no order); TTLs and rate-limit
     counters excluded."""
     skip = bookkeeping_prefix(client)
+    binary = _bytes_client(client)
     out: dict[Any, Any] = {}
     for key in client.scan_iter(count=1000):
         if _text(key).startswith(skip):
             continue
         kind = _text(client.type(key))
-        if kind == "hash":
-            value: Any = sorted(client.hgetall(key).items())
+        if kind == "hash":  # read as bytes (a finished game's archive is binary), text kept as text
+            raw = binary.hgetall(key)
+            if binary is not client:
+                raw = {_maybe_text(k): _maybe_text(v) for k, v in raw.items()}
+            value: Any = sorted(raw.items())
         elif kind == "list":
             value = client.lrange(key, 0, -1)
         elif kind == "string":
@@ -58,9 +85,13 @@ def snapshot(client: redis.Redis) -> dict[Any, Any]:
 
 
 def stored(client: redis.Redis, kind: str, id: str) -> tuple[dict[Any, Any], list[Any]]:
-    """One game's (``kind`` ``gops``) or table's (``gofo``) stored hash and transcript log, raw."""
+    """One game's (``kind`` ``gops``) or table's (``gofo``) stored hash and transcript log, raw
+    (a finished game's hash holds its archive, as bytes, and its log is in it)."""
     s = store(client)
-    return client.hgetall(s.key(kind, id)), client.lrange(s.log_key(kind, id), 0, -1)
+    fields, log = s.redis.hgetall(s.key(kind, id)), s.redis.lrange(s.log_key(kind, id), 0, -1)
+    if s.redis is not client:  # a decoding client: text as text, an archive as bytes
+        fields, log = {_maybe_text(k): _maybe_text(v) for k, v in fields.items()}, [_maybe_text(e) for e in log]
+    return fields, log
 
 
 def stored_doc(client: redis.Redis, kind: str, id: str) -> dict[str, Any]:
@@ -73,9 +104,14 @@ def stored_version(client: redis.Redis, kind: str, id: str) -> int | None:
     return None if version is None else int(version)
 
 
+def logged_entries(client: redis.Redis, kind: str, id: str) -> list[dict[str, Any]]:
+    """Every stored transcript entry, in stored order (from the archive once the game is over)."""
+    return store(client).transcript(kind, id)
+
+
 def logged_versions(client: redis.Redis, kind: str, id: str) -> list[int]:
     """The version of every transcript entry, in stored order."""
-    return [json.loads(e)["version"] for e in client.lrange(store(client).log_key(kind, id), 0, -1)]
+    return [e["version"] for e in logged_entries(client, kind, id)]
 
 
 def count_records(client: redis.Redis, kind: str) -> int:
