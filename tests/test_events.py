@@ -359,7 +359,10 @@ def test_300_open_streams_and_moves_keep_their_latency(live_server):
         base_p50 = max(statistics.median(before), statistics.median(after))
         p50 = statistics.median(during)
         print(f"move p50: {base_p50 * 1000:.1f} ms without streams, {p50 * 1000:.1f} ms with 300 open")
-        assert p50 <= max(5 * base_p50, base_p50 + 0.1), (before, during, after)
+        # What this catches is streams that block moves (a stream holding a worker: seconds, or
+        # never). 8× / +0.25 s and not tighter: with other suites on both cores the streams' own
+        # CPU (300 sockets pumped) made the p50 7× a 85 ms baseline once, with nothing wrong.
+        assert p50 <= max(8 * base_p50, base_p50 + 0.25), (before, during, after)
     finally:
         for s in streams:
             s.close()
