@@ -20,6 +20,7 @@ from . import cors, docs, play, ratelimit
 from .bodylimit import BodyLimit
 from .api import converters, problems
 from .errors import RefereeError
+from .json_provider import JSONProvider
 from .store import Store
 from . import logs, metrics
 from .redis_client import is_cluster, make_client
@@ -110,9 +111,11 @@ class RefereeFlask(Flask):
     """Flask, remembering which functions are plain (not coroutines).
 
     Flask asks ``inspect.iscoroutinefunction`` of every hook and view on every request (about
-    fifteen times a move); the answer never changes for a function, so it is kept.
+    fifteen times a move); the answer never changes for a function, so it is kept. Its JSON
+    responses are encoded by orjson (:mod:`service.json_provider`).
     """
 
+    json_provider_class = JSONProvider
     _plain: set[Callable] = set()
 
     def ensure_sync(self, func: Callable) -> Callable:
