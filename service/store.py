@@ -108,6 +108,9 @@ class Record:
     #: A finished game's log entries (the stored JSON bytes, restored from its archive when first
     #: read: :class:`service.archive.Log`); None while the log is a list of its own.
     archived: archive.Log | list[bytes] | None = None
+    #: The game's state object of ``doc`` when the caller that made the record has it
+    #: (:attr:`Change.state`); None when the record was read from Redis.
+    state: Any = None
 
 
 @dataclass
@@ -139,6 +142,10 @@ class Change:
     doc: dict[str, Any]
     log: list[dict[str, Any]]
     finished: bool = False
+    #: The game's state object ``doc`` was written from, when the transition has it (opaque here:
+    #: never stored, never read by the store). The saved :class:`Record` carries it on, so the
+    #: answer's view is made from it instead of parsing the new document again.
+    state: Any = None
 
 
 class Store:
@@ -266,7 +273,8 @@ class Store:
         answered: list[Any] = ["", 0]
         if answer is not None:
             keys.append(self.answer_key(record.kind, record.id, answer.key_hash))
-            answered = [answer.render(Record(record.kind, record.id, record.version + 1, change.doc)), answer.ttl]
+            answered = [answer.render(Record(record.kind, record.id, record.version + 1, change.doc,
+                                             state=change.state)), answer.ttl]
         # The end of a game leaves the active set in the same round trip, where one script may
         # touch both (one server; on a cluster the set is in another slot: a ZREM after).
         inactive = change.finished and not is_cluster(self.redis)
@@ -313,7 +321,8 @@ class Store:
             raise StaleVersion(f"version {record.version} is no longer current")
         if change.finished and not inactive:
             self._track_active(record.kind, record.id, finished=True)
-        return Record(record.kind, record.id, int(result), change.doc, kept if archived_from != "" else None)
+        return Record(record.kind, record.id, int(result), change.doc, kept if archived_from != "" else None,
+                      change.state)
 
     def transact(
         self,

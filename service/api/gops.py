@@ -57,7 +57,7 @@ CREATE_LINKS = {
 
 
 def _view(record: Record, seat: int | None = None) -> dict[str, Any]:
-    return referee.view(record.doc, record.version, seat, common.now())
+    return referee.view(record.doc, record.version, seat, common.now(), record.state)
 
 
 def _act(game_id: str, body: dict[str, Any], move: str, seat: int | None = None,
@@ -72,7 +72,7 @@ def _act(game_id: str, body: dict[str, Any], move: str, seat: int | None = None,
 
     def transition(record: Record, who: str, at: float) -> Change | None:
         applied = referee.apply(record.doc, record.version, who, at, move, seat, body)
-        return None if applied is None else Change(applied.doc, applied.entries, finished=applied.finished)
+        return None if applied is None else Change(applied.doc, applied.entries, applied.finished, applied.state)
 
     return common.act(KIND, game_id, body, transition, lambda record: _view(record, seat), may_act)
 

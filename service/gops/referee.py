@@ -23,11 +23,13 @@ KIND = "gops"
 
 @dataclass
 class Applied:
-    """A move applied to a record: the new document, its log entries, whether the game is over."""
+    """A move applied to a record: the new document, its log entries, whether the game is over,
+    and the state the document was written from (its view needs no second parse)."""
 
     doc: dict[str, Any]
     entries: list[dict[str, Any]]
     finished: bool
+    state: Gops
 
 
 def entry(version: int, at: float, by: str, action: Any, game: int, round: int = 1) -> dict[str, Any]:
@@ -97,12 +99,14 @@ def apply(doc: dict[str, Any], version: int, who: str, at: float, move: str, sea
         return None
     version += 1
     entries = [entry(version, at, who, action, game, round_), *_deals(state, at, version)]
-    return Applied(dict(doc, state=state.to_dict(), updated_at=at), entries, state.over)
+    return Applied(dict(doc, state=state.to_dict(), updated_at=at), entries, state.over, state)
 
 
-def view(doc: dict[str, Any], version: int, seat: int | None, now: float) -> dict[str, Any]:
-    """What ``seat`` (``None``: the public) may see of the record at ``version``."""
-    data = observer.view(load(doc), seat, now)
+def view(doc: dict[str, Any], version: int, seat: int | None, now: float,
+         state: Gops | None = None) -> dict[str, Any]:
+    """What ``seat`` (``None``: the public) may see of the record at ``version``; ``state``: the
+    document's state when the caller has it (:attr:`Applied.state`), else it is loaded from ``doc``."""
+    data = observer.view(load(doc) if state is None else state, seat, now)
     data["version"] = version
     return data
 
