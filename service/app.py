@@ -96,15 +96,31 @@ def _schema_name_resolver(schema) -> str:
     return name
 
 
+#: Sent with every response that does not set its own.
+SECURITY_HEADERS = (("X-Content-Type-Options", "nosniff"), ("Referrer-Policy", "no-referrer"), ("X-Frame-Options", "DENY"))
+
 _METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
+
+
+#: (operation, method, status) -> that request's latency histogram and counter (the labelled
+#: children prometheus_client would look up, validate and lock for on every request).
+_REQUEST_METRICS: dict[tuple[str, str, int], tuple[Any, Any]] = {}
 
 
 def _observe(response, seconds: float) -> None:
     """Request metrics; labels are bounded (route endpoints, known methods, status codes)."""
-    operation = request.endpoint or "unmatched"
-    method = request.method if request.method in _METHODS else "other"
-    metrics.REQUEST_LATENCY.labels(operation=operation).observe(seconds)
-    metrics.REQUESTS.labels(operation=operation, method=method, status=str(response.status_code)).inc()
+    req = request._get_current_object()
+    key = (req.endpoint or "unmatched", req.method if req.method in _METHODS else "other", response.status_code)
+    children = _REQUEST_METRICS.get(key)
+    if children is None:
+        operation, method, status = key
+        children = _REQUEST_METRICS[key] = (
+            metrics.REQUEST_LATENCY.labels(operation=operation),
+            metrics.REQUESTS.labels(operation=operation, method=method, status=str(status)),
+        )
+    latency, count = children
+    latency.observe(seconds)
+    count.inc()
 
 
 class RefereeFlask(Flask):
@@ -242,11 +258,12 @@ def create_app(overrides: dict[str, Any] | None = None) -> Flask:
     @app.after_request
     def _security_headers(response):
         headers = response.headers
-        headers.setdefault("X-Content-Type-Options", "nosniff")
-        headers.setdefault("Referrer-Policy", "no-referrer")
-        headers.setdefault("X-Frame-Options", "DENY")
-        if request.path.startswith("/v1/"):
-            headers.setdefault("Cache-Control", "no-store")
+        present = {name.lower() for name in headers.keys()}  # one pass, not one per header
+        for name, value in SECURITY_HEADERS:
+            if name.lower() not in present:
+                headers.add(name, value)
+        if "cache-control" not in present and request.path.startswith("/v1/"):
+            headers.add("Cache-Control", "no-store")
         return response
 
     @app.get("/healthz")
