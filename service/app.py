@@ -240,14 +240,15 @@ def create_app(overrides: dict[str, Any] | None = None) -> Flask:
 
     @app.before_request
     def _json_only():
-        limit = request.max_content_length
-        if limit is not None and (request.content_length or 0) > limit:
+        req = request._get_current_object()
+        limit = req.max_content_length
+        if limit is not None and (req.content_length or 0) > limit:
             raise RequestEntityTooLarge()  # whatever the method: a body past the limit is never read
-        if request.method in ("POST", "PUT", "PATCH"):
-            body = request.get_data(cache=True)
+        if req.method in ("POST", "PUT", "PATCH"):
+            body = req.get_data(cache=True)
             if not body:
                 return None
-            if not request.is_json:
+            if not req.is_json:
                 return problems.problem(415, "unsupported_media_type", "send the body as application/json")
             try:  # what webargs would let through as a 500: absurd nesting, 5000-digit numbers
                 json.loads(body)

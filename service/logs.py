@@ -31,11 +31,12 @@ access_log = logging.getLogger("service.access")
 
 def request_id() -> str:
     """This request's id (kept from a sane ``X-Request-Id`` header, else generated), once per request."""
-    rid = g.get("request_id")
+    ctx_g = g._get_current_object()  # one context lookup, not three
+    rid = ctx_g.get("request_id")
     if rid is None:
         incoming = request.headers.get(HEADER, "")
         rid = incoming if _SANE_ID.fullmatch(incoming) else uuid.uuid4().hex
-        g.request_id = rid
+        ctx_g.request_id = rid
     return rid
 
 
@@ -90,6 +91,7 @@ def init_app(app: Flask, on_response=None) -> None:
     def _finish(response):
         rid = request_id()
         response.headers[HEADER] = rid
+        req = request._get_current_object()
         started = g.get("request_started")
         seconds = time.perf_counter() - started if started is not None else 0.0
         if on_response is not None:
@@ -100,12 +102,12 @@ def init_app(app: Flask, on_response=None) -> None:
                 extra={
                     "request_id": rid,
                     "fields": {
-                        "method": request.method,
-                        "path": request.path,
-                        "operation": request.endpoint or "unmatched",
+                        "method": req.method,
+                        "path": req.path,
+                        "operation": req.endpoint or "unmatched",
                         "status": response.status_code,
                         "duration_ms": round(seconds * 1000, 3),
-                        "remote": request.remote_addr,
+                        "remote": req.remote_addr,
                     },
                 },
             )

@@ -223,13 +223,14 @@ class RateLimiter:
         return g.pop("referee_rate_deferred", None)
 
     def before_request(self) -> Response | None:
-        if request.endpoint in EXEMPT_ENDPOINTS:
+        req = request._get_current_object()
+        if req.endpoint in EXEMPT_ENDPOINTS:
             return None
         limits = self.limits_for_request()
         if not limits:
             return None
-        client = client_id(request.remote_addr)
-        if self.defer and _names_a_game(request.view_args):  # its first read of the game sends the hit
+        client = client_id(req.remote_addr)
+        if self.defer and _names_a_game(req.view_args):  # its first read of the game sends the hit
             g.referee_rate_deferred = _Deferred(self, client, limits)
             return None
         try:

@@ -285,12 +285,20 @@ def compiled(schema) -> Callable[[Any], Any]:
 
 
 def documented_schema() -> Any:
-    """The schema the current operation's ``@blp.response`` documents (its success response)."""
-    view = current_app.view_functions[request.endpoint]
-    handler = getattr(view.view_class, request.method.lower())
-    apidoc = handler._apidoc
-    status = apidoc["success_status_codes"][0]
-    return apidoc["response"]["responses"][status][0]["schema"]
+    """The schema the current operation's ``@blp.response`` documents (its success response);
+    looked up once per app, endpoint and method (``app.extensions["referee_documented"]``)."""
+    req = request._get_current_object()
+    app = current_app._get_current_object()
+    known = app.extensions.setdefault("referee_documented", {})
+    key = (req.endpoint, req.method)
+    schema = known.get(key)
+    if schema is None:
+        view = app.view_functions[req.endpoint]
+        handler = getattr(view.view_class, req.method.lower())
+        apidoc = handler._apidoc
+        status = apidoc["success_status_codes"][0]
+        schema = known[key] = apidoc["response"]["responses"][status][0]["schema"]
+    return schema
 
 
 def view_response(data: dict[str, Any], schema=None) -> Response:

@@ -110,7 +110,8 @@ def init_app(app: Flask) -> None:
 
     @app.after_request
     def _play_headers(response):
-        if request.path == PREFIX or request.path.startswith(PREFIX + "/"):
+        path = request.path
+        if path == PREFIX or path.startswith(PREFIX + "/"):
             response.headers["Content-Security-Policy"] = CSP
             response.headers.setdefault("Permissions-Policy", "camera=(), microphone=(), geolocation=()")
         return response
