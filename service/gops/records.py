@@ -11,8 +11,9 @@ commitment (``{"0": "3f9a…", "1": …}``, by seat, of the seats whose bids wer
 referee needs to recognise a retried commit or reveal of a past round (:func:`seal`; see
 ``Bidding._is_repeat``).  Records made before this change carry the full ``"commitments"`` (seat to
 commitment) and ``"reveals"`` (seat to ``{"cards", "salt"}``) instead, and are read as before.
-Records of simulated rounds (``Gops.play_bids``) have neither.  Views and events never publish
-any of the three (:func:`public_record`).
+Records of simulated rounds (``Gops.play_bids``) have neither.  A view's history and the
+``round_resolved`` events leave all three out (:func:`public_record`); the past games a view or
+transcript lists carry their records whole, and the API's schemas declare none of the three.
 """
 
 from __future__ import annotations
