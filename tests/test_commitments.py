@@ -171,7 +171,7 @@ def test_engine_commitment_is_the_spec_hash():
     d.do(G.Reveal(0, 1, (4,), salt0))
     d.do(G.Reveal(1, 1, (2,), salt1))
     rec = d.g.history[0]
-    assert rec["commitments"] == {"0": c0, "1": c1}
+    assert rec["sealed"] == {"0": c0[:16], "1": c1[:16]}  # the commitments themselves are in the log
     assert rec["bids"] == {"0": [4], "1": [2]}
     assert d.g.scores == [1, 0]
 

@@ -591,7 +591,8 @@ def test_multicard_opened_illegal_bids_forfeit_to_the_lowest_cards():
     rec = d.g.history[0]
     assert rec["illegal"] == {"0": "wrong_card_count", "1": "duplicate_card"}
     assert rec["bids"] == {"0": [1, 2], "1": [1, 2]} and rec["winners"] == []  # 3 vs 3: a tie
-    assert rec["reveals"]["1"]["cards"] == [6, 6]  # the opening itself stays on the record
+    assert set(rec["sealed"]) == {"0", "1"}  # sealed, as any other record (the opening is in the log)
+    assert d.log[-1][0] == G.action_to_dict(G.Reveal(1, 1, (6, 6), salt))
     assert d.g.hands == [[3, 4, 5, 6], [3, 4, 5, 6]]
     assert d.state.phase == "commit" and d.g.round == 2
 
@@ -628,7 +629,8 @@ def test_opened_illegal_bid_is_forfeited_to_the_lowest_card(committed, code):
     rec = d.g.history[1]
     assert rec["illegal"] == {"0": code}
     assert rec["bids"] == {"0": [1], "1": [3]} and rec["winners"] == [1]
-    assert rec["reveals"]["0"] == {"cards": list(committed), "salt": salt}
+    assert rec["sealed"]["0"] == spec_commitment("g1", 2, 0, committed, salt)[:16]
+    assert "reveals" not in rec and "commitments" not in rec  # the opening itself is in the log
     assert d.g.hands[0] == [2, 3, 4] and d.g.scores == [1, 2]
     assert d.state.phase == "commit" and d.g.round == 3
     # the public round record says why, without the salts

@@ -14,7 +14,7 @@ from .. import commitments
 from ..errors import CommitmentMismatch, IllegalAction, InvalidAction, RefereeError, WrongPhase
 from . import clock
 from .actions import Commit, EnforceDeadline, Resign, Reveal
-from .records import Departure, Opening, Phase
+from .records import Departure, Opening, Phase, seal
 from .rules import rank_name
 
 if TYPE_CHECKING:
@@ -113,23 +113,15 @@ class Bidding(_Base):
                 opening = g.reveals.get(action.seat)
                 return opening is not None and list(opening.cards) == cards and opening.salt == action.salt
         number = g.number if action.game is None else action.game
-        if isinstance(action, Commit):
-            recorded, mine = "commitments", action.commitment
-            current: Any = g.commitments.get(action.seat)
-        else:
-            recorded, mine = "reveals", {"cards": list(action.cards), "salt": action.salt}
-            opening = g.reveals.get(action.seat)
-            current = None if opening is None else opening.to_dict()
-        if number == g.number:
-            if action.round == g.round and current == mine:
-                return True
-            history = g.history
+        if number == g.number:  # (an earlier round: the current one was answered above)
+            history, game_id = g.history, g.game_id
         elif 1 <= number < g.number:
-            history = self.games[number - 1].get("history", [])
+            past = self.games[number - 1]
+            history, game_id = past.get("history", []), past.get("game_id")
         else:
             return False
         if 1 <= action.round <= len(history) and (number != g.number or action.round < g.round):
-            return history[action.round - 1].get(recorded, {}).get(str(action.seat)) == mine
+            return _repeats(history[action.round - 1], action, game_id)
         return False
 
     # ------------------------------------------------------------ commit
@@ -263,3 +255,36 @@ class Bidding(_Base):
             # the picks it was owed are lost, the row stays.
             g.chooser, g.picks_owed = None, 0
             self._next_round(now, events)
+
+
+def _repeats(record: dict[str, Any], action: Commit | Reveal, game_id: Any) -> bool:
+    """Is ``action`` the commit or reveal this round record's seat made (a retry of a past round)?
+
+    A record of the old form has the commitments and reveals themselves: equal to them.  A record
+    has ``sealed`` instead (:mod:`service.gops.records`): a commit is its seat's if its commitment
+    begins with the seal, a reveal if what it opens (``bid_commitment`` of ``game_id``, the round,
+    the seat, the cards and the salt) does.  (Another commitment or opening with the same 64-bit
+    seal would take a 2**64 search: it is as good as refused.)
+    """
+    seat = str(action.seat)
+    if isinstance(action, Commit):
+        if "commitments" in record:
+            return record["commitments"].get(seat) == action.commitment
+        fingerprint = record.get("sealed", {}).get(seat)
+        commitment = action.commitment
+        if fingerprint is None:  # no seal for the seat: as before, only a missing commitment "repeats" none
+            return commitment is None
+        return isinstance(commitment, str) and _is_hex64(commitment) is not None and seal(commitment) == fingerprint
+    if "reveals" in record:
+        return record["reveals"].get(seat) == {"cards": list(action.cards), "salt": action.salt}
+    fingerprint = record.get("sealed", {}).get(seat)
+    if fingerprint is None or not isinstance(game_id, str) or not isinstance(action.salt, str):
+        return False
+    try:
+        cards = [int(c) for c in action.cards]
+        if cards != list(action.cards):  # (only what equals whole numbers could ever have been opened)
+            return False
+        opened = commitments.bid_commitment(game_id, action.round, action.seat, cards, action.salt)
+    except (TypeError, ValueError, OverflowError):
+        return False
+    return seal(opened) == fingerprint

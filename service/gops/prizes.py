@@ -16,7 +16,7 @@ from .. import commitments
 from ..errors import IllegalAction, InvalidAction, NotYourTurn
 from . import chance, clock
 from .actions import ChoosePrize, DealPrizes, ReportPrize
-from .records import Phase, frac_str, public_record
+from .records import Phase, frac_str, seal
 from .rules import PrizeOrder, Resolution, Unclaimed, Visibility, rank_name
 
 if TYPE_CHECKING:
@@ -161,10 +161,10 @@ class PrizeRow(_Base):
         g = self.game
         seats = sorted(g.reveals)
         reveals = g.reveals
+        # The commitments and reveals themselves are in the log; the record keeps their seals.
         record: dict[str, Any] = {
             "round": g.round,
-            "commitments": {str(s): c for s, c in sorted(g.commitments.items())},
-            "reveals": {str(s): reveals[s].to_dict() for s in seats},
+            "sealed": {str(s): seal(c) for s, c in sorted(g.commitments.items())},
         }
         self._settle({s: reveals[s].cards for s in seats}, record, now, events)
 
@@ -279,6 +279,5 @@ _PHASE_TEXT = {phase: str(phase) for phase in Phase}
 def _round_event(record: dict[str, Any]) -> dict[str, Any]:
     """The ``round_resolved`` event of a round record: ``public_record`` of it, after the type."""
     event = {"type": "round_resolved", **record}
-    event.pop("commitments", None)
-    event.pop("reveals", None)
+    event.pop("sealed", None)
     return event

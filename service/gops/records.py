@@ -3,6 +3,17 @@
 Round records and results are the JSON-shaped dicts the views and transcripts publish; each is
 built once, when its round (or game) ends, and never changed afterwards, so a copy of a state may
 share them (:meth:`Game.to_dict` copies every container that does change).
+
+A round record does not keep the round's commitments and reveals: they are kept once, in the game's
+log (the transcript), where the verifier reads them.  It keeps instead ``"sealed"``: each seat's
+sealed bid as a fingerprint, the first :data:`SEAL_HEX` hex digits (64 bits) of the seat's
+commitment (``{"0": "3f9a…", "1": …}``, by seat, of the seats whose bids were opened), all the
+referee needs to recognise a retried commit or reveal of a past round (:func:`seal`; see
+``Bidding._is_repeat``).  Records made before this change carry the full ``"commitments"`` (seat to
+commitment) and ``"reveals"`` (seat to ``{"cards", "salt"}``) instead, and are read as before.
+Records of simulated rounds (``Gops.play_bids``) have neither.  A view's history and the
+``round_resolved`` events leave all three out (:func:`public_record`); the past games a view or
+transcript lists carry their records whole, and the API's schemas declare none of the three.
 """
 
 from __future__ import annotations
@@ -58,6 +69,14 @@ class Opening:
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Opening:
         return cls(tuple(data["cards"]), data["salt"])
+
+
+SEAL_HEX = 16  # hex digits of a commitment kept in a round record's ``sealed`` (64 bits of SHA-256)
+
+
+def seal(commitment: str) -> str:
+    """A commitment's fingerprint in a round record's ``sealed``: its first :data:`SEAL_HEX` hex digits."""
+    return commitment[:SEAL_HEX]
 
 
 def frac_str(value: Fraction) -> str:
@@ -157,6 +176,10 @@ class Game:
         )
 
 
+_SECRET_KEYS = ("sealed", "reveals", "commitments")  # (the last two: records of the old form)
+
+
 def public_record(record: dict[str, Any]) -> dict[str, Any]:
-    """A round record without salts and commitments (they stay in the transcript)."""
-    return {k: v for k, v in record.items() if k not in ("reveals", "commitments")}
+    """A round record without its seals (nor, in an old record, salts and commitments: those are in
+    the transcript)."""
+    return {k: v for k, v in record.items() if k not in _SECRET_KEYS}

@@ -262,11 +262,11 @@ class Gops(Bidding, PrizeRow, MatchProgress):
         """Simulation only: play the current round from plain simultaneous bids, no commit–reveal.
 
         For strategy bots' playouts on their own copy of a state (never the referee's: nothing is
-        committed, so nothing could be verified; the round record has no ``commitments`` or
-        ``reveals``).  ``bids`` maps every seat still in the game to its cards.  The round is
-        resolved by the same code as a completed reveal (:meth:`_settle`), so the scores, hands,
-        prizes, record and events (``round_resolved`` and what follows it) are exactly those of
-        committing and revealing the same bids.  Refused, changing nothing: a game that is over or
+        committed, so nothing could be verified; the round record has no ``sealed``).  ``bids``
+        maps every seat still in the game to its cards.  The round is resolved by the same code as
+        a completed reveal (:meth:`_settle`), so the scores, hands, prizes, record and events
+        (``round_resolved`` and what follows it) are exactly those of committing and revealing the
+        same bids.  Refused, changing nothing: a game that is over or
         not in the commit phase, a round some seat already committed to, blind reported prizes (the
         bids come before the prize is reported), bids not for exactly the seats in the game
         (``invalid_action``), an illegal bid (its :meth:`bid_problem`); seat by seat, in seat order.

@@ -303,7 +303,8 @@ _GAME_RESULT_KEYS = ("game", "game_id", "termination", "scores", "unclaimed", "w
 
 def _diff_games(recorded: list[dict[str, Any]], replayed: list[dict[str, Any]]) -> list[str]:
     """Per-game results: every result field must match; a ``history`` is compared on the fields it shows
-    (a public export may leave out the round records' commitments and reveals)."""
+    (a public export leaves out the round records' ``sealed``, or in records of the old form their
+    commitments and reveals)."""
     out: list[str] = []
     if len(recorded) != len(replayed):
         out.append(f"result.games: the transcript lists {len(recorded)} games, replaying the actions gives "

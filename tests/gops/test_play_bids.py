@@ -1,7 +1,7 @@
 """``Gops.play_bids`` (simulated rounds for bots) gives exactly what commit + reveal of the same bids
 gives: the same scores, hands, prizes, results and events from ``round_resolved`` on; the round
-records (and, while an open prize is chosen, the round's ``commitments`` and ``reveals``) differ only by
-the commitments and reveals the simulation has none of."""
+records differ only by their ``sealed`` (the seals of the commitments the simulation has none of)
+and, while an open prize is chosen, by the round's ``commitments`` and ``reveals``."""
 
 from __future__ import annotations
 
@@ -21,8 +21,8 @@ def _commitment(game_id, rnd, seat, cards, salt):
 
 def _without_secrets(doc):
     game = dict(doc["game"], commitments={}, reveals={})  # (kept until the next round: open prizes' choice)
-    game["history"] = [{k: v for k, v in r.items() if k not in ("commitments", "reveals")} for r in game["history"]]
-    strip = lambda rec: {**rec, "history": [{k: v for k, v in r.items() if k not in ("commitments", "reveals")}
+    game["history"] = [{k: v for k, v in r.items() if k != "sealed"} for r in game["history"]]
+    strip = lambda rec: {**rec, "history": [{k: v for k, v in r.items() if k != "sealed"}
                                             for r in rec.get("history", [])]}
     return {**doc, "game": game, "games": [strip(r) for r in doc["games"]]}
 

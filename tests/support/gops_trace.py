@@ -9,6 +9,14 @@ views of the public and every seat; sometimes it goes on from ``Gops.from_dict(t
 the end it records the transcripts (public and per seat) of the log.  Each step is reduced to a
 short digest of its canonical JSON, so the golden file stays small.
 
+Round records no longer keep the round's commitments and reveals, only each seat's ``sealed``
+fingerprint (the first 16 hex digits of its commitment; :mod:`service.gops.records`).  Before a
+step is digested every such record is put back into the form ``main`` recorded — ``sealed``
+replaced, in place, by the ``commitments`` and ``reveals`` the playout applied for that game, round
+and seat — and only when every seal is that commitment's first 16 hex digits (otherwise the record
+stays as it is and the digest differs).  Records of the old form are left alone, so the same code
+still writes the goldens from ``main``.
+
 Only the engine's public API is used, so the same code runs against any tree; the golden file
 ``tests/gops/engine_golden.json`` was written from ``main`` before the hot-path work::
 
@@ -81,7 +89,45 @@ def _jsonable(value: Any) -> Any:
     return json.loads(json.dumps(value, default=str))
 
 
-def _observe(state: G.Gops, now: float) -> dict[str, Any]:
+Opened = dict[tuple[int, int, int], dict[str, Any]]  # (game, round, seat) -> the applied commit / reveal
+
+
+def _old_record(record: Any, game: int, opened: Opened) -> Any:
+    """A ``sealed`` round record in the old form (see the module docstring), or it unchanged."""
+    if not isinstance(record, dict) or list(record)[:2] != ["round", "sealed"]:
+        return record
+    commitments, reveals = {}, {}
+    for seat, fingerprint in record["sealed"].items():
+        moves = opened.get((game, record["round"], int(seat)), {})
+        if "commit" not in moves or "reveal" not in moves or moves["commit"][:16] != fingerprint:
+            return record
+        commitments[seat] = moves["commit"]
+        reveals[seat] = moves["reveal"]
+    rest = {k: v for k, v in record.items() if k not in ("round", "sealed")}
+    return {"round": record["round"], "commitments": commitments, "reveals": reveals, **rest}
+
+
+def _old_records(value: Any, opened: Opened) -> Any:
+    """``value`` with every round record in a ``history`` (of a game or a game's result) in the old form."""
+    if isinstance(value, list):
+        return [_old_records(v, opened) for v in value]
+    if not isinstance(value, dict):
+        return value
+    game = value.get("number", value.get("game"))
+    out = {}
+    for key, v in value.items():
+        if key == "history" and isinstance(v, list) and isinstance(game, int):
+            out[key] = [_old_record(r, game, opened) for r in v]
+        else:
+            out[key] = _old_records(v, opened)
+    return out
+
+
+def _observe(state: G.Gops, now: float, opened: Opened | None = None) -> dict[str, Any]:
+    return _old_records(_observation(state, now), opened or {})
+
+
+def _observation(state: G.Gops, now: float) -> dict[str, Any]:
     players = state.rules.players
     return {
         "state": state.to_dict(),
@@ -113,6 +159,7 @@ class _Player:
         self.state = G.Gops.new(f"eq{seed}", self.rules, self.match, now=self.now)
         self.secrets: dict[tuple[int, int, int], tuple[tuple[int, ...], str]] = {}
         self.last: list[Any] = []  # commits / reveals applied (for exact repeats)
+        self.opened: Opened = {}  # the commit and reveal each seat made, by game and round
         self.log: list[dict[str, Any]] = [referee.entry(1, self.now, "host", {
             "type": "create", "rules": self.rules.to_dict(), "match": self.match.to_dict()}, 1)]
 
@@ -214,17 +261,23 @@ class _Player:
                 self.last.append(action)
             if events:
                 self.log.append(referee.entry(len(self.log) + 1, self.now, "seat", action, game, rnd))
+                if isinstance(action, G.Commit):
+                    self.opened.setdefault((game, action.round, action.seat), {})["commit"] = action.commitment
+                elif isinstance(action, G.Reveal):
+                    self.opened.setdefault((game, action.round, action.seat), {})["reveal"] = {
+                        "cards": list(action.cards), "salt": action.salt}
         except RefereeError as exc:
             outcome = {"error": type(exc).__name__, "code": exc.code, "detail": exc.detail, "extra": exc.extra}
             outcome["unchanged"] = st.to_dict() == before
         if self.rng.random() < 0.15:  # go on from the stored form
             self.state = G.Gops.from_dict(json.loads(json.dumps(self.state.to_dict())))
         action_data = G.action_to_dict(action) if isinstance(action, G.Action) else repr(action)
-        return {"action": action_data, **outcome, **_observe(self.state, self.now)}
+        return _old_records({"action": action_data, **outcome, **_observation(self.state, self.now)}, self.opened)
 
     def finish(self) -> dict[str, Any]:
         st = self.state
-        return {str(s): observer.transcript(st, self.log, s) for s in [None, *range(self.rules.players)]}
+        return _old_records({str(s): observer.transcript(st, self.log, s) for s in [None, *range(self.rules.players)]},
+                            self.opened)
 
 
 def trace(seed: int) -> list[str]:
