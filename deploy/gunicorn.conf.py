@@ -75,6 +75,9 @@ control_socket_disable = True
 loglevel = os.environ.get("GUNICORN_LOGLEVEL", "info")
 errorlog = "-"
 accesslog = os.environ.get("GUNICORN_ACCESSLOG", "") or None
+# gunicorn's access line is built only when asked for (service.serving.Logger): with the
+# logconfig_dict below gunicorn would build it for every request, to be dropped.
+logger_class = "service.serving.Logger"
 # Never log credentials: no request headers at all (so no Authorization /
 # X-Api-Key), and no %(u)s, which gunicorn decodes from a Basic Authorization
 # header. %(U)s is the path only (no query string).

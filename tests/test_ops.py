@@ -343,3 +343,40 @@ def test_compose_file_validates():
     assert all(str(p).startswith("127.0.0.1:") or (isinstance(p, dict) and p.get("host_ip") == "127.0.0.1")
                for p in published), published
     assert "location = /metrics { deny all; }" in (REPO_ROOT / "deploy" / "nginx.conf").read_text()
+
+
+@pytest.mark.parametrize("accesslog", ["", "-"])
+def test_gunicorns_access_line_is_written_only_when_asked_for(redis_url, tmp_path, accesslog):
+    """service.serving.Logger: with the JSON logconfig_dict gunicorn would build (and drop) an
+    access line per request; it writes one only when GUNICORN_ACCESSLOG names a destination,
+    and the app's own request line is there either way."""
+    import requests
+
+    from conftest import start_gunicorn, stop_process
+
+    log_path = tmp_path / "gunicorn.log"
+    proc, base = start_gunicorn(redis_url, log_path, workers=1, extra_env={"GUNICORN_ACCESSLOG": accesslog})
+    try:
+        assert requests.get(f"{base}/healthz", headers={"X-Request-Id": "probe-1"}, timeout=5).status_code == 200
+    finally:
+        stop_process(proc)
+    lines = [json.loads(line) for line in log_path.read_text().splitlines() if line.startswith("{")]
+    access = [line for line in lines if line.get("logger") == "gunicorn.access" and "/healthz" in line["msg"]]
+    app_lines = [line for line in lines if line.get("logger") == "service.access" and line.get("path") == "/healthz"]
+    assert [line["request_id"] for line in app_lines if line.get("request_id") == "probe-1"] == ["probe-1"]
+    assert len(access) == (1 if accesslog else 0)
+
+
+def test_gunicorn_builds_no_access_line_nobody_asked_for():
+    """The access line's atoms are never built without GUNICORN_ACCESSLOG (gunicorn's own
+    Logger.access builds them from the response, request and environ it is given)."""
+    from types import SimpleNamespace
+
+    from service.serving import Logger
+
+    logger = Logger.__new__(Logger)
+    logger.cfg = SimpleNamespace(accesslog=None)
+    logger.access(None, None, None, 0.0)  # nothing read from these: nothing built
+    logger.cfg = SimpleNamespace(accesslog="-", access_log_format="%(s)s")
+    with pytest.raises(Exception):
+        logger.access(None, None, None, 0.0)  # asked for: gunicorn's own code builds the line
