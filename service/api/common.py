@@ -194,6 +194,7 @@ def _value_function(field) -> Callable[[Any], Any] | None:
 
         def scalar(value, exact=exact, own=own):
             return value if value is None or type(value) is exact else own(value, None, None)
+        scalar.exact = exact  # type: ignore[attr-defined]  # a list of these may pass as it is
         return scalar
     if kind(f.Raw):
         return lambda value: value
@@ -201,6 +202,18 @@ def _value_function(field) -> Callable[[Any], Any] | None:
         inner = _value_function(field.inner)
         if inner is None:
             return None
+        exact = getattr(inner, "exact", None)
+        if exact is not None:
+            def scalars(value, exact=exact, inner=inner):
+                """A list of scalars already of the field's type (hands, bids, pots: the usual
+                case) is passed on as it is, checked in one pass, not copied item by item."""
+                if value is None:
+                    return None
+                for each in value:
+                    if type(each) is not exact and each is not None:
+                        return [inner(item) for item in value]
+                return value
+            return scalars
         return lambda value: None if value is None else [inner(each) for each in value]
     if kind(f.Dict):
         keys = _value_function(field.key_field) if field.key_field is not None else (lambda k: k)
