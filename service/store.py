@@ -270,6 +270,9 @@ class Store:
         """
         ttl = self.finished_ttl if change.finished else self.idle_ttl
         keys = [self.key(record.kind, record.id), self.log_key(record.kind, record.id)]
+        # The document is written out before the answer is rendered: the answer's view is made
+        # from change.state, which shares its never-changed records with change.doc.
+        doc, entries, archived_from = _dump(change.doc), [_dump(e) for e in change.log], ""
         answered: list[Any] = ["", 0]
         if answer is not None:
             keys.append(self.answer_key(record.kind, record.id, answer.key_hash))
@@ -280,7 +283,6 @@ class Store:
         inactive = change.finished and not is_cluster(self.redis)
         if inactive:
             keys.append(self.active_key(record.kind))
-        doc, entries, archived_from = _dump(change.doc), [_dump(e) for e in change.log], ""
         if change.finished or record.archived is not None:
             # Over: read-only from now on, so the document and the whole log become one archive
             # (service.archive) — the one extra read of a game's life, on its final move.  The

@@ -83,8 +83,8 @@ def _act(table_id: str, seat: int, body: dict[str, Any], make: Callable[[dict[st
         _require_seat_or_tabletop_host(who, record, seat)
 
     def transition(record: Record, who: str, at: float) -> Change | None:
-        doc, entries = referee.apply_move(record.doc, record.version, who, at, seat, make(body))
-        return Change(doc, entries)
+        applied = referee.play(record.doc, record.version, who, at, seat, make(body))
+        return Change(applied.doc, applied.entries, state=applied.table)
 
     return common.act(KIND, table_id, body, transition, lambda record: _answer(record, seat), may_act)
 
@@ -93,13 +93,13 @@ def _answer(record: Record, seat: int | None) -> dict[str, Any]:
     """The answer to a move: the view, who acts next (its legal actions if the caller may see them)
     and the result of a hand the move ended (``referee.move_answer`` decides)."""
     caller = common.identify(record.doc["auth"], common.bearer_hash()) if common.bearer_hash() else None
-    return referee.move_answer(record.doc, record.version, seat, caller)
+    return referee.move_answer(record.doc, record.version, seat, caller, record.state)
 
 
 def _enforce_deadline(table_id: str, body: dict[str, Any]) -> dict[str, Any]:
     def transition(record: Record, who: str, at: float) -> Change | None:
-        doc, entries = referee.enforce_deadline(record.doc, record.version, at)
-        return Change(doc, entries)
+        applied = referee.enforce(record.doc, record.version, at)
+        return Change(applied.doc, applied.entries, state=applied.table)
 
     return common.act(KIND, table_id, body, transition, lambda record: _answer(record, None), lambda who, record: None)
 

@@ -209,13 +209,15 @@ def published(doc: dict[str, Any], number: int) -> dict[str, Any] | None:
     return publish(secret, result) if secret is not None and result is not None else None
 
 
-def record_view(doc: dict[str, Any], version: int, seat: int | None = None) -> dict[str, Any]:
+def record_view(doc: dict[str, Any], version: int, seat: int | None = None, table: Any = None) -> dict[str, Any]:
     """The view of a stored table: :func:`table_view` of its state, with its id and version, the turn
     clock, the hand's id and deck commitment, the last finished hand's published deal and the
-    first-dealer draw commitments (their decks only in the transcript)."""
+    first-dealer draw commitments (their decks only in the transcript).  ``table``: the
+    :class:`~service.gofo.table.Table` of ``doc["state"]`` when the caller has it (else loaded)."""
     from .table import Table
 
-    table = Table.from_dict(doc["state"])
+    if table is None:
+        table = Table.from_dict(doc["state"])
     data = table_view(table, seat)
     data["id"] = doc["id"]
     data["version"] = version
@@ -284,7 +286,8 @@ def next_to_act(table: Any, caller: str | None) -> dict[str, Any]:
     return {"seat": seat, "legal_actions": [a.to_dict() for a in table.legal_actions(seat)] if shown else None}
 
 
-def move_answer(doc: dict[str, Any], version: int, seat: int | None, caller: str | None) -> dict[str, Any]:
+def move_answer(doc: dict[str, Any], version: int, seat: int | None, caller: str | None,
+                table: Any = None) -> dict[str, Any]:
     """The answer to a move (or an enforced deadline) stored at ``version``: the view of ``seat``
     (``None``: the public view) plus ``next`` (:func:`next_to_act`) and ``hand_result``: the result of
     the hand this move ended, as ``table.last_result`` publishes it (``None`` when the hand goes on).
@@ -292,8 +295,10 @@ def move_answer(doc: dict[str, Any], version: int, seat: int | None, caller: str
     the move that ended the last finished hand)."""
     from .table import Table
 
-    data = record_view(doc, version, seat)
-    data["next"] = next_to_act(Table.from_dict(doc["state"]), caller)
+    if table is None:
+        table = Table.from_dict(doc["state"])
+    data = record_view(doc, version, seat, table)
+    data["next"] = next_to_act(table, caller)
     ended = doc.get("hand_ended_at") == version
     data["hand_result"] = data["table"]["last_result"] if ended else None
     return data

@@ -14,6 +14,7 @@ its transcript entries: the seat's move, then the chance it called for.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Callable
 
 from . import chance, clock, observer
@@ -50,15 +51,25 @@ def create(body: dict[str, Any], table_id: str, at: float, rng: RandomLike | Non
     return doc, entries
 
 
-def apply_move(doc: dict[str, Any], version: int, who: str, at: float, seat: int, action: Action,
-               rng: RandomLike | None = None, new_salt: Callable[[], str] | None = None) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """Apply one seat's move (and the chance it calls for) to the table stored at ``version``:
-    the new document and its entries.  An illegal move raises and nothing changes."""
+@dataclass
+class Applied:
+    """A move applied to a table: the new document, its transcript entries, and the table the
+    document was written from (the move's answer is viewed from it, not from a second parse)."""
+
+    doc: dict[str, Any]
+    entries: list[dict[str, Any]]
+    table: Table
+
+
+def play(doc: dict[str, Any], version: int, who: str, at: float, seat: int, action: Action,
+         rng: RandomLike | None = None, new_salt: Callable[[], str] | None = None) -> Applied:
+    """Apply one seat's move (and the chance it calls for) to the table stored at ``version``.
+    An illegal move raises and nothing changes."""
     return _apply(doc, Table.from_dict(doc["state"]), version, who, at, seat, action, rng, new_salt)
 
 
-def enforce_deadline(doc: dict[str, Any], version: int, at: float, rng: RandomLike | None = None,
-                     new_salt: Callable[[], str] | None = None) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+def enforce(doc: dict[str, Any], version: int, at: float, rng: RandomLike | None = None,
+            new_salt: Callable[[], str] | None = None) -> Applied:
     """The move silence makes for the seat to act once its turn deadline has passed
     (:func:`service.gofo.clock.timeout_move`), entered as the referee's, marked ``timeout``."""
     table = Table.from_dict(doc["state"])
@@ -66,8 +77,22 @@ def enforce_deadline(doc: dict[str, Any], version: int, at: float, rng: RandomLi
     return _apply(doc, table, version, "referee", at, seat, action, rng, new_salt, timeout=True)
 
 
+def apply_move(doc: dict[str, Any], version: int, who: str, at: float, seat: int, action: Action,
+               rng: RandomLike | None = None, new_salt: Callable[[], str] | None = None) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """:func:`play`, as the new document and its entries."""
+    applied = play(doc, version, who, at, seat, action, rng, new_salt)
+    return applied.doc, applied.entries
+
+
+def enforce_deadline(doc: dict[str, Any], version: int, at: float, rng: RandomLike | None = None,
+                     new_salt: Callable[[], str] | None = None) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """:func:`enforce`, as the new document and its entries."""
+    applied = enforce(doc, version, at, rng, new_salt)
+    return applied.doc, applied.entries
+
+
 def _apply(doc: dict[str, Any], table: Table, version: int, who: str, at: float, seat: int, action: Action,
-           rng: RandomLike | None, new_salt: Callable[[], str] | None, timeout: bool = False) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+           rng: RandomLike | None, new_salt: Callable[[], str] | None, timeout: bool = False) -> Applied:
     number, before = table.hand_number, clock.turn_marker(table)
     table.apply(seat, action)  # checked first: an illegal move raises here, before anything changes
     version += 1
@@ -83,7 +108,7 @@ def _apply(doc: dict[str, Any], table: Table, version: int, who: str, at: float,
     if clock.restarts_clock(action, before, clock.turn_marker(table)):
         new["turn_since"] = at  # the clock of the seat to act restarts with every move
     new.update(state=table.to_dict(), updated_at=at)
-    return new, entries
+    return Applied(new, entries, table)
 
 
 def _next_doc(doc: dict[str, Any], number: int) -> dict[str, Any]:
@@ -123,16 +148,18 @@ def host_acts_for_seats(doc: dict[str, Any]) -> bool:
     return doc["state"]["options"]["mode"] == Mode.TABLETOP
 
 
-def view(doc: dict[str, Any], version: int, seat: int | None = None) -> dict[str, Any]:
-    """What the public (``seat`` ``None``) or a seat may see: :func:`service.gofo.observer.record_view`."""
-    return observer.record_view(doc, version, seat)
+def view(doc: dict[str, Any], version: int, seat: int | None = None, table: Table | None = None) -> dict[str, Any]:
+    """What the public (``seat`` ``None``) or a seat may see: :func:`service.gofo.observer.record_view`
+    (``table``: the document's, when the caller has it: :attr:`Applied.table`)."""
+    return observer.record_view(doc, version, seat, table)
 
 
-def move_answer(doc: dict[str, Any], version: int, seat: int | None, caller: str | None) -> dict[str, Any]:
+def move_answer(doc: dict[str, Any], version: int, seat: int | None, caller: str | None,
+                table: Table | None = None) -> dict[str, Any]:
     """The answer to a move or an enforced deadline: the view plus who acts next (and, for a
     ``caller`` allowed to see them, that seat's legal actions) and the result of a hand the move
-    ended: :func:`service.gofo.observer.move_answer`."""
-    return observer.move_answer(doc, version, seat, caller)
+    ended: :func:`service.gofo.observer.move_answer` (``table``: as for :func:`view`)."""
+    return observer.move_answer(doc, version, seat, caller, table)
 
 
 def ledger(doc: dict[str, Any], version: int) -> dict[str, Any]:
