@@ -98,3 +98,15 @@ def test_targets_and_meta(report):
         "memory_kib_per_finished_gops_game", "engine_gops_vs_openspiel"}
     assert all(isinstance(row["met"], bool) for row in report["targets"])
     assert report["meta"]["mode"] == "smoke" and report["meta"]["gunicorn"]["worker_class"]
+
+
+def test_per_request_breakdown_runs():
+    """``python -m bench.per_request`` (bench/README.md "A worker's profile") measures every row."""
+    proc = subprocess.run([sys.executable, "-m", "bench.per_request", "--rounds", "1", "--seconds", "0.5"],
+                          cwd=REPO, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    rows = [line for line in proc.stdout.splitlines() if line.strip().endswith("requests/s")]
+    assert len(rows) == 7, proc.stdout
+    for row in rows:
+        ms = float(row.split(" ms ")[0].split()[-1])
+        assert ms > 0, row

@@ -1,0 +1,92 @@
+"""``python -m bench.per_request`` – where a worker's CPU per request goes, by kind of request.
+
+One real Valkey, the referee and the bare handler (bench/bare.py) under ``deploy/gunicorn.conf.py``
+as ``python -m bench`` runs them. Interleaved and repeated, it measures the workers' CPU per
+request (user + system, from /proc) of requests that do less and less beyond HTTP:
+
+* ``GET /healthz`` on each app: gunicorn, gevent and the framework, no store (for the referee:
+  its before/after-request hooks too);
+* the bare blob GET: the same plus one Redis round trip and a view-sized body;
+* the referee's Gops public and seat views (one game, just created), and a Gops move (whole games);
+* the bare move (one pipeline of 3 commands).
+
+The differences say what each layer costs in a worker, where the in-process profile
+(``python -m bench.profile``) cannot see: gunicorn's parsing and writing, greenlet switches.
+Options: ``--rounds N`` (3), ``--seconds S`` per phase (4), ``--connections C`` (16). Prints a
+table; the machine's load shifts every figure, so compare rows of one run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import tempfile
+from pathlib import Path
+
+from . import http, servers
+from .bare import blob_key
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.per_request", description=__doc__.split("\n")[0])
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--seconds", type=float, default=4.0)
+    parser.add_argument("--connections", type=int, default=16)
+    args = parser.parse_args(argv)
+
+    import redis
+
+    from service.embedded import start_server
+
+    work = Path(tempfile.mkdtemp(prefix="referee-per-request-"))
+    valkey = start_server(data_dir=work / "valkey")
+    ref = servers.Gunicorn("referee", "service.wsgi:app", valkey.url, work, servers.REFEREE_ENV)
+    bare = servers.Gunicorn("bare", "bench.bare:app", valkey.url, work)
+    try:
+        for g in (ref, bare):
+            g.spawn()
+        for g in (ref, bare):
+            g.wait_ready()
+        status, body = http.request_once(ref.port, "POST", "/v1/gops/games", {"profile": "classic"})
+        created = json.loads(body)
+        gid, token = created["id"], created["seat_tokens"][0]
+        status, view = http.request_once(ref.port, "GET", f"/v1/gops/games/{gid}/seats/0", None, token)
+        direct = redis.Redis(host=servers.HOST, port=valkey.port)
+        direct.set(blob_key("per-request"), view)
+        direct.close()
+        cases = [
+            ("referee GET /healthz", ref, http.reads("/healthz")),
+            ("bare GET /healthz", bare, http.reads("/healthz")),
+            ("bare blob GET (1 round trip)", bare, http.reads("/bare/blob/per-request")),
+            ("referee Gops public view", ref, http.reads(f"/v1/gops/games/{gid}")),
+            ("referee Gops seat view", ref, http.reads(f"/v1/gops/games/{gid}/seats/0", token)),
+            ("referee Gops move", ref, http.gops_games),
+            ("bare move (1 round trip)", bare, http.bare_moves({"round": 7, "commitment": "ab" * 32})),
+        ]
+        cpu: dict[str, list[float]] = {name: [] for name, _, _ in cases}
+        rate: dict[str, list[float]] = {name: [] for name, _, _ in cases}
+        for name, g, load in cases:
+            http.run_phase(g.port, args.connections, load, 1.0)  # warm
+        for r in range(args.rounds):
+            for name, g, load in cases:
+                before = g.cpu_seconds()
+                stats, elapsed = http.run_phase(g.port, args.connections, load, args.seconds, seed=r + 1)
+                spent = g.cpu_seconds() - before
+                requests = sum(stats.counts.values())  # a Gops game's creates count as requests too
+                if stats.errors or not requests:
+                    raise RuntimeError(f"{name}: {stats.errors[:3]}")
+                cpu[name].append(1000 * spent / requests)
+                rate[name].append(requests / elapsed)
+        print(f"worker CPU per request, {args.connections} connections, median of {args.rounds} rounds")
+        for name, _, _ in cases:
+            print(f"  {name:32s} {statistics.median(cpu[name]):6.2f} ms   {statistics.median(rate[name]):7.0f} requests/s")
+    finally:
+        for g in (ref, bare):
+            g.stop()
+        valkey.cleanup()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
