@@ -30,6 +30,10 @@ from .records import Game, Phase
 from .rules import MatchRules, PrizeOrder, Rules, Visibility
 
 Events = list[dict[str, Any]]
+# Enum members as module globals: in Python 3.11 reading a member off its class (``Phase.COMMIT``)
+# costs ~0.2 µs, a global ~0.02 µs, and the hot paths compare phases on every action.
+_DEAL, _PRIZE, _COMMIT, _REVEAL, _CHOOSE, _OVER = (Phase.DEAL, Phase.PRIZE, Phase.COMMIT, Phase.REVEAL,
+                                                   Phase.CHOOSE, Phase.OVER)
 
 
 class Gops(Bidding, PrizeRow, MatchProgress):
@@ -119,12 +123,12 @@ class Gops(Bidding, PrizeRow, MatchProgress):
 
     @property
     def phase(self) -> Phase:
-        return Phase.OVER if self.over else self.game.phase
+        return _OVER if self.over else self.game.phase
 
     @property
     def needs_chance(self) -> bool:
         """True when the referee must supply the shuffled prize order (:class:`DealPrizes`)."""
-        return not self.over and self.game.phase is Phase.DEAL
+        return not self.over and self.game.phase is _DEAL
 
     def active_seats(self) -> list[int]:
         forfeited = self.game.forfeited
@@ -142,11 +146,11 @@ class Gops(Bidding, PrizeRow, MatchProgress):
         if self.result is not None:
             return []
         phase = g.phase
-        if phase is Phase.COMMIT:
+        if phase is _COMMIT:
             done = g.commitments
-        elif phase is Phase.REVEAL:
+        elif phase is _REVEAL:
             done = g.reveals
-        elif phase is Phase.CHOOSE and g.chooser is not None:
+        elif phase is _CHOOSE and g.chooser is not None:
             return [g.chooser]
         else:
             return []
@@ -181,14 +185,14 @@ class Gops(Bidding, PrizeRow, MatchProgress):
         seated = seat is not None and seat not in g.forfeited
         awaiting = self.awaiting()
         if seated and seat in awaiting:
-            if g.phase is Phase.COMMIT:
+            if g.phase is _COMMIT:
                 out.append({"type": "commit", "round": g.round, "cards": self.rules.bid_cards,
                             "hand": list(g.hands[seat])})
-            elif g.phase is Phase.REVEAL:
+            elif g.phase is _REVEAL:
                 out.append({"type": "reveal", "round": g.round})
-            elif g.phase is Phase.CHOOSE:
+            elif g.phase is _CHOOSE:
                 out.append({"type": "choose_prize", "ranks": sorted(g.row), "picks": g.picks_owed})
-        if g.phase is Phase.PRIZE and (seat is None or seated):
+        if g.phase is _PRIZE and (seat is None or seated):
             out.append({"type": "report_prize", "ranks": self._reportable()})
         if seat is None or seated:
             if now is not None and clock.late_seats(self, now):
@@ -274,8 +278,8 @@ class Gops(Bidding, PrizeRow, MatchProgress):
         if self.result is not None:
             raise GameOver("the game is over")
         g = self.game
-        if g.phase is not Phase.COMMIT:
-            self._require_phase(Phase.COMMIT)
+        if g.phase is not _COMMIT:
+            self._require_phase(_COMMIT)
         if g.commitments:
             raise IllegalAction("some seats have already committed in this round", code="already_committed")
         if self._blind_reported:
