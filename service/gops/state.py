@@ -128,7 +128,7 @@ class Gops(Bidding, PrizeRow, MatchProgress):
     @property
     def needs_chance(self) -> bool:
         """True when the referee must supply the shuffled prize order (:class:`DealPrizes`)."""
-        return not self.over and self.game.phase is _DEAL
+        return self.result is None and self.game.phase is _DEAL
 
     def active_seats(self) -> list[int]:
         forfeited = self.game.forfeited
@@ -179,20 +179,24 @@ class Gops(Bidding, PrizeRow, MatchProgress):
         empty list means nothing (it is someone else's move, or the game is over).
         """
         g = self.game
-        if self.over:
+        if self.result is not None:
             return []
         out: list[dict[str, Any]] = []
         seated = seat is not None and seat not in g.forfeited
-        awaiting = self.awaiting()
-        if seated and seat in awaiting:
-            if g.phase is _COMMIT:
-                out.append({"type": "commit", "round": g.round, "cards": self.rules.bid_cards,
-                            "hand": list(g.hands[seat])})
-            elif g.phase is _REVEAL:
-                out.append({"type": "reveal", "round": g.round})
-            elif g.phase is _CHOOSE:
-                out.append({"type": "choose_prize", "ranks": sorted(g.row), "picks": g.picks_owed})
-        if g.phase is _PRIZE and (seat is None or seated):
+        phase = g.phase
+        # ``seat in self.awaiting()``, phase by phase, without building the list
+        if seated:
+            if phase is _COMMIT:
+                if seat in self._seats and seat not in g.commitments:
+                    out.append({"type": "commit", "round": g.round, "cards": self.rules.bid_cards,
+                                "hand": list(g.hands[seat])})
+            elif phase is _REVEAL:
+                if seat in self._seats and seat not in g.reveals:
+                    out.append({"type": "reveal", "round": g.round})
+            elif phase is _CHOOSE:
+                if g.chooser is not None and seat == g.chooser:
+                    out.append({"type": "choose_prize", "ranks": sorted(g.row), "picks": g.picks_owed})
+        if phase is _PRIZE and (seat is None or seated):
             out.append({"type": "report_prize", "ranks": self._reportable()})
         if seat is None or seated:
             if now is not None and clock.late_seats(self, now):
