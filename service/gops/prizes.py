@@ -166,10 +166,8 @@ class PrizeRow(_Base):
         seats = sorted(g.reveals)
         reveals = g.reveals
         # The commitments and reveals themselves are in the log; the record keeps their seals.
-        record: dict[str, Any] = {
-            "round": g.round,
-            "sealed": {str(s): seal(c) for s, c in sorted(g.commitments.items())},
-        }
+        committed = g.commitments  # (the same seats as the reveals: a seat that leaves takes both)
+        record: dict[str, Any] = {"round": g.round, "sealed": {str(s): seal(committed[s]) for s in seats}}
         self._settle({s: reveals[s].cards for s in seats}, record, now, events)
 
     def _settle(self, opened: dict[int, tuple[int, ...]], record: dict[str, Any], now: float,
@@ -180,31 +178,31 @@ class PrizeRow(_Base):
         :meth:`~service.gops.state.Gops.play_bids` call it)."""
         g = self.game
         rules = self.rules
-        k = rules.bid_cards
+        one_card = rules.bid_cards == 1
         hands = g.hands
-        bids: dict[int, list[int]] = {}
+        strength: dict[int, int] = {}  # each seat's bid: the sum of its cards
+        bids: dict[str, list[int]] = {}  # the record's: by seat (as text), the cards played
         illegal: dict[str, str] = {}
         for s, cards in opened.items():
-            hand = hands[s]
-            if k == 1 and len(cards) == 1 and type(cards[0]) is int and cards[0] in hand:
-                bids[s] = [cards[0]]  # a legal one-card bid (hands hold only ranks of the game)
-                continue
-            opened_list = list(cards)
-            problem = self.bid_problem(s, opened_list)
-            if problem is None:
-                bids[s] = opened_list
-            else:  # an opened but illegal bid: forfeited to the seat's lowest card(s)
-                bids[s] = self.forfeited_bid(s)
-                illegal[str(s)] = problem.code
-        winners = self._winners({s: sum(cards) for s, cards in bids.items()})
-        record["bids"] = {str(s): cards for s, cards in bids.items()}
+            hand = hands[s]  # (each seat's bid is checked against, and spent from, its own hand only)
+            if one_card and len(cards) == 1 and type(card := cards[0]) is int and card in hand:
+                bid = [card]  # a legal one-card bid (hands hold only ranks of the game)
+                strength[s] = card
+            else:
+                bid = list(cards)
+                problem = self.bid_problem(s, bid)
+                if problem is not None:  # an opened but illegal bid: forfeited to the seat's lowest card(s)
+                    bid = self.forfeited_bid(s)
+                    illegal[str(s)] = problem.code
+                strength[s] = sum(bid)
+            bids[str(s)] = bid
+            for c in bid:
+                hand.remove(c)
+        winners = self._winners(strength)
+        record["bids"] = bids
         record["winners"] = winners
         if illegal:
             record["illegal"] = illegal
-        for s, cards in bids.items():
-            hand = hands[s]
-            for c in cards:
-                hand.remove(c)
         if rules.open_prizes == 1:
             self._award_pot(record, winners)
             events.append(_round_event(record))

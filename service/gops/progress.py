@@ -25,7 +25,8 @@ else:
 Events = list[dict[str, Any]]
 # Enum members as module globals: in Python 3.11 reading a member off its class (``Phase.COMMIT``)
 # costs ~0.2 µs, a global ~0.02 µs, and the hot paths compare phases on every action.
-_DEAL, _OVER = Phase.DEAL, Phase.OVER
+_DEAL, _OVER, _SHUFFLED = Phase.DEAL, Phase.OVER, PrizeOrder.SHUFFLED
+_NO_POINTS = Fraction(0)
 _SINGLE, _CUMULATIVE, _BEST_OF, _TARGET = (MatchFormat.SINGLE, MatchFormat.CUMULATIVE, MatchFormat.BEST_OF,
                                           MatchFormat.TARGET)
 
@@ -49,11 +50,11 @@ class MatchProgress(_Base):
         game_id = self.id if self.match.format == _SINGLE else f"{self.id}-{number}"
         g = Game(game_id=game_id, number=number)
         g.hands = [list(range(1, rules.ranks + 1)) for _ in range(rules.players)]
-        g.scores = [Fraction(0) for _ in range(rules.players)]
+        g.scores = [_NO_POINTS] * rules.players  # (a Fraction is immutable: one zero serves every seat)
         g.won = [[] for _ in range(rules.players)]
         g.forfeited = {s: Departure.RESIGNED for s in self.resigned}
         self.game = g
-        if rules.prize_order == PrizeOrder.SHUFFLED:
+        if rules.prize_order == _SHUFFLED:
             g.phase = _DEAL  # the referee supplies the order with DealPrizes
             return
         order = chance.fixed_order(rules)  # None: reported at the table
