@@ -31,11 +31,12 @@ _SINGLE, _CUMULATIVE, _BEST_OF, _TARGET = (MatchFormat.SINGLE, MatchFormat.CUMUL
                                           MatchFormat.TARGET)
 
 
-def _score(text: str) -> Fraction:
-    """A recorded score (``frac_str``: ``"7"`` or ``"15/2"``); an integer one without ``Fraction``'s
-    string parser."""
+def _score(text: str) -> int | Fraction:
+    """A recorded score (``frac_str``: ``"7"`` or ``"15/2"``) to add up a match's totals: a whole one
+    as an ``int`` (the totals are only compared and written as text, the same for an int and the
+    equal Fraction; int sums skip Fraction's ~5000-instruction arithmetic)."""
     if text.isdigit() and text.isascii():
-        return Fraction(int(text))
+        return int(text)
     return Fraction(text)
 
 
@@ -99,7 +100,7 @@ class MatchProgress(_Base):
         match = self.match
         players = range(self.rules.players)
         eligible = [s for s in players if s not in self.resigned]
-        totals = [sum((_score(r["scores"][s]) for r in self.games), Fraction(0)) for s in players]
+        totals = [sum(_score(r["scores"][s]) for r in self.games) for s in players]  # (ints while whole)
         wins = [sum(1 for r in self.games if r["winners"] == [s]) for s in players]
         played = len(self.games)
         winners: list[int] | None = None
