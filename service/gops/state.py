@@ -65,8 +65,8 @@ class Gops(Bidding, PrizeRow, MatchProgress):
         self._seats = tuple(range(rules.players))
         self._rounds = rules.ranks // rules.bid_cards if rules.bid_cards else 0
         self._blind_reported = rules.blind_reported
-        self._prize_shown = rules.visibility == Visibility.OPEN
-        self._reported = rules.prize_order == PrizeOrder.REPORTED
+        self._prize_shown = rules.visibility == _OPEN
+        self._reported = rules.prize_order == _REPORTED
 
     # ---------------------------------------------------------------- building
 
@@ -75,7 +75,7 @@ class Gops(Bidding, PrizeRow, MatchProgress):
         if not commitments.ID_PATTERN.match(id):
             raise InvalidOptions("game ids use only [A-Za-z0-9_-]")
         rules = rules.validate()
-        match = (match or MatchRules()).validate()
+        match = _SINGLE_GAME if match is None else match.validate()
         state = cls(id, rules, match, None)  # type: ignore[arg-type]  # _begin_game makes the game
         state._begin_game(1, now)
         return state
@@ -308,6 +308,9 @@ class Gops(Bidding, PrizeRow, MatchProgress):
         self._settle(opened, {"round": g.round}, now, events)
         return events
 
+
+_SINGLE_GAME = MatchRules().validate()  # the default match, validated once (MatchRules are frozen)
+_OPEN, _REPORTED = Visibility.OPEN, PrizeOrder.REPORTED
 
 _Check = Callable[[Gops, Any, float], None]
 _Do = Callable[[Gops, Any, float, Events], None]
