@@ -25,6 +25,9 @@ else:
     _Base = object
 
 Events = list[dict[str, Any]]
+# Enum members as module globals: in Python 3.11 reading a member off its class (``Phase.COMMIT``)
+# costs ~0.2 µs, a global ~0.02 µs, and the hot paths compare phases on every action.
+_PRIZE, _COMMIT, _REVEAL, _CHOOSE = Phase.PRIZE, Phase.COMMIT, Phase.REVEAL, Phase.CHOOSE
 _is_hex64 = commitments.COMMITMENT_PATTERN.match  # the same pattern as SALT_PATTERN: 64 lowercase hex
 
 
@@ -139,8 +142,8 @@ class Bidding(_Base):
             self._check_game(action)
         if action.round != g.round:
             self._check_round(action.round)
-        if g.phase is not Phase.COMMIT:
-            self._require_phase(Phase.COMMIT)
+        if g.phase is not _COMMIT:
+            self._require_phase(_COMMIT)
         if action.seat in self.game.commitments:
             raise IllegalAction(
                 f"seat {action.seat} has already committed in round {self.game.round}; a commitment cannot change",
@@ -156,7 +159,7 @@ class Bidding(_Base):
         g.commitments[action.seat] = action.commitment
         events.append({"type": "committed", "round": g.round, "seat": action.seat})
         if self._all_in(g.commitments):
-            self._enter_phase(Phase.REVEAL, now, events)
+            self._enter_phase(_REVEAL, now, events)
 
     # ------------------------------------------------------------ reveal
 
@@ -184,8 +187,8 @@ class Bidding(_Base):
             self._check_game(action)
         if action.round != g.round:
             self._check_round(action.round)
-        if g.phase is not Phase.REVEAL:
-            self._require_phase(Phase.REVEAL)
+        if g.phase is not _REVEAL:
+            self._require_phase(_REVEAL)
         if action.seat in g.reveals:
             raise IllegalAction(f"seat {action.seat} has already revealed in round {g.round}", code="already_revealed")
         cards = action.cards
@@ -213,7 +216,7 @@ class Bidding(_Base):
             return
         if not self.game.row and self.rules.blind_reported:
             # Blind at a real table: the face-down prize is turned up with the bids.
-            self._enter_phase(Phase.PRIZE, now, events)
+            self._enter_phase(_PRIZE, now, events)
             return
         self._resolve(now, events)
 
@@ -246,11 +249,11 @@ class Bidding(_Base):
         if len(self.active_seats()) <= 1:
             self._end_game(now, events, forfeit=True)
             return
-        if g.phase is Phase.COMMIT and not self.awaiting():
-            self._enter_phase(Phase.REVEAL, now, events)
-        elif g.phase is Phase.REVEAL:
+        if g.phase is _COMMIT and not self.awaiting():
+            self._enter_phase(_REVEAL, now, events)
+        elif g.phase is _REVEAL:
             self._after_bids(now, events)
-        elif g.phase in (Phase.CHOOSE, Phase.PRIZE) and g.chooser in seats:
+        elif g.phase in (_CHOOSE, _PRIZE) and g.chooser in seats:
             # The chooser left (also while the table refills the row between its picks):
             # the picks it was owed are lost, the row stays.
             g.chooser, g.picks_owed = None, 0
