@@ -67,7 +67,7 @@ def main(argv: list[str] | None = None) -> int:
         cpu: dict[str, list[float]] = {name: [] for name, _, _ in cases}
         rate: dict[str, list[float]] = {name: [] for name, _, _ in cases}
         for name, g, load in cases:
-            http.run_phase(g.port, args.connections, load, 1.0)  # warm
+            http.run_phase(g.port, args.connections, load, min(1.0, args.seconds))  # warm
         for r in range(args.rounds):
             for name, g, load in cases:
                 before = g.cpu_seconds()

@@ -102,7 +102,7 @@ def test_targets_and_meta(report):
 
 def test_per_request_breakdown_runs():
     """``python -m bench.per_request`` (bench/README.md "A worker's profile") measures every row."""
-    proc = subprocess.run([sys.executable, "-m", "bench.per_request", "--rounds", "1", "--seconds", "0.5"],
+    proc = subprocess.run([sys.executable, "-m", "bench.per_request", "--rounds", "1", "--seconds", "0.3"],
                           cwd=REPO, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     rows = [line for line in proc.stdout.splitlines() if line.strip().endswith("requests/s")]

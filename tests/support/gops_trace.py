@@ -110,6 +110,8 @@ def _old_record(record: Any, game: int, opened: Opened) -> Any:
 def _old_records(value: Any, opened: Opened) -> Any:
     """``value`` with every round record in a ``history`` (of a game or a game's result) in the old form."""
     if isinstance(value, list):
+        if not value or not isinstance(value[0], (dict, list)):  # hands, prizes, scores: no records in them
+            return value
         return [_old_records(v, opened) for v in value]
     if not isinstance(value, dict):
         return value
@@ -123,8 +125,23 @@ def _old_records(value: Any, opened: Opened) -> Any:
     return out
 
 
+def _old_observation(observation: dict[str, Any], opened: Opened) -> dict[str, Any]:
+    """:func:`_old_records` of the parts of an observation that hold round records: the stored
+    state (its game and past games) and each view's past games (a view's own history is public
+    records: no seals in it, as there were no commitments in it before). Walking only those keeps
+    the 200 playouts' time near what it was before the seals."""
+    out = dict(observation)
+    if "state" in out:
+        out["state"] = _old_records(out["state"], opened)
+    views = out.get("views")
+    if isinstance(views, dict):
+        out["views"] = {k: ({**v, "games": _old_records(v["games"], opened)} if isinstance(v, dict) and v.get("games")
+                            else v) for k, v in views.items()}
+    return out
+
+
 def _observe(state: G.Gops, now: float, opened: Opened | None = None) -> dict[str, Any]:
-    return _old_records(_observation(state, now), opened or {})
+    return _old_observation(_observation(state, now), opened or {})
 
 
 def _observation(state: G.Gops, now: float) -> dict[str, Any]:
@@ -272,7 +289,7 @@ class _Player:
         if self.rng.random() < 0.15:  # go on from the stored form
             self.state = G.Gops.from_dict(json.loads(json.dumps(self.state.to_dict())))
         action_data = G.action_to_dict(action) if isinstance(action, G.Action) else repr(action)
-        return _old_records({"action": action_data, **outcome, **_observation(self.state, self.now)}, self.opened)
+        return _old_observation({"action": action_data, **outcome, **_observation(self.state, self.now)}, self.opened)
 
     def finish(self) -> dict[str, Any]:
         st = self.state
