@@ -21,12 +21,14 @@ server (see :class:`service.store.Store`).
 
 from __future__ import annotations
 
+import os
 import select
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
 import redis
 from redis.cluster import ClusterNode, RedisCluster
+from redis.event import AfterConnectionReleasedEvent
 from redis.utils import HIREDIS_AVAILABLE
 
 CLUSTER_SCHEMES = {"redis+cluster": False, "rediss+cluster": True}
@@ -116,6 +118,64 @@ else:  # pragma: no cover - hiredis is a dependency
     PARSER = {}
 
 
+class Pool(redis.ConnectionPool):
+    """redis-py's connection pool, less the bookkeeping this service never reads.
+
+    A move takes a connection twice (its read, its save) and so does every pool method of
+    redis-py 8 on its way: a deprecated-arguments check that inspects the call's arguments,
+    and four OpenTelemetry connection-count records, each asking redis-py's observability
+    registry for a collector that is never there (this service exports Prometheus metrics,
+    :mod:`service.metrics`, and never enables redis-py's OpenTelemetry). Together they were
+    ~5 % of a move's CPU. Everything else is redis-py's, in its order: the fork check, the
+    lock, reconnecting a connection that has unread data or is closed, the release event
+    (re-authentication with a streaming credential provider), giving back a connection
+    another process made. A call with arguments (deprecated since redis-py 5.3) goes to
+    redis-py's own method, warning as before.
+    """
+
+    def get_connection(self, command_name=None, *keys, **options) -> Any:
+        if command_name is not None or keys or options:
+            return super().get_connection(command_name, *keys, **options)
+        if self.pid != os.getpid():
+            self._checkpid()
+        with self._lock:
+            try:
+                connection = self._available_connections.pop()
+            except IndexError:
+                connection = self.make_connection()
+            self._in_use_connections.add(connection)
+        try:
+            connection.connect()
+            try:
+                if connection.can_read() and self.cache is None and not self.maint_notifications_enabled():
+                    raise redis.exceptions.ConnectionError("Connection has data")
+            except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError, OSError):
+                connection.disconnect()
+                connection.connect()
+                if connection.can_read() and self.cache is None and not self.maint_notifications_enabled():
+                    raise redis.exceptions.ConnectionError("Connection not ready")
+        except BaseException:
+            self.release(connection)  # not leaked
+            raise
+        return connection
+
+    def release(self, connection: Any) -> None:
+        if self.pid != os.getpid():
+            self._checkpid()
+        with self._lock:
+            try:
+                self._in_use_connections.remove(connection)
+            except KeyError:  # not this pool's
+                return
+            if self.owns_connection(connection):
+                if connection.should_reconnect():
+                    connection.disconnect()
+                self._available_connections.append(connection)
+                self._event_dispatcher.dispatch(AfterConnectionReleasedEvent(connection))
+            else:  # made by another process (before a fork): never reused
+                connection.disconnect()
+
+
 def make_client(url: str, timeout: float, health_check_interval: int = 30) -> redis.Redis | RedisCluster:
     """The client for ``url``: ``redis.Redis`` or, for a cluster URL, ``RedisCluster``.
 
@@ -125,7 +185,10 @@ def make_client(url: str, timeout: float, health_check_interval: int = 30) -> re
     if is_cluster_url(url):
         # Topology is learnt from any startup node; MOVED / failover refresh it.
         return RedisCluster(**parse_cluster_url(url), **common)
-    return redis.Redis.from_url(url, health_check_interval=health_check_interval, **PARSER, **common)
+    pool = Pool.from_url(url, health_check_interval=health_check_interval, **PARSER, **common)
+    client = redis.Redis(connection_pool=pool)
+    client.auto_close_connection_pool = True  # as redis.Redis.from_url leaves it: closing the client closes the pool
+    return client
 
 
 def is_cluster(client: Any) -> bool:

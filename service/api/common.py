@@ -163,8 +163,9 @@ def not_modified(version: int, tag: str = "") -> bool:
 # keeps the declared fields only (a finished match's ``history`` entries carry more than
 # GopsGameSchema declares) and converts values to the field's type.  Dumping walks every value
 # through marshmallow's machinery (8 % of a move's CPU, issue 9); :func:`compiled` does the same
-# from the same schema with one small function per field, taking values that already have the
-# field's type as they are and handing any other value to the field itself (its own
+# from the same schema with one generated function per schema (a line per field, no call per
+# scalar value: the walk was ~6 % of a move as a function per field), taking values that already
+# have the field's type as they are and handing any other value to the field itself (its own
 # ``_serialize``), so the result is the dump's.  A schema using anything else (hooks, data_key,
 # only/exclude, dump defaults, other field types) is dumped by marshmallow as before.
 # tests/test_round_trips.py compares both on every view of real played games of both kinds.
@@ -178,49 +179,67 @@ _DICT_ATTRIBUTES = frozenset(dir(dict))
 _COMPILED: dict[tuple, Callable[[Any], Any]] = {}
 
 
-def _value_function(field) -> Callable[[Any], Any] | None:
-    """The serializer of one field's (present) value, or None when not supported."""
+class _Plan:
+    """The source of one generated dump function and the objects its code names."""
+
+    def __init__(self) -> None:
+        self.names: dict[str, Any] = {"_Fallback": _Fallback, "_scalars": _scalars}
+        self.depth = 0
+
+    def bind(self, value: Any) -> str:
+        name = f"_b{len(self.names)}"
+        self.names[name] = value
+        return name
+
+    def temp(self) -> str:
+        self.depth += 1
+        return f"_v{self.depth}"
+
+
+def _scalars(value, exact, inner):
+    """A list of scalars already of the field's type (hands, bids, pots: the usual case) is
+    passed on as it is, checked in one pass, not copied item by item."""
+    for each in value:
+        if type(each) is not exact and each is not None:
+            return [inner(item) for item in value]
+    return value
+
+
+def _value_code(field, var: str, plan: _Plan) -> str | None:
+    """A Python expression serializing the (present) value named ``var`` as ``field`` would,
+    or None when not supported.  ``var`` is a plain name: it may appear several times."""
     from marshmallow import fields as f
 
     if getattr(field, "as_string", False):
         return None
+
     def kind(base) -> bool:  # a base field type, or a subclass that serializes as it does (Card)
         return isinstance(field, base) and type(field)._serialize is base._serialize
 
-    exact = next((t for base, t in ((f.Boolean, bool), (f.Integer, int), (f.Float, float), (f.String, str))
-                  if kind(base)), None)
+    exact = _exact_type(field)
     if exact is not None:
-        own = field._serialize
-
-        def scalar(value, exact=exact, own=own):
-            return value if value is None or type(value) is exact else own(value, None, None)
-        scalar.exact = exact  # type: ignore[attr-defined]  # a list of these may pass as it is
-        return scalar
+        own = plan.bind(field._serialize)
+        return f"({var} if {var} is None or type({var}) is {exact.__name__} else {own}({var}, None, None))"
     if kind(f.Raw):
-        return lambda value: value
+        return var
     if kind(f.List):
-        inner = _value_function(field.inner)
-        if inner is None:
+        inner_exact = _exact_type(field.inner)
+        if inner_exact is not None:
+            inner = plan.bind(lambda value, own=field.inner._serialize, exact=inner_exact:
+                              value if value is None or type(value) is exact else own(value, None, None))
+            return f"(None if {var} is None else _scalars({var}, {inner_exact.__name__}, {inner}))"
+        each = plan.temp()
+        inner_code = _value_code(field.inner, each, plan)
+        if inner_code is None:
             return None
-        exact = getattr(inner, "exact", None)
-        if exact is not None:
-            def scalars(value, exact=exact, inner=inner):
-                """A list of scalars already of the field's type (hands, bids, pots: the usual
-                case) is passed on as it is, checked in one pass, not copied item by item."""
-                if value is None:
-                    return None
-                for each in value:
-                    if type(each) is not exact and each is not None:
-                        return [inner(item) for item in value]
-                return value
-            return scalars
-        return lambda value: None if value is None else [inner(each) for each in value]
+        return f"(None if {var} is None else [{inner_code} for {each} in {var}])"
     if kind(f.Dict):
-        keys = _value_function(field.key_field) if field.key_field is not None else (lambda k: k)
-        values = _value_function(field.value_field) if field.value_field is not None else (lambda v: v)
-        if keys is None or values is None:
+        key, value = plan.temp(), plan.temp()
+        key_code = _value_code(field.key_field, key, plan) if field.key_field is not None else key
+        value_code = _value_code(field.value_field, value, plan) if field.value_field is not None else value
+        if key_code is None or value_code is None:
             return None
-        return lambda value: None if value is None else {keys(k): values(v) for k, v in value.items()}
+        return f"(None if {var} is None else {{{key_code}: {value_code} for {key}, {value} in {var}.items()}})"
     if kind(f.Nested):
         if field.only is not None or field.exclude:
             return None
@@ -228,39 +247,54 @@ def _value_function(field) -> Callable[[Any], Any] | None:
         dump = _schema_function(schema)
         if dump is None:
             return None
+        name = plan.bind(dump)
         if schema.many or field.many:
-            return lambda value: None if value is None else [dump(each) for each in value]
-        return lambda value: None if value is None else dump(value)
+            each = plan.temp()
+            return f"(None if {var} is None else [{name}({each}) for {each} in {var}])"
+        return f"(None if {var} is None else {name}({var}))"
+    return None
+
+
+def _exact_type(field) -> type | None:
+    """bool/int/float/str for a field serializing as marshmallow's Boolean/Integer/Float/String."""
+    from marshmallow import fields as f
+
+    if getattr(field, "as_string", False):
+        return None
+    for base, exact in ((f.Boolean, bool), (f.Integer, int), (f.Float, float), (f.String, str)):
+        if isinstance(field, base) and type(field)._serialize is base._serialize:
+            return exact
     return None
 
 
 def _schema_function(schema) -> Callable[[Any], Any] | None:
+    """A function dumping a dict as ``schema.dump`` would, generated once (one line per field,
+    no call per scalar value); None when the schema needs marshmallow's own dump."""
     from marshmallow import missing
 
     hooks = getattr(schema, "_hooks", {})
     if any(hooks.get(name) for name in hooks if "dump" in str(name)) or schema.many:
         return None
-    plan = []
+    plan = _Plan()
+    lines = ["def dump(obj):", "    if type(obj) is not dict:", "        raise _Fallback", "    out = {}",
+             "    get = obj.get"]
+    missing_name = plan.bind(missing)
     for name, field in schema.dump_fields.items():
         if (field.data_key not in (None, name) or field.attribute not in (None, name) or "." in name
                 or field.dump_default is not missing or not getattr(field, "_CHECK_ATTRIBUTE", True)):
             return None
-        function = _value_function(field)
-        if function is None:
+        plan.depth = 0
+        code = _value_code(field, "_v0", plan)
+        if code is None:
             return None
-        plan.append((name, function, name in _DICT_ATTRIBUTES))
-
-    def dump(obj):
-        if type(obj) is not dict:
-            raise _Fallback
-        out = {}
-        for name, function, odd in plan:
-            if name in obj:
-                out[name] = function(obj[name])
-            elif odd:  # marshmallow would find the dict's attribute of that name
-                raise _Fallback
-        return out
-    return dump
+        lines += [f"    _v0 = get({name!r}, {missing_name})", f"    if _v0 is not {missing_name}:",
+                  f"        out[{name!r}] = {code}"]
+        if name in _DICT_ATTRIBUTES:  # marshmallow would find the dict's attribute of that name
+            lines += ["    else:", "        raise _Fallback"]
+    lines.append("    return out")
+    namespace = dict(plan.names)
+    exec(compile("\n".join(lines), f"<view dump of {type(schema).__name__}>", "exec"), namespace)
+    return namespace["dump"]
 
 
 def _options(schema) -> tuple:
