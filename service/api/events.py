@@ -180,7 +180,7 @@ class EventCache:
             cached = self._events.get(key)
             if cached is not None and at_least is not None and cached.version >= at_least:
                 return cached
-            record = store.load(kind, id)
+            record = store.read(kind, id)
             if cached is not None and cached.version == record.version:
                 return cached
             data = viewer.build(record)
@@ -222,7 +222,7 @@ def _last_event_id() -> int | None:
 def _serve(kind: str, id: str, query: dict[str, Any],
            make_viewer: Callable[[Record, str | None], Viewer]) -> Response:
     store = common.store()
-    record = store.load(kind, id)
+    record = store.read(kind, id)
     viewer = make_viewer(record, _caller(record))
     try:
         last = _last_event_id()
@@ -254,7 +254,7 @@ def _long_poll(store: Store, hub: live.Hub, channel: str, record: Record, viewer
     if record.version < wanted:
         with metrics.stream_open(record.kind), hub.subscription(channel) as sub:
             while True:
-                record = store.load(record.kind, record.id)
+                record = store.read(record.kind, record.id)
                 remaining = deadline - time.monotonic()
                 if record.version >= wanted or remaining <= 0:
                     break

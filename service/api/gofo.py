@@ -56,7 +56,10 @@ _TO_INAUGURATE = {**_ID, "seat": "$response.body#/table/inaugurations_pending/0"
 
 def _view(record: Record, seat: int | None = None) -> dict[str, Any]:
     """The public view (``seat`` ``None``) or a seat's, of a stored table (``service.api.events`` too)."""
-    return referee.view(record.doc, record.version, seat)
+    table = record.state
+    if table is None and record.shared:  # parsed once for every read of these stored bytes
+        table = record.state = referee.load(record.doc)
+    return referee.view(record.doc, record.version, seat, table)
 
 
 def _create(body: dict[str, Any]) -> dict[str, Any]:
@@ -194,7 +197,7 @@ class TableView(MethodView):
     @common.error_responses(blp, "read")
     def get(self, table_id: str):
         """Stacks, pots, bets, face-up discards and whose turn it is; never a hidden card."""
-        record = common.store().load(KIND, table_id)
+        record = common.store().read(KIND, table_id)
         return common.conditional(_view(record), record.version, GofoTableSchema)
 
 
@@ -207,7 +210,7 @@ class SeatView(MethodView):
     def get(self, table_id: str, seat: int):
         """The public view plus this seat's cards (dealt mode) and exactly what it may do now,
         with the allowed bet range."""
-        record = common.store().load(KIND, table_id)
+        record = common.store().read(KIND, table_id)
         who = common.identify(record.doc["auth"], common.bearer_hash())
         _require_seat_or_tabletop_host(who, record, seat)
         return common.conditional(_view(record, seat), record.version, GofoSeatViewSchema)

@@ -57,7 +57,10 @@ CREATE_LINKS = {
 
 
 def _view(record: Record, seat: int | None = None) -> dict[str, Any]:
-    return referee.view(record.doc, record.version, seat, common.now(), record.state)
+    state = record.state
+    if state is None and record.shared:  # parsed once for every read of these stored bytes
+        state = record.state = referee.load(record.doc)
+    return referee.view(record.doc, record.version, seat, common.now(), state)
 
 
 def _act(game_id: str, body: dict[str, Any], move: str, seat: int | None = None,
@@ -138,7 +141,7 @@ class Game(MethodView):
 
         Send ``If-None-Match`` with the last ETag to poll cheaply (304 when unchanged).
         """
-        record = common.store().load(KIND, game_id)
+        record = common.store().read(KIND, game_id)
         return common.conditional(_view(record), record.version, GopsGameSchema)
 
 
@@ -150,7 +153,7 @@ class SeatView(MethodView):
     @common.error_responses(blp, "seat_read")
     def get(self, game_id: str, seat: int):
         """The public state plus this seat's own unresolved reveal and its legal actions."""
-        record = common.store().load(KIND, game_id)
+        record = common.store().read(KIND, game_id)
         who = common.identify(record.doc["auth"], common.bearer_hash())
         common.require_seat(who, seat)
         data = _view(record, seat)

@@ -139,6 +139,11 @@ def _supply_chance(table: Table, doc: dict[str, Any], version: int, at: float, e
 # ------------------------------------------------------------------ reading a record
 
 
+def load(doc: dict[str, Any]) -> Table:
+    """The table of a stored document."""
+    return Table.from_dict(doc["state"])
+
+
 def seat_count(doc: dict[str, Any]) -> int:
     return doc["state"]["options"]["seats"]
 
