@@ -48,6 +48,7 @@ before the request, as everywhere else.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import ipaddress
 import math
@@ -156,19 +157,31 @@ class RateLimiter:
         self.redis: redis.Redis = self.store.redis
         self._hit = self.redis.register_script(_HIT)
         self._last_log = -math.inf
+        self._limits: dict[tuple, list[Limit]] = {}
         self.defer = not is_cluster(self.redis)
         if self.defer:
             self.store.deferred = self.take_deferred
 
     def limits_for_request(self) -> list[Limit]:
+        """The limits of this request, made once per route, method and configured limits."""
         config = current_app.config
-        limits = []
-        per_minute = int(config.get("RATE_LIMIT_PER_MINUTE") or 0)
-        if per_minute > 0:
-            limits.append(Limit("req", per_minute, 60, f"{per_minute} requests per minute"))
-        per_hour = int(config.get("CREATE_LIMIT_PER_HOUR") or 0)
-        if per_hour > 0 and is_create_request(config.get("RATE_LIMIT_CREATE_ROUTES", ())):
-            limits.append(Limit("create", per_hour, 3600, f"{per_hour} games created per hour"))
+        req = request._get_current_object()
+        rule = req.url_rule
+        routes = config.get("RATE_LIMIT_CREATE_ROUTES", ())
+        key = (config.get("RATE_LIMIT_PER_MINUTE"), config.get("CREATE_LIMIT_PER_HOUR"),
+               routes if isinstance(routes, (tuple, frozenset)) else tuple(routes),
+               None if rule is None else rule.rule, req.method)
+        limits = self._limits.get(key)
+        if limits is None:
+            limits = []
+            per_minute = int(key[0] or 0)
+            if per_minute > 0:
+                limits.append(Limit("req", per_minute, 60, f"{per_minute} requests per minute"))
+            per_hour = int(key[1] or 0)
+            if per_hour > 0 and is_create_request(key[2]):
+                limits.append(Limit("create", per_hour, 3600, f"{per_hour} games created per hour"))
+            if len(self._limits) < 1024:  # bounded: routes x methods x configurations
+                self._limits[key] = limits
         return limits
 
     def key(self, client: str, limit: Limit) -> str:
@@ -266,6 +279,11 @@ def client_id(remote_addr: str | None) -> str:
     """The rate-limit identity of an address: IPv4 as is, IPv6 per /64."""
     if not remote_addr:
         return "unknown"
+    return _client_id(remote_addr)
+
+
+@functools.lru_cache(maxsize=4096)  # a pure function of the address, asked on every request
+def _client_id(remote_addr: str) -> str:
     try:
         address = ipaddress.ip_address(remote_addr.strip())
     except ValueError:
