@@ -10,6 +10,7 @@ import marshmallow as ma
 from marshmallow import fields, validate
 
 from .. import gops
+from .loading import FastLoadSchema
 
 class FullMatch(validate.Regexp):
     """``validate.Regexp`` that must match the whole string.
@@ -62,7 +63,7 @@ class CreateGopsGameSchema(ma.Schema):
     match = fields.Nested(GopsMatchSchema, load_default=dict, **_doc("Several games as one match; default a single game."))
 
 
-class VersionedSchema(ma.Schema):
+class VersionedSchema(FastLoadSchema):  # a move's body: loaded the short way when it is the usual one
     version = fields.Integer(strict=True, validate=validate.Range(min=1), **_doc("Optional: the state version this move was decided on; if the game has moved on the move is refused with stale_version."))
 
 
