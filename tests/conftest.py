@@ -72,6 +72,26 @@ def redis_server(tmp_path_factory):
         server.stop()
 
 
+@pytest.fixture(scope="session", autouse=True)
+def fuzz_run(request, tmp_path_factory):
+    """The schemathesis run (tests/test_fuzz.py, ``BackgroundFuzz``), started with the session when
+    ``test_schemathesis`` is selected, so it runs beside the other tests; that test waits for it."""
+    if not any(item.nodeid.endswith("test_fuzz.py::test_schemathesis") for item in request.session.items):
+        yield None
+        return
+    from test_fuzz import BackgroundFuzz
+
+    run = BackgroundFuzz(tmp_path_factory.mktemp("fuzz"))
+    try:
+        run.start()
+    except Exception as error:  # said by test_schemathesis, not by every test of the session
+        run.failed = error
+    try:
+        yield run
+    finally:
+        run.stop()
+
+
 @pytest.fixture(scope="session")
 def redis_url(redis_server) -> str:
     return redis_server.url

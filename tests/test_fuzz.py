@@ -57,7 +57,9 @@ or refused by a rule of the game (a 409/422 whose ``code`` is not a schema, vers
 refusal).  It prints them per operation and fails below ``MIN_SEAT_MOVES``: a run that only ever
 gets 401/404 on moves says nothing about the games.
 
-Defaults take about a minute on 2 cores (more when there are failures to shrink).
+Defaults take 3–5 minutes on 2 cores (more when there are failures to shrink). The run starts with
+the session, on a Valkey and a gunicorn of its own, and goes on beside the other tests
+(``BackgroundFuzz``); ``test_schemathesis`` waits for it and checks what it found.
 """
 
 from __future__ import annotations
@@ -71,6 +73,7 @@ import shlex
 import subprocess
 import sys
 import threading
+import time
 import uuid
 from pathlib import Path
 from typing import Any
@@ -339,71 +342,108 @@ def main(argv: list[str]) -> int:
 # ----------------------------------------------------------------- the test (pytest process)
 
 
-@pytest.fixture(scope="module")
-def fuzz_server(redis_server, tmp_path_factory):
-    """Our own gunicorn (2 workers) on the session's Valkey, with keys of its own.
+class BackgroundFuzz:
+    """The whole schemathesis run, started when the session starts, checked by :func:`test_schemathesis`.
+
+    The run is a CLI process against a gunicorn of its own (2 workers) on a Valkey of its own (the
+    session's is flushed before every test): it shares nothing with the other tests, so it runs
+    beside them (``tests/conftest.py``, fixture ``fuzz_run``) instead of after them — on 2 cores the
+    rest of the suite leaves one mostly free, and the run's 3–5 minutes no longer add to the suite's.
+    Its examples are drawn from a fixed seed, so what it sends does not depend on when it runs.
 
     The rate limiter stays on (its code runs on every request, RateLimit-* headers included), with
     limits no run reaches: the fuzzer creates hundreds of games, the default allows 120 an hour.
     """
-    from conftest import start_gunicorn, stop_process
 
-    log_path = tmp_path_factory.mktemp("fuzz-gunicorn") / "gunicorn.log"
-    proc, base = start_gunicorn(redis_server.url, log_path, workers=2, extra_env={
-        "REFEREE_RATE_LIMIT_PER_MINUTE": "10000000",
-        "REFEREE_CREATE_LIMIT_PER_HOUR": "10000000",
-        "REFEREE_KEY_PREFIX": f"fuzz-{uuid.uuid4().hex[:8]}",
-        "GUNICORN_ACCESSLOG": "",  # thousands of lines; the CLI report has a curl for every failure
-        # Event streams (GET .../events) last until their timeout: here a second, not 5 minutes.
-        "REFEREE_STREAM_MAX_SECONDS": "1",
-    })
-    try:
-        yield base, log_path
-    finally:
-        stop_process(proc)
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory
+        self.log_path = directory / "gunicorn.log"
+        self.output_path = directory / "schemathesis.out"
+        self.stats_path = directory / "stats.json"
+        self.valkey = self.server = self.cli = None
+        self.command: list[str] = []
+        self.failed: Exception | None = None  # what stopped start()
+
+    def start(self) -> "BackgroundFuzz":
+        from conftest import start_gunicorn
+        from service.embedded import start_server
+
+        self.valkey = start_server(appendonly=False, data_dir=self.directory / "valkey")
+        self.server, base = start_gunicorn(self.valkey.url, self.log_path, workers=2, extra_env={
+            "REFEREE_RATE_LIMIT_PER_MINUTE": "10000000",
+            "REFEREE_CREATE_LIMIT_PER_HOUR": "10000000",
+            "REFEREE_KEY_PREFIX": f"fuzz-{uuid.uuid4().hex[:8]}",
+            "GUNICORN_ACCESSLOG": "",  # thousands of lines; the CLI report has a curl for every failure
+            # Event streams (GET .../events) last until their timeout: here a second, not 5 minutes.
+            "REFEREE_STREAM_MAX_SECONDS": "1",
+        })
+        config_path = self.directory / "schemathesis.toml"
+        # The stateful phase gets its own budget: each scenario is a create plus a few linked calls.
+        config_path.write_text(f"[phases.stateful.generation]\nmax-examples = {SCENARIOS}\n")
+        self.command = [
+            sys.executable, str(HERE), "--config-file", str(config_path), "run", f"{base}/openapi.json",
+            "--checks", "all",
+            "--phases", "examples,coverage,fuzzing,stateful",
+            "--max-examples", str(EXAMPLES),
+            "--seed", str(SEED),
+            "--workers", WORKERS,
+            "--generation-database", "none",  # reproducible: no replay of earlier runs' examples
+            "--request-timeout", "15",
+            "--suppress-health-check", "too_slow",  # generation speed on a busy 2-core box, not the API's
+            "--output-sanitize", "false",  # throwaway server: show tokens and keys, for exact curl reproductions
+            "--no-color",
+            *EXTRA_ARGS,
+        ]
+        env = dict(os.environ, **{STATS_ENV: str(self.stats_path)})
+        env.pop("SCHEMATHESIS_HOOKS", None)
+        # cwd: schemathesis keeps caches (.schemathesis/, .hypothesis/) in the working directory.
+        with open(self.output_path, "wb") as output:
+            self.cli = subprocess.Popen(self.command, cwd=self.directory, env=env, stdin=subprocess.DEVNULL,
+                                        stdout=output, stderr=subprocess.STDOUT)
+        self.started = time.monotonic()
+        return self
+
+    def wait(self) -> tuple[int | None, str]:
+        """(exit code, output) of the CLI; exit code None when it did not finish within TIMEOUT."""
+        try:
+            code = self.cli.wait(timeout=max(1.0, TIMEOUT - (time.monotonic() - self.started)))
+        except subprocess.TimeoutExpired:
+            self.cli.kill()
+            self.cli.wait()
+            code = None
+        return code, self.output_path.read_text(errors="replace")
+
+    def stop(self) -> None:
+        from conftest import stop_process
+
+        if self.cli is not None and self.cli.poll() is None:
+            self.cli.kill()
+            self.cli.wait()
+        if self.server is not None:
+            stop_process(self.server)
+        if self.valkey is not None:
+            self.valkey.stop()
 
 
 @pytest.mark.slow
 @pytest.mark.timeout(TIMEOUT + 60)
-def test_schemathesis(fuzz_server, tmp_path):
-    base, log_path = fuzz_server
-    stats_path = tmp_path / "stats.json"
-    config_path = tmp_path / "schemathesis.toml"
-    # The stateful phase gets its own budget: each scenario is a create plus a few linked calls.
-    config_path.write_text(f"[phases.stateful.generation]\nmax-examples = {SCENARIOS}\n")
-    command = [
-        sys.executable, str(HERE), "--config-file", str(config_path), "run", f"{base}/openapi.json",
-        "--checks", "all",
-        "--phases", "examples,coverage,fuzzing,stateful",
-        "--max-examples", str(EXAMPLES),
-        "--seed", str(SEED),
-        "--workers", WORKERS,
-        "--generation-database", "none",  # reproducible: no replay of earlier runs' examples
-        "--request-timeout", "15",
-        "--suppress-health-check", "too_slow",  # generation speed on a busy 2-core box, not the API's
-        "--output-sanitize", "false",  # throwaway server: show tokens and keys, for exact curl reproductions
-        "--no-color",
-        *EXTRA_ARGS,
-    ]
-    env = dict(os.environ, **{STATS_ENV: str(stats_path)})
-    env.pop("SCHEMATHESIS_HOOKS", None)
-    # cwd: schemathesis keeps caches (.schemathesis/, .hypothesis/) in the working directory.
-    try:
-        result = subprocess.run(command, check=False, cwd=tmp_path, env=env, stdin=subprocess.DEVNULL,
-                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=TIMEOUT)
-    except subprocess.TimeoutExpired as exc:
-        partial = exc.output.decode(errors="replace") if isinstance(exc.output, bytes) else exc.output or ""
+def test_schemathesis(fuzz_run: BackgroundFuzz):
+    if fuzz_run.failed is not None:
+        pytest.fail(f"the fuzz run could not start: {fuzz_run.failed!r}")
+    code, output = fuzz_run.wait()
+    command, log_path = fuzz_run.command, fuzz_run.log_path
+    if code is None:
         pytest.fail(f"schemathesis did not finish in {TIMEOUT} s (REFEREE_FUZZ_TIMEOUT); "
-                    f"command:\n  {shlex.join(command)}\n\n{partial[-5000:]}")
-    output = result.stdout
+                    f"command:\n  {shlex.join(command)}\n\n{output[-5000:]}")
     print(output)  # shown by pytest on failure (and with -s)
     server_errors = [line for line in log_path.read_text(errors="replace").splitlines()
                      if any(mark in line for mark in SERVER_ERROR_MARKS)]
-    assert result.returncode == 0, (
-        f"schemathesis found problems (exit {result.returncode}); command:\n  {shlex.join(command)}\n\n"
+    assert code == 0, (
+        f"schemathesis found problems (exit {code}); command:\n  {shlex.join(command)}\n\n"
         f"{_report_for_humans(output)}\n\ngunicorn log ({log_path}) error lines: {server_errors[:20]}"
     )
     assert not server_errors, f"gunicorn logged errors ({log_path}): {server_errors[:20]}"
+    stats_path = fuzz_run.stats_path
 
     # The run must have exercised what it is meant to: creates, and tokens carried into the ids.
     stats = json.loads(stats_path.read_text())
