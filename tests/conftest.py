@@ -72,6 +72,13 @@ def redis_server(tmp_path_factory):
         server.stop()
 
 
+def pytest_collection_modifyitems(session, config, items):
+    """test_schemathesis runs last: the fuzz run it checks goes on beside every other test (fuzz_run)."""
+    fuzz = [item for item in items if item.nodeid.endswith("test_fuzz.py::test_schemathesis")]
+    if fuzz:
+        items[:] = [item for item in items if item not in fuzz] + fuzz
+
+
 @pytest.fixture(scope="session", autouse=True)
 def fuzz_run(request, tmp_path_factory):
     """The schemathesis run (tests/test_fuzz.py, ``BackgroundFuzz``), started with the session when
