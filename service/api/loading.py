@@ -42,6 +42,17 @@ def _checks(field: ma.fields.Field) -> tuple[Callable[[Any], Any], ...]:
     return tuple(field.validators)
 
 
+def _passes(checks: tuple[Callable[[Any], Any], ...], value: Any) -> bool:
+    """Does ``value`` pass every validator (marshmallow's: raising ValidationError, or returning False)?"""
+    for check in checks:
+        try:
+            if check(value) is False:
+                return False
+        except ma.ValidationError:
+            return False
+    return True
+
+
 def _value_loader(field: ma.fields.Field) -> Callable[[Any], Any] | None:
     """A function loading one present value of ``field`` (returning ``_OWN`` to give up), or None."""
     if field.pre_load or field.post_load:
@@ -49,13 +60,7 @@ def _value_loader(field: ma.fields.Field) -> Callable[[Any], Any] | None:
     checks = _checks(field)
 
     def passes(value) -> bool:
-        for check in checks:
-            try:
-                if check(value) is False:
-                    return False
-            except ma.ValidationError:
-                return False
-        return True
+        return _passes(checks, value)
 
     exact = _exact(field)
     if exact is not None:
@@ -83,14 +88,8 @@ def _value_loader(field: ma.fields.Field) -> Callable[[Any], Any] | None:
             if type(value) is not list:
                 return _OWN
             for each in value:
-                if type(each) is not inner_exact:
+                if type(each) is not inner_exact or not _passes(inner_checks, each):
                     return _OWN
-                for check in inner_checks:
-                    try:
-                        if check(each) is False:
-                            return _OWN
-                    except ma.ValidationError:
-                        return _OWN
             loaded = list(value)  # marshmallow's List returns a new list
             return loaded if passes(loaded) else _OWN
         return items
