@@ -213,8 +213,8 @@ def _value_code(field, var: str, plan: _Plan) -> str | None:
     if getattr(field, "as_string", False):
         return None
 
-    def kind(base) -> bool:  # a base field type, or a subclass that serializes as it does (Card)
-        return isinstance(field, base) and type(field)._serialize is base._serialize
+    def kind(base) -> bool:
+        return _serializes_as(field, base)
 
     exact = _exact_type(field)
     if exact is not None:
@@ -262,9 +262,14 @@ def _exact_type(field) -> type | None:
     if getattr(field, "as_string", False):
         return None
     for base, exact in ((f.Boolean, bool), (f.Integer, int), (f.Float, float), (f.String, str)):
-        if isinstance(field, base) and type(field)._serialize is base._serialize:
+        if _serializes_as(field, base):
             return exact
     return None
+
+
+def _serializes_as(field, base) -> bool:
+    """``field`` is a ``base`` field, or a subclass that serializes as it does (Card)."""
+    return isinstance(field, base) and type(field)._serialize is base._serialize
 
 
 def _schema_function(schema) -> Callable[[Any], Any] | None:
