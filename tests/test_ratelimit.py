@@ -384,3 +384,38 @@ def test_a_move_refused_by_its_schema_and_the_limit_is_a_no_store_429(make_app):
     assert client.post(path, json={"round": "x"}, headers={"Authorization": f"Bearer {token}"}).status_code == 422
     refused = client.post(path, json={"round": "x"}, headers={"Authorization": f"Bearer {token}"})
     assert refused.status_code == 429 and refused.headers["Cache-Control"] == "no-store"
+
+
+def test_counters_stay_out_of_the_append_only_file(valkey_factory, tmp_path):
+    """The limiter's counters are never written to disk (REPL_NONE, module docstring): a read of a
+    game writes nothing durable, so it never waits for an fsync; a restarted server has forgotten
+    every counter, and kept the game."""
+    data_dir = tmp_path / "aof"
+    server = valkey_factory(data_dir=data_dir)  # appendonly yes, appendfsync always
+    app = create_app({"REDIS_URL": server.url, "TESTING": True, "RATE_LIMIT_ENABLED": True,
+                      "RATE_LIMIT_PER_MINUTE": 50, "KEY_PREFIX": "aof"})
+    client = app.test_client()
+    created = client.post(CREATE, json={"profile": "classic"})
+    assert created.status_code == 201
+    game = f"{CREATE}/{created.get_json()['id']}"
+    for i in range(3):
+        response = client.get(game)
+        assert response.status_code == 200
+        assert response.headers["RateLimit-Remaining"] == str(50 - 2 - i)  # the create counted too
+    assert client.get(MISSING).status_code == 404
+    import redis
+
+    direct = redis.Redis.from_url(server.url, decode_responses=True)
+    counter = "aof:rl:{127.0.0.1}:req"
+    assert direct.get(counter) == "5" and 0 < direct.pttl(counter) <= 60_000
+    aof = b"".join(path.read_bytes() for path in sorted(data_dir.rglob("*.aof")))
+    assert created.get_json()["id"].encode() in aof  # the game is on disk: the file is the right one
+    assert b":rl:" not in aof
+    direct.close()
+    server.stop()
+    restarted = valkey_factory(port=server.port, data_dir=data_dir)
+    again = create_app({"REDIS_URL": restarted.url, "TESTING": True, "RATE_LIMIT_ENABLED": True,
+                        "RATE_LIMIT_PER_MINUTE": 50, "KEY_PREFIX": "aof"}).test_client()
+    response = again.get(game)
+    assert response.status_code == 200  # the game survived the restart
+    assert response.headers["RateLimit-Remaining"] == "49"  # its counter did not: a fresh window
