@@ -43,12 +43,21 @@ from .redis_client import is_cluster
 
 log = logging.getLogger(__name__)
 
+# KEYS: the game, its log, [the active set when ARGV[3] is not empty].  ARGV: 1 doc, 2 ttl,
+# 3 the game's member of the active set to add ('' on a cluster, where that set is in another
+# slot: a ZADD after), 4 its score, 5... log entries.  Returns 0 (the id is taken), 1 (stored)
+# or 2 (stored, but the active set refused the ZADD: it is bookkeeping, pcall, so a failure there
+# never fails the create).
 _CREATE = """
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
 redis.call('HSET', KEYS[1], 'version', 1, 'doc', ARGV[1])
-for i = 3, #ARGV do redis.call('RPUSH', KEYS[2], ARGV[i]) end
+for i = 5, #ARGV do redis.call('RPUSH', KEYS[2], ARGV[i]) end
 redis.call('EXPIRE', KEYS[1], ARGV[2])
-if #ARGV >= 3 then redis.call('EXPIRE', KEYS[2], ARGV[2]) end
+if #ARGV >= 5 then redis.call('EXPIRE', KEYS[2], ARGV[2]) end
+if ARGV[3] ~= '' then
+  local added = redis.pcall('ZADD', KEYS[3], ARGV[4], ARGV[3])
+  if type(added) ~= 'number' then return 2 end
+end
 return 1
 """
 
@@ -212,14 +221,27 @@ class Store:
     # ----------------------------------------------------------- operations
 
     def create(self, kind: str, id: str, doc: dict[str, Any], log: list[dict[str, Any]]) -> Record:
+        # The new game joins the active set in the same round trip, where one script may touch
+        # both (one server; on a cluster the set is in another slot: a ZADD after).
+        active = not is_cluster(self.redis)
+        keys = [self.key(kind, id), self.log_key(kind, id)]
+        if active:
+            keys.append(self.active_key(kind))
         created = self._write(
             self._create,
-            keys=[self.key(kind, id), self.log_key(kind, id)],
-            args=[_dump(doc), self.idle_ttl, *(_dump(e) for e in log)],
+            keys=keys,
+            args=[_dump(doc), self.idle_ttl, id if active else "", time.time() + self.idle_ttl,
+                  *(_dump(e) for e in log)],
         )
         if not created:
             raise Busy(f"{kind} {id} already exists", code="id_collision")
-        self._track_active(kind, id, finished=False)
+        if not active:
+            self._track_active(kind, id, finished=False)
+        else:
+            metrics.GAMES_CREATED.labels(kind=kind).inc()
+            if int(created) == 2:
+                metrics.STORE_ERRORS.labels(kind="active").inc()
+                logging.getLogger(__name__).warning("active-game bookkeeping failed for %s %s", kind, id)
         return Record(kind, id, 1, doc)
 
     #: Set by service.ratelimit: returns the current request's deferred rate-limit hit (an object

@@ -5,7 +5,8 @@
   it last received): a commit, a reveal and a Gofo move cost 2 (the HMGET that authorizes, with
   the rate limiter's hit in the same pipeline; the save's EVALSHA), a view 1.  A game's final
   move costs exactly one more, its log's LRANGE: the save archives the finished game
-  (service.archive), document and log in one compressed value.
+  (service.archive), document and log in one compressed value.  A create costs 2: the limiter's
+  hit, then one script that stores the game and adds it to the active set.
 * **Serialization**: views are sent as the engines build them, not dumped through their
   marshmallow schemas (``common.view_response``).  Every view of real played games of both kinds
   (public, seat, every move's answer, over and under way, several Gops profiles) is dumped through
@@ -77,6 +78,29 @@ def test_a_move_is_two_round_trips_with_the_rate_limiter(counted):
     for label in ("gops_public_view", "gops_seat_view", "gofo_seat_view"):
         assert summary[label]["round_trips_max"] == 1, (label, summary[label])
         assert summary[label]["typical_client_commands"] == ["EVALSHA", "HMGET"], (label, summary[label])
+    # A create: the limiter's hit, then one script that stores the game and adds it to the active set.
+    for label in ("gops_create", "gofo_create"):
+        assert summary[label]["round_trips_max"] == 2, (label, summary[label])
+        assert summary[label]["typical_client_commands"] == ["EVALSHA", "EVALSHA"], (label, summary[label])
+
+
+def test_a_create_joins_the_active_set_in_its_script_and_survives_a_broken_set(app, client, redis_client):
+    """The active set is bookkeeping: a create whose ZADD fails (the key holds a string) is still a
+    201, counted as a store error, and the next create after the set is repaired is counted again."""
+    from service import metrics
+
+    store = app.extensions["referee_store"]
+    created = client.post("/v1/gops/games", json={"profile": "classic"})
+    assert created.status_code == 201
+    assert redis_client.zrange(store.active_key("gops"), 0, -1) == [created.get_json()["id"]]
+    assert 0 < redis_client.zscore(store.active_key("gops"), created.get_json()["id"]) - store.idle_ttl <= 2**40
+    errors = metrics.STORE_ERRORS.labels(kind="active")._value.get()
+    redis_client.delete(store.active_key("gops"))
+    redis_client.set(store.active_key("gops"), "not a sorted set")
+    broken = client.post("/v1/gops/games", json={"profile": "classic"})
+    assert broken.status_code == 201
+    assert client.get(f"/v1/gops/games/{broken.get_json()['id']}").status_code == 200
+    assert metrics.STORE_ERRORS.labels(kind="active")._value.get() == errors + 1
 
 
 def test_without_the_rate_limiter_a_move_is_the_load_and_the_save(redis_url, redis_client):
