@@ -10,6 +10,10 @@ request (user + system, from /proc) of requests that do less and less beyond HTT
 * the referee's Gops public and seat views (one game, just created), and a Gops move (whole games);
 * the bare move (one pipeline of 3 commands).
 
+Beside each worker figure, the Valkey server's CPU per request (the same /proc reading of its
+process): on 2 shared cores the server's work is the apps' work too, and a write that waits for
+an fsync (``appendfsync always``) costs it far more than a read.
+
 The differences say what each layer costs in a worker, where the in-process profile
 (``python -m bench.profile``) cannot see: gunicorn's parsing and writing, greenlet switches.
 Options: ``--rounds N`` (3), ``--seconds S`` per phase (4), ``--connections C`` (16). Prints a
@@ -26,6 +30,12 @@ from pathlib import Path
 
 from . import http, servers
 from .bare import blob_key
+
+
+def process_cpu_seconds(pid: int) -> float:
+    """User + system CPU used so far by one process."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / servers.CLOCK_TICKS
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -66,21 +76,25 @@ def main(argv: list[str] | None = None) -> int:
         ]
         cpu: dict[str, list[float]] = {name: [] for name, _, _ in cases}
         rate: dict[str, list[float]] = {name: [] for name, _, _ in cases}
+        server: dict[str, list[float]] = {name: [] for name, _, _ in cases}
         for name, g, load in cases:
             http.run_phase(g.port, args.connections, load, min(1.0, args.seconds))  # warm
         for r in range(args.rounds):
             for name, g, load in cases:
-                before = g.cpu_seconds()
+                before, server_before = g.cpu_seconds(), process_cpu_seconds(valkey.pid)
                 stats, elapsed = http.run_phase(g.port, args.connections, load, args.seconds, seed=r + 1)
                 spent = g.cpu_seconds() - before
+                server_spent = process_cpu_seconds(valkey.pid) - server_before
                 requests = sum(stats.counts.values())  # a Gops game's creates count as requests too
                 if stats.errors or not requests:
                     raise RuntimeError(f"{name}: {stats.errors[:3]}")
                 cpu[name].append(1000 * spent / requests)
+                server[name].append(1000 * server_spent / requests)
                 rate[name].append(requests / elapsed)
-        print(f"worker CPU per request, {args.connections} connections, median of {args.rounds} rounds")
+        print(f"worker and Valkey CPU per request, {args.connections} connections, median of {args.rounds} rounds")
         for name, _, _ in cases:
-            print(f"  {name:32s} {statistics.median(cpu[name]):6.2f} ms   {statistics.median(rate[name]):7.0f} requests/s")
+            print(f"  {name:32s} {statistics.median(cpu[name]):6.2f} ms  Valkey {statistics.median(server[name]):6.3f} ms"
+                  f"   {statistics.median(rate[name]):7.0f} requests/s")
     finally:
         for g in (ref, bare):
             g.stop()

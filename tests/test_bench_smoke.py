@@ -110,3 +110,5 @@ def test_per_request_breakdown_runs():
     for row in rows:
         ms = float(row.split(" ms ")[0].split()[-1])
         assert ms > 0, row
+        server_ms = float(row.split(" Valkey ")[1].split()[0])  # the server's CPU per request beside it
+        assert server_ms >= 0, row
