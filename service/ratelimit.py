@@ -38,7 +38,9 @@ and logs a warning; it never turns a request into a 500.
 **Counters are not durable** (issue 9): the script marks its writes ``REPL_NONE``, so they stay
 in the server's memory and never reach its append-only file or its replicas. A server that
 restarts, or a replica promoted in a failover, starts every client on a fresh window: at worst a
-client gets one more window's worth of requests, the same as if its window had just ended. In
+client gets one more window's worth of requests, the same as if its window had just ended (a
+rewrite of the append-only file copies the counters of that moment, with their expiry: they end
+as they would have). In
 exchange a request that only reads a game writes nothing durable, and with the embedded server's
 ``appendfsync always`` (and any server's) it no longer waits for an fsync of a counter: measured
 through ``bench/``'s Valkey, the limiter's hit plus a view's HMGET cost the server 56–64 µs of CPU
