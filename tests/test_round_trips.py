@@ -86,20 +86,31 @@ def test_a_move_is_two_round_trips_with_the_rate_limiter(counted):
 
 def test_a_create_joins_the_active_set_in_its_script_and_survives_a_broken_set(app, client, redis_client):
     """The active set is bookkeeping: a create whose ZADD fails (the key holds a string) is still a
-    201, counted as a store error, and the next create after the set is repaired is counted again."""
+    201, counted as a store error; once the set is repaired the next create joins it again."""
     from service import metrics
 
+    import time
+
     store = app.extensions["referee_store"]
+    active = store.active_key("gops")
     created = client.post("/v1/gops/games", json={"profile": "classic"})
     assert created.status_code == 201
-    assert redis_client.zrange(store.active_key("gops"), 0, -1) == [created.get_json()["id"]]
-    assert 0 < redis_client.zscore(store.active_key("gops"), created.get_json()["id"]) - store.idle_ttl <= 2**40
+    first = created.get_json()["id"]
+    assert redis_client.zrange(active, 0, -1) == [first]
+    # scored by when the game would expire untouched
+    assert abs(redis_client.zscore(active, first) - (time.time() + store.idle_ttl)) < 60
     errors = metrics.STORE_ERRORS.labels(kind="active")._value.get()
-    redis_client.delete(store.active_key("gops"))
-    redis_client.set(store.active_key("gops"), "not a sorted set")
+    redis_client.delete(active)
+    redis_client.set(active, "not a sorted set")
     broken = client.post("/v1/gops/games", json={"profile": "classic"})
     assert broken.status_code == 201
     assert client.get(f"/v1/gops/games/{broken.get_json()['id']}").status_code == 200
+    assert metrics.STORE_ERRORS.labels(kind="active")._value.get() == errors + 1
+    assert redis_client.get(active) == "not a sorted set"  # the script wrote nothing else there
+    redis_client.delete(active)
+    repaired = client.post("/v1/gops/games", json={"profile": "classic"})
+    assert repaired.status_code == 201
+    assert redis_client.zrange(active, 0, -1) == [repaired.get_json()["id"]]
     assert metrics.STORE_ERRORS.labels(kind="active")._value.get() == errors + 1
 
 
