@@ -213,16 +213,13 @@ def _value_code(field, var: str, plan: _Plan) -> str | None:
     if getattr(field, "as_string", False):
         return None
 
-    def kind(base) -> bool:
-        return _serializes_as(field, base)
-
     exact = _exact_type(field)
     if exact is not None:
         own = plan.bind(field._serialize)
         return f"({var} if {var} is None or type({var}) is {exact.__name__} else {own}({var}, None, None))"
-    if kind(f.Raw):
+    if _serializes_as(field, f.Raw):
         return var
-    if kind(f.List):
+    if _serializes_as(field, f.List):
         inner_exact = _exact_type(field.inner)
         if inner_exact is not None:
             inner = plan.bind(lambda value, own=field.inner._serialize, exact=inner_exact:
@@ -233,14 +230,14 @@ def _value_code(field, var: str, plan: _Plan) -> str | None:
         if inner_code is None:
             return None
         return f"(None if {var} is None else [{inner_code} for {each} in {var}])"
-    if kind(f.Dict):
+    if _serializes_as(field, f.Dict):
         key, value = plan.temp(), plan.temp()
         key_code = _value_code(field.key_field, key, plan) if field.key_field is not None else key
         value_code = _value_code(field.value_field, value, plan) if field.value_field is not None else value
         if key_code is None or value_code is None:
             return None
         return f"(None if {var} is None else {{{key_code}: {value_code} for {key}, {value} in {var}.items()}})"
-    if kind(f.Nested):
+    if _serializes_as(field, f.Nested):
         if field.only is not None or field.exclude:
             return None
         schema = field.schema

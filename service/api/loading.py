@@ -58,15 +58,11 @@ def _value_loader(field: ma.fields.Field) -> Callable[[Any], Any] | None:
     if field.pre_load or field.post_load:
         return None
     checks = _checks(field)
-
-    def passes(value) -> bool:
-        return _passes(checks, value)
-
     exact = _exact(field)
     if exact is not None:
         if not checks:
             return lambda value: value if type(value) is exact else _OWN
-        return lambda value: value if type(value) is exact and passes(value) else _OWN
+        return lambda value: value if type(value) is exact and _passes(checks, value) else _OWN
     if type(field) is f.Boolean:
         def boolean(value):
             if type(value) is not bool:
@@ -75,7 +71,7 @@ def _value_loader(field: ma.fields.Field) -> Callable[[Any], Any] | None:
                 loaded = field._deserialize(value, None, None)
             except ma.ValidationError:
                 return _OWN
-            return loaded if passes(loaded) else _OWN
+            return loaded if _passes(checks, loaded) else _OWN
         return boolean
     if type(field) is f.List:
         inner = field.inner
@@ -91,7 +87,7 @@ def _value_loader(field: ma.fields.Field) -> Callable[[Any], Any] | None:
                 if type(each) is not inner_exact or not _passes(inner_checks, each):
                     return _OWN
             loaded = list(value)  # marshmallow's List returns a new list
-            return loaded if passes(loaded) else _OWN
+            return loaded if _passes(checks, loaded) else _OWN
         return items
     return None
 
