@@ -24,12 +24,18 @@ _OPTIONS = (orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS | orjson.OPT_PASSTHRO
 
 
 class JSONProvider(DefaultJSONProvider):
-    def response(self, *args: Any, **kwargs: Any) -> Response:
+    def body(self, obj: Any) -> bytes | None:
+        """The bytes :meth:`response` sends for ``obj``, when orjson writes them; None when Flask's
+        own encoder must (debug mode's indented output, unsorted keys, what orjson refuses)."""
         if (self.compact is None and self._app.debug) or self.compact is False or not self.sort_keys:
-            return super().response(*args, **kwargs)
-        obj = self._prepare_response_obj(args, kwargs)
+            return None
         try:
-            body = orjson.dumps(obj, default=self.default, option=_OPTIONS | orjson.OPT_APPEND_NEWLINE)
+            return orjson.dumps(obj, default=self.default, option=_OPTIONS | orjson.OPT_APPEND_NEWLINE)
         except TypeError:  # orjson.JSONEncodeError: let the json module encode it, or say why not
+            return None
+
+    def response(self, *args: Any, **kwargs: Any) -> Response:
+        body = self.body(self._prepare_response_obj(args, kwargs))
+        if body is None:
             return super().response(*args, **kwargs)
         return self._app.response_class(body, mimetype=self.mimetype)

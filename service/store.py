@@ -125,6 +125,10 @@ class Record:
     #: Made by :meth:`Store.read`: other reads of the same stored bytes get this same object, so
     #: nothing may change it or anything it holds (its doc, its state).
     shared: bool = False
+    #: A shared record's answers to views, serialized once (:func:`service.api.common.shared_view`):
+    #: key (the seat and whatever of the clock the view shows) -> (ETag tag, JSON body). None on a
+    #: record that is not shared (a move's own, or any record with the read cache off).
+    views: dict[Any, tuple[str, bytes]] | None = None
 
 
 @dataclass
@@ -273,7 +277,11 @@ class Store:
         ``read_cache_size`` documents read) and handed to every later read of the very same
         bytes, with the state its first view parsed (:attr:`Record.state`). Keyed by the bytes
         themselves, it can never be stale: a game that changed is other bytes. Nothing may change
-        a shared record (:attr:`Record.shared`); a move always gets its own (:meth:`load`).
+        a shared record (:attr:`Record.shared`); a move always gets its own (:meth:`load`). The
+        record also keeps each view made of it, serialized (:attr:`Record.views`), for the next
+        read of the same view: :func:`service.api.common.shared_view`. Only views actually read
+        are kept: the public's and each seat's, a few KB each (two for a seat whose deadline
+        passed), so at the default size some tens of MB per worker in the worst case.
         """
         version, doc = self._fetch(kind, id)
         if not self.read_cache_size:
@@ -282,7 +290,7 @@ class Store:
         if cached is not None and cached.version == version and cached.id == id and cached.kind == kind:
             return cached
         record = self._record(kind, id, version, doc)
-        record.shared = True
+        record.shared, record.views = True, {}
         with self._read_cache_lock:
             cache = self._read_cache
             cache.pop(doc, None)

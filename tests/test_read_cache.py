@@ -178,3 +178,58 @@ def test_the_cache_keeps_at_most_its_size(redis_url, redis_client):
     assert off.extensions["referee_store"]._read_cache == {}
     missing = client.get("/v1/gops/games/nosuchgame")
     assert missing.status_code == 404 and missing.get_json()["code"] == "game_not_found"
+
+
+def test_a_kept_view_is_sent_again_until_the_clock_changes_it(reader, monkeypatch):
+    """A view is serialized once per stored bytes, seat and what of the clock it shows
+    (``common.shared_view``): a second read sends the kept bytes without making the view; a
+    passed deadline (``enforce_deadline`` offered, the ``-late`` ETag) is another view, kept too;
+    and a kept seat view goes to nobody but that seat's token holder."""
+    from service.api import common
+    from service.gops import referee
+
+    clock = [1_000_000.0]
+    monkeypatch.setattr(common, "now", lambda: clock[0])
+    made: list[int | None] = []
+    view = referee.view
+
+    def counted(doc, version, seat, now, state=None):
+        made.append(seat)
+        return view(doc, version, seat, now, state)
+
+    monkeypatch.setattr(referee, "view", counted)
+    client = reader.client
+    game = client.post("/v1/gops/games", json={"profile": "standard", "options": {"deadline_seconds": 30}}).get_json()
+    gid, tokens = game["id"], game["seat_tokens"]
+    seat0 = (f"/v1/gops/games/{gid}/seats/0", _auth(tokens[0]))
+
+    made.clear()
+    first = client.get(seat0[0], headers=seat0[1])
+    again = client.get(seat0[0], headers=seat0[1])
+    assert first.status_code == again.status_code == 200 and again.get_data() == first.get_data()
+    assert made == [0], made  # made once, then sent as kept
+    assert first.headers["ETag"] == again.headers["ETag"] == '"v1"'
+    assert {"type": "enforce_deadline"} not in first.get_json()["legal_actions"]
+    public = [client.get(f"/v1/gops/games/{gid}") for _ in range(2)]
+    assert made == [0, None] and public[0].get_data() == public[1].get_data()
+
+    # Another seat's token, or none, never gets the kept view of seat 0.
+    other = client.get(seat0[0], headers=_auth(tokens[1]))
+    assert other.status_code == 403 and other.get_json()["code"] == "not_your_seat"
+    assert client.get(seat0[0]).status_code == 401
+
+    clock[0] += 31  # the commit phase's deadline has passed: the same stored bytes, another view
+    late = client.get(seat0[0], headers=seat0[1])
+    assert late.status_code == 200 and late.headers["ETag"] == '"v1-late"'
+    assert {"type": "enforce_deadline"} in late.get_json()["legal_actions"]
+    assert client.get(seat0[0], headers=seat0[1]).get_data() == late.get_data()
+    assert client.get(f"/v1/gops/games/{gid}").get_data() == public[0].get_data()  # the public view: no clock in it
+    assert made == [0, None, 0], made
+    unchanged = client.get(seat0[0], headers={**seat0[1], "If-None-Match": '"v1-late"'})
+    assert unchanged.status_code == 304 and unchanged.get_data() == b"" and unchanged.headers["ETag"] == '"v1-late"'
+    plain = reader.plain.get(seat0[0], headers=seat0[1])  # the uncached app sends the same bytes
+    assert plain.get_data() == late.get_data() and plain.headers["ETag"] == late.headers["ETag"]
+
+    record = reader.store.read("gops", gid)
+    assert set(record.views) == {(0, False), (0, True), (None, False)}
+    reader.check()

@@ -8,7 +8,7 @@
   (service.archive), document and log in one compressed value.  A create costs 2: the limiter's
   hit, then one script that stores the game and adds it to the active set.
 * **Serialization**: views are sent as the engines build them, not dumped through their
-  marshmallow schemas (``common.view_response``).  Every view of real played games of both kinds
+  marshmallow schemas (``common.dumped``).  Every view of real played games of both kinds
   (public, seat, every move's answer, over and under way, several Gops profiles) is dumped through
   the schema its operation documents here, and the bytes must be the same.
 """
@@ -165,15 +165,15 @@ def test_views_are_sent_exactly_as_their_schemas_would_dump_them(redis_url, redi
     app = create_app({"REDIS_URL": redis_url, "TESTING": True})
     client = app.test_client()
     seen: list[tuple[str, object, dict]] = []
-    sent = common.view_response
+    sent = common.dumped
 
-    def spy(data, schema=None):
+    def spy(data, schema):
         from flask import request
 
-        seen.append((request.endpoint, schema or common.documented_schema(), data))
+        seen.append((request.endpoint, schema, data))
         return sent(data, schema)
 
-    monkeypatch.setattr(common, "view_response", spy)
+    monkeypatch.setattr(common, "dumped", spy)
     rng = random.Random(3)
     for _ in range(2):
         play_gops(client, rng)

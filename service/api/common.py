@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 from copy import deepcopy
-from typing import Any, Callable
+from typing import Any, Callable, Hashable
 
 import flask_smorest
 from flask import Response, current_app, make_response, request
@@ -359,7 +359,12 @@ def view_response(data: dict[str, Any], schema=None) -> Response:
     """
     if schema is None:
         schema = documented_schema()
-    return current_app.json.response(compiled(schema)(data))
+    return current_app.json.response(dumped(data, schema))
+
+
+def dumped(data: dict[str, Any], schema) -> Any:
+    """A view as ``schema`` dumps it (:func:`compiled`): what every view and move answer sends."""
+    return compiled(schema)(data)
 
 
 def conditional(data: dict[str, Any], version: int, schema, tag: str = "") -> Any:
@@ -374,6 +379,37 @@ def conditional(data: dict[str, Any], version: int, schema, tag: str = "") -> An
     else:
         response = view_response(data, schema)
     response.headers["ETag"] = etag_for(version, tag)
+    return response
+
+
+def shared_view(record: Record, key: Hashable, build: Callable[[], dict[str, Any]], schema,
+                tag_of: Callable[[dict[str, Any]], str] | None = None) -> Response:
+    """:func:`conditional` of the view ``build()`` makes of ``record``, serialized once per key.
+
+    A shared record (:meth:`Store.read`) is the same object for every read of the same stored
+    bytes, and a view of it is a function of those bytes and ``key``: the seat it is made for and
+    whatever of the clock it shows (each game's observer says what: ``view_clock``). So its body
+    (the schema's dump as JSON) and ETag tag are kept on the record (:attr:`Record.views`) and
+    every later read with the same key sends those bytes without making the view again: every
+    phone at a table polls between two moves. The key is looked up only after the caller is
+    authorized for it, so a seat's kept view goes to nobody but that seat's token holder. A
+    record that is not shared, or a body Flask's own encoder must write, is made every time.
+    """
+    views = record.views
+    kept = None if views is None else views.get(key)
+    if kept is None:
+        data = build()
+        tag = "" if tag_of is None else tag_of(data)
+        body = current_app.json.body(dumped(data, schema))
+        if body is None or views is None:
+            return conditional(data, record.version, schema, tag)
+        kept = views[key] = (tag, body)
+    tag, body = kept
+    if not_modified(record.version, tag):
+        response = make_response("", 304)
+    else:
+        response = current_app.response_class(body, mimetype=current_app.json.mimetype)
+    response.headers["ETag"] = etag_for(record.version, tag)
     return response
 
 

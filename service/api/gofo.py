@@ -62,6 +62,14 @@ def _view(record: Record, seat: int | None = None) -> dict[str, Any]:
     return referee.view(record.doc, record.version, seat, table)
 
 
+def _view_answer(record: Record, seat: int | None, schema):
+    """The view of ``record`` for ``seat`` as a response, serialized once per stored bytes and seat
+    (:func:`service.api.common.shared_view`): a Gofo view takes nothing from the clock (its
+    deadlines are instants in the document; :func:`service.gofo.observer.record_view` has no
+    ``now``), so the seat is the whole key."""
+    return common.shared_view(record, seat, lambda: _view(record, seat), schema)
+
+
 def _create(body: dict[str, Any]) -> dict[str, Any]:
     doc, entries = referee.create(body, auth.new_game_id(), common.now())
     host, seat_tokens, hashes = common.new_tokens(referee.seat_count(doc))
@@ -198,7 +206,7 @@ class TableView(MethodView):
     def get(self, table_id: str):
         """Stacks, pots, bets, face-up discards and whose turn it is; never a hidden card."""
         record = common.store().read(KIND, table_id)
-        return common.conditional(_view(record), record.version, GofoTableSchema)
+        return _view_answer(record, None, GofoTableSchema)
 
 
 @blp.route("/<string:table_id>/seats/<seat:seat>")
@@ -213,7 +221,7 @@ class SeatView(MethodView):
         record = common.store().read(KIND, table_id)
         who = common.identify(record.doc["auth"], common.bearer_hash())
         _require_seat_or_tabletop_host(who, record, seat)
-        return common.conditional(_view(record, seat), record.version, GofoSeatViewSchema)
+        return _view_answer(record, seat, GofoSeatViewSchema)
 
 
 @blp.route("/<string:table_id>/ledger")

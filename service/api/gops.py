@@ -56,11 +56,25 @@ CREATE_LINKS = {
 # ------------------------------------------------------------------ helpers
 
 
-def _view(record: Record, seat: int | None = None) -> dict[str, Any]:
+def _state(record: Record) -> gops.Gops:
     state = record.state
-    if state is None and record.shared:  # parsed once for every read of these stored bytes
-        state = record.state = referee.load(record.doc)
-    return referee.view(record.doc, record.version, seat, common.now(), state)
+    if state is None:
+        state = referee.load(record.doc)
+        if record.shared:  # parsed once for every read of these stored bytes
+            record.state = state
+    return state
+
+
+def _view(record: Record, seat: int | None = None) -> dict[str, Any]:
+    return referee.view(record.doc, record.version, seat, common.now(), _state(record))
+
+
+def _view_answer(record: Record, seat: int | None, schema, tag_of=None):
+    """The view of ``record`` for ``seat`` as a response, serialized once per stored bytes, seat
+    and what of the clock it shows (:func:`service.api.common.shared_view`)."""
+    state, now = _state(record), common.now()
+    return common.shared_view(record, (seat, referee.view_clock(state, seat, now)),
+                              lambda: referee.view(record.doc, record.version, seat, now, state), schema, tag_of)
 
 
 def _act(game_id: str, body: dict[str, Any], move: str, seat: int | None = None,
@@ -141,8 +155,7 @@ class Game(MethodView):
 
         Send ``If-None-Match`` with the last ETag to poll cheaply (304 when unchanged).
         """
-        record = common.store().read(KIND, game_id)
-        return common.conditional(_view(record), record.version, GopsGameSchema)
+        return _view_answer(common.store().read(KIND, game_id), None, GopsGameSchema)
 
 
 @blp.route("/<string:game_id>/seats/<seat:seat>")
@@ -156,8 +169,7 @@ class SeatView(MethodView):
         record = common.store().read(KIND, game_id)
         who = common.identify(record.doc["auth"], common.bearer_hash())
         common.require_seat(who, seat)
-        data = _view(record, seat)
-        return common.conditional(data, record.version, GopsSeatViewSchema, referee.etag_tag(data))
+        return _view_answer(record, seat, GopsSeatViewSchema, referee.etag_tag)
 
 
 @blp.route("/<string:game_id>/seats/<seat:seat>/commit")

@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from . import clock
 from .records import Phase, frac_str, public_record
 from .rules import Visibility
 from .state import Gops
@@ -28,6 +29,15 @@ def prize_hidden(state: Gops, seat: int | None) -> bool:
     hidden = rules.visibility == Visibility.BLIND or (
         rules.visibility == Visibility.DEALER_SEES_PRIZE and seat != rules.dealer_seat)
     return hidden and state.game.phase is not Phase.OVER
+
+
+def view_clock(state: Gops, seat: int | None, now: float | None) -> bool:
+    """All that :func:`view` takes from the clock: whether a seat's legal actions offer
+    ``enforce_deadline`` (the phase's deadline has passed; the seats it would fall on are the
+    state's). The public view takes nothing from it. Two views of one state for the same seat
+    with the same answer here are the same (tests/gops/test_view_clock.py), so a view once
+    serialized serves every read until this changes (:func:`service.api.common.shared_view`)."""
+    return seat is not None and now is not None and clock.passed(state, now)
 
 
 def view(state: Gops, seat: int | None = None, now: float | None = None) -> dict[str, Any]:

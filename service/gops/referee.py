@@ -111,6 +111,9 @@ def view(doc: dict[str, Any], version: int, seat: int | None, now: float,
     return data
 
 
+view_clock = observer.view_clock
+
+
 def etag_tag(seat_view: dict[str, Any]) -> str:
     """What a seat's ETag adds to the version: ``-late`` once it may enforce a passed deadline
     (the view changes with the clock, not only with the version)."""
