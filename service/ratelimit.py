@@ -143,9 +143,10 @@ class _Deferred:
     def __init__(self, limiter: RateLimiter, client: str, limits: list[Limit]) -> None:
         self.limiter, self.client, self.limits = limiter, client, limits
 
-    def queue(self, pipe) -> None:
+    def command(self) -> tuple:
+        """The hit as one command (EVALSHA of the limiter's script), for the store to send."""
         keys = [self.limiter.key(self.client, limit) for limit in self.limits]
-        pipe.evalsha(self.limiter._hit.sha, len(keys), *keys, *self.limiter.arguments(self.limits))
+        return ("EVALSHA", self.limiter._hit.sha, len(keys), *keys, *self.limiter.arguments(self.limits))
 
     def settle(self, reply) -> None:
         """Apply the hit's reply (raises :class:`Refused` over a limit)."""

@@ -39,7 +39,7 @@ import redis
 
 from . import archive, metrics
 from .errors import Busy, NotFound, StaleVersion
-from .redis_client import is_cluster
+from .redis_client import is_cluster, one_round_trip
 
 log = logging.getLogger(__name__)
 
@@ -249,9 +249,9 @@ class Store:
         return Record(kind, id, 1, doc)
 
     #: Set by service.ratelimit: returns the current request's deferred rate-limit hit (an object
-    #: with ``queue(pipeline)`` and ``settle(reply)``), or None.  :meth:`load` sends it in the same
-    #: round trip as its HMGET; every other operation settles it first (:meth:`_settle_deferred`),
-    #: so nothing is written for a request the limiter refuses.
+    #: with ``command()``, the hit as one command, and ``settle(reply)``), or None.  :meth:`load`
+    #: sends it in the same round trip as its HMGET; every other operation settles it first
+    #: (:meth:`_settle_deferred`), so nothing is written for a request the limiter refuses.
     deferred: Callable[[], Any] | None = None
 
     def _take_deferred(self) -> Any:
@@ -305,11 +305,8 @@ class Store:
         pending = self._take_deferred()
         if pending is None:
             version, doc = self.redis.hmget(key, ["version", "doc"])
-        else:  # the limiter's hit and this read: one pipeline, one round trip
-            pipe = self.redis.pipeline(transaction=False)
-            pending.queue(pipe)
-            pipe.hmget(key, ["version", "doc"])
-            hit, read = pipe.execute(raise_on_error=False)
+        else:  # the limiter's hit and this read: one round trip (never on a cluster: ratelimit)
+            hit, read = one_round_trip(self.redis, pending.command(), ("HMGET", key, "version", "doc"))
             pending.settle(hit)  # raises the 429 when over a limit
             if isinstance(read, Exception):
                 raise read
