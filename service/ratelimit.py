@@ -49,7 +49,7 @@ instead of 175–223 µs, and the round trip 172–196 µs instead of 450–610 
 
 **One round trip fewer** (issue 9): on a request that names a game or table in its path (every
 move and every view) the limiter's script is not sent on its own.  It is deferred
-(``Store.deferred``) and sent by the request's first store read, in one pipeline with its HMGET
+(``Store.deferred``) and sent by the request's first store read, in one round trip with its HMGET
 (``Store.load``); if that hit is over a limit, the load raises and the answer is the same 429.
 Any other store operation (a write above all) sends the deferred hit first, alone, so nothing is
 written for a refused request; a request that ends without touching the store (a 422 from body
