@@ -3,8 +3,9 @@ and the game's HMGET) without redis-py's pipeline object, answering exactly as t
 
 Against a real Valkey: the same replies as ``pipeline(transaction=False).execute(raise_on_error=
 False)`` for good commands and failing ones (an unknown script, a wrong type), every reply read
-so the pooled connection is never left out of step; a connection the server closed is replaced;
-a server that is down raises the client's ConnectionError (the app's 503). Through the app: a
+so the pooled connection is never left out of step; a connection the server closed is replaced; one
+that dies between two replies raises the client's ConnectionError and is given back; a server that
+is down raises it too (the app's 503). Through the app: a
 server whose script cache was flushed (a restart) still answers views and moves, and still counts
 the hit.
 """
@@ -58,25 +59,50 @@ def test_replies_are_the_pipelines(client):
             ours[0], theirs[0] = int(ours[0]), int(theirs[0]) - 1
         assert len(ours) == len(theirs) == len(commands)
         assert all(_same(a, b) for a, b in zip(ours, theirs)), (commands, ours, theirs)
+    pool = client.connection_pool
+    (before,) = one_round_trip(client, ("CLIENT", "ID"))
+    connection = pool._available_connections[0]
     nosuch = one_round_trip(client, ("EVALSHA", "0" * 40, 1, "count"), ("HMGET", "g", "version"))
     assert isinstance(nosuch[0], redis.exceptions.NoScriptError) and nosuch[1] == [b"3"]
-    # Nothing was left unread: the same pooled connection answers the next command rightly.
+    # Nothing was left unread: had a reply stayed on the socket, the pool's checkout test would
+    # have reconnected (another client id). The same connection, given back every time.
+    assert one_round_trip(client, ("CLIENT", "ID")) == [before]
+    assert pool._available_connections == [connection] and not pool._in_use_connections
     assert client.get("s") == b"a string"
-    assert len(client.connection_pool._available_connections) == 1
+
+
+def _own_id(client) -> int:
+    (own,) = one_round_trip(client, ("CLIENT", "ID"))
+    return int(own)
 
 
 def test_a_connection_the_server_closed_is_replaced(client, redis_client):
     client.set("k", "v")
-    assert one_round_trip(client, ("GET", "k")) == [b"v"]
-    redis_client.client_kill_filter(_type="normal", skipme=True)
+    old = _own_id(client)
+    redis_client.client_kill_filter(_id=old)  # this client's connection only
     assert one_round_trip(client, ("GET", "k"), ("GET", "k")) == [b"v", b"v"]
+    assert _own_id(client) != old
+
+
+def test_a_connection_that_dies_during_the_round_trip_raises_and_is_given_back(client):
+    """The server closes the connection after the first reply (it killed itself): the second reply
+    never comes. The client's ConnectionError, as its pipeline raised (its retry policy here tries
+    once), the connection given back, and the next round trip answers on a new one."""
+    client.set("k", "v")
+    own = _own_id(client)
+    with pytest.raises(redis.exceptions.ConnectionError):
+        one_round_trip(client, ("CLIENT", "KILL", "ID", own, "SKIPME", "NO"), ("GET", "k"))
+    pool = client.connection_pool
+    assert not pool._in_use_connections and len(pool._available_connections) == 1
+    assert one_round_trip(client, ("GET", "k")) == [b"v"]
+    assert _own_id(client) != own
 
 
 def test_a_server_that_is_down_raises_the_clients_connection_error():
     down = make_client("redis://127.0.0.1:1/0", timeout=0.2)
     with pytest.raises(redis.exceptions.ConnectionError):
         one_round_trip(down, ("HMGET", "g", "version", "doc"))
-    assert not down.connection_pool._in_use_connections  # given back, not leaked
+    assert not down.connection_pool._in_use_connections  # the pool gave nothing out that was kept
 
 
 def test_views_and_moves_survive_a_flushed_script_cache(redis_url, redis_client):

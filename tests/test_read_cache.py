@@ -213,10 +213,15 @@ def test_a_kept_view_is_sent_again_until_the_clock_changes_it(reader, monkeypatc
     public = [client.get(f"/v1/gops/games/{gid}") for _ in range(2)]
     assert made == [0, None] and public[0].get_data() == public[1].get_data()
 
-    # Another seat's token, or none, never gets the kept view of seat 0.
+    # Another seat's token, or none, never gets the kept view of seat 0; seat 1's own view is its own.
     other = client.get(seat0[0], headers=_auth(tokens[1]))
     assert other.status_code == 403 and other.get_json()["code"] == "not_your_seat"
     assert client.get(seat0[0]).status_code == 401
+    seat1 = client.get(f"/v1/gops/games/{gid}/seats/1", headers=_auth(tokens[1]))
+    assert seat1.status_code == 200 and seat1.get_json()["seat"] == 1 and seat1.get_data() != first.get_data()
+    assert seat1.get_data() == reader.plain.get(f"/v1/gops/games/{gid}/seats/1", headers=_auth(tokens[1])).get_data()
+    assert made[-2:] == [1, 1]  # made for the cached app and for the uncached one
+    del made[-2:]
 
     clock[0] += 31  # the commit phase's deadline has passed: the same stored bytes, another view
     late = client.get(seat0[0], headers=seat0[1])
@@ -231,5 +236,5 @@ def test_a_kept_view_is_sent_again_until_the_clock_changes_it(reader, monkeypatc
     assert plain.get_data() == late.get_data() and plain.headers["ETag"] == late.headers["ETag"]
 
     record = reader.store.read("gops", gid)
-    assert set(record.views) == {(0, False), (0, True), (None, False)}
+    assert set(record.views) == {(0, False), (0, True), (1, False), (None, False)}
     reader.check()

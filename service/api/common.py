@@ -396,12 +396,15 @@ def shared_view(record: Record, key: Hashable, build: Callable[[], dict[str, Any
     record that is not shared, or a body Flask's own encoder must write, is made every time.
     """
     views = record.views
-    kept = None if views is None else views.get(key)
+    if views is None:
+        data = build()
+        return conditional(data, record.version, schema, "" if tag_of is None else tag_of(data))
+    kept = views.get(key)
     if kept is None:
         data = build()
         tag = "" if tag_of is None else tag_of(data)
         body = current_app.json.body(dumped(data, schema))
-        if body is None or views is None:
+        if body is None:  # Flask's own encoder must write it (debug mode, what orjson refuses): not kept
             return conditional(data, record.version, schema, tag)
         kept = views[key] = (tag, body)
     tag, body = kept
