@@ -44,6 +44,7 @@ from marshmallow import fields, validate
 
 from .. import live, metrics
 from ..errors import NotFound
+from ..gops import referee as gops_referee
 from ..store import Record, Store
 from . import common
 from . import gofo as gofo_api
@@ -134,8 +135,7 @@ def _gops_viewer(record: Record, who: str | None) -> Viewer:
     over = lambda data: data["phase"] == "over"  # noqa: E731
     if who is not None and who.startswith("seat:"):
         seat = int(who[5:])
-        late = lambda data: "-late" if any(a["type"] == "enforce_deadline" for a in data["legal_actions"]) else ""  # noqa: E731
-        return Viewer(who, lambda r: gops_api._view(r, seat), GopsSeatViewSchema, over, late)
+        return Viewer(who, lambda r: gops_api._view(r, seat), GopsSeatViewSchema, over, gops_referee.etag_tag)
     return Viewer("public", lambda r: gops_api._view(r), GopsGameSchema, over, lambda data: "")
 
 
