@@ -18,6 +18,7 @@ from werkzeug.exceptions import HTTPException, InternalServerError, RequestEntit
 from . import __version__, config
 from . import cors, docs, play, ratelimit
 from .bodylimit import BodyLimit
+from .security_headers import SecurityHeaders
 from .api import converters, problems
 from .errors import RefereeError
 from .json_provider import JSONProvider
@@ -97,8 +98,6 @@ def _schema_name_resolver(schema) -> str:
 
 
 #: Sent with every response that does not set its own.
-SECURITY_HEADERS = (("X-Content-Type-Options", "nosniff"), ("Referrer-Policy", "no-referrer"), ("X-Frame-Options", "DENY"))
-
 _METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
 
 
@@ -238,13 +237,18 @@ def create_app(overrides: dict[str, Any] | None = None) -> Flask:
 
     # A chunked body gets a Content-Length too (past the limit: limit + 1), so every body is measured.
     app.wsgi_app = BodyLimit(app.wsgi_app, lambda: app.config.get("MAX_CONTENT_LENGTH"))
+    # nosniff, no-referrer, DENY on every response, no-store under /v1/ (service.security_headers).
+    app.wsgi_app = SecurityHeaders(app.wsgi_app)
 
     @app.before_request
     def _json_only():
         req = request._get_current_object()
-        limit = req.max_content_length
-        if limit is not None and (req.content_length or 0) > limit:
-            raise RequestEntityTooLarge()  # whatever the method: a body past the limit is never read
+        # Every body has a Content-Length here (BodyLimit gives a chunked one its own): no
+        # header, no body to measure (werkzeug's parse of it and the limit's lookup are skipped).
+        if req.environ.get("CONTENT_LENGTH"):
+            limit = req.max_content_length
+            if limit is not None and (req.content_length or 0) > limit:
+                raise RequestEntityTooLarge()  # whatever the method: a body past the limit is never read
         if req.method in ("POST", "PUT", "PATCH"):
             body = req.get_data(cache=True)
             if not body:
@@ -256,17 +260,6 @@ def create_app(overrides: dict[str, Any] | None = None) -> Flask:
             except (ValueError, RecursionError):
                 return problems.problem(400, "malformed_json", "the request body is not valid JSON")
         return None
-
-    @app.after_request
-    def _security_headers(response):
-        headers = response.headers
-        present = {name.lower() for name in headers.keys()}  # one pass, not one per header
-        for name, value in SECURITY_HEADERS:
-            if name.lower() not in present:
-                headers.add(name, value)
-        if "cache-control" not in present and request.path.startswith("/v1/"):
-            headers.add("Cache-Control", "no-store")
-        return response
 
     @app.get("/healthz")
     def _health():

@@ -118,3 +118,25 @@ def test_live_server(live_server):
                                        if status == 413 else {}))
         assert response.status_code == status
         assert_security_headers(response, api=path.startswith("/v1/"))
+
+
+def test_headers_the_application_set_are_kept():
+    """The middleware adds only what a response lacks (names compared case-insensitively)."""
+    from service.security_headers import SecurityHeaders
+
+    def app(environ, start_response):
+        start_response("200 OK", [("Content-Type", "text/plain"), ("cache-control", "max-age=60"),
+                                  ("X-Frame-Options", "SAMEORIGIN")])
+        return [b"ok"]
+
+    sent = {}
+    body = SecurityHeaders(app)({"PATH_INFO": "/v1/x"}, lambda status, headers: sent.update(status=status, headers=headers))
+    assert b"".join(body) == b"ok"
+    names = [name.lower() for name, _ in sent["headers"]]
+    assert names.count("cache-control") == 1 and ("cache-control", "max-age=60") in sent["headers"]
+    assert names.count("x-frame-options") == 1 and ("X-Frame-Options", "SAMEORIGIN") in sent["headers"]
+    assert ("X-Content-Type-Options", "nosniff") in sent["headers"]
+    assert ("Referrer-Policy", "no-referrer") in sent["headers"]
+    sent.clear()
+    SecurityHeaders(app)({"PATH_INFO": "/play"}, lambda status, headers: sent.update(headers=headers))
+    assert ("Cache-Control", "no-store") not in sent["headers"]
