@@ -16,7 +16,7 @@ from .. import commitments
 from ..errors import IllegalAction, InvalidAction, NotYourTurn
 from . import chance, clock
 from .actions import ChoosePrize, DealPrizes, ReportPrize
-from .records import Phase, frac_str, seal
+from .records import Phase, frac_str, seal, whole_score as _whole
 from .rules import MAX_RANKS, PrizeOrder, Resolution, Unclaimed, Visibility, rank_name
 
 if TYPE_CHECKING:
@@ -276,16 +276,6 @@ class PrizeRow(_Base):
 
 
 _PHASE_TEXT = {phase: str(phase) for phase in Phase}
-
-# Fraction(n) costs ~5000 instructions (a Python-level __new__), once a round; a game's whole scores
-# are 0..91 (every prize of 13 ranks), so those Fractions are made once here and shared (immutable).
-_WHOLE_SCORES = tuple(Fraction(n) for n in range(MAX_RANKS * (MAX_RANKS + 1) // 2 + 1))
-
-
-def _whole(points: int) -> Fraction:
-    """``Fraction(points)``, from the table when it is a score a game can reach."""
-    return _WHOLE_SCORES[points] if 0 <= points < len(_WHOLE_SCORES) else Fraction(points)
-
 
 def _round_event(record: dict[str, Any]) -> dict[str, Any]:
     """The ``round_resolved`` event of a round record: ``public_record`` of it, after the type."""

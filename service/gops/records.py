@@ -23,6 +23,8 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
+from .rules import MAX_RANKS
+
 
 class Phase(enum.StrEnum):
     """What one game waits for."""
@@ -87,6 +89,23 @@ def seal(commitment: str) -> str:
 
 def frac_str(value: Fraction) -> str:
     return str(value)
+
+
+# Fraction(n) costs ~5000 instructions (a Python-level __new__); a game's whole scores are 0..91
+# (every prize of 13 ranks), so those Fractions are made once here and shared (immutable).
+_WHOLE_SCORES = tuple(Fraction(n) for n in range(MAX_RANKS * (MAX_RANKS + 1) // 2 + 1))
+
+
+def whole_score(points: int) -> Fraction:
+    """``Fraction(points)``, from the table when it is a score a game can reach."""
+    return _WHOLE_SCORES[points] if 0 <= points < len(_WHOLE_SCORES) else Fraction(points)
+
+
+def parse_score(text: str) -> Fraction:
+    """A stored score (:func:`frac_str`: ``"7"``, ``"15/2"``) as the Fraction it was."""
+    if text.isdigit() and text.isascii():
+        return whole_score(int(text))
+    return Fraction(text)
 
 
 @dataclass
@@ -165,7 +184,7 @@ class Game:
             row=list(data["row"]),
             carry=list(data["carry"]),
             carried_rounds=data["carried_rounds"],
-            scores=[Fraction(s) for s in data["scores"]],
+            scores=[parse_score(s) for s in data["scores"]],
             won=[list(w) for w in data["won"]],
             set_aside=list(data["set_aside"]),
             commitments={int(k): v for k, v in data["commitments"].items()},

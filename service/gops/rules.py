@@ -163,23 +163,38 @@ class Rules:
         return typed
 
     def to_dict(self) -> dict[str, Any]:
-        data = {f.name: getattr(self, f.name) for f in fields(self)}
+        """The stored form (a fresh dict each time; made once per instance: rules never change,
+        and every move writes them, every view shows them)."""
+        stored = self.__dict__.get("_stored")
+        if stored is None:
+            stored = {f.name: getattr(self, f.name) for f in fields(self)}
+            for name in ("resolution", "unclaimed", "prize_order", "visibility"):
+                stored[name] = str(stored[name])  # plain strings in documents, whatever the caller passed
+            object.__setattr__(self, "_stored", stored)  # not a field: no part of ==, hash or repr
+        data = dict(stored)
         data["explicit_order"] = list(self.explicit_order)
-        for name in ("resolution", "unclaimed", "prize_order", "visibility"):
-            data[name] = str(data[name])  # plain strings in documents, whatever the caller passed
         return data
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Rules:
-        """Rules as stored (trusted: made by :meth:`validate`); the choices become enums again."""
-        data = dict(data)
-        data["explicit_order"] = tuple(data.get("explicit_order") or ())
-        rules = cls(**data)
-        try:
-            return replace(rules, resolution=Resolution(rules.resolution), unclaimed=Unclaimed(rules.unclaimed),
-                           prize_order=PrizeOrder(rules.prize_order), visibility=Visibility(rules.visibility))
-        except ValueError:
-            return rules  # not valid rules: validate() says why
+        """Rules as stored (trusted: made by :meth:`validate`); the choices become enums again.
+
+        The same stored rules give the same (immutable) instance: every move of a game parses
+        them (:data:`_PARSED`)."""
+        key = (cls, *((k, type(v), tuple(v) if type(v) is list else v) for k, v in data.items()))
+        parsed = _recall(key)
+        if parsed is None:
+            data = dict(data)
+            data["explicit_order"] = tuple(data.get("explicit_order") or ())
+            parsed = cls(**data)
+            try:
+                parsed = replace(parsed, resolution=Resolution(parsed.resolution),
+                                 unclaimed=Unclaimed(parsed.unclaimed), prize_order=PrizeOrder(parsed.prize_order),
+                                 visibility=Visibility(parsed.visibility))
+            except ValueError:
+                pass  # not valid rules: validate() says why
+            _remember(key, parsed)
+        return parsed
 
 
 @dataclass(frozen=True)
@@ -218,11 +233,41 @@ class MatchRules:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> MatchRules:
-        match = cls(**data)
-        try:
-            return replace(match, format=MatchFormat(match.format), tiebreak=Tiebreak(match.tiebreak))
-        except ValueError:
-            return match  # not valid: validate() says why
+        """Match rules as stored; the same stored form gives the same (immutable) instance."""
+        key = (cls, *((k, type(v), v) for k, v in data.items()))
+        parsed = _recall(key)
+        if parsed is None:
+            parsed = cls(**data)
+            try:
+                parsed = replace(parsed, format=MatchFormat(parsed.format), tiebreak=Tiebreak(parsed.tiebreak))
+            except ValueError:
+                pass  # not valid: validate() says why
+            _remember(key, parsed)
+        return parsed
+
+
+#: Stored rules and match rules (their items, with each value's type: 2, 2.0 and True are equal
+#: keys otherwise) -> the instance they parse to.
+#: Few distinct rule sets are in play at once; bounded all the same (any creator picks options).
+_PARSED: dict[tuple, Any] = {}
+_PARSED_LIMIT = 1024
+
+
+def _recall(key: tuple) -> Any:
+    try:
+        return _PARSED.get(key)
+    except TypeError:  # an unhashable value (not stored rules: a transcript to verify): parsed, not kept
+        return None
+
+
+def _remember(key: tuple, parsed: Any) -> None:
+    try:
+        hash(key)
+    except TypeError:
+        return
+    if len(_PARSED) >= _PARSED_LIMIT:
+        _PARSED.clear()
+    _PARSED[key] = parsed
 
 
 def make_rules(profile: str = "standard", **options: Any) -> Rules:
