@@ -97,7 +97,6 @@ def _schema_name_resolver(schema) -> str:
     return name
 
 
-#: Sent with every response that does not set its own.
 _METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
 
 
