@@ -10,7 +10,7 @@ own ``Content-Security-Policy``; a response may send its own ``Cache-Control``).
 
 This is WSGI middleware, not a Flask ``after_request`` hook: it sees the final status and header
 list of every response, whatever produced it, and it costs a few list operations instead of a hook
-call and a werkzeug ``Headers.add`` per header (~6 % of a read's CPU when it was a hook).
+call and a werkzeug ``Headers.add`` per header (the hook was ~4 % of a read's instructions).
 """
 
 from __future__ import annotations
@@ -38,6 +38,6 @@ class SecurityHeaders:
                     headers.append(header)
             if api and "cache-control" not in present:
                 headers.append(NO_STORE)
-            return start_response(status, headers, exc_info) if exc_info is not None else start_response(status, headers)
+            return start_response(status, headers, exc_info)  # None is what PEP 3333 passes when there is none
 
         return self.wsgi_app(environ, start)

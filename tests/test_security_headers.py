@@ -130,7 +130,7 @@ def test_headers_the_application_set_are_kept():
         return [b"ok"]
 
     sent = {}
-    body = SecurityHeaders(app)({"PATH_INFO": "/v1/x"}, lambda status, headers: sent.update(status=status, headers=headers))
+    body = SecurityHeaders(app)({"PATH_INFO": "/v1/x"}, lambda status, headers, exc_info=None: sent.update(status=status, headers=headers))
     assert b"".join(body) == b"ok"
     names = [name.lower() for name, _ in sent["headers"]]
     assert names.count("cache-control") == 1 and ("cache-control", "max-age=60") in sent["headers"]
@@ -138,5 +138,5 @@ def test_headers_the_application_set_are_kept():
     assert ("X-Content-Type-Options", "nosniff") in sent["headers"]
     assert ("Referrer-Policy", "no-referrer") in sent["headers"]
     sent.clear()
-    SecurityHeaders(app)({"PATH_INFO": "/play"}, lambda status, headers: sent.update(headers=headers))
+    SecurityHeaders(app)({"PATH_INFO": "/play"}, lambda status, headers, exc_info=None: sent.update(headers=headers))
     assert ("Cache-Control", "no-store") not in sent["headers"]

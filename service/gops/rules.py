@@ -261,13 +261,12 @@ def _recall(key: tuple) -> Any:
 
 
 def _remember(key: tuple, parsed: Any) -> None:
-    try:
-        hash(key)
-    except TypeError:
-        return
     if len(_PARSED) >= _PARSED_LIMIT:
         _PARSED.clear()
-    _PARSED[key] = parsed
+    try:
+        _PARSED[key] = parsed
+    except TypeError:  # unhashable (see _recall): not kept
+        pass
 
 
 def make_rules(profile: str = "standard", **options: Any) -> Rules:
