@@ -89,7 +89,7 @@ def view(state: Gops, seat: int | None = None, now: float | None = None) -> dict
         "prize_order": _list(g.prize_order) if (game_over or rules.prize_order.fixed) else None,
         "prize_salt": g.prize_salt if game_over else None,
         "game_result": _record(g.result),
-        "games": [_record(r) for r in state.games],
+        "games": [_game_record(r) for r in state.games],
         "resigned": list(state.resigned),
         "result": _record(state.result),
     }
@@ -108,6 +108,16 @@ def _list(value: list | None) -> list | None:
 def _record(record: dict[str, Any] | None) -> dict[str, Any] | None:
     """A fresh top level of a (never changed) record, so a caller may add to its view."""
     return None if record is None else dict(record)
+
+
+def _game_record(record: dict[str, Any]) -> dict[str, Any]:
+    """A finished game's result as a view shows it: its rounds as public records (without the
+    seals the referee keeps to verify; the transcript has the commitments themselves)."""
+    shown = dict(record)
+    history = shown.get("history")
+    if history is not None:
+        shown["history"] = [public_record(r) for r in history]
+    return shown
 
 
 def commitments_public(state: Gops) -> bool:
