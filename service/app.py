@@ -14,12 +14,14 @@ from flask import Flask, request
 from flask_smorest import Api
 from flask_smorest.utils import prepare_response
 from werkzeug.exceptions import HTTPException, InternalServerError, RequestEntityTooLarge
+from werkzeug.wsgi import get_content_length
 
 from . import __version__, config
 from . import cors, docs, play, ratelimit
 from .bodylimit import BodyLimit
 from .security_headers import SecurityHeaders
 from .api import converters, problems
+from .api.common import PARSED_BODY
 from .errors import RefereeError
 from .json_provider import JSONProvider
 from .store import Store
@@ -174,6 +176,8 @@ def create_app(overrides: dict[str, Any] | None = None) -> Flask:
         },
     )
     app.config.update(overrides or {})
+    if app.config.get("CHECK_VIEWS") is None:
+        app.config["CHECK_VIEWS"] = app.testing
 
     # One server (redis://) or a Redis Cluster (redis+cluster://h:p,h:p): service.redis_client.
     client = make_client(app.config["REDIS_URL"], timeout=app.config["REDIS_TIMEOUT"])
@@ -242,11 +246,12 @@ def create_app(overrides: dict[str, Any] | None = None) -> Flask:
     @app.before_request
     def _json_only():
         req = request._get_current_object()
+        environ = req.environ
         # Every body has a Content-Length here (BodyLimit gives a chunked one its own): no
         # header, no body to measure (werkzeug's parse of it and the limit's lookup are skipped).
-        if req.environ.get("CONTENT_LENGTH"):
-            limit = req.max_content_length
-            if limit is not None and (req.content_length or 0) > limit:
+        if environ.get("CONTENT_LENGTH"):
+            limit = app.config.get("MAX_CONTENT_LENGTH")
+            if limit is not None and (get_content_length(environ) or 0) > limit:
                 raise RequestEntityTooLarge()  # whatever the method: a body past the limit is never read
         if req.method in ("POST", "PUT", "PATCH"):
             body = req.get_data(cache=True)
@@ -255,8 +260,10 @@ def create_app(overrides: dict[str, Any] | None = None) -> Flask:
             if not req.is_json:
                 return problems.problem(415, "unsupported_media_type", "send the body as application/json")
             try:  # what webargs would let through as a 500: absurd nesting, 5000-digit numbers
-                json.loads(body)
-            except (ValueError, RecursionError):
+                # parsed as webargs parses it (UTF-8 text, the json module), once: its parser
+                # takes it from here (service.api.common.Blueprint)
+                environ[PARSED_BODY] = json.loads(body.decode("utf-8"))
+            except (ValueError, RecursionError):  # UnicodeDecodeError is a ValueError
                 return problems.problem(400, "malformed_json", "the request body is not valid JSON")
         return None
 

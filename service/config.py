@@ -48,6 +48,9 @@ def from_environment() -> dict[str, Any]:
         "RATE_LIMIT_CREATE_ROUTES": ("POST /v1/gops/games", "POST /v1/gofo/tables"),
         # Reverse proxies in front of the app: the client is taken from X-Forwarded-For (ProxyFix x_for=N).
         "TRUSTED_PROXIES": _int("REFEREE_TRUSTED_PROXIES", 0),
+        # Check every view sent against its schema's dump (service.api.common.dumped): 1 or 0;
+        # unset: on in a TESTING app (the test suite), off when serving.
+        "CHECK_VIEWS": None if os.environ.get("REFEREE_CHECK_VIEWS", "") == "" else _int("REFEREE_CHECK_VIEWS", 0) != 0,
         # Origins allowed to call the API from a browser (CORS), comma-separated, or *; empty = CORS off.
         "CORS_ORIGINS": os.environ.get("REFEREE_CORS_ORIGINS", ""),
     }

@@ -7,10 +7,11 @@
   move costs exactly one more, its log's LRANGE: the save archives the finished game
   (service.archive), document and log in one compressed value.  A create costs 2: the limiter's
   hit, then one script that stores the game and adds it to the active set.
-* **Serialization**: views are sent as the engines build them, not dumped through their
+* **Serialization**: views are sent as the observers build them, not dumped through their
   marshmallow schemas (``common.dumped``).  Every view of real played games of both kinds
-  (public, seat, every move's answer, over and under way, several Gops profiles) is dumped through
-  the schema its operation documents here, and the bytes must be the same.
+  (public, seat, every move's answer, over and under way, several Gops profiles, matches) is
+  dumped here by marshmallow through the schema its operation documents, and the bytes must be
+  the ones sent; so must the compiled dump's (``common.compiled``), which ``CHECK_VIEWS`` uses.
 """
 
 from __future__ import annotations
@@ -161,8 +162,11 @@ def test_a_refused_move_writes_nothing_and_costs_one_round_trip(redis_url, redis
 
 
 def test_views_are_sent_exactly_as_their_schemas_would_dump_them(redis_url, redis_client, monkeypatch):
-    """Every view of real games, as sent (``common.compiled``) and as marshmallow dumps it: the same."""
-    app = create_app({"REDIS_URL": redis_url, "TESTING": True})
+    """Every view of real games, as sent and as marshmallow dumps it: the same bytes.
+
+    The app does not check its views itself here (``CHECK_VIEWS`` off, as when serving), so what is
+    compared is exactly what a served app sends."""
+    app = create_app({"REDIS_URL": redis_url, "TESTING": True, "CHECK_VIEWS": False})
     client = app.test_client()
     seen: list[tuple[str, object, dict]] = []
     sent = common.dumped
@@ -206,7 +210,51 @@ def test_views_are_sent_exactly_as_their_schemas_would_dump_them(redis_url, redi
         for endpoint, schema, data in seen:
             schema = schema() if isinstance(schema, type) else schema  # a view names its schema's class
             assert common._schema_function(schema) is not None, (endpoint, schema)  # the fast path, not a fallback
+            assert app.json.body(data) == app.json.body(schema.dump(data)), endpoint  # as sent
             assert app.json.dumps(common.compiled(schema)(data)) == app.json.dumps(schema.dump(data)), endpoint
+
+
+@pytest.mark.parametrize("drift, found", [
+    (lambda view: {**view, "secret_note": "x"}, "/secret_note: not declared by the schema"),
+    (lambda view: {**view, "round": float(view["round"])}, "/round: float"),
+    (lambda view: {**view, "hands": [[True] + h[1:] for h in view["hands"]]}, "/hands/0/0: bool"),
+])
+def test_a_view_out_of_its_schema_s_shape_is_a_500_where_views_are_checked(redis_url, monkeypatch, caplog, drift, found):
+    """With CHECK_VIEWS (every app and gunicorn the tests make) a view that is not exactly what its
+    schema dumps it to (an undeclared field, 1.0 for 1, true for 1) is refused: a 500 and the
+    difference in the log. Without it, it would have been sent as built. (A required field left
+    out is the schemathesis run's to find: a dump does not add it either.)"""
+    from service.gops import referee
+
+    built = referee.view
+    monkeypatch.setattr(referee, "view", lambda *args, **kwargs: drift(built(*args, **kwargs)))
+    for check, status in ((True, 500), (False, 200)):
+        app = create_app({"REDIS_URL": redis_url, "TESTING": True, "CHECK_VIEWS": check})
+        client = app.test_client()
+        created = client.post("/v1/gops/games", json={"profile": "classic"})
+        assert created.status_code == 201  # a create's answer is marshmallow's own dump
+        gid, token = created.get_json()["id"], created.get_json()["seat_tokens"][0]
+        caplog.clear()
+        for path, headers in ((f"/v1/gops/games/{gid}", {}),
+                              (f"/v1/gops/games/{gid}/seats/0", {"Authorization": f"Bearer {token}"})):
+            answer = client.get(path, headers=headers)
+            assert answer.status_code == status, (check, path, answer.get_json())
+            if check:
+                assert answer.mimetype == "application/problem+json"
+                assert found in caplog.text
+        if not check and "secret_note" in found:
+            assert answer.get_json()["secret_note"] == "x"
+
+
+def test_served_apps_do_not_check_views_and_test_apps_do(redis_url, monkeypatch):
+    """CHECK_VIEWS follows TESTING unless set: REFEREE_CHECK_VIEWS=1 / 0 overrides either way."""
+    monkeypatch.delenv("REFEREE_CHECK_VIEWS", raising=False)
+    assert create_app({"REDIS_URL": redis_url}).config["CHECK_VIEWS"] is False
+    assert create_app({"REDIS_URL": redis_url, "TESTING": True}).config["CHECK_VIEWS"] is True
+    monkeypatch.setenv("REFEREE_CHECK_VIEWS", "1")
+    assert create_app({"REDIS_URL": redis_url}).config["CHECK_VIEWS"] is True
+    monkeypatch.setenv("REFEREE_CHECK_VIEWS", "0")
+    assert create_app({"REDIS_URL": redis_url, "TESTING": True}).config["CHECK_VIEWS"] is False
 
 
 def test_the_compiled_dump_is_marshmallow_s_on_odd_values():
@@ -255,6 +303,11 @@ def test_no_schema_is_built_per_request(redis_url, monkeypatch):
     app = create_app({"REDIS_URL": redis_url, "TESTING": True})
     client = app.test_client()
     play_gops(client, random.Random(5), rounds=2)  # every kind of request once: what is kept gets built
+    # Views are checked here (CHECK_VIEWS): a schema's compiled dump is made at its first view,
+    # so the views of another table come first.
+    warm = open_gofo(client)
+    client.get(f"/v1/gofo/tables/{warm['id']}")
+    client.get(f"/v1/gofo/tables/{warm['id']}/seats/0", headers={"Authorization": f"Bearer {warm['tokens'][0]}"})
     table = open_gofo(client)
     built: list[str] = []
     original = marshmallow.Schema.__init__

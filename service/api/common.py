@@ -9,6 +9,8 @@ from typing import Any, Callable, Hashable
 import flask_smorest
 from flask import Response, current_app, make_response, request
 from flask_smorest.utils import resolve_schema_instance
+from marshmallow import missing
+from webargs.flaskparser import FlaskParser
 
 from .. import auth
 from ..errors import Forbidden, StaleVersion, Unauthorized
@@ -36,12 +38,30 @@ RESPONSE_NAMES = {
 }
 
 
+#: Where ``service.app``'s ``_json_only`` leaves a request's JSON body once it has parsed it.
+PARSED_BODY = "referee.parsed_body"
+
+
+class _Parser(FlaskParser):
+    """webargs' Flask parser, taking the body ``_json_only`` already parsed (as webargs parses it:
+    the UTF-8 text with the json module) instead of parsing it a second time."""
+
+    def _raw_load_json(self, req):
+        parsed = req.environ.get(PARSED_BODY, missing)
+        if parsed is missing:
+            return super()._raw_load_json(req)
+        return parsed
+
+
 class Blueprint(flask_smorest.Blueprint):
     """flask-smorest's Blueprint, minus two per-request costs that only repeat work.
 
     * ``arguments`` hands webargs the schema *instance*: given a class, webargs builds a new
       ``Schema`` on every request (~6 % of a move's CPU); the spec is the same either way.
+    * its parser reads the JSON body ``_json_only`` parsed (:data:`PARSED_BODY`): one parse a move.
     """
+
+    ARGUMENTS_PARSER = _Parser()
 
     def arguments(self, schema, *args, **kwargs):
         return super().arguments(resolve_schema_instance(schema), *args, **kwargs)
@@ -157,18 +177,23 @@ def not_modified(version: int, tag: str = "") -> bool:
     return etag_for(version, tag) in request.headers.get("If-None-Match", "")
 
 
-# ------------------------------------------------------------ fast view serialization
+# ------------------------------------------------------------ view serialization
 #
-# A view's marshmallow schema documents it (the spec is generated from it) *and* shapes it: a dump
-# keeps the declared fields only (a finished match's ``history`` entries carry more than
-# GopsGameSchema declares) and converts values to the field's type.  Dumping walks every value
-# through marshmallow's machinery (8 % of a move's CPU, issue 9); :func:`compiled` does the same
-# from the same schema with one generated function per schema (a line per field, no call per
-# scalar value: the walk was ~6 % of a move as a function per field), taking values that already
-# have the field's type as they are and handing any other value to the field itself (its own
-# ``_serialize``), so the result is the dump's.  A schema using anything else (hooks, data_key,
-# only/exclude, dump defaults, other field types) is dumped by marshmallow as before.
-# tests/test_round_trips.py compares both on every view of real played games of both kinds.
+# A view's marshmallow schema documents it: the spec is generated from it.  Each game's observer
+# builds its views in exactly the schema's shape (the declared fields, each value of its field's
+# type), so a view is sent as the observer built it, not dumped again (a dump was 9 % of a
+# move's instructions, issue 9): :func:`dumped`.  That the shape is exact is checked, not
+# assumed: with ``CHECK_VIEWS`` (on in every app the tests make, ``TESTING``, and in every
+# gunicorn they start, ``REFEREE_CHECK_VIEWS=1``) every view sent is compared, as JSON bytes,
+# with the schema's dump of it, and a difference is a :class:`ViewDrift` (a 500).
+#
+# The dump it is compared with is :func:`compiled`: marshmallow's dump from the same schema as
+# one generated function per schema (a line per field, no call per scalar value), taking values
+# that already have the field's type as they are and handing any other value to the field itself
+# (its own ``_serialize``), so the result is marshmallow's.  A schema using anything else (hooks,
+# data_key, only/exclude, dump defaults, other field types) is dumped by marshmallow itself.
+# tests/test_round_trips.py holds both to marshmallow's own dump on every view of real played
+# games of both kinds.
 
 
 class _Fallback(Exception):
@@ -351,20 +376,67 @@ def documented_schema() -> Any:
 
 
 def view_response(data: dict[str, Any], schema=None) -> Response:
-    """A view as a JSON response, serialized from its schema without marshmallow's dump.
+    """A view as a JSON response: as its observer built it (:func:`dumped`), not dumped again.
 
-    ``schema``: the view's (default: the one the operation's ``@blp.response`` documents).  The
-    bytes are Flask's JSON (``app.json``, sorted keys), as flask-smorest's ``jsonify`` of the dump
-    made them; flask-smorest returns a Response from a view as it is.
+    ``schema``: the view's (default: the one the operation's ``@blp.response`` documents), which
+    it is in the shape of.  The bytes are Flask's JSON (``app.json``, sorted keys), as
+    flask-smorest's ``jsonify`` of the dump made them; flask-smorest returns a Response from a
+    view as it is.
     """
     if schema is None:
         schema = documented_schema()
     return current_app.json.response(dumped(data, schema))
 
 
+class ViewDrift(AssertionError):
+    """A view is not in its schema's shape: it would send what the spec does not say (a 500; it
+    is only looked for with ``CHECK_VIEWS``)."""
+
+
 def dumped(data: dict[str, Any], schema) -> Any:
-    """A view as ``schema`` dumps it (:func:`compiled`): what every view and move answer sends."""
-    return compiled(schema)(data)
+    """What every view and move answer sends for ``data``, the view its observer built: ``data``
+    itself, which is already what ``schema`` dumps it to (above). With ``CHECK_VIEWS`` that is
+    checked first: the JSON of the schema's dump must be the JSON of ``data``, else ViewDrift."""
+    if current_app.config.get("CHECK_VIEWS"):
+        check_view(data, schema)
+    return data
+
+
+def check_view(data: dict[str, Any], schema) -> None:
+    """Raise :class:`ViewDrift` unless ``schema``'s dump of ``data`` is ``data``, as JSON bytes
+    (so 1, 1.0 and true differ, and so does an undeclared field the dump would drop)."""
+    encode = current_app.json
+    expected = compiled(schema)(data)
+    sent, wanted = encode.body(data), encode.body(expected)
+    if sent is None or wanted is None:  # what orjson does not write: Flask's own encoder
+        sent, wanted = encode.dumps(data), encode.dumps(expected)
+    if sent != wanted:
+        name = schema.__name__ if isinstance(schema, type) else type(schema).__name__
+        raise ViewDrift(f"a view is not in the shape of {name}: {_first_difference(data, expected)}")
+
+
+def _first_difference(sent: Any, dumped_: Any, path: str = "") -> str:
+    if type(sent) is not type(dumped_):
+        return f"{path or '/'}: {type(sent).__name__} {sent!r:.80} where the schema gives {type(dumped_).__name__} {dumped_!r:.80}"
+    if isinstance(sent, dict):
+        for key in [*sent, *(k for k in dumped_ if k not in sent)]:
+            if key not in dumped_:
+                return f"{path}/{key}: not declared by the schema"
+            if key not in sent:
+                return f"{path}/{key}: missing (the schema's dump has it)"
+            found = _first_difference(sent[key], dumped_[key], f"{path}/{key}")
+            if found:
+                return found
+        return ""
+    if isinstance(sent, list):
+        if len(sent) != len(dumped_):
+            return f"{path}: {len(sent)} items where the dump has {len(dumped_)}"
+        for i, (a, b) in enumerate(zip(sent, dumped_)):
+            found = _first_difference(a, b, f"{path}/{i}")
+            if found:
+                return found
+        return ""
+    return "" if sent == dumped_ else f"{path or '/'}: {sent!r:.80} where the schema gives {dumped_!r:.80}"
 
 
 def conditional(data: dict[str, Any], version: int, schema, tag: str = "") -> Any:
@@ -389,7 +461,7 @@ def shared_view(record: Record, key: Hashable, build: Callable[[], dict[str, Any
     A shared record (:meth:`Store.read`) is the same object for every read of the same stored
     bytes, and a view of it is a function of those bytes and ``key``: the seat it is made for and
     whatever of the clock it shows (each game's observer says what: ``view_clock``). So its body
-    (the schema's dump as JSON) and ETag tag are kept on the record (:attr:`Record.views`) and
+    (the view as JSON, :func:`dumped`) and ETag tag are kept on the record (:attr:`Record.views`) and
     every later read with the same key sends those bytes without making the view again: every
     phone at a table polls between two moves. The key is looked up only after the caller is
     authorized for it, so a seat's kept view goes to nobody but that seat's token holder. A
