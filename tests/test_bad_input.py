@@ -305,3 +305,44 @@ def test_kb4_commitment_with_trailing_newline_is_refused(client, raw, redis_clie
 def test_kb5_empty_path_segment_is_a_problem_404(client, redis_client):
     r = client.get("/v1/gops/games//transcript")
     assert r.status_code == 404 and r.mimetype == PROBLEM, (r.status_code, r.headers.get("Location"))
+
+
+@pytest.mark.parametrize("body", [
+    b'\xef\xbb\xbf{"round": 1, "commitment": "' + b"a" * 64 + b'"}',  # a UTF-8 byte order mark
+    '{"round": 1, "commitment": "{}"}'.replace("{}", "a" * 64).encode("utf-16"),  # UTF-16, with its mark
+    b'{"round": 1, "commitment": "\xff\xfe"}',  # not UTF-8
+])
+def test_a_body_that_is_not_utf8_json_text_is_malformed_json(client, raw, body):
+    """The body is parsed once, as webargs parses it (UTF-8 text): what the json module would
+    also take as bytes (a BOM, UTF-16) is refused as webargs refused it, 400 malformed_json."""
+    game_id, tokens = _game(client)
+    before = _stored(raw, game_id)
+    r = client.post(f"/v1/gops/games/{game_id}/seats/0/commit", data=body, content_type="application/json",
+                    headers={"Authorization": f"Bearer {tokens[0]}"})
+    assert r.status_code == 400 and r.get_json()["code"] == "malformed_json", r.get_data()
+    assert _stored(raw, game_id) == before
+
+
+def test_a_move_s_body_is_parsed_once(client, monkeypatch):
+    """``_json_only`` parses the body and webargs takes that parse (service.api.common.Blueprint):
+    the json module reads a move's body once, and the move is applied as sent."""
+    import webargs.core
+
+    from service import app as app_module
+
+    game_id, tokens = _game(client)
+    parses: list[str] = []
+    real = json.loads
+
+    def counting(text, *args, **kwargs):
+        parses.append(text if isinstance(text, str) else text.decode())
+        return real(text, *args, **kwargs)
+
+    assert app_module.json is webargs.core.json  # the json module both use
+    monkeypatch.setattr(app_module.json, "loads", counting)
+    body = {"round": 1, "commitment": "a" * 64}
+    r = client.post(f"/v1/gops/games/{game_id}/seats/0/commit", json=body,
+                    headers={"Authorization": f"Bearer {tokens[0]}"})
+    assert [real(p) for p in parses] == [body]  # (before the answer is read: that is json too)
+    assert r.status_code == 200, r.get_json()
+    assert r.get_json()["commitments"] == {"0": "a" * 64}
