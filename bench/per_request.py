@@ -26,6 +26,7 @@ import argparse
 import json
 import statistics
 import tempfile
+import time
 from pathlib import Path
 
 from . import http, servers
@@ -77,12 +78,15 @@ def main(argv: list[str] | None = None) -> int:
         cpu: dict[str, list[float]] = {name: [] for name, _, _ in cases}
         rate: dict[str, list[float]] = {name: [] for name, _, _ in cases}
         server: dict[str, list[float]] = {name: [] for name, _, _ in cases}
+        client: dict[str, list[float]] = {name: [] for name, _, _ in cases}
         for name, g, load in cases:
             http.run_phase(g.port, args.connections, load, min(1.0, args.seconds))  # warm
         for r in range(args.rounds):
             for name, g, load in cases:
                 before, server_before = g.cpu_seconds(), process_cpu_seconds(valkey.pid)
+                client_before = time.process_time()
                 stats, elapsed = http.run_phase(g.port, args.connections, load, args.seconds, seed=r + 1)
+                client_spent = time.process_time() - client_before
                 spent = g.cpu_seconds() - before
                 server_spent = process_cpu_seconds(valkey.pid) - server_before
                 requests = sum(stats.counts.values())  # a Gops game's creates count as requests too
@@ -90,11 +94,13 @@ def main(argv: list[str] | None = None) -> int:
                     raise RuntimeError(f"{name}: {stats.errors[:3]}")
                 cpu[name].append(1000 * spent / requests)
                 server[name].append(1000 * server_spent / requests)
+                client[name].append(1000 * client_spent / requests)
                 rate[name].append(requests / elapsed)
-        print(f"worker and Valkey CPU per request, {args.connections} connections, median of {args.rounds} rounds")
+        print(f"CPU per request of the workers, the Valkey server and the load generator (this process), "
+              f"{args.connections} connections, median of {args.rounds} rounds")
         for name, _, _ in cases:
             print(f"  {name:32s} {statistics.median(cpu[name]):6.2f} ms  Valkey {statistics.median(server[name]):6.3f} ms"
-                  f"   {statistics.median(rate[name]):7.0f} requests/s")
+                  f"  client {statistics.median(client[name]):6.3f} ms   {statistics.median(rate[name]):7.0f} requests/s")
     finally:
         for g in (ref, bare):
             g.stop()
