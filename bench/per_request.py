@@ -11,8 +11,9 @@ request (user + system, from /proc) of requests that do less and less beyond HTT
 * the bare move (one pipeline of 3 commands).
 
 Beside each worker figure, the Valkey server's CPU per request (the same /proc reading of its
-process): on 2 shared cores the server's work is the apps' work too, and a write that waits for
-an fsync (``appendfsync always``) costs it far more than a read.
+process) and the load generator's (this process): on 2 shared cores the server's work and the
+client's are the apps' work too, and a write that waits for an fsync (``appendfsync always``)
+costs the server far more than a read.
 
 The differences say what each layer costs in a worker, where the in-process profile
 (``python -m bench.profile``) cannot see: gunicorn's parsing and writing, greenlet switches.
