@@ -209,21 +209,24 @@ def quiet_service_logs() -> None:
             logger.setLevel(logging.INFO)
 
 
-def referee_app(redis_url: str, rate_limits: bool = True):
+def referee_app(redis_url: str, rate_limits: bool = True, latest: bool = True):
     """The referee as the load phases serve it: rate limits on but out of reach (``rate_limits``
-    False: off, so the limiter's own round trip is not counted)."""
+    False: off, so the limiter's own round trip is not counted); ``latest`` False: the worker keeps
+    no game's latest record (``LATEST_RECORDS=0``), so every move reads its game first, as a move
+    does on a worker that neither made nor read the game's last change."""
     from service.app import create_app
 
     from .servers import REFEREE_ENV
 
     quiet_service_logs()
     timeout = float(REFEREE_ENV["REFEREE_REDIS_TIMEOUT"])
+    config: dict[str, Any] = {"REDIS_URL": redis_url, "REDIS_TIMEOUT": timeout}
+    if not latest:
+        config["LATEST_RECORDS"] = 0
     if not rate_limits:
-        return create_app({"REDIS_URL": redis_url, "REDIS_TIMEOUT": timeout,
-                           "RATE_LIMIT_PER_MINUTE": 0, "CREATE_LIMIT_PER_HOUR": 0})
+        return create_app({**config, "RATE_LIMIT_PER_MINUTE": 0, "CREATE_LIMIT_PER_HOUR": 0})
     return create_app({
-        "REDIS_URL": redis_url,
-        "REDIS_TIMEOUT": timeout,
+        **config,
         "RATE_LIMIT_PER_MINUTE": int(REFEREE_ENV["REFEREE_RATE_LIMIT_PER_MINUTE"]),
         "CREATE_LIMIT_PER_HOUR": int(REFEREE_ENV["REFEREE_CREATE_LIMIT_PER_HOUR"]),
     })
@@ -298,20 +301,25 @@ def count_requests(valkey_port: int, rng, games: int = 2, hands: int = 2) -> dic
     handler's, which checks the method (it must count 1 round trip and 3 commands)."""
     on = _count(valkey_port, rng, games, hands, rate_limits=True)
     off = _count(valkey_port, rng, 1, 1, rate_limits=False, bare=False)
+    # A move on a worker that did not make or read the game's last change: the read, then the save.
+    unknown = _count(valkey_port, rng, 1, 1, rate_limits=True, bare=False, latest=False)
+    fields = ("round_trips", "commands", "typical_client_commands", "typical_server_commands")
     for label, entry in on.items():
         if label in off:
-            entry["without_rate_limit"] = {k: off[label][k] for k in
-                                           ("round_trips", "commands", "typical_client_commands", "typical_server_commands")}
+            entry["without_rate_limit"] = {k: off[label][k] for k in fields}
+        if label in unknown:
+            entry["without_latest_record"] = {k: unknown[label][k] for k in fields}
     return on
 
 
-def _count(valkey_port: int, rng, games: int, hands: int, rate_limits: bool, bare: bool = True) -> dict[str, Any]:
+def _count(valkey_port: int, rng, games: int, hands: int, rate_limits: bool, bare: bool = True,
+           latest: bool = True) -> dict[str, Any]:
     from .bare import blob_key
     from .bare import create_app as bare_app
 
     direct = redis.Redis(host=HOST, port=valkey_port)
     with CountingProxy(valkey_port) as proxy:
-        app = referee_app(proxy.url, rate_limits)
+        app = referee_app(proxy.url, rate_limits, latest)
         client = app.test_client()
         # warm up: connections, script loading (SCRIPT LOAD / NOSCRIPT retries happen once per process)
         play_gops(client, rng, rounds=1)

@@ -41,15 +41,15 @@ def render(r: dict[str, Any]) -> str:
             out.append(f"| {label} | {conns} | **{e['ratio']:.2f}** ({rounds}) | {a['p50_ms']:.1f} / {b['p50_ms']:.1f} | "
                        f"{a['p99_ms']:.0f} / {b['p99_ms']:.0f} | {e['cpu_ratio']:.1f}× ({e['referee']['cpu_ms_per_unit']:.2f} vs "
                        f"{e['bare']['cpu_ms_per_unit']:.2f}) |")
-    out.append("\n| request | round trips (limiter as served \\| off) | commands (server) | client sends |")
+    out.append("\n| request | round trips (limiter as served \\| off \\| no latest record) | commands (server) | client sends |")
     out.append("|---|---|---|---|")
     for key, label in REQUESTS.items():
         e = r["redis"].get(key)
         if not e:
             continue
-        off = e.get("without_rate_limit")
-        rt = f"{e['round_trips']} \\| {off['round_trips']}" if off else str(e["round_trips"])
-        cm = f"{e['commands']} \\| {off['commands']}" if off else str(e["commands"])
+        variants = [e, *(v for v in (e.get("without_rate_limit"), e.get("without_latest_record")) if v)]
+        rt = " \\| ".join(str(v["round_trips"]) for v in variants)
+        cm = " \\| ".join(str(v["commands"]) for v in variants)
         out.append(f"| {label} | {rt} | {cm} | {' '.join(e['typical_client_commands'])} |")
     out.append("\n| what | MEMORY USAGE |")
     out.append("|---|---|")

@@ -192,6 +192,7 @@ def create_app(overrides: dict[str, Any] | None = None) -> Flask:
         wait_replicas=(1 if cluster else 0) if wait_replicas is None or wait_replicas < 0 else wait_replicas,
         wait_timeout_ms=app.config.get("REDIS_WAIT_TIMEOUT_MS", 500),
         read_cache_size=app.config.get("READ_CACHE_SIZE", 256),
+        latest_size=app.config.get("LATEST_RECORDS", 256),
     )
     # Request ids, JSON request log lines and request metrics: the first before- and last
     # after-request hook, so every response (errors, 429s, 404s) gets an X-Request-Id.

@@ -37,6 +37,9 @@ def from_environment() -> dict[str, Any]:
         "IDLE_GAME_TTL": _int("REFEREE_IDLE_GAME_TTL", 30 * 86400),
         # Stored documents each worker keeps parsed for views (service.store.Store.read); 0: none.
         "READ_CACHE_SIZE": _int("REFEREE_READ_CACHE_SIZE", 256),
+        # Games whose latest stored bytes each worker keeps, so that a move on a game it saved or
+        # read last is one round trip, not two (service.store.Store.latest); 0: none.
+        "LATEST_RECORDS": _int("REFEREE_LATEST_RECORDS", 256),
         # Largest request body accepted, in bytes (larger: 413 problem+json).
         "MAX_CONTENT_LENGTH": _int("REFEREE_MAX_BODY_BYTES", 16 * 1024),
         # Rate limits per client (service.ratelimit), shared by all API processes through Redis; 0 = off.

@@ -73,31 +73,15 @@ from werkzeug.middleware.proxy_fix import ProxyFix
 
 from . import metrics
 from .redis_client import is_cluster
+from .store import RATE_HIT
 from .api import problems
 
-# INCR + PEXPIRE for each counter, atomically; stops at the first limit exceeded
-# so a refused request is not also counted against the later limits.
-# KEYS[i]: a counter; ARGV[2i-1]: its limit; ARGV[2i]: its window in ms.
-# Returns {count1, ms_left1, count2, ms_left2, ...}.
-# REPL_NONE: the counters are neither written to the append-only file nor sent to replicas (see
-# "Counters are not durable" above): with ``appendfsync always`` every write waits for an fsync
-# before its reply, and a counter must not make a read of a game wait for the disk.
-_HIT = """
-redis.set_repl(redis.REPL_NONE)
-local out = {}
-for i, key in ipairs(KEYS) do
-  local limit = tonumber(ARGV[2 * i - 1])
-  local window = tonumber(ARGV[2 * i])
-  local count = redis.call('INCR', key)
-  local left = redis.call('PTTL', key)
-  if left < 0 then
-    redis.call('PEXPIRE', key, window)
-    left = window
-  end
-  out[#out + 1] = count
-  out[#out + 1] = left
-  if count > limit then break end
-end
+# INCR + PEXPIRE for each counter, atomically (service.store.RATE_HIT: a move's save runs the
+# same Lua when it carries the request's deferred hit). KEYS[i]: a counter; ARGV[2i-1]: its limit;
+# ARGV[2i]: its window in ms. Returns {count1, ms_left1, count2, ms_left2, ...}, stopping at the
+# first limit exceeded. REPL_NONE: see "Counters are not durable" above.
+_HIT = RATE_HIT + """
+local out = rate_hit(KEYS, 1, #KEYS, ARGV, 1)
 return out
 """
 
@@ -143,10 +127,18 @@ class _Deferred:
     def __init__(self, limiter: RateLimiter, client: str, limits: list[Limit]) -> None:
         self.limiter, self.client, self.limits = limiter, client, limits
 
+    def keys(self) -> list[str]:
+        """The counters the hit increments."""
+        return [self.limiter.key(self.client, limit) for limit in self.limits]
+
+    def arguments(self) -> list[int]:
+        """Each counter's limit and window in ms (the script's arguments)."""
+        return self.limiter.arguments(self.limits)
+
     def command(self) -> tuple:
         """The hit as one command (EVALSHA of the limiter's script), for the store to send."""
-        keys = [self.limiter.key(self.client, limit) for limit in self.limits]
-        return ("EVALSHA", self.limiter._hit.sha, len(keys), *keys, *self.limiter.arguments(self.limits))
+        keys = self.keys()
+        return ("EVALSHA", self.limiter._hit.sha, len(keys), *keys, *self.arguments())
 
     def settle(self, reply) -> None:
         """Apply the hit's reply (raises :class:`Refused` over a limit)."""

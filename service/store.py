@@ -61,42 +61,96 @@ end
 return 1
 """
 
+# A client's rate-limit hit (service.ratelimit): INCR + PEXPIRE each of ``n`` counters (``keys[k0]``
+# on; their limit and window in ms at ``argv[a0]``, ``argv[a0 + 1]``, ...), atomically; stops at the
+# first limit exceeded so a refused request is not also counted against the later limits.  Returns
+# {count1, ms_left1, count2, ms_left2, ...} and whether a limit was exceeded.  REPL_NONE: the
+# counters are neither written to the append-only file nor sent to replicas (service.ratelimit,
+# "Counters are not durable"); what the script writes after it is replicated as usual.  The
+# limiter's own script and a move's save (below) both run it: one definition.
+RATE_HIT = """
+local function rate_hit(keys, k0, n, argv, a0)
+  redis.set_repl(redis.REPL_NONE)
+  local out = {}
+  local over = false
+  for i = 0, n - 1 do
+    local key = keys[k0 + i]
+    local limit = tonumber(argv[a0 + 2 * i])
+    local window = tonumber(argv[a0 + 2 * i + 1])
+    local count = redis.call('INCR', key)
+    local left = redis.call('PTTL', key)
+    if left < 0 then
+      redis.call('PEXPIRE', key, window)
+      left = window
+    end
+    out[#out + 1] = count
+    out[#out + 1] = left
+    if count > limit then
+      over = true
+      break
+    end
+  end
+  redis.set_repl(redis.REPL_ALL)
+  return out, over
+end
+"""
+
 # KEYS: the game, its log, [the answer's key when ARGV[5] is not empty], [the active set when
-# ARGV[7] is not empty].  ARGV: 1 version, 2 doc, 3 ttl, 4 channel, 5 answer, 6 its ttl,
-# 7 the game's member of the active set to remove (a finishing change; one server only: on a
-# cluster that set is in another slot), 8 '' or, when ARGV[2] is an archive of the document and
-# the whole log, the length of the log it was made from (checked, then the log is deleted),
-# 9... log entries.  Returns the new version, or {version, removed} when it removed the game from
-# the active set; -1 / -2 / {-3, answer}.
-_SAVE = """
-local answer = nil
-if ARGV[5] ~= '' then answer = KEYS[3] end
+# ARGV[7] is not empty], [ARGV[9] rate-limit counters].  ARGV: 1 version, 2 doc, 3 ttl, 4 channel,
+# 5 answer, 6 its ttl, 7 the game's member of the active set to remove (a finishing change; one
+# server only: on a cluster that set is in another slot), 8 '' or, when ARGV[2] is an archive of
+# the document and the whole log, the length of the log it was made from (checked, then the log is
+# deleted), 9 the number of rate-limit counters (the request's deferred hit, counted here first:
+# service.ratelimit; 0 when it was sent before), 10... each counter's limit and window, then the
+# log entries.  Returns {code, extra, hit[, doc]}: code the new version and extra 1 / 0 / -1 when
+# it removed the game from the active set / did not / could not (-9: not asked); -1 no game;
+# -2 another change came first (extra the current version, doc the current document; extra 0 when
+# the log was not the one archived); -3 answered (extra the stored answer); -4 over a rate limit
+# (nothing stored).  hit: the counters' replies ({} when there were none), or the error that
+# kept them from being counted (a string: the limiter fails open).
+_SAVE = RATE_HIT + """
+local n = 3
+local answer, active = nil, nil
+if ARGV[5] ~= '' then answer = KEYS[n]; n = n + 1 end
+if ARGV[7] ~= '' then active = KEYS[n]; n = n + 1 end
+local counters = tonumber(ARGV[9])
+local hit = {}
+if counters > 0 then
+  local ok, out, over = pcall(rate_hit, KEYS, n, counters, ARGV, 10)
+  if not ok then
+    redis.set_repl(redis.REPL_ALL)
+    if type(out) == 'table' and out.err then hit = out.err else hit = tostring(out) end
+  else
+    hit = out
+    if over then return {-4, 0, hit} end
+  end
+end
 if answer then
   local answered = redis.call('GET', answer)
-  if answered then return {-3, answered} end
+  if answered then return {-3, answered, hit} end
 end
 local current = redis.call('HGET', KEYS[1], 'version')
-if not current then return -1 end
-if current ~= ARGV[1] then return -2 end
+if not current then return {-1, 0, hit} end
+if current ~= ARGV[1] then return {-2, tonumber(current), hit, redis.call('HGET', KEYS[1], 'doc')} end
 local archived = ARGV[8] ~= ''
-if archived and redis.call('LLEN', KEYS[2]) ~= tonumber(ARGV[8]) then return -2 end
+if archived and redis.call('LLEN', KEYS[2]) ~= tonumber(ARGV[8]) then return {-2, 0, hit} end
 local version = tonumber(current) + 1
 redis.call('HSET', KEYS[1], 'version', version, 'doc', ARGV[2])
 redis.call('EXPIRE', KEYS[1], ARGV[3])
 if archived then
   redis.call('DEL', KEYS[2])
 else
-  for i = 9, #ARGV do redis.call('RPUSH', KEYS[2], ARGV[i]) end
+  for i = 10 + 2 * counters, #ARGV do redis.call('RPUSH', KEYS[2], ARGV[i]) end
   redis.call('EXPIRE', KEYS[2], ARGV[3])
 end
 if answer then redis.call('SET', answer, ARGV[5], 'EX', ARGV[6]) end
 redis.call('PUBLISH', ARGV[4], version)
-if ARGV[7] ~= '' then
-  local removed = redis.pcall('ZREM', KEYS[#KEYS], ARGV[7])
+local removed = -9
+if active then
+  removed = redis.pcall('ZREM', active, ARGV[7])
   if type(removed) ~= 'number' then removed = -1 end
-  return {version, removed}
 end
-return version
+return {version, removed, hit}
 """
 
 _IDEMPOTENT_PUT = """
@@ -182,6 +236,7 @@ class Store:
         wait_replicas: int = 0,
         wait_timeout_ms: int = 500,
         read_cache_size: int = 256,
+        latest_size: int = 256,
     ) -> None:
         if sharded_pubsub is not None:
             self.sharded_pubsub = sharded_pubsub
@@ -199,6 +254,9 @@ class Store:
         self.read_cache_size = max(0, int(read_cache_size))
         self._read_cache: dict[bytes, Record] = {}
         self._read_cache_lock = threading.Lock()
+        # Store.latest: (kind, id) -> the newest record of the game this worker saved or read.
+        self.latest_size = max(0, int(latest_size))
+        self._latest: dict[tuple[str, str], tuple[int, bytes]] = {}
 
     # ------------------------------------------------------------------ keys
 
@@ -231,14 +289,16 @@ class Store:
         keys = [self.key(kind, id), self.log_key(kind, id)]
         if active:
             keys.append(self.active_key(kind))
+        stored = _dump(doc)
         created = self._write(
             self._create,
             keys=keys,
-            args=[_dump(doc), self.idle_ttl, id if active else "", time.time() + self.idle_ttl,
+            args=[stored, self.idle_ttl, id if active else "", time.time() + self.idle_ttl,
                   *(_dump(e) for e in log)],
         )
         if not created:
             raise Busy(f"{kind} {id} already exists", code="id_collision")
+        self._note(kind, id, 1, stored)
         if not active:
             self._track_active(kind, id, finished=False)
         else:
@@ -265,6 +325,7 @@ class Store:
     def load(self, kind: str, id: str) -> Record:
         """The game's record, the caller's own: a move applies to it (and may change it)."""
         version, doc = self._fetch(kind, id)
+        self._note(kind, id, version, None if archive.is_archive(doc) else doc)
         return self._record(kind, id, version, doc)
 
     def read(self, kind: str, id: str) -> Record:
@@ -284,6 +345,7 @@ class Store:
         passed), so at the default size some tens of MB per worker in the worst case.
         """
         version, doc = self._fetch(kind, id)
+        self._note(kind, id, version, None if archive.is_archive(doc) else doc)
         if not self.read_cache_size:
             return self._record(kind, id, version, doc)
         cached = self._read_cache.get(doc)
@@ -315,12 +377,67 @@ class Store:
             raise NotFound(f"no {kind} game with id {id!r} (never created, or expired)", code="game_not_found")
         return int(version), doc
 
+    def _read_log(self, kind: str, id: str) -> list[bytes]:
+        """The game's log entries, with the request's deferred rate-limit hit in the same round trip
+        (raising its 429 when over a limit) where it is still pending."""
+        key = self.log_key(kind, id)
+        pending = self._take_deferred()
+        if pending is None:
+            return self.redis.lrange(key, 0, -1)
+        hit, logged = one_round_trip(self.redis, pending.command(), ("LRANGE", key, 0, -1))
+        pending.settle(hit)
+        if isinstance(logged, Exception):
+            raise logged
+        return logged
+
     @staticmethod
     def _record(kind: str, id: str, version: int, doc: bytes) -> Record:
         if archive.is_archive(doc):
             opened, entries = archive.open_archive(doc)
             return Record(kind, id, version, _load(opened), entries)
         return Record(kind, id, version, _load(doc))
+
+    # ------------------------------------------------------------ the latest record
+
+    def latest(self, kind: str, id: str) -> Record | None:
+        """The newest record of the game this worker has saved or read, if it still has one: what a
+        move may be tried on without reading the game first (one round trip instead of two).
+
+        It may be stale (another worker, or another request here, has changed the game since), so
+        it is only ever a guess: the save's compare-and-set on the version (:meth:`save`) refuses
+        it when it is not current, and then hands back the current record in the same reply. A
+        move must not take a refusal from it either (service.api.common.act tries once more on a
+        record it reads). What is kept are the stored bytes, so each call returns a record of its
+        own, parsed as :meth:`load` parses it: nothing one move does to it can reach another.
+        Bounded: the last ``latest_size`` games.
+        """
+        if not self.latest_size:
+            return None
+        kept = self._latest.get((kind, id))
+        if kept is None:
+            return None
+        return self._record(kind, id, *kept)
+
+    def _note(self, kind: str, id: str, version: int, doc: bytes | None) -> None:
+        """Remember the stored bytes of the game at ``version`` as its latest here, unless newer ones
+        are remembered (a read that overtook a save); ``doc`` None (a finished game, which no move
+        changes) forgets the game."""
+        if not self.latest_size:
+            return
+        key = (kind, id)
+        with self._read_cache_lock:
+            latest = self._latest
+            known = latest.pop(key, None)
+            if doc is None:
+                return
+            latest[key] = known if known is not None and known[0] > version else (version, doc)
+            while len(latest) > self.latest_size:
+                del latest[next(iter(latest))]
+
+    def drop_latest(self, kind: str, id: str) -> None:
+        """Forget the game's latest record here (it led a move astray, or the game is gone)."""
+        with self._read_cache_lock:
+            self._latest.pop((kind, id), None)
 
     def transcript(self, kind: str, id: str, record: Record | None = None) -> list[dict[str, Any]]:
         """The game's log entries.  ``record``: the caller's load, whose archive (a finished game's)
@@ -338,10 +455,14 @@ class Store:
         return [_load(e) for e in raw]
 
     def save(self, record: Record, change: Change, answer: Answer | None = None) -> Record:
-        """Store ``change`` on top of ``record``; StaleVersion if someone else was first.
+        """Store ``change`` on top of ``record``; StaleVersion if someone else was first (its
+        ``current``: the record now stored, when the save could read it in the same step).
 
         With ``answer``, its record is written in the same step; AlreadyAnswered (nothing
-        stored) when that key already holds one.
+        stored) when that key already holds one.  The request's deferred rate-limit hit, if it is
+        still pending (a move on a record the worker already had: :meth:`latest`), is counted by
+        the same script before anything is written: one round trip, and nothing stored for a
+        request over a limit.
         """
         ttl = self.finished_ttl if change.finished else self.idle_ttl
         keys = [self.key(record.kind, record.id), self.log_key(record.kind, record.id)]
@@ -365,12 +486,21 @@ class Store:
             if record.archived is not None:
                 logged, archived_from = record.archived, 0
             else:
-                self._settle_deferred()  # before any other operation, as always
-                logged = self.redis.lrange(self.log_key(record.kind, record.id), 0, -1)
+                logged = self._read_log(record.kind, record.id)
                 archived_from = len(logged)
             kept = [*logged, *entries]
             doc, entries, ttl = archive.pack(doc, kept), [], self.finished_ttl
-        result = self._write(
+        # The deferred hit rides in this script where one script may touch the counters too (one
+        # server, no WAIT): else it is sent first, on its own, as before any other write.
+        pending = None
+        if not self.wait_replicas and not is_cluster(self.redis):
+            pending = self._take_deferred()
+        counted: list[Any] = [0]
+        if pending is not None:
+            counter_keys, limits = pending.keys(), pending.arguments()
+            keys += counter_keys
+            counted = [len(counter_keys), *limits]
+        reply = self._write(
             self._save,
             keys=keys,
             args=[
@@ -381,25 +511,39 @@ class Store:
                 *answered,
                 record.id if inactive else "",
                 archived_from,
+                *counted,
                 *entries,
             ],
+            settled=pending is not None,
         )
-        if isinstance(result, list):
-            if int(result[0]) == -3:
-                raise AlreadyAnswered(_text(result[1]))
-            result, removed = result
-            if int(removed) == 1:
-                metrics.GAMES_FINISHED.labels(kind=record.kind).inc()
-            elif int(removed) < 0:
-                metrics.STORE_ERRORS.labels(kind="active").inc()
-        if result == -1:
+        code, extra, hit = int(reply[0]), reply[1], reply[2]
+        if pending is not None:
+            # the limiter's reply first: over a limit raises its 429 (the script stored nothing)
+            pending.settle(redis.exceptions.ResponseError(_text(hit)) if isinstance(hit, (bytes, str)) else hit)
+        if code == -4:  # pragma: no cover - settle() has raised the 429 for this reply
+            raise RuntimeError("a refused rate-limit hit was not raised")
+        if code == -3:
+            raise AlreadyAnswered(_text(extra))
+        if code == -1:
+            self.drop_latest(record.kind, record.id)
             raise NotFound(f"{record.kind} {record.id} expired", code="game_not_found")
-        if result == -2:
-            raise StaleVersion(f"version {record.version} is no longer current")
+        if code == -2:
+            stale = StaleVersion(f"version {record.version} is no longer current")
+            if len(reply) > 3 and reply[3] is not None and int(extra) > 0:
+                stale.current = self._record(record.kind, record.id, int(extra), reply[3])
+                self._note(record.kind, record.id, int(extra), None if stale.current.archived is not None else reply[3])
+            raise stale
+        removed = int(extra)
+        if removed == 1:
+            metrics.GAMES_FINISHED.labels(kind=record.kind).inc()
+        elif removed == -1:
+            metrics.STORE_ERRORS.labels(kind="active").inc()
         if change.finished and not inactive:
             self._track_active(record.kind, record.id, finished=True)
-        return Record(record.kind, record.id, int(result), change.doc, kept if archived_from != "" else None,
-                      change.state)
+        saved = Record(record.kind, record.id, code, change.doc, kept if archived_from != "" else None,
+                       change.state)
+        self._note(record.kind, record.id, code, None if archived_from != "" else doc)
+        return saved
 
     def transact(
         self,
@@ -424,14 +568,16 @@ class Store:
 
         ``answer``: stored with the change, atomically (:meth:`save`).
 
-        ``first``: a record the caller has just loaded, used for the first attempt instead of
-        loading again (a lost race reloads, as always).
+        ``first``: a record the caller has just loaded, or the worker's latest record of the game
+        (:meth:`latest`), used for the first attempt instead of loading; a lost race (the save
+        found another version) retries on the record the save read back, in the same round trip.
 
         Returns the record now stored and whether this call changed it.
         """
+        current: Record | None = first  # the caller's load (it authorized on it): no second read
         for attempt in range(attempts):
-            if attempt == 0 and first is not None:
-                record = first  # the caller's load (it authorized on it): no second read
+            if current is not None:
+                record, current = current, None
             else:
                 record = self.load(kind, id)
             if expected_version is not None and record.version != expected_version:
@@ -444,9 +590,10 @@ class Store:
                 return record, False
             try:
                 return self.save(record, change, answer), True
-            except StaleVersion:
+            except StaleVersion as stale:
                 if expected_version is not None:
                     raise
+                current = getattr(stale, "current", None)  # the save read it: no load to retry on
                 if pinned:  # re-run: the transition refuses with the current version
                     continue
                 time.sleep(min(0.001 * (attempt + 1), 0.02))
@@ -513,9 +660,11 @@ class Store:
 
     # ----------------------------------------------------------- durability
 
-    def _write(self, script, keys: list[str], args: list[Any]):
-        """Run a writing script; with ``wait_replicas`` also WAIT for replicas before returning."""
-        self._settle_deferred()
+    def _write(self, script, keys: list[str], args: list[Any], settled: bool = False):
+        """Run a writing script; with ``wait_replicas`` also WAIT for replicas before returning.
+        ``settled``: the caller has taken care of the request's deferred rate-limit hit."""
+        if not settled:
+            self._settle_deferred()
         if not self.wait_replicas and is_cluster(self.redis):
             return script(keys=keys, args=args)
         command = ("EVALSHA", script.sha, len(keys), *keys, *args)

@@ -72,6 +72,10 @@ def test_redis_counts(report):
         off = e["without_rate_limit"]
         assert 1 <= off["round_trips"] <= e["round_trips"]
     assert counts["gops_commit"]["requests"] == 26  # every commit of a whole game was counted
+    for label in ("gops_commit", "gops_reveal", "gofo_move"):
+        # on the worker that made or read the game's last change, and on one that did not
+        assert counts[label]["round_trips"] == 1, (label, counts[label])
+        assert counts[label]["without_latest_record"]["round_trips"] == 2, (label, counts[label])
     assert counts["bare_post"]["round_trips"] == 1 and counts["bare_post"]["commands"] == 3
     assert counts["bare_post"]["typical_client_commands"] == ["HINCRBY", "RPUSH", "EXPIRE"]
     assert counts["bare_get"]["round_trips"] == 1 and counts["bare_get"]["commands"] == 1
@@ -95,6 +99,7 @@ def test_engines(report):
 def test_targets_and_meta(report):
     assert {row["figure"] for row in report["targets"]} == {
         "moves_ratio_16", "reads_ratio_16", "cpu_ms_per_move", "round_trips_per_commit_reveal",
+        "round_trips_per_commit_reveal_without_latest_record",
         "memory_kib_per_finished_gops_game", "engine_gops_vs_openspiel"}
     assert all(isinstance(row["met"], bool) for row in report["targets"])
     assert report["meta"]["mode"] == "smoke" and report["meta"]["gunicorn"]["worker_class"]

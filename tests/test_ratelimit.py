@@ -403,13 +403,20 @@ def test_counters_stay_out_of_the_append_only_file(valkey_factory, tmp_path):
         assert response.status_code == 200
         assert response.headers["RateLimit-Remaining"] == str(50 - 2 - i)  # the create counted too
     assert client.get(MISSING).status_code == 404
+    # A move on the game this worker read last: its save's own script counts the hit, and what that
+    # script writes after the counters (the move) is on disk, the counters still are not.
+    token = created.get_json()["seat_tokens"][0]
+    moved = client.post(f"{game}/seats/0/commit", json={"round": 1, "commitment": "ab" * 32},
+                        headers={"Authorization": f"Bearer {token}"})
+    assert moved.status_code == 200 and moved.headers["RateLimit-Remaining"] == str(50 - 6)
     import redis
 
     direct = redis.Redis.from_url(server.url, decode_responses=True)
     counter = "aof:rl:{127.0.0.1}:req"
-    assert direct.get(counter) == "5" and 0 < direct.pttl(counter) <= 60_000
+    assert direct.get(counter) == "6" and 0 < direct.pttl(counter) <= 60_000
     aof = b"".join(path.read_bytes() for path in sorted(data_dir.rglob("*.aof")))
     assert created.get_json()["id"].encode() in aof  # the game is on disk: the file is the right one
+    assert ("ab" * 32).encode() in aof  # and so is the move
     assert b":rl:" not in aof
     direct.close()
     server.stop()

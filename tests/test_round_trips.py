@@ -2,11 +2,13 @@
 
 * **Round trips**, counted by bench's TCP proxy between the app and a real Valkey
   (``bench.redis_counts.CountingProxy``: one round trip each time the client starts sending after
-  it last received): a commit, a reveal and a Gofo move cost 2 (the HMGET that authorizes, with
-  the rate limiter's hit in the same pipeline; the save's EVALSHA), a view 1.  A game's final
-  move costs exactly one more, its log's LRANGE: the save archives the finished game
-  (service.archive), document and log in one compressed value.  A create costs 2: the limiter's
-  hit, then one script that stores the game and adds it to the active set.
+  it last received): a commit, a reveal and a Gofo move cost 1 on a worker that made or read the
+  game's last change (the save's EVALSHA, whose script counts the rate limiter's hit too, applied
+  to the record the worker kept: ``Store.latest``), else 2 (the HMGET that authorizes, with the
+  limiter's hit in the same pipeline; the save's EVALSHA), a view 1.  A game's final move costs
+  exactly one more, its log's LRANGE: the save archives the finished game (service.archive),
+  document and log in one compressed value.  A create costs 2: the limiter's hit, then one script
+  that stores the game and adds it to the active set.
 * **Serialization**: views are sent as the observers build them, not dumped through their
   marshmallow schemas (``common.dumped``).  Every view of real played games of both kinds
   (public, seat, every move's answer, over and under way, several Gops profiles, matches) is
@@ -34,18 +36,20 @@ def _port(url: str) -> int:
     return redis.Redis.from_url(url).connection_pool.connection_kwargs["port"]
 
 
-@pytest.fixture
-def counted(redis_url, redis_client):
-    """(counter, client): the referee with its rate limiter on, through a counting proxy."""
+@pytest.fixture(params=[256, 0], ids=["latest", "no-latest"])
+def counted(request, redis_url, redis_client):
+    """(counter, client, latest): the referee with its rate limiter on, through a counting proxy;
+    each worker keeps its games' latest records (``LATEST_RECORDS``) or not (0)."""
     direct = redis.Redis.from_url(redis_url)
     with CountingProxy(_port(redis_url)) as proxy:
         app = create_app({"REDIS_URL": proxy.url, "TESTING": True, "RATE_LIMIT_ENABLED": True,
-                          "RATE_LIMIT_PER_MINUTE": 10**9, "CREATE_LIMIT_PER_HOUR": 10**9})
+                          "RATE_LIMIT_PER_MINUTE": 10**9, "CREATE_LIMIT_PER_HOUR": 10**9,
+                          "LATEST_RECORDS": request.param})
         client = app.test_client()
         rng = random.Random(9)
         play_gops(client, rng, rounds=1)  # warm up: connections, script loading
         play_gofo_hand(client, open_gofo(client), rng)
-        yield Counter_(proxy, direct), client
+        yield Counter_(proxy, direct), client, request.param > 0
     direct.close()
 
 
@@ -60,8 +64,8 @@ def _final_move_apart(measure, moves: int = 2 * 13):
     return labelled
 
 
-def test_a_move_is_two_round_trips_with_the_rate_limiter(counted):
-    counter, client = counted
+def test_a_move_is_one_round_trip_on_the_latest_record_else_two(counted):
+    counter, client, latest = counted
     rng = random.Random(1)
     play_gops(client, rng, _final_move_apart(counter.measure))
     table = open_gofo(client, counter.measure)
@@ -69,13 +73,24 @@ def test_a_move_is_two_round_trips_with_the_rate_limiter(counted):
     summary = counter.summary()
     for label in ("gops_commit", "gops_reveal", "gofo_move"):
         entry = summary[label]
-        assert entry["round_trips_max"] == 2, (label, entry)
-        # The limiter's script and the HMGET go together; then the save.
-        assert entry["typical_client_commands"] == ["EVALSHA", "HMGET", "EVALSHA"], (label, entry)
-    # The move that ends the game reads the log once more, to archive it with the document.
+        if latest:
+            # The worker made or read the game's last change: the move is applied to that record
+            # and one script counts the limiter's hit and saves it if the version is still current.
+            assert entry["round_trips_max"] == 1, (label, entry)
+            assert entry["typical_client_commands"] == ["EVALSHA"], (label, entry)
+        else:
+            # The limiter's script and the HMGET go together; then the save.
+            assert entry["round_trips_max"] == 2, (label, entry)
+            assert entry["typical_client_commands"] == ["EVALSHA", "HMGET", "EVALSHA"], (label, entry)
+    # The move that ends the game reads the log once more, to archive it with the document (the
+    # limiter's hit rides with that read when no HMGET carried it).
     final = summary["gops_final_reveal"]
-    assert final["requests"] == 1 and final["round_trips_max"] == 3, final
-    assert final["typical_client_commands"] == ["EVALSHA", "HMGET", "LRANGE", "EVALSHA"], final
+    if latest:
+        assert final["requests"] == 1 and final["round_trips_max"] == 2, final
+        assert final["typical_client_commands"] == ["EVALSHA", "LRANGE", "EVALSHA"], final
+    else:
+        assert final["requests"] == 1 and final["round_trips_max"] == 3, final
+        assert final["typical_client_commands"] == ["EVALSHA", "HMGET", "LRANGE", "EVALSHA"], final
     for label in ("gops_public_view", "gops_seat_view", "gofo_seat_view"):
         assert summary[label]["round_trips_max"] == 1, (label, summary[label])
         assert summary[label]["typical_client_commands"] == ["EVALSHA", "HMGET"], (label, summary[label])
@@ -118,7 +133,7 @@ def test_a_create_joins_the_active_set_in_its_script_and_survives_a_broken_set(a
 def test_without_the_rate_limiter_a_move_is_the_load_and_the_save(redis_url, redis_client):
     direct = redis.Redis.from_url(redis_url)
     with CountingProxy(_port(redis_url)) as proxy:
-        client = create_app({"REDIS_URL": proxy.url, "TESTING": True}).test_client()
+        client = create_app({"REDIS_URL": proxy.url, "TESTING": True, "LATEST_RECORDS": 0}).test_client()
         rng = random.Random(2)
         play_gops(client, rng, rounds=1)
         counter = Counter_(proxy, direct)

@@ -13,7 +13,7 @@ from marshmallow import missing
 from webargs.flaskparser import FlaskParser
 
 from .. import auth
-from ..errors import Forbidden, StaleVersion, Unauthorized
+from ..errors import Forbidden, RefereeError, StaleVersion, Unauthorized
 from ..store import Change, Record, Store
 
 # Error statuses each kind of operation documents (names of flask-smorest's registered responses).
@@ -491,6 +491,12 @@ def shared_view(record: Record, key: Hashable, build: Callable[[], dict[str, Any
 Transition = Callable[[Record, str, float], "Change | None"]
 
 
+class _GuessFailed(Exception):
+    """A move tried on the worker's latest record of the game (:meth:`Store.latest`) was refused,
+    or changed nothing, there: that record may be stale, so the move is tried again on one read
+    from the store (never a RefereeError: nothing on the way treats it as the move's refusal)."""
+
+
 def act(kind: str, id: str, body: dict[str, Any], transition: Transition,
         respond: Callable[[Record], dict[str, Any]], may_act: Callable[[str, Record], None]) -> Response:
     """The one write path of every game: authorize, apply on the current state, store atomically.
@@ -502,32 +508,57 @@ def act(kind: str, id: str, body: dict[str, Any], transition: Transition,
     version the move was decided on.  With an ``Idempotency-Key`` header the
     move runs at most once per key and a retry gets the first answer back.
 
-    Redis: the record loaded to authorize is the one the first attempt applies to (one HMGET,
-    then the save's EVALSHA; the rate limiter's hit rides with the HMGET, service.ratelimit).
+    Redis, one round trip when this worker has the game's latest record (it saved or read the
+    game last: :meth:`Store.latest`): the move is applied to that record and the save's
+    compare-and-set, which carries the rate limiter's hit too, stores it only if it is still the
+    current version. Otherwise — no record kept, a stale one (the save answers with the current
+    record and the move is applied again to that), or a refusal or an exact repeat on it (tried
+    again on a read record, so that no answer is ever decided on a stale record) — two: the
+    HMGET the rate limiter's hit rides with (service.ratelimit), then the save's EVALSHA.
     Returns ``respond``'s view as a JSON response shaped by the operation's documented schema
     (:func:`view_response`), which flask-smorest passes on without dumping it again.
     """
     from . import idempotency
 
     presented = bearer_hash()
-    # Who may do this is settled before anything else (the idempotency record, the version):
-    # a caller without the right token learns nothing but 401/403.
-    first = store().load(kind, id)
-    may_act(identify(first.doc["auth"], presented), first)
     expected = body.get("version")
+    st = store()
+    guess = st.latest(kind, id)
 
     def guarded(record: Record) -> Change | None:
-        who = identify(record.doc["auth"], presented)
-        may_act(who, record)
-        if expected is not None and record.version != expected:
-            raise StaleVersion(
-                f"you acted on version {expected} but the current version is {record.version}",
-                current_version=record.version,
-            )
-        return transition(record, who, now())
+        try:
+            who = identify(record.doc["auth"], presented)
+            may_act(who, record)
+            if expected is not None and record.version != expected:
+                raise StaleVersion(
+                    f"you acted on version {expected} but the current version is {record.version}",
+                    current_version=record.version,
+                )
+            change = transition(record, who, now())
+        except RefereeError:
+            if record is guess:
+                raise _GuessFailed() from None
+            raise
+        if change is None and record is guess:
+            raise _GuessFailed()
+        return change
 
+    move = {"path": request.path, "body": body}
+    if guess is not None:
+        try:
+            # Who may do this is settled before anything else (the idempotency record, the
+            # version): a caller without the right token learns nothing but 401/403.
+            try:
+                may_act(identify(guess.doc["auth"], presented), guess)
+            except RefereeError:
+                raise _GuessFailed() from None
+            return view_response(idempotency.move(kind, id, presented, move, guarded, respond,
+                                                  pinned=expected is not None, first=guess))
+        except _GuessFailed:
+            st.drop_latest(kind, id)
+            guess = None
+    first = st.load(kind, id)
+    may_act(identify(first.doc["auth"], presented), first)
     # With an Idempotency-Key the answer is stored by the same atomic save as the move.
-    return view_response(idempotency.move(kind, id, presented, {"path": request.path, "body": body}, guarded,
-                                          respond, pinned=expected is not None, first=first))
-
-
+    return view_response(idempotency.move(kind, id, presented, move, guarded, respond,
+                                          pinned=expected is not None, first=first))
