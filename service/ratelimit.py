@@ -50,12 +50,15 @@ instead of 175–223 µs, and the round trip 172–196 µs instead of 450–610 
 **One round trip fewer** (issue 9): on a request that names a game or table in its path (every
 move and every view) the limiter's script is not sent on its own.  It is deferred
 (``Store.deferred``) and sent by the request's first store read, in one round trip with its HMGET
-(``Store.load``); if that hit is over a limit, the load raises and the answer is the same 429.
-Any other store operation (a write above all) sends the deferred hit first, alone, so nothing is
-written for a refused request; a request that ends without touching the store (a 422 from body
-validation) sends it at the end and, over the limit, is answered 429 instead.  Not on a Redis
-Cluster: the counter and the game live in different slots (shards), so there the hit goes alone,
-before the request, as everywhere else.
+(``Store.load``, or the LRANGE of a game's final move); if that hit is over a limit, the read
+raises and the answer is the same 429.  A move that reads nothing first (applied to the worker's
+latest record of its game: ``Store.latest``) sends it inside its save: the save's script runs the
+same Lua (``service.store.RATE_HIT``) before it writes anything, and stores nothing when the hit is
+over a limit — one round trip for the whole move.  Any other store operation (a write above all)
+sends the deferred hit first, alone, so nothing is written for a refused request; a request that
+ends without touching the store (a 422 from body validation) sends it at the end and, over the
+limit, is answered 429 instead.  Not on a Redis Cluster: the counter and the game live in
+different slots (shards), so there the hit goes alone, before the request, as everywhere else.
 """
 
 from __future__ import annotations

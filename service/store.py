@@ -24,6 +24,12 @@ the state, the transcript and the expiry change together or not at all.
 :meth:`Store.transact` wraps it in the load–apply–save loop the HTTP layer uses;
 a lost race is retried against the new state, so simultaneous moves by
 different seats all apply, in some order, each exactly once.
+
+A worker remembers the stored bytes of the games it last saved or read (:meth:`Store.latest`), so
+a move on such a game skips the read: it is applied to that record, and the save's compare-and-set
+is what tells whether the record was still current (if not, the save's reply carries the current
+record, and the move is applied again to it). One round trip per move on the worker that made or
+read the game's last change, two on any other.
 """
 
 from __future__ import annotations
