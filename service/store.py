@@ -602,7 +602,8 @@ class Store:
                 current = getattr(stale, "current", None)  # the save read it: no load to retry on
                 if pinned:  # re-run: the transition refuses with the current version
                     continue
-                time.sleep(min(0.001 * (attempt + 1), 0.02))
+                if current is None or attempt > 0:  # a first try on a kept, stale record: no race yet
+                    time.sleep(min(0.001 * (attempt + 1), 0.02))
         raise Busy(f"too many simultaneous changes to {kind} {id}; try again")
 
     def remember(self, scope: str, key_hash: str, value: str, ttl: int) -> str | None:
