@@ -189,6 +189,9 @@ class Record:
     #: key (the seat and whatever of the clock the view shows) -> (ETag tag, JSON body). None on a
     #: record that is not shared (a move's own, or any record with the read cache off).
     views: dict[Any, tuple[str, bytes]] | None = None
+    #: Made by :meth:`Store.save` (what it stored, as it stored it): the only records
+    #: :meth:`Store.keep` takes.
+    saved: bool = False
 
 
 @dataclass
@@ -260,9 +263,10 @@ class Store:
         self.read_cache_size = max(0, int(read_cache_size))
         self._read_cache: dict[bytes, Record] = {}
         self._read_cache_lock = threading.Lock()
-        # Store.latest: (kind, id) -> the newest record of the game this worker saved or read.
+        # Store.latest: (kind, id) -> [version, stored bytes, the record this worker saved there with
+        # its state object, handed to one move only (Store.keep), or None].
         self.latest_size = max(0, int(latest_size))
-        self._latest: dict[tuple[str, str], tuple[int, bytes]] = {}
+        self._latest: dict[tuple[str, str], list[Any]] = {}
 
     # ------------------------------------------------------------------ keys
 
@@ -413,21 +417,40 @@ class Store:
         it is only ever a guess: the save's compare-and-set on the version (:meth:`save`) refuses
         it when it is not current, and then hands back the current record in the same reply. A
         move must not take a refusal from it either (service.api.common.act tries once more on a
-        record it reads). What is kept are the stored bytes, so each call returns a record of its
-        own, parsed as :meth:`load` parses it: nothing one move does to it can reach another.
-        Bounded: the last ``latest_size`` games.
+        record it reads). Each call returns a record of its own, nothing one move does to it can
+        reach another: the record a move saved here with its state object (:meth:`keep`), to the
+        first caller only, and the state is that caller's to change; else one parsed from the
+        stored bytes, as :meth:`load` parses it (``state`` None). Bounded: the last
+        ``latest_size`` games.
         """
         if not self.latest_size:
             return None
-        kept = self._latest.get((kind, id))
-        if kept is None:
-            return None
-        return self._record(kind, id, *kept)
+        with self._read_cache_lock:
+            kept = self._latest.get((kind, id))
+            if kept is None:
+                return None
+            version, doc, owned = kept
+            kept[2] = None
+        if owned is not None:
+            return owned
+        return self._record(kind, id, version, doc)
+
+    def keep(self, record: Record) -> None:
+        """Leave ``record``, which :meth:`save` returned and whose state object nothing will read or
+        change any more (its answer is serialized), for the next move on the game here to apply to
+        in place (:meth:`latest`): no parse of the document and the state per move. Only while it is
+        still the version remembered as the game's latest."""
+        if not record.saved or record.state is None or record.archived is not None:
+            return
+        with self._read_cache_lock:
+            kept = self._latest.get((record.kind, record.id))
+            if kept is not None and kept[0] == record.version:
+                kept[2] = record
 
     def _note(self, kind: str, id: str, version: int, doc: bytes | None) -> None:
-        """Remember the stored bytes of the game at ``version`` as its latest here, unless newer ones
-        are remembered (a read that overtook a save); ``doc`` None (a finished game, which no move
-        changes) forgets the game."""
+        """Remember the stored bytes of the game at ``version`` as its latest here, unless these or
+        newer ones are remembered (a read that overtook a save); ``doc`` None (a finished game,
+        which no move changes) forgets the game."""
         if not self.latest_size:
             return
         key = (kind, id)
@@ -436,7 +459,7 @@ class Store:
             known = latest.pop(key, None)
             if doc is None:
                 return
-            latest[key] = known if known is not None and known[0] > version else (version, doc)
+            latest[key] = known if known is not None and known[0] >= version else [version, doc, None]
             while len(latest) > self.latest_size:
                 del latest[next(iter(latest))]
 
@@ -547,7 +570,7 @@ class Store:
         if change.finished and not inactive:
             self._track_active(record.kind, record.id, finished=True)
         saved = Record(record.kind, record.id, code, change.doc, kept if archived_from != "" else None,
-                       change.state)
+                       change.state, saved=True)
         self._note(record.kind, record.id, code, None if archived_from != "" else doc)
         return saved
 

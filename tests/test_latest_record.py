@@ -238,6 +238,12 @@ def test_each_move_gets_a_record_of_its_own(workers):
     assert first is not second and first.doc is not second.doc and first.doc == second.doc
     first.doc["state"]["game"]["hands"] = "trampled"
     assert a.store.latest("gops", game["id"]).doc == second.doc
+    # the state a move saved goes to the next move only, to change in place; any other gets a parse
+    assert _commit(a, game, 0, 5, "s0").status_code == 200
+    owned, other = a.store.latest("gops", game["id"]), a.store.latest("gops", game["id"])
+    assert owned.saved and owned.state is not None and owned.version == 2
+    assert not other.saved and other.state is None and other.doc == owned.doc
+    assert a.store.latest("gops", game["id"]).state is None
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
@@ -298,3 +304,58 @@ def test_whole_games_played_through_workers_at_random(workers, seed):
     transcript = any_worker().client.get(f"/v1/gofo/tables/{tid}/transcript").get_json()
     report = verify(transcript)
     assert report.ok, report.problems
+
+
+@pytest.mark.parametrize("create", [
+    {"profile": "classic", "match": {"format": "cumulative", "games": 2}},
+    {"profile": "standard", "options": {"players": 3, "resolution": "split", "ranks": 6}},
+    {"profile": "standard", "options": {"players": 3, "ranks": 8}, "match": {"format": "best_of", "games": 3}},
+], ids=["classic-match", "three-split", "three-best-of"])
+def test_a_state_applied_to_in_place_answers_as_one_parsed_from_the_store(workers, create):
+    """Moves on one worker apply to the state object the previous move saved (``Store.keep``); after
+    every move, the seat's view read through a worker that keeps nothing (parsed from the stored
+    bytes) is the move's answer, byte for byte."""
+    rng = random.Random(7)
+    a, fresh = workers(), workers(LATEST_RECORDS=0, READ_CACHE_SIZE=0)
+    created = a.client.post(GAMES, json=create)
+    assert created.status_code == 201, created.get_json()
+    game = created.get_json()
+    gid, tokens = game["id"], game["seat_tokens"]
+    kept = 0
+    for _ in range(400):
+        view = fresh.client.get(f"{GAMES}/{gid}").get_json()
+        if view["result"] is not None:  # the game, or the match, is over
+            break
+        moved = False
+        for seat in range(len(tokens)):
+            seat_view = fresh.client.get(f"{GAMES}/{gid}/seats/{seat}", headers=_auth(tokens[seat])).get_json()
+            for legal in seat_view["legal_actions"]:
+                if legal["type"] == "commit":
+                    card = rng.choice(legal["hand"])
+                    salt = secrets.token_hex(32)
+                    commitment = bid_commitment(seat_view["game_id"], legal["round"], seat, [card], salt)
+                    path, body = "commit", {"round": legal["round"], "commitment": commitment}
+                    _PENDING[(gid, seat)] = {"round": legal["round"], "cards": [card], "salt": salt}
+                elif legal["type"] == "reveal":
+                    path, body = "reveal", _PENDING.pop((gid, seat))
+                elif legal["type"] == "choose_prize":
+                    path, body = "choose", {"rank": rng.choice(legal["ranks"])}
+                else:
+                    continue
+                kept += a.store._latest.get(("gops", gid), [0, b"", None])[2] is not None
+                answer = a.client.post(f"{GAMES}/{gid}/seats/{seat}/{path}", json=body, headers=_auth(tokens[seat]))
+                assert answer.status_code == 200, answer.get_json()
+                again = fresh.client.get(f"{GAMES}/{gid}/seats/{seat}", headers=_auth(tokens[seat]))
+                assert again.get_data() == answer.get_data()
+                moved = True
+                break
+        if not moved:
+            break
+    final = fresh.client.get(f"{GAMES}/{gid}").get_json()
+    assert final["result"] is not None and final["phase"] == "over", final["phase"]
+    assert kept > 10  # most moves were applied to the kept state, not to a parse of it
+    report = verify(fresh.client.get(f"{GAMES}/{gid}/transcript").get_json())
+    assert report.ok, report.problems
+
+
+_PENDING: dict[tuple[str, int], dict] = {}

@@ -543,6 +543,19 @@ def act(kind: str, id: str, body: dict[str, Any], transition: Transition,
             raise _GuessFailed()
         return change
 
+    answered: list[Record] = []
+
+    def answer(record: Record) -> dict[str, Any]:
+        data = respond(record)
+        answered.append(record)
+        return data
+
+    def kept(response: Response) -> Response:
+        # The answer is serialized: the state the move saved is the next move's to apply to here.
+        if answered:
+            st.keep(answered[-1])
+        return response
+
     move = {"path": request.path, "body": body}
     if guess is not None:
         try:
@@ -552,13 +565,14 @@ def act(kind: str, id: str, body: dict[str, Any], transition: Transition,
                 may_act(identify(guess.doc["auth"], presented), guess)
             except RefereeError:
                 raise _GuessFailed() from None
-            return view_response(idempotency.move(kind, id, presented, move, guarded, respond,
-                                                  pinned=expected is not None, first=guess))
+            return kept(view_response(idempotency.move(kind, id, presented, move, guarded, answer,
+                                                       pinned=expected is not None, first=guess)))
         except _GuessFailed:
             st.drop_latest(kind, id)
             guess = None
+            answered.clear()
     first = st.load(kind, id)
     may_act(identify(first.doc["auth"], presented), first)
     # With an Idempotency-Key the answer is stored by the same atomic save as the move.
-    return view_response(idempotency.move(kind, id, presented, move, guarded, respond,
-                                          pinned=expected is not None, first=first))
+    return kept(view_response(idempotency.move(kind, id, presented, move, guarded, answer,
+                                               pinned=expected is not None, first=first)))

@@ -88,7 +88,10 @@ def _act(game_id: str, body: dict[str, Any], move: str, seat: int | None = None,
             raise Forbidden(f"seat {who[5:]} is out of the game: its token can no longer act", code="seat_out")
 
     def transition(record: Record, who: str, at: float) -> Change | None:
-        applied = referee.apply(record.doc, record.version, who, at, move, seat, body)
+        # A record a move gets (never a shared one) holds a state object only when it is the
+        # move's own to change (Store.latest): applied to in place, not parsed again.
+        applied = referee.apply(record.doc, record.version, who, at, move, seat, body,
+                                None if record.shared else record.state)
         return None if applied is None else Change(applied.doc, applied.entries, applied.finished, applied.state)
 
     return common.act(KIND, game_id, body, transition, lambda record: _view(record, seat), may_act)

@@ -90,9 +90,14 @@ MOVES = {
 
 
 def apply(doc: dict[str, Any], version: int, who: str, at: float, move: str, seat: int | None,
-          body: dict[str, Any]) -> Applied | None:
-    """Apply one move to the record at ``version``; ``None`` for an exact repeat (nothing changes)."""
-    state = load(doc)
+          body: dict[str, Any], state: Gops | None = None) -> Applied | None:
+    """Apply one move to the record at ``version``; ``None`` for an exact repeat (nothing changes).
+
+    ``state``: the document's state object when the caller has one that is its own to change (a
+    refused move leaves it as it was; an applied one changes it in place: it is then
+    :attr:`Applied.state`); else it is parsed from ``doc``."""
+    if state is None:
+        state = load(doc)
     action = MOVES[move](state, seat, body)
     game, round_ = state.game.number, state.game.round
     if not state.apply(action, at):
