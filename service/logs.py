@@ -18,24 +18,26 @@ import json
 import logging
 import re
 import sys
+import os
 import time
-import uuid
 
 import orjson
 from flask import Flask, g, has_request_context, request
 
 HEADER = "X-Request-Id"
+_ENVIRON_KEY = "HTTP_X_REQUEST_ID"  # how WSGI names it (PEP 3333)
 _SANE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:=+/-]{0,127}")
 access_log = logging.getLogger("service.access")
 
 
 def request_id() -> str:
-    """This request's id (kept from a sane ``X-Request-Id`` header, else generated), once per request."""
+    """This request's id (kept from a sane ``X-Request-Id`` header, else generated: 32 random hex
+    digits), once per request."""
     ctx_g = g._get_current_object()  # one context lookup, not three
     rid = ctx_g.get("request_id")
     if rid is None:
-        incoming = request.headers.get(HEADER, "")
-        rid = incoming if _SANE_ID.fullmatch(incoming) else uuid.uuid4().hex
+        incoming = request.environ.get(_ENVIRON_KEY)  # the header as the server passed it
+        rid = incoming if incoming and _SANE_ID.fullmatch(incoming) else os.urandom(16).hex()
         ctx_g.request_id = rid
     return rid
 
@@ -90,7 +92,7 @@ def init_app(app: Flask, on_response=None) -> None:
     @app.after_request
     def _finish(response):
         rid = request_id()
-        response.headers[HEADER] = rid
+        response.headers.add(HEADER, rid)  # nothing else sets it: appended, no search for it first
         req = request._get_current_object()
         started = g.get("request_started")
         seconds = time.perf_counter() - started if started is not None else 0.0

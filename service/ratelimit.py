@@ -334,10 +334,11 @@ def _become(response: Response, refusal: Response) -> None:
 
 def _add_headers(response: Response) -> Response:
     usage: Usage | None = g.get("referee_rate_limit")
-    if usage is not None:
-        response.headers["RateLimit-Limit"] = str(usage.limit.limit)
-        response.headers["RateLimit-Remaining"] = str(usage.remaining)
-        response.headers["RateLimit-Reset"] = str(usage.reset)
+    if usage is not None:  # set once, here only: appended, no search for each first
+        headers = response.headers
+        headers.add("RateLimit-Limit", str(usage.limit.limit))
+        headers.add("RateLimit-Remaining", str(usage.remaining))
+        headers.add("RateLimit-Reset", str(usage.reset))
     return response
 
 

@@ -122,7 +122,7 @@ def bearer_hash() -> str | None:
     Tokens are accepted only there (never in a query string or body), so they
     do not end up in access logs or browser history.
     """
-    header = request.headers.get("Authorization", "")
+    header = request.environ.get("HTTP_AUTHORIZATION", "")  # the header, as the server passed it
     scheme, _, token = header.partition(" ")
     if scheme.lower() != "bearer" or not token.strip():
         return None
