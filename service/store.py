@@ -34,6 +34,7 @@ read the game's last change, two on any other.
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import threading
 import time
@@ -102,29 +103,33 @@ end
 """
 
 # KEYS: the game, its log, [the answer's key when ARGV[5] is not empty], [the active set when
-# ARGV[7] is not empty], [ARGV[9] rate-limit counters].  ARGV: 1 version, 2 doc, 3 ttl, 4 channel,
-# 5 answer, 6 its ttl, 7 the game's member of the active set to remove (a finishing change; one
-# server only: on a cluster that set is in another slot), 8 '' or, when ARGV[2] is an archive of
-# the document and the whole log, the length of the log it was made from (checked, then the log is
-# deleted), 9 the number of rate-limit counters (the request's deferred hit, counted here first:
-# service.ratelimit; 0 when it was sent before), 10... each counter's limit and window, then the
-# log entries.  Returns {code, extra, hit[, doc]}: code the new version and extra 1 / 0 / -1 when
-# it removed the game from the active set / did not / could not (-9: not asked); -1 no game;
-# -2 another change came first (extra the current version, doc the current document; extra 0 when
-# the log was not the one archived); -3 answered (extra the stored answer); -4 over a rate limit
-# (nothing stored).  hit: the counters' replies ({} when there were none), or the error that
-# kept them from being counted (a string: the limiter fails open).
+# ARGV[7] is not empty], [ARGV[10] rate-limit counters].  ARGV: 1 version, 2 doc, 3 ttl,
+# 4 channel, 5 answer, 6 its ttl, 7 the game's member of the active set to remove (a finishing
+# change; one server only: on a cluster that set is in another slot), 8 '' or, when ARGV[2] is an
+# archive of the document and the whole log, the length of the log it was made from (checked, then
+# the log is deleted), 9 '' or the SHA-1 (hex) of the document bytes the change was made on (a
+# worker's kept record, Store.latest: checked as well as the version, since after Redis lost
+# acknowledged writes a version number may come back with other content), 10 the number of
+# rate-limit counters (the request's deferred hit, counted here first: service.ratelimit; 0 when
+# it was sent before), 11... each counter's limit and window, then the log entries.
+# Returns {code, extra, hit[, doc]}: code the new version and extra 1 / 0 / -1 when it removed the
+# game from the active set / did not / could not (-9: not asked); -1 no game; -2 another change
+# came first, or the stored document is not the one the change was made on (extra the current
+# version, doc the current document; extra 0 when the log was not the one archived); -3 answered
+# (extra the stored answer); -4 over a rate limit (nothing stored).  hit: the counters' replies
+# ({} when there were none), or the error that kept them from being counted (a string: the
+# limiter fails open).
 _SAVE = RATE_HIT + """
 local n = 3
 local answer, active = nil, nil
 if ARGV[5] ~= '' then answer = KEYS[n]; n = n + 1 end
 if ARGV[7] ~= '' then active = KEYS[n]; n = n + 1 end
-local counters = tonumber(ARGV[9])
+local counters = tonumber(ARGV[10])
 local hit = {}
 if counters > 0 then
-  local ok, out, over = pcall(rate_hit, KEYS, n, counters, ARGV, 10)
+  local ok, out, over = pcall(rate_hit, KEYS, n, counters, ARGV, 11)
   if not ok then
-    redis.set_repl(redis.REPL_ALL)
+    pcall(redis.set_repl, redis.REPL_ALL)
     if type(out) == 'table' and out.err then hit = out.err else hit = tostring(out) end
   else
     hit = out
@@ -138,6 +143,10 @@ end
 local current = redis.call('HGET', KEYS[1], 'version')
 if not current then return {-1, 0, hit} end
 if current ~= ARGV[1] then return {-2, tonumber(current), hit, redis.call('HGET', KEYS[1], 'doc')} end
+if ARGV[9] ~= '' then
+  local stored = redis.call('HGET', KEYS[1], 'doc')
+  if not stored or redis.sha1hex(stored) ~= ARGV[9] then return {-2, tonumber(current), hit, stored} end
+end
 local archived = ARGV[8] ~= ''
 if archived and redis.call('LLEN', KEYS[2]) ~= tonumber(ARGV[8]) then return {-2, 0, hit} end
 local version = tonumber(current) + 1
@@ -146,7 +155,7 @@ redis.call('EXPIRE', KEYS[1], ARGV[3])
 if archived then
   redis.call('DEL', KEYS[2])
 else
-  for i = 10 + 2 * counters, #ARGV do redis.call('RPUSH', KEYS[2], ARGV[i]) end
+  for i = 11 + 2 * counters, #ARGV do redis.call('RPUSH', KEYS[2], ARGV[i]) end
   redis.call('EXPIRE', KEYS[2], ARGV[3])
 end
 if answer then redis.call('SET', answer, ARGV[5], 'EX', ARGV[6]) end
@@ -192,6 +201,10 @@ class Record:
     #: Made by :meth:`Store.save` (what it stored, as it stored it): the only records
     #: :meth:`Store.keep` takes.
     saved: bool = False
+    #: The SHA-1 (hex) of the stored bytes this record was made from, when it is a worker's kept
+    #: guess (:meth:`Store.latest`): a save on it checks the stored document is still those bytes,
+    #: not only that the version number is still the same.
+    fingerprint: str | None = None
 
 
 @dataclass
@@ -415,7 +428,9 @@ class Store:
 
         It may be stale (another worker, or another request here, has changed the game since), so
         it is only ever a guess: the save's compare-and-set on the version (:meth:`save`) refuses
-        it when it is not current, and then hands back the current record in the same reply. A
+        it when it is not current — the version, and the stored bytes too (:attr:`Record.fingerprint`:
+        after a failover that lost acknowledged writes a version number may come back with other
+        content) — and then hands back the current record in the same reply. A
         move must not take a refusal from it either (service.api.common.act tries once more on a
         record it reads). Each call returns a record of its own, nothing one move does to it can
         reach another: the record a move saved here with its state object (:meth:`keep`), to the
@@ -431,9 +446,9 @@ class Store:
                 return None
             version, doc, owned = kept
             kept[2] = None
-        if owned is not None:
-            return owned
-        return self._record(kind, id, version, doc)
+        record = owned if owned is not None else self._record(kind, id, version, doc)
+        record.fingerprint = hashlib.sha1(doc).hexdigest()
+        return record
 
     def keep(self, record: Record) -> None:
         """Leave ``record``, which :meth:`save` returned and whose state object nothing will read or
@@ -448,9 +463,11 @@ class Store:
                 kept[2] = record
 
     def _note(self, kind: str, id: str, version: int, doc: bytes | None) -> None:
-        """Remember the stored bytes of the game at ``version`` as its latest here, unless these or
-        newer ones are remembered (a read that overtook a save); ``doc`` None (a finished game,
-        which no move changes) forgets the game."""
+        """Remember the stored bytes of the game at ``version`` as its latest here, unless newer ones
+        (a read that overtook a save) or these very bytes are remembered; the same version with
+        other bytes replaces them (Redis lost acknowledged writes and the version number came back
+        with other content). ``doc`` None (a finished game, which no move changes) forgets the
+        game."""
         if not self.latest_size:
             return
         key = (kind, id)
@@ -459,7 +476,8 @@ class Store:
             known = latest.pop(key, None)
             if doc is None:
                 return
-            latest[key] = known if known is not None and known[0] >= version else [version, doc, None]
+            kept = known is not None and (known[0] > version or (known[0] == version and known[1] == doc))
+            latest[key] = known if kept else [version, doc, None]
             while len(latest) > self.latest_size:
                 del latest[next(iter(latest))]
 
@@ -540,6 +558,7 @@ class Store:
                 *answered,
                 record.id if inactive else "",
                 archived_from,
+                record.fingerprint or "",
                 *counted,
                 *entries,
             ],
@@ -620,9 +639,9 @@ class Store:
             try:
                 return self.save(record, change, answer), True
             except StaleVersion as stale:
-                if expected_version is not None:
-                    raise
                 current = getattr(stale, "current", None)  # the save read it: no load to retry on
+                if expected_version is not None and (current is None or current.version != expected_version):
+                    raise  # (the same version: the record was a kept guess with other content)
                 if pinned:  # re-run: the transition refuses with the current version
                     continue
                 if current is None or attempt > 0:  # a first try on a kept, stale record: no race yet

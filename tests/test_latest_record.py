@@ -176,6 +176,35 @@ def test_a_pinned_version_is_checked_against_the_current_record(workers):
     assert _version(a, game) == 3
 
 
+def test_a_version_that_came_back_with_other_content_is_not_taken_for_the_kept_one(workers, redis_client):
+    """Redis may lose acknowledged writes (``appendfsync everysec`` and a crash, a failover without
+    WAIT): a game's version number then comes back, and another worker's move makes it again with
+    other content. A worker that kept its own record of that version must not save a move made on
+    it: the save checks the stored bytes, not only the version number."""
+    a, b = workers(), workers()
+    game = _new_game(a)
+    keys = [a.store.key("gops", game["id"]), a.store.log_key("gops", game["id"])]
+    lost = {key: (redis_client.dump(key), redis_client.pttl(key)) for key in keys}
+    assert _commit(a, game, 0, 5, "s0").status_code == 200  # version 2 on a, which keeps it
+    for key, (dumped, ttl) in lost.items():  # ... and Redis comes back without it
+        redis_client.restore(key, ttl, dumped, replace=True)
+    assert _commit(b, game, 1, 9, "s1").status_code == 200  # version 2 again: seat 1 committed, seat 0 not
+    stored = {key: redis_client.dump(key) for key in keys}
+    assert a.store.latest("gops", game["id"]).version == 2  # a still has its own version 2 ...
+    response = a.counted("commit", lambda: _commit(a, game, 1, 3, "other"))  # ... where seat 1 has not committed
+    # applied again to the stored version 2, where seat 1 has committed already: refused, nothing stored
+    assert response.status_code == 409, response.get_json()
+    assert response.get_json()["code"] == "already_committed", response.get_json()
+    assert a.trips("commit") == (1, ["EVALSHA"])  # the save read the stored version 2 back
+    assert {key: redis_client.dump(key) for key in keys} == stored
+    # a now has the stored version 2, and the game goes on from there: seat 0's commitment was lost with
+    # the write, and seat 0 commits again
+    assert a.store.latest("gops", game["id"]).doc == b.store.latest("gops", game["id"]).doc
+    response = _commit(a, game, 0, 5, "s0")
+    assert response.status_code == 200 and response.get_json()["version"] == 3
+    assert response.get_json()["phase"] == "reveal"
+
+
 def test_over_the_limit_on_the_latest_record_nothing_is_stored(workers):
     a = workers(RATE_LIMIT_PER_MINUTE=3, CREATE_LIMIT_PER_HOUR=0)
     game = _new_game(a)  # the 1st request

@@ -49,6 +49,31 @@ def test_transact_retries_a_lost_race_and_refuses_a_stale_expectation(store):
     assert store.transact("gops", "g2", lambda r: None) == (store.load("gops", "g2"), False)
 
 
+def test_a_kept_record_is_checked_by_its_bytes_not_only_its_version(store, redis_client):
+    """After Redis lost acknowledged writes, a version number may come back with other content: a
+    change made on the worker's kept record of that version (Store.latest) is not saved; the
+    transaction goes on with the stored record, a pinned version included (it is the same one)."""
+    record = store.create("gops", "g4", {"n": 0}, [])
+    store.save(record, Change({"n": 1}, []))  # version 2, kept here as the latest
+    redis_client.hset(store.key("gops", "g4"), "doc", b'{"n":5}')  # version 2 again, other content
+    kept = store.latest("gops", "g4")
+    assert kept.version == 2 and kept.doc == {"n": 1} and kept.fingerprint
+    with pytest.raises(StaleVersion) as refused:
+        store.save(kept, Change({"n": 2}, []))
+    assert refused.value.current.version == 2 and refused.value.current.doc == {"n": 5}
+    assert store.load("gops", "g4").doc == {"n": 5}
+    assert store.latest("gops", "g4").doc == {"n": 5}  # the stored bytes replaced the kept ones
+    redis_client.hset(store.key("gops", "g4"), "doc", b'{"n":7}')
+    seen = []
+
+    def bump(record):
+        seen.append(record.doc["n"])
+        return Change({"n": record.doc["n"] + 1}, [])
+
+    record, changed = store.transact("gops", "g4", bump, expected_version=2, first=store.latest("gops", "g4"))
+    assert changed and seen == [5, 7] and record.version == 3 and store.load("gops", "g4").doc == {"n": 8}
+
+
 def test_expiry_idle_and_finished(store, redis_client):
     record = store.create("gops", "g3", {}, [{"v": 1}])
     assert 990 < redis_client.ttl(store.key("gops", "g3")) <= 1000
