@@ -462,12 +462,13 @@ class Store:
             if kept is not None and kept[0] == record.version:
                 kept[2] = record
 
-    def _note(self, kind: str, id: str, version: int, doc: bytes | None) -> None:
+    def _note(self, kind: str, id: str, version: int, doc: bytes | None, current: bool = False) -> None:
         """Remember the stored bytes of the game at ``version`` as its latest here, unless newer ones
         (a read that overtook a save) or these very bytes are remembered; the same version with
         other bytes replaces them (Redis lost acknowledged writes and the version number came back
-        with other content). ``doc`` None (a finished game, which no move changes) forgets the
-        game."""
+        with other content). ``current``: the bytes are known to be the game's as it is now (a
+        save's script read them), and replace whatever is remembered. ``doc`` None (a finished
+        game, which no move changes) forgets the game."""
         if not self.latest_size:
             return
         key = (kind, id)
@@ -476,7 +477,8 @@ class Store:
             known = latest.pop(key, None)
             if doc is None:
                 return
-            kept = known is not None and (known[0] > version or (known[0] == version and known[1] == doc))
+            kept = known is not None and not current and (
+                known[0] > version or (known[0] == version and known[1] == doc))
             latest[key] = known if kept else [version, doc, None]
             while len(latest) > self.latest_size:
                 del latest[next(iter(latest))]
@@ -579,7 +581,10 @@ class Store:
             stale = StaleVersion(f"version {record.version} is no longer current")
             if len(reply) > 3 and reply[3] is not None and int(extra) > 0:
                 stale.current = self._record(record.kind, record.id, int(extra), reply[3])
-                self._note(record.kind, record.id, int(extra), None if stale.current.archived is not None else reply[3])
+                # what the save read back is the game as it is, even at a lower version than the one
+                # kept here (Redis lost acknowledged writes): it replaces whatever is kept
+                self._note(record.kind, record.id, int(extra), None if stale.current.archived is not None else reply[3],
+                           current=True)
             raise stale
         removed = int(extra)
         if removed == 1:

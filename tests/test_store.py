@@ -72,6 +72,14 @@ def test_a_kept_record_is_checked_by_its_bytes_not_only_its_version(store, redis
 
     record, changed = store.transact("gops", "g4", bump, expected_version=2, first=store.latest("gops", "g4"))
     assert changed and seen == [5, 7] and record.version == 3 and store.load("gops", "g4").doc == {"n": 8}
+    # and back to a lower version: what the save read back replaces the newer record kept here
+    lost = redis_client.dump(store.key("gops", "g4"))
+    store.save(store.latest("gops", "g4"), Change({"n": 9}, []))  # version 4, kept here
+    redis_client.restore(store.key("gops", "g4"), 0, lost, replace=True)  # version 3 again
+    with pytest.raises(StaleVersion) as refused:
+        store.save(store.latest("gops", "g4"), Change({"n": 10}, []))
+    assert refused.value.current.version == 3
+    assert store.latest("gops", "g4").version == 3 and store.latest("gops", "g4").doc == {"n": 8}
 
 
 def test_expiry_idle_and_finished(store, redis_client):
