@@ -12,6 +12,7 @@ GUNICORN_WORKER_CLASS  gunicorn worker class      service.serving.Worker (gevent
 GUNICORN_WORKER_CONNECTIONS  connections per worker  1000
 GUNICORN_THREADS       threads per worker (gthread only)  4
 GUNICORN_TIMEOUT       worker timeout (s)         30
+GUNICORN_REUSE_PORT    a socket per worker (0: one shared)  1
 GUNICORN_LOGLEVEL      error-log level            info
 GUNICORN_ACCESSLOG     gunicorn's own access log ("-" stdout)    off (the app logs each request)
 FORWARDED_ALLOW_IPS    proxies trusted for X-Forwarded-*         127.0.0.1,::1
@@ -57,6 +58,10 @@ worker_connections = _int("GUNICORN_WORKER_CONNECTIONS", 1000)  # open connectio
 
 timeout = _int("GUNICORN_TIMEOUT", 30)  # a worker that stops answering its heartbeat is restarted
 graceful_timeout = _int("GUNICORN_GRACEFUL_TIMEOUT", 20)
+# Each worker listens on a socket of its own (SO_REUSEPORT): the kernel spreads connections over
+# the workers, where a shared socket lets one worker take a whole burst (service.serving.
+# settle_reuse_port, which also turns it off for Unix sockets and systemd's sockets).
+reuse_port = os.environ.get("GUNICORN_REUSE_PORT", "1") != "0"
 # gevent: a request's headers must arrive within this many seconds, and an idle keep-alive
 # connection is closed after it (bodies: REFEREE_BODY_TIMEOUT, service/serving.py).
 keepalive = _int("GUNICORN_KEEPALIVE", 5)
@@ -102,7 +107,11 @@ logconfig_dict = {
 
 
 def on_starting(server):
-    """Before any worker: an empty metrics directory shared by this server's workers only."""
+    """Before any worker: the listening plan (service.serving.settle_reuse_port), and an empty
+    metrics directory shared by this server's workers only."""
+    from service.serving import settle_reuse_port
+
+    settle_reuse_port(server)
     path = os.environ.get("PROMETHEUS_MULTIPROC_DIR")
     if path:
         os.makedirs(path, exist_ok=True)

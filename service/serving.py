@@ -196,3 +196,53 @@ class Logger(GunicornLogger):
     def access(self, resp, req, environ, request_time) -> None:
         if self.cfg.accesslog:
             super().access(resp, req, environ, request_time)
+
+
+# ------------------------------------------------------- one listening socket per worker
+
+def settle_reuse_port(arbiter) -> None:
+    """gunicorn's ``on_starting`` hook (deploy/gunicorn.conf.py): ready ``reuse_port`` or turn it off.
+
+    With ``reuse_port`` (the default here) the arbiter binds nothing and each worker binds its own
+    ``SO_REUSEPORT`` socket, so the kernel spreads new connections over the workers by their
+    addresses.  With one socket shared by every worker, a burst of connections (a load balancer
+    opening its pool, 16 phones at once) is mostly accepted by whichever worker wakes first: on
+    2 cores, all 16 by one worker in 8 bursts of 12, and that worker's core is the server's whole
+    capacity (bench/README.md "Pass 10").
+
+    Off where a socket of its own per worker cannot work: a Unix socket, sockets handed over by
+    systemd (``LISTEN_FDS``), a re-executed master (``GUNICORN_FD``).  And since the workers bind
+    only after the arbiter has started, an address already in use is checked here, so gunicorn
+    stops with an error (exit 1) instead of restarting workers that cannot bind.  A plain bind
+    (no ``SO_REUSEPORT``) is refused by any listener there, another gunicorn with ``reuse_port``
+    included: two servers on one port would otherwise share its connections silently."""
+    import errno
+    import socket
+    import time
+
+    cfg = arbiter.cfg
+    if not cfg.reuse_port or not hasattr(socket, "SO_REUSEPORT"):
+        return
+    addresses = list(cfg.address)
+    if (os.environ.get("LISTEN_FDS") or "GUNICORN_FD" in os.environ
+            or any(not isinstance(address, tuple) for address in addresses)):
+        cfg.set("reuse_port", False)
+        arbiter.log.info("reuse_port off: the workers share the arbiter's listening sockets")
+        return
+    for address in addresses:
+        family = socket.AF_INET6 if ":" in str(address[0]) else socket.AF_INET
+        for attempt in range(5):  # as gunicorn's own bind: 5 tries, a second apart
+            probe = socket.socket(family, socket.SOCK_STREAM)
+            try:
+                probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+                probe.bind(address)
+                break
+            except OSError as exc:
+                if exc.errno != errno.EADDRINUSE:
+                    raise RuntimeError(f"cannot listen on {address[0]}:{address[1]}: {exc.strerror}") from None
+                if attempt == 4:
+                    raise RuntimeError(f"{address[0]}:{address[1]} is already in use") from None
+                arbiter.log.error("%s:%s is in use, retrying in 1 second", address[0], address[1])
+            finally:
+                probe.close()
+            time.sleep(1.0)

@@ -1,0 +1,167 @@
+"""How gunicorn listens (deploy/gunicorn.conf.py, service.serving.settle_reuse_port).
+
+Each worker has a listening socket of its own (``SO_REUSEPORT``), so the kernel spreads a burst
+of connections over the workers; with one socket shared by every worker, whichever worker woke
+first took most bursts whole (measured: all 16 connections by one worker in 8 bursts of 12, on
+2 cores), and the server ran on one core.  An address already in use stops gunicorn with an
+error, another gunicorn with ``reuse_port`` included; a Unix socket is still served (shared).
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import requests
+
+from conftest import REPO_ROOT, _free_port, start_gunicorn, stop_process
+
+pytestmark = pytest.mark.slow
+
+
+def _tcp_sockets(port: int) -> dict[int, str]:
+    """Socket inode -> state ("listen" or "established") of the TCP sockets on local ``port``."""
+    found: dict[int, str] = {}
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            lines = Path(table).read_text().splitlines()[1:]
+        except FileNotFoundError:
+            continue
+        for line in lines:
+            fields = line.split()
+            local, state, inode = fields[1], fields[3], int(fields[9])
+            if int(local.rsplit(":", 1)[1], 16) == port and state in ("0A", "01"):
+                found[inode] = "listen" if state == "0A" else "established"
+    return found
+
+
+def _owners(inodes: set[int]) -> dict[int, set[int]]:
+    """pid -> the inodes of ``inodes`` its file descriptors hold."""
+    owners: dict[int, set[int]] = {}
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            fds = os.listdir(f"/proc/{pid}/fd")
+        except OSError:
+            continue
+        for fd in fds:
+            try:
+                target = os.readlink(f"/proc/{pid}/fd/{fd}")
+            except OSError:
+                continue
+            if target.startswith("socket:["):
+                inode = int(target[8:-1])
+                if inode in inodes:
+                    owners.setdefault(int(pid), set()).add(inode)
+    return owners
+
+
+def _children(pid: int) -> set[int]:
+    return {int(p) for p in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()}
+
+
+@pytest.fixture
+def two_workers(redis_server, tmp_path):
+    proc, base = start_gunicorn(redis_server.url, tmp_path / "gunicorn.log", workers=2)
+    try:
+        yield proc, base
+    finally:
+        stop_process(proc)
+
+
+def test_each_worker_listens_on_a_socket_of_its_own(two_workers):
+    proc, base = two_workers
+    port = int(base.rsplit(":", 1)[1])
+    listening = {inode for inode, state in _tcp_sockets(port).items() if state == "listen"}
+    owners = _owners(listening)
+    workers = _children(proc.pid)
+    assert len(workers) == 2
+    assert proc.pid not in owners, "the arbiter listens: the workers would share its socket"
+    assert set(owners) == workers
+    assert len(listening) == 2 and owners[min(workers)].isdisjoint(owners[max(workers)])
+
+
+def test_a_burst_of_connections_is_spread_over_the_workers(two_workers):
+    """32 connections opened at once, each kept open after one request, three times: every
+    time, each worker holds at least 4 of them (by the kernel's hash, one worker gets fewer than
+    4 of 32 once in ~400,000 bursts; with one shared socket, most bursts went to one worker)."""
+    proc, base = two_workers
+    port = int(base.rsplit(":", 1)[1])
+    workers = _children(proc.pid)
+    for burst in range(3):
+        conns = [socket.create_connection(("127.0.0.1", port), timeout=10) for _ in range(32)]
+        try:
+            for c in conns:
+                c.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+            for c in conns:  # answered, so accepted; still open (keep-alive)
+                assert c.recv(4096).startswith(b"HTTP/1.1 200")
+            ours = {c.getsockname()[1] for c in conns}
+            established = {inode for inode, state in _tcp_sockets(port).items() if state == "established"}
+            held = {pid: len(inodes) for pid, inodes in _owners(established).items() if pid in workers}
+            assert sum(held.values()) >= len(ours)
+            assert len(held) == 2 and min(held.values()) >= 4, f"burst {burst}: connections per worker {held}"
+        finally:
+            for c in conns:
+                c.close()
+
+
+def _gunicorn(port: int, redis_url: str, *extra: str) -> subprocess.Popen:
+    env = dict(os.environ, REDIS_URL=redis_url, HOST="127.0.0.1", PORT=str(port), WEB_CONCURRENCY="2")
+    return subprocess.Popen([sys.executable, "-m", "gunicorn", "-c", "deploy/gunicorn.conf.py", *extra,
+                             "service.wsgi:app"], cwd=REPO_ROOT, env=env, stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+
+
+def test_an_address_in_use_stops_gunicorn_with_an_error(redis_server):
+    holder = socket.socket()
+    holder.bind(("127.0.0.1", 0))
+    holder.listen()
+    port = holder.getsockname()[1]
+    try:
+        proc = _gunicorn(port, redis_server.url)
+        out, _ = proc.communicate(timeout=60)
+    finally:
+        holder.close()
+    assert proc.returncode == 1
+    assert f"127.0.0.1:{port} is already in use" in out
+    assert "Booting worker" not in out
+
+
+def test_a_second_server_does_not_share_the_port_of_the_first(two_workers, redis_server):
+    """The first's workers listen with SO_REUSEPORT; a second gunicorn with it too could bind
+    beside them and take half their connections. It stops instead, and the first serves on."""
+    proc, base = two_workers
+    port = int(base.rsplit(":", 1)[1])
+    second = _gunicorn(port, redis_server.url)
+    out, _ = second.communicate(timeout=60)
+    assert second.returncode == 1 and "is already in use" in out
+    assert requests.get(f"{base}/healthz", timeout=10).status_code == 200
+
+
+def test_a_unix_socket_is_served_by_its_workers_sharing_it(redis_server, tmp_path):
+    path = tmp_path / "referee.sock"
+    proc = _gunicorn(_free_port(), redis_server.url, "--bind", f"unix:{path}")
+    try:
+        deadline = time.monotonic() + 60
+        answer = b""
+        while time.monotonic() < deadline and proc.poll() is None:
+            if path.exists():
+                try:
+                    with socket.socket(socket.AF_UNIX) as s:
+                        s.settimeout(10)
+                        s.connect(str(path))
+                        s.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+                        answer = s.recv(4096)
+                        break
+                except OSError:
+                    pass
+            time.sleep(0.1)
+        assert answer.startswith(b"HTTP/1.1 200"), answer
+    finally:
+        proc.terminate()
+        out, _ = proc.communicate(timeout=60)
+    assert "reuse_port off" in out
