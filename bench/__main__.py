@@ -153,11 +153,14 @@ def http_section(cfg: dict, ref: servers.Gunicorn, bare: servers.Gunicorn, targe
             for name, (ref_load, bare_load, labels, secs) in pairs.items():
                 for side, server, load in (("referee", ref, ref_load), ("bare", bare, bare_load)):
                     seed += 1
-                    c0 = server.cpu_seconds()
+                    c0, b0 = server.worker_cpu_seconds(), servers.machine_busy()
                     stats, elapsed = http.run_phase(server.port, conns, load, secs, seed=seed)
-                    cpu = server.cpu_seconds() - c0
+                    c1, b1 = server.worker_cpu_seconds(), servers.machine_busy()
+                    cpu = sum(c1.values()) - sum(c0.values())
                     slot = raw.setdefault(name, {}).setdefault(conns, {}).setdefault(side, [])
                     slot.append({"units": stats.units, "elapsed": elapsed, "cpu": cpu, "errors": stats.errors,
+                                 "workers": servers.worker_shares(c0, c1, elapsed),
+                                 "busy": servers.busy_share(b0, b1),
                                  "latencies": {l: stats.latencies.get(l, []) for l in labels},
                                  "games": stats.games, "hands": stats.hands})
                     print(f"  round {rnd + 1} {name:<16} {conns:>2} conns {side:<7} {stats.units / elapsed:8.1f} units/s"
@@ -184,6 +187,10 @@ def http_section(cfg: dict, ref: servers.Gunicorn, bare: servers.Gunicorn, targe
                     "cpu_ms_per_unit": round(1000 * sum(r["cpu"] for r in runs) / units, 3) if units else None,
                     "latency": lat,
                     "errors": sum(len(r["errors"]) for r in runs),
+                    # per round: each worker's CPU (share of a core, smallest first) and the
+                    # machine's busy share; a worker near 0 left a core to the others
+                    "workers_cpu_share": [r["workers"] for r in runs],
+                    "machine_busy": [r["busy"] for r in runs],
                     "error_samples": [e for r in runs for e in r["errors"]][:3],
                 }
                 if name == "gops":

@@ -18,7 +18,9 @@ costs the server far more than a read.
 The differences say what each layer costs in a worker, where the in-process profile
 (``python -m bench.profile``) cannot see: gunicorn's parsing and writing, greenlet switches.
 Options: ``--rounds N`` (3), ``--seconds S`` per phase (4), ``--connections C`` (16). Prints a
-table; the machine's load shifts every figure, so compare rows of one run.
+table; the machine's load shifts every figure, so compare rows of one run. Each row ends with the
+machine's busy share in the phase and each worker's CPU per round (a share of one core): a
+worker near 0 left its core idle.
 """
 
 from __future__ import annotations
@@ -80,15 +82,20 @@ def main(argv: list[str] | None = None) -> int:
         rate: dict[str, list[float]] = {name: [] for name, _, _ in cases}
         server: dict[str, list[float]] = {name: [] for name, _, _ in cases}
         client: dict[str, list[float]] = {name: [] for name, _, _ in cases}
+        busy: dict[str, list[float]] = {name: [] for name, _, _ in cases}
+        shares: dict[str, list[list[float]]] = {name: [] for name, _, _ in cases}
         for name, g, load in cases:
             http.run_phase(g.port, args.connections, load, min(1.0, args.seconds))  # warm
         for r in range(args.rounds):
             for name, g, load in cases:
-                before, server_before = g.cpu_seconds(), process_cpu_seconds(valkey.pid)
-                client_before = time.process_time()
+                before, server_before = g.worker_cpu_seconds(), process_cpu_seconds(valkey.pid)
+                client_before, busy_before = time.process_time(), servers.machine_busy()
                 stats, elapsed = http.run_phase(g.port, args.connections, load, args.seconds, seed=r + 1)
                 client_spent = time.process_time() - client_before
-                spent = g.cpu_seconds() - before
+                after = g.worker_cpu_seconds()
+                busy[name].append(servers.busy_share(busy_before, servers.machine_busy()))
+                shares[name].append(servers.worker_shares(before, after, elapsed))
+                spent = sum(after.values()) - sum(before.values())
                 server_spent = process_cpu_seconds(valkey.pid) - server_before
                 requests = sum(stats.counts.values())  # a Gops game's creates count as requests too
                 if stats.errors or not requests:
@@ -101,7 +108,8 @@ def main(argv: list[str] | None = None) -> int:
               f"{args.connections} connections, median of {args.rounds} rounds")
         for name, _, _ in cases:
             print(f"  {name:32s} {statistics.median(cpu[name]):6.2f} ms  Valkey {statistics.median(server[name]):6.3f} ms"
-                  f"  client {statistics.median(client[name]):6.3f} ms   {statistics.median(rate[name]):7.0f} requests/s")
+                  f"  client {statistics.median(client[name]):6.3f} ms   {statistics.median(rate[name]):7.0f} requests/s"
+                  f"   machine busy {statistics.median(busy[name]):.2f}, workers' CPU {shares[name]}")
     finally:
         for g in (ref, bare):
             g.stop()

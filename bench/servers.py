@@ -125,16 +125,21 @@ class Gunicorn:
                         pids.append(int(entry.name))
             return pids
 
-    def cpu_seconds(self) -> float:
-        """User + system CPU used so far by the workers (not the master)."""
-        total = 0
+    def worker_cpu_seconds(self) -> dict[int, float]:
+        """User + system CPU used so far by each worker (not the master)."""
+        used = {}
         for pid in self.worker_pids():
             try:
                 fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
             except OSError:
                 continue
-            total += int(fields[11]) + int(fields[12])  # utime, stime
-        return total / CLOCK_TICKS
+            used[pid] = (int(fields[11]) + int(fields[12])) / CLOCK_TICKS  # utime, stime
+        return used
+
+    def cpu_seconds(self) -> float:
+        """User + system CPU used so far by the workers (not the master)."""
+        return sum(self.worker_cpu_seconds().values())
+
 
     def stop(self) -> None:
         proc, self.proc = self.proc, None
@@ -146,3 +151,21 @@ class Gunicorn:
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
+
+
+def worker_shares(before: dict[int, float], after: dict[int, float], elapsed: float) -> list[float]:
+    """Each worker's CPU between two ``worker_cpu_seconds`` readings, as a share of one core,
+    smallest first: [0.0, 1.0] on 2 workers says one worker served the whole phase."""
+    return sorted(round((after[pid] - before.get(pid, 0.0)) / elapsed, 2) for pid in after) if elapsed > 0 else []
+
+
+def machine_busy() -> tuple[int, int]:
+    """(busy, total) CPU ticks of the machine so far (/proc/stat); see :func:`busy_share`."""
+    ticks = [int(v) for v in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    return sum(ticks) - ticks[3] - ticks[4], sum(ticks)  # idle, iowait
+
+
+def busy_share(before: tuple[int, int], after: tuple[int, int]) -> float:
+    """The share of the machine's CPU time that was busy between two ``machine_busy`` readings."""
+    total = after[1] - before[1]
+    return round((after[0] - before[0]) / total, 2) if total > 0 else 0.0

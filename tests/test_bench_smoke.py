@@ -58,6 +58,10 @@ def test_http_section(report):
                 assert positive(s["units_per_s"]) and positive(s["cpu_ms_per_unit"])
                 for lat in s["latency"].values():
                     assert lat["n"] > 0 and 0 < lat["p50_ms"] <= lat["p99_ms"]
+                rounds = len(entry["ratios"])
+                assert len(s["machine_busy"]) == rounds and all(0 < b <= 1 for b in s["machine_busy"])
+                assert len(s["workers_cpu_share"]) == rounds
+                assert all(len(w) >= 1 and w == sorted(w) for w in s["workers_cpu_share"])  # a share per worker
     assert http["gops"][conns]["referee"]["games"] >= 0
     for target in http["read_targets"].values():
         assert target["bytes"] > 100
@@ -110,10 +114,14 @@ def test_per_request_breakdown_runs():
     proc = subprocess.run([sys.executable, "-m", "bench.per_request", "--rounds", "1", "--seconds", "0.3"],
                           cwd=REPO, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
-    rows = [line for line in proc.stdout.splitlines() if line.strip().endswith("requests/s")]
+    rows = [line for line in proc.stdout.splitlines() if " requests/s " in line]
     assert len(rows) == 7, proc.stdout
     for row in rows:
         ms = float(row.split(" ms ")[0].split()[-1])
         assert ms > 0, row
         server_ms = float(row.split(" Valkey ")[1].split()[0])  # the server's CPU per request beside it
         assert server_ms >= 0, row
+        busy = float(row.split("machine busy ")[1].split(",")[0])
+        assert 0 < busy <= 1, row
+        shares = json.loads(row.split("workers' CPU ")[1])  # one round: each worker's share of a core
+        assert len(shares) == 1 and len(shares[0]) == 2 and max(shares[0]) > 0, row
