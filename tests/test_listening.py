@@ -61,7 +61,18 @@ def _owners(inodes: set[int]) -> dict[int, set[int]]:
 
 
 def _children(pid: int) -> set[int]:
-    return {int(p) for p in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()}
+    try:
+        return {int(p) for p in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()}
+    except OSError:  # a kernel without CONFIG_PROC_CHILDREN: each process's parent, from its stat
+        children = set()
+        for entry in filter(str.isdigit, os.listdir("/proc")):
+            try:
+                stat = Path(f"/proc/{entry}/stat").read_text()
+            except OSError:
+                continue
+            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+                children.add(int(entry))
+        return children
 
 
 @pytest.fixture
