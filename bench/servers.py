@@ -14,6 +14,8 @@ import sys
 import time
 from pathlib import Path
 
+from . import procfs
+
 REPO = Path(__file__).resolve().parent.parent
 GUNICORN_CONF = REPO / "deploy" / "gunicorn.conf.py"
 HOST = "127.0.0.1"
@@ -108,22 +110,7 @@ class Gunicorn:
             return ""
 
     def worker_pids(self) -> list[int]:
-        if self.proc is None:
-            return []
-        try:
-            text = Path(f"/proc/{self.proc.pid}/task/{self.proc.pid}/children").read_text()
-            return [int(p) for p in text.split()]
-        except OSError:  # no CONFIG_PROC_CHILDREN: scan
-            pids = []
-            for entry in Path("/proc").iterdir():
-                if entry.name.isdigit():
-                    try:
-                        stat = (entry / "stat").read_text()
-                    except OSError:
-                        continue
-                    if int(stat.rsplit(")", 1)[1].split()[1]) == self.proc.pid:
-                        pids.append(int(entry.name))
-            return pids
+        return procfs.children(self.proc.pid) if self.proc is not None else []
 
     def worker_cpu_seconds(self) -> dict[int, float]:
         """User + system CPU used so far by each worker (not the master)."""

@@ -33,6 +33,8 @@ from pathlib import Path
 import pytest
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
+if str(REPO_ROOT) not in sys.path:  # bench/ (not an installed package) holds helpers some tests use
+    sys.path.insert(0, str(REPO_ROOT))
 
 try:  # property tests talk to a real server: wall-clock deadlines only flake
     from hypothesis import settings as _hyp_settings

@@ -18,7 +18,6 @@ shared servers.
 
 from __future__ import annotations
 
-import json
 import os
 import random
 import signal
@@ -33,10 +32,11 @@ import pytest
 import requests
 from conftest import start_gunicorn, stop_process
 from support.gops_http import Http, new_salt
+from support.store import logged_entries, stored_version
 
+from bench.procfs import children, socket_owners, tcp_sockets
 from service import commitments, gops
 from service.embedded import free_port
-from support.store import logged_entries, stored_version
 
 PROBLEM = "application/problem+json"
 MAX_WORKER_KILLS = 30
@@ -231,59 +231,13 @@ def check_transcript(player: Player, final: dict[str, Any]) -> list[dict[str, An
 
 def gunicorn_workers(master_pid: int) -> list[int]:
     """PIDs of the gunicorn master's children (its workers), from /proc."""
-    children = Path(f"/proc/{master_pid}/task/{master_pid}/children")
-    try:
-        return [int(p) for p in children.read_text().split()]
-    except OSError:
-        pass
-    pids = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-        except OSError:
-            continue
-        # pid (comm) state ppid ...: comm may contain spaces, so split after the last ')'.
-        if int(stat.rsplit(")", 1)[1].split()[1]) == master_pid:
-            pids.append(int(entry.name))
-    return pids
-
-
-def _established_inodes(port: int) -> set[str]:
-    """Socket inodes of established TCP connections whose local port is ``port`` (server side)."""
-    inodes = set()
-    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
-        try:
-            lines = Path(table).read_text().splitlines()[1:]
-        except OSError:
-            continue
-        for line in lines:
-            fields = line.split()
-            local, state, inode = fields[1], fields[3], fields[9]
-            if state == "01" and int(local.rsplit(":", 1)[1], 16) == port:
-                inodes.add(inode)
-    return inodes
+    return children(master_pid)
 
 
 def workers_serving(master_pid: int, port: int) -> list[int]:
     """The workers holding an open client connection on ``port`` right now."""
-    inodes = _established_inodes(port)
-    serving = []
-    for pid in gunicorn_workers(master_pid):
-        try:
-            fds = list(Path(f"/proc/{pid}/fd").iterdir())
-        except OSError:
-            continue
-        for fd in fds:
-            try:
-                target = os.readlink(fd)
-            except OSError:
-                continue
-            if target.startswith("socket:[") and target[8:-1] in inodes:
-                serving.append(pid)
-                break
-    return serving
+    established = {inode for inode, state in tcp_sockets(port).items() if state == "established"}
+    return list(socket_owners(established, gunicorn_workers(master_pid)))
 
 
 def wait_for_workers(master_pid: int, n: int, timeout: float = 30.0) -> list[int]:

@@ -14,65 +14,14 @@ import socket
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import pytest
 import requests
-
 from conftest import REPO_ROOT, _free_port, start_gunicorn, stop_process
 
+from bench.procfs import children, socket_owners, tcp_sockets
+
 pytestmark = pytest.mark.slow
-
-
-def _tcp_sockets(port: int) -> dict[int, str]:
-    """Socket inode -> state ("listen" or "established") of the TCP sockets on local ``port``."""
-    found: dict[int, str] = {}
-    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
-        try:
-            lines = Path(table).read_text().splitlines()[1:]
-        except FileNotFoundError:
-            continue
-        for line in lines:
-            fields = line.split()
-            local, state, inode = fields[1], fields[3], int(fields[9])
-            if int(local.rsplit(":", 1)[1], 16) == port and state in ("0A", "01"):
-                found[inode] = "listen" if state == "0A" else "established"
-    return found
-
-
-def _owners(inodes: set[int]) -> dict[int, set[int]]:
-    """pid -> the inodes of ``inodes`` its file descriptors hold."""
-    owners: dict[int, set[int]] = {}
-    for pid in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            fds = os.listdir(f"/proc/{pid}/fd")
-        except OSError:
-            continue
-        for fd in fds:
-            try:
-                target = os.readlink(f"/proc/{pid}/fd/{fd}")
-            except OSError:
-                continue
-            if target.startswith("socket:["):
-                inode = int(target[8:-1])
-                if inode in inodes:
-                    owners.setdefault(int(pid), set()).add(inode)
-    return owners
-
-
-def _children(pid: int) -> set[int]:
-    try:
-        return {int(p) for p in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()}
-    except OSError:  # a kernel without CONFIG_PROC_CHILDREN: each process's parent, from its stat
-        children = set()
-        for entry in filter(str.isdigit, os.listdir("/proc")):
-            try:
-                stat = Path(f"/proc/{entry}/stat").read_text()
-            except OSError:
-                continue
-            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
-                children.add(int(entry))
-        return children
 
 
 @pytest.fixture
@@ -87,9 +36,9 @@ def two_workers(redis_server, tmp_path):
 def test_each_worker_listens_on_a_socket_of_its_own(two_workers):
     proc, base = two_workers
     port = int(base.rsplit(":", 1)[1])
-    listening = {inode for inode, state in _tcp_sockets(port).items() if state == "listen"}
-    owners = _owners(listening)
-    workers = _children(proc.pid)
+    listening = {inode for inode, state in tcp_sockets(port).items() if state == "listen"}
+    owners = socket_owners(listening)
+    workers = set(children(proc.pid))
     assert len(workers) == 2
     assert proc.pid not in owners, "the arbiter listens: the workers would share its socket"
     assert set(owners) == workers
@@ -102,7 +51,7 @@ def test_a_burst_of_connections_is_spread_over_the_workers(two_workers):
     4 of 32 once in ~400,000 bursts; with one shared socket, most bursts went to one worker)."""
     proc, base = two_workers
     port = int(base.rsplit(":", 1)[1])
-    workers = _children(proc.pid)
+    workers = set(children(proc.pid))
     for burst in range(3):
         conns = [socket.create_connection(("127.0.0.1", port), timeout=10) for _ in range(32)]
         try:
@@ -111,8 +60,8 @@ def test_a_burst_of_connections_is_spread_over_the_workers(two_workers):
             for c in conns:  # answered, so accepted; still open (keep-alive)
                 assert c.recv(4096).startswith(b"HTTP/1.1 200")
             ours = {c.getsockname()[1] for c in conns}
-            established = {inode for inode, state in _tcp_sockets(port).items() if state == "established"}
-            held = {pid: len(inodes) for pid, inodes in _owners(established).items() if pid in workers}
+            established = {inode for inode, state in tcp_sockets(port).items() if state == "established"}
+            held = {pid: len(inodes) for pid, inodes in socket_owners(established).items() if pid in workers}
             assert sum(held.values()) >= len(ours)
             assert len(held) == 2 and min(held.values()) >= 4, f"burst {burst}: connections per worker {held}"
         finally:
@@ -145,7 +94,7 @@ def test_an_address_in_use_stops_gunicorn_with_an_error(redis_server):
 def test_a_second_server_does_not_share_the_port_of_the_first(two_workers, redis_server):
     """The first's workers listen with SO_REUSEPORT; a second gunicorn with it too could bind
     beside them and take half their connections. It stops instead, and the first serves on."""
-    proc, base = two_workers
+    _proc, base = two_workers
     port = int(base.rsplit(":", 1)[1])
     second = _gunicorn(port, redis_server.url)
     out, _ = second.communicate(timeout=60)
