@@ -155,10 +155,10 @@ def test_the_app_builds_a_cluster_client_that_spublishes(cluster):
 
     app = create_app({"REDIS_URL": cluster.url, "TESTING": True})
     store = app.extensions["referee_store"]
-    assert is_cluster(store.redis)
+    assert is_cluster(store.redis) and store.cluster is True
     assert store.sharded_pubsub is True and store.wait_replicas == 1
     single = create_app({"REDIS_URL": "redis://127.0.0.1:1/0", "TESTING": True}).extensions["referee_store"]
-    assert not is_cluster(single.redis) and single.sharded_pubsub is False and single.wait_replicas == 0
+    assert not is_cluster(single.redis) and single.cluster is False and single.sharded_pubsub is False and single.wait_replicas == 0
 
     # A save announces the new version with SPUBLISH on the game's shard channel.
     client = make_client(cluster.url, timeout=5)
