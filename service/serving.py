@@ -211,7 +211,8 @@ def settle_reuse_port(arbiter) -> None:
     capacity (bench/README.md "Pass 10").
 
     Off where a socket of its own per worker cannot work: a Unix socket, sockets handed over by
-    systemd (``LISTEN_FDS``), a re-executed master (``GUNICORN_FD``).  And since the workers bind
+    systemd (``LISTEN_FDS``), a re-executed master (``GUNICORN_FD``), port 0 (each worker would
+    be given a different free port).  And since the workers bind
     only after the arbiter has started, an address already in use is checked here, so gunicorn
     stops with an error (exit 1) instead of restarting workers that cannot bind.  A plain bind
     (no ``SO_REUSEPORT``) is refused by any listener there, another gunicorn with ``reuse_port``
@@ -228,6 +229,12 @@ def settle_reuse_port(arbiter) -> None:
             or any(not isinstance(address, tuple) for address in addresses)):
         cfg.set("reuse_port", False)
         arbiter.log.info("reuse_port off: the workers share the arbiter's listening sockets")
+        return
+    if any(address[1] == 0 for address in addresses):
+        # Port 0 asks the system for a free port: each worker binding its own would get a port of
+        # its own, and the arbiter would announce none.  One socket, one port, shared.
+        cfg.set("reuse_port", False)
+        arbiter.log.info("reuse_port off: port 0, the workers share the one port the arbiter is given")
         return
     for address in addresses:
         family = socket.AF_INET6 if ":" in str(address[0]) else socket.AF_INET

@@ -125,3 +125,38 @@ def test_a_unix_socket_is_served_by_its_workers_sharing_it(redis_server, tmp_pat
         proc.terminate()
         out, _ = proc.communicate(timeout=60)
     assert "reuse_port off" in out
+
+
+def test_port_0_gives_the_workers_one_port_they_share(redis_server):
+    """Port 0 asks for any free port. With a socket per worker each would get a different one
+    (and gunicorn announced "Listening at: " with none); so the workers share the arbiter's."""
+    import re
+    import threading
+
+    proc = _gunicorn(0, redis_server.url)
+    lines: list[str] = []
+    reader = threading.Thread(target=lambda: lines.extend(iter(proc.stdout.readline, "")), daemon=True)
+    reader.start()
+    try:
+        announced = None
+        deadline = time.monotonic() + 60
+        while announced is None and time.monotonic() < deadline and proc.poll() is None:
+            announced = re.search(r"Listening at: ?(\S*) \(", "".join(lines))
+            time.sleep(0.1)
+        assert announced, "".join(lines)
+        assert re.fullmatch(r"http://127\.0\.0\.1:\d+", announced.group(1)), announced.group(0)
+        port = int(announced.group(1).rsplit(":", 1)[1])
+        deadline = time.monotonic() + 60
+        while len(children(proc.pid)) < 2 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        workers = set(children(proc.pid))
+        assert len(workers) == 2
+        ours = {inode for inode, state in tcp_sockets(port).items() if state == "listen"}
+        assert len(ours) == 1  # one socket on that port, held by the arbiter and both workers
+        assert set(socket_owners(ours)) == workers | {proc.pid}
+        for _ in range(5):
+            assert requests.get(f"http://127.0.0.1:{port}/healthz", timeout=10).status_code == 200
+    finally:
+        stop_process(proc)
+    assert "reuse_port off" in "".join(lines)
+
