@@ -599,10 +599,24 @@ def start_cluster(
         raise
 
 
+def _arguments(argv: list[str]):
+    import argparse
+
+    parser = argparse.ArgumentParser(
+        prog="python -m service.embedded",
+        description="Run a Valkey-compatible server for the referee in the foreground (Ctrl-C stops it) "
+                    "and print its REDIS_URL.")
+    parser.add_argument("--cluster", action="store_true",
+                        help="a local Redis Cluster: 3 primaries and 3 replicas")
+    parser.add_argument("data_dir", nargs="?", metavar="DATA_DIR",
+                        help="where the data is kept (default: a fresh temporary directory)")
+    return parser.parse_args(argv)
+
+
 if __name__ == "__main__":  # python -m service.embedded [--cluster] [DATA_DIR]: run in the foreground
-    args = sys.argv[1:]
-    if args[:1] == ["--cluster"]:
-        cluster = start_cluster(base_dir=args[1] if len(args) > 1 else None)
+    args = _arguments(sys.argv[1:])
+    if args.cluster:
+        cluster = start_cluster(base_dir=args.data_dir)
         print(f"valkey cluster at {cluster.url}", flush=True)
         print(f"  REDIS_URL={cluster.url}", flush=True)
         try:
@@ -613,7 +627,7 @@ if __name__ == "__main__":  # python -m service.embedded [--cluster] [DATA_DIR]:
         finally:
             cluster.stop()
         sys.exit(0)
-    srv = start_server(data_dir=args[0] if args else None)
+    srv = start_server(data_dir=args.data_dir)
     print(f"valkey at {srv.url} (data in {srv.data_dir}); Ctrl-C to stop", flush=True)
     try:
         while srv.is_running():

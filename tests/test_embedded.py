@@ -316,3 +316,18 @@ def test_service_run_restarts_a_killed_embedded_valkey(tmp_path):
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
+
+
+def test_the_command_line_explains_itself_and_refuses_what_it_does_not_know(tmp_path):
+    """``python -m service.embedded --help`` prints its usage and starts nothing (it used to start
+    a server keeping its data in a directory named "--help"); an unknown option is an error."""
+    def run(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-m", "service.embedded", *args], cwd=tmp_path, capture_output=True,
+                              text=True, timeout=60, check=False, env={**os.environ, "PYTHONPATH": str(REPO_ROOT)})
+
+    shown = run("--help")
+    assert shown.returncode == 0 and "usage: python -m service.embedded" in shown.stdout
+    assert "--cluster" in shown.stdout and "DATA_DIR" in shown.stdout
+    refused = run("--bogus")
+    assert refused.returncode == 2 and "unrecognized arguments: --bogus" in refused.stderr
+    assert list(tmp_path.iterdir()) == []  # no server started, no data directory made
