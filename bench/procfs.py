@@ -28,9 +28,9 @@ def children(pid: int) -> list[int]:
     return found
 
 
-def tcp_sockets(port: int) -> dict[int, str]:
+def tcp_sockets(port: int | None) -> dict[int, str]:
     """Socket inode -> state ("listen" or "established") of the TCP sockets whose local port is
-    ``port`` (IPv4 and IPv6)."""
+    ``port`` (``None``: any port), IPv4 and IPv6."""
     found: dict[int, str] = {}
     for table in ("/proc/net/tcp", "/proc/net/tcp6"):
         try:
@@ -40,7 +40,7 @@ def tcp_sockets(port: int) -> dict[int, str]:
         for line in lines:
             fields = line.split()
             local, state, inode = fields[1], fields[3], int(fields[9])
-            if state in _TCP_STATES and int(local.rsplit(":", 1)[1], 16) == port:
+            if state in _TCP_STATES and (port is None or int(local.rsplit(":", 1)[1], 16) == port):
                 found[inode] = _TCP_STATES[state]
     return found
 

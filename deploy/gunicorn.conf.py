@@ -60,7 +60,8 @@ timeout = _int("GUNICORN_TIMEOUT", 30)  # a worker that stops answering its hear
 graceful_timeout = _int("GUNICORN_GRACEFUL_TIMEOUT", 20)
 # Each worker listens on a socket of its own (SO_REUSEPORT): the kernel spreads connections over
 # the workers, where a shared socket lets one worker take a whole burst (service.serving.
-# settle_reuse_port, which also turns it off for Unix sockets and systemd's sockets).
+# settle_reuse_port, which also turns it off for Unix sockets, systemd's sockets and port 0;
+# service.serving.keep_listening_plan keeps that on a reload).
 reuse_port = os.environ.get("GUNICORN_REUSE_PORT", "1") != "0"
 # gevent: a request's headers must arrive within this many seconds, and an idle keep-alive
 # connection is closed after it (bodies: REFEREE_BODY_TIMEOUT, service/serving.py).
@@ -104,6 +105,13 @@ logconfig_dict = {
                             "qualname": "gunicorn.access"},
     },
 }
+
+
+def on_reload(server):
+    """SIGHUP: the new workers listen as the first ones did (service.serving.keep_listening_plan)."""
+    from service.serving import keep_listening_plan
+
+    keep_listening_plan(server)
 
 
 def on_starting(server):

@@ -212,7 +212,8 @@ def settle_reuse_port(arbiter) -> None:
 
     Off where a socket of its own per worker cannot work: a Unix socket, sockets handed over by
     systemd (``LISTEN_FDS``), a re-executed master (``GUNICORN_FD``), port 0 (each worker would
-    be given a different free port).  And since the workers bind
+    be given a different free port; any port 0 in ``bind`` makes every listener shared).  A
+    reload keeps the plan (:func:`keep_listening_plan`).  And since the workers bind
     only after the arbiter has started, an address already in use is checked here, so gunicorn
     stops with an error (exit 1) instead of restarting workers that cannot bind.  A plain bind
     (no ``SO_REUSEPORT``) is refused by any listener there, another gunicorn with ``reuse_port``
@@ -234,7 +235,7 @@ def settle_reuse_port(arbiter) -> None:
         # Port 0 asks the system for a free port: each worker binding its own would get a port of
         # its own, and the arbiter would announce none.  One socket, one port, shared.
         cfg.set("reuse_port", False)
-        arbiter.log.info("reuse_port off: port 0, the workers share the one port the arbiter is given")
+        arbiter.log.info("reuse_port off: port 0 in bind, the workers share every listening socket the arbiter binds")
         return
     for address in addresses:
         family = socket.AF_INET6 if ":" in str(address[0]) else socket.AF_INET
@@ -253,3 +254,17 @@ def settle_reuse_port(arbiter) -> None:
             finally:
                 probe.close()
             time.sleep(1.0)
+
+
+def keep_listening_plan(arbiter) -> None:
+    """gunicorn's ``on_reload`` hook (``SIGHUP``): the new workers listen as the first ones did.
+
+    A reload reads the configuration again, so ``reuse_port`` is back on even where
+    :func:`settle_reuse_port` turned it off at the start (which a reload does not call again),
+    and each new worker would bind a socket of its own beside the arbiter's: on port 0 another
+    free port each, never announced.  The arbiter holds listening sockets exactly when the
+    workers are to share them, so then the new workers share them too."""
+    if arbiter.cfg.reuse_port and arbiter.LISTENERS:
+        arbiter.cfg.set("reuse_port", False)
+        arbiter.log.info("reuse_port off: the new workers share the arbiter's listening sockets, as before the reload")
+

@@ -323,7 +323,7 @@ def test_the_command_line_explains_itself_and_refuses_what_it_does_not_know(tmp_
     a server keeping its data in a directory named "--help"); an unknown option is an error."""
     def run(*args: str) -> subprocess.CompletedProcess:
         return subprocess.run([sys.executable, "-m", "service.embedded", *args], cwd=tmp_path, capture_output=True,
-                              text=True, timeout=60, check=False, env={**os.environ, "PYTHONPATH": str(REPO_ROOT)})
+                              text=True, timeout=20, check=False, env={**os.environ, "PYTHONPATH": str(REPO_ROOT)})
 
     shown = run("--help")
     assert shown.returncode == 0 and "usage: python -m service.embedded" in shown.stdout

@@ -10,6 +10,7 @@ error, another gunicorn with ``reuse_port`` included; a Unix socket is still ser
 from __future__ import annotations
 
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -127,36 +128,72 @@ def test_a_unix_socket_is_served_by_its_workers_sharing_it(redis_server, tmp_pat
     assert "reuse_port off" in out
 
 
-def test_port_0_gives_the_workers_one_port_they_share(redis_server):
-    """Port 0 asks for any free port. With a socket per worker each would get a different one
-    (and gunicorn announced "Listening at: " with none); so the workers share the arbiter's."""
+def _start_on_port_0(redis_url: str) -> tuple[subprocess.Popen, list[str], int]:
+    """gunicorn asked for any free port: (the process, its output lines so far, growing, and the
+    port it announced), once it announced one."""
     import re
     import threading
 
-    proc = _gunicorn(0, redis_server.url)
+    proc = _gunicorn(0, redis_url)
     lines: list[str] = []
-    reader = threading.Thread(target=lambda: lines.extend(iter(proc.stdout.readline, "")), daemon=True)
-    reader.start()
+    threading.Thread(target=lambda: lines.extend(iter(proc.stdout.readline, "")), daemon=True).start()
+    announced = None
+    deadline = time.monotonic() + 60
+    while announced is None and time.monotonic() < deadline and proc.poll() is None:
+        announced = re.search(r"Listening at: ?(\S*) \(", "".join(lines))
+        time.sleep(0.1)
     try:
-        announced = None
-        deadline = time.monotonic() + 60
-        while announced is None and time.monotonic() < deadline and proc.poll() is None:
-            announced = re.search(r"Listening at: ?(\S*) \(", "".join(lines))
-            time.sleep(0.1)
         assert announced, "".join(lines)
         assert re.fullmatch(r"http://127\.0\.0\.1:\d+", announced.group(1)), announced.group(0)
-        port = int(announced.group(1).rsplit(":", 1)[1])
-        deadline = time.monotonic() + 60
-        while len(children(proc.pid)) < 2 and time.monotonic() < deadline:
-            time.sleep(0.1)
+    except AssertionError:
+        stop_process(proc)
+        raise
+    return proc, lines, int(announced.group(1).rsplit(":", 1)[1])
+
+
+def _workers(proc: subprocess.Popen, besides: set[int] = frozenset()) -> set[int]:
+    """The master's 2 workers, none of ``besides`` (after a reload: the new ones only)."""
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and proc.poll() is None:
         workers = set(children(proc.pid))
-        assert len(workers) == 2
-        ours = {inode for inode, state in tcp_sockets(port).items() if state == "listen"}
-        assert len(ours) == 1  # one socket on that port, held by the arbiter and both workers
-        assert set(socket_owners(ours)) == workers | {proc.pid}
-        for _ in range(5):
-            assert requests.get(f"http://127.0.0.1:{port}/healthz", timeout=10).status_code == 200
+        if len(workers) == 2 and not workers & besides:
+            return workers
+        time.sleep(0.1)
+    raise AssertionError(f"gunicorn's workers: {children(proc.pid)} (not wanted: {besides})")
+
+
+def _listening_on_one_shared_socket(proc: subprocess.Popen, port: int, workers: set[int]) -> None:
+    ours = {inode for inode, state in tcp_sockets(port).items() if state == "listen"}
+    assert len(ours) == 1  # one socket on that port, held by the arbiter and both workers
+    assert set(socket_owners(ours)) == workers | {proc.pid}
+    every_listener = {inode for inode, state in tcp_sockets(None).items() if state == "listen"}
+    assert socket_owners(every_listener, sorted(workers)) == {w: ours for w in workers}  # and no other
+    for _ in range(5):
+        assert requests.get(f"http://127.0.0.1:{port}/healthz", timeout=5).status_code == 200
+
+
+def test_port_0_gives_the_workers_one_port_they_share(redis_server):
+    """Port 0 asks for any free port. With a socket per worker each would get a different one
+    (and gunicorn announced "Listening at: " with none); so the workers share the arbiter's."""
+    proc, lines, port = _start_on_port_0(redis_server.url)
+    try:
+        _listening_on_one_shared_socket(proc, port, _workers(proc))
     finally:
         stop_process(proc)
+        proc.stdout.close()
     assert "reuse_port off" in "".join(lines)
 
+
+def test_a_reload_keeps_the_workers_on_the_shared_socket(redis_server):
+    """SIGHUP reads the configuration again (``reuse_port`` on) and starts new workers; without
+    deploy/gunicorn.conf.py's on_reload each bound a free port of its own, and the announced
+    port, held by the arbiter alone, answered nobody."""
+    proc, lines, port = _start_on_port_0(redis_server.url)
+    try:
+        first = _workers(proc)
+        proc.send_signal(signal.SIGHUP)
+        _listening_on_one_shared_socket(proc, port, _workers(proc, besides=first))
+    finally:
+        stop_process(proc)
+        proc.stdout.close()
+    assert "as before the reload" in "".join(lines)
