@@ -27,7 +27,7 @@ def from_environment() -> dict[str, Any]:
         "REDIS_WAIT_TIMEOUT_MS": _int("REFEREE_REDIS_WAIT_TIMEOUT_MS", 500),
         # GET /metrics needs "Authorization: Bearer <this>" when set; empty: open (block it at the proxy).
         "METRICS_TOKEN": os.environ.get("REFEREE_METRICS_TOKEN", ""),
-        # One JSON "request" log line per request (service.logs); 0 turns it off.
+        # One JSON "request" log line per request (service.ops.logs); 0 turns it off.
         "ACCESS_LOG": _int("REFEREE_ACCESS_LOG", 1) != 0,
         # Prefix of every key the store writes (lets several deployments share a Redis).
         "KEY_PREFIX": os.environ.get("REFEREE_KEY_PREFIX", "referee"),
@@ -35,14 +35,14 @@ def from_environment() -> dict[str, Any]:
         "FINISHED_GAME_TTL": _int("REFEREE_FINISHED_GAME_TTL", 7 * 86400),
         # A game nobody has touched for this long is abandoned and expires.
         "IDLE_GAME_TTL": _int("REFEREE_IDLE_GAME_TTL", 30 * 86400),
-        # Stored documents each worker keeps parsed for views (service.store.Store.read); 0: none.
+        # Stored documents each worker keeps parsed for views (service.storage.store.Store.read); 0: none.
         "READ_CACHE_SIZE": _int("REFEREE_READ_CACHE_SIZE", 256),
         # Games whose latest stored bytes each worker keeps, so that a move on a game it saved or
-        # read last is one round trip, not two (service.store.Store.latest); 0: none.
+        # read last is one round trip, not two (service.storage.store.Store.latest); 0: none.
         "LATEST_RECORDS": _int("REFEREE_LATEST_RECORDS", 256),
         # Largest request body accepted, in bytes (larger: 413 problem+json).
         "MAX_CONTENT_LENGTH": _int("REFEREE_MAX_BODY_BYTES", 16 * 1024),
-        # Rate limits per client (service.ratelimit), shared by all API processes through Redis; 0 = off.
+        # Rate limits per client (service.api.ratelimit), shared by all API processes through Redis; 0 = off.
         # Requests per minute, every route but /healthz.
         "RATE_LIMIT_PER_MINUTE": _int("REFEREE_RATE_LIMIT_PER_MINUTE", 1200),
         # Create requests per hour, on the routes below.

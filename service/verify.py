@@ -8,7 +8,7 @@ Usage::
 ``TRANSCRIPT.json`` is the JSON body of ``GET /v1/gops/games/{id}/transcript``
 or ``GET /v1/gofo/tables/{id}/transcript``.  Nothing here talks to the
 service: the transcript is re-checked with the pure rules engine and the
-commitment formulas of :mod:`service.commitments`.
+commitment formulas of :mod:`service.games.commitments`.
 
 Exit status: ``0`` and one ``OK: ...`` line on stdout when every check passes;
 ``1`` and one ``FAIL: ...`` line per problem on stderr when the transcript is
@@ -16,9 +16,9 @@ not a valid, complete record; ``2`` when the input cannot be read at all
 (missing file, not JSON, not a transcript object, a kind this verifier does
 not know) or the command line is wrong.
 
-The transcript says what it records (``kind``); :mod:`service.registry` maps a kind
-to its game, whose ``verifier`` part checks it (:mod:`service.gops.verifier`,
-:mod:`service.gofo.verifier`; what they share is in :mod:`service.verification`).
+The transcript says what it records (``kind``); :mod:`service.games.registry` maps a kind
+to its game, whose ``verifier`` part checks it (:mod:`service.games.gops.verifier`,
+:mod:`service.games.gofo.verifier`; what they share is in :mod:`service.games.verification`).
 """
 
 from __future__ import annotations
@@ -29,9 +29,9 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from . import commitments
-from .registry import GAMES
-from .verification import EXIT_INVALID, EXIT_OK, EXIT_UNREADABLE, Report, Unreadable
+from service.games import commitments
+from service.games.registry import GAMES
+from service.games.verification import EXIT_INVALID, EXIT_OK, EXIT_UNREADABLE, Report, Unreadable
 
 __all__ = ["Report", "Unreadable", "main", "verify", "verify_file", "verify_gofo", "verify_gops"]
 

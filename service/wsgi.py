@@ -1,5 +1,5 @@
 """WSGI entry point: ``gunicorn -c deploy/gunicorn.conf.py service.wsgi:app``."""
 
-from service.app import create_app
+from service.web.app import create_app
 
 app = create_app()

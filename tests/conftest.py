@@ -11,14 +11,14 @@ redis_client  (function) ``redis.Redis`` (``decode_responses=True``) on that
 valkey_factory (function) ``valkey_factory(port=None, data_dir=None, **kw)``
                          starts extra private embedded servers (crash/restart
                          tests); all stopped at the end of the test.
-app           (function) ``service.app.create_app({"REDIS_URL": url, "TESTING": True})``
-                         on a freshly flushed DB; skips while service.app
+app           (function) ``service.web.app.create_app({"REDIS_URL": url, "TESTING": True})``
+                         on a freshly flushed DB; skips while service.web.app
                          does not exist.
 client        (function) ``app.test_client()``.
 live_server   (session)  base URL (``http://127.0.0.1:PORT``, no trailing
                          slash) of real gunicorn (deploy/gunicorn.conf.py,
                          2 workers) serving service.wsgi:app against
-                         redis_server; skips while service.app does not exist.
+                         redis_server; skips while service.web.app does not exist.
 """
 
 from __future__ import annotations
@@ -65,7 +65,7 @@ def redis_server(tmp_path_factory):
     if url:
         yield ExternalRedis(url)
         return
-    from service.embedded import start_server
+    from service.storage.embedded import start_server
 
     server = start_server(data_dir=tmp_path_factory.mktemp("valkey"))
     try:
@@ -120,7 +120,7 @@ def redis_client(redis_url):
 
 @pytest.fixture
 def valkey_factory(tmp_path):
-    from service.embedded import start_server
+    from service.storage.embedded import start_server
 
     started = []
 
@@ -138,7 +138,7 @@ def valkey_factory(tmp_path):
 
 @pytest.fixture
 def app(redis_url, redis_client):
-    from service.app import create_app
+    from service.web.app import create_app
 
     # A stream read through the test client is read whole: capped at 1 s, a sweep or an authorization
     # matrix that reaches .../events gets its answer instead of waiting out the 300 s default.
@@ -151,13 +151,13 @@ def client(app):
 
 
 def _free_port() -> int:
-    from service.embedded import free_port
+    from service.storage.embedded import free_port
 
     return free_port()
 
 
 def _die_with_parent() -> None:
-    from service.embedded import _preexec_die_with_parent
+    from service.storage.embedded import _preexec_die_with_parent
 
     _preexec_die_with_parent()
 

@@ -8,10 +8,11 @@ import pytest
 
 from support.gofo_http import GofoTable
 from support.gops_http import FlaskHttp
-from service import commitments, verify
-from service.gofo import deal as deal_rules
-from service.gofo.cards import DECK
-from service.gofo.value import hand_value
+from service.games import commitments
+from service import verify
+from service.games.gofo import deal as deal_rules
+from service.games.gofo.cards import DECK
+from service.games.gofo.value import hand_value
 from support import store as support_store
 
 

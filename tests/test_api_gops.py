@@ -7,7 +7,7 @@ from fractions import Fraction
 
 import pytest
 
-from service import commitments, gops
+from service.games import commitments, gops
 from support.gops_http import FlaskHttp, GopsTable, lowest, match_prize, new_salt, seat_biased
 from support import store as support_store
 

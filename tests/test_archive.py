@@ -1,4 +1,4 @@
-"""A finished game's archive (service.archive): its size, and that nothing a caller reads changes.
+"""A finished game's archive (service.storage.archive): its size, and that nothing a caller reads changes.
 
 A game's final save packs its document and its whole log into one compressed value in the game's
 hash (the log list is deleted).  Held here, on a real Valkey:
@@ -28,9 +28,9 @@ from hypothesis import strategies as st
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # bench/ is not an installed package
 
 from bench.redis_counts import _usage, play_gops  # noqa: E402
-from service import archive  # noqa: E402
-from service.commitments import bid_commitment  # noqa: E402
-from service.store import Store  # noqa: E402
+from service.storage import archive  # noqa: E402
+from service.games.commitments import bid_commitment  # noqa: E402
+from service.storage.store import Store  # noqa: E402
 
 KIB = 1024
 
@@ -214,7 +214,7 @@ def test_the_format_is_frozen():
     dictionary never changes (a new one is a new MAGIC), and an archive made now still opens."""
     import hashlib
 
-    from service.archive_dict import ZDICT_1
+    from service.storage.archive_dict import ZDICT_1
 
     assert hashlib.sha256(ZDICT_1).hexdigest() == "893c7c3138f8155549c2fb58b3ca24db44dcfd00cc4ad6b9864a3897bfde2ddc"
     golden = bytes.fromhex("010001" + "ab" * 32 + "78f97e74bd42abc6b26ebd16751d3aaae3612e33c039718d34050d0069691ddd")

@@ -24,7 +24,8 @@ from pathlib import Path
 import pytest
 import requests
 
-from service import auth, commitments
+from service.api import auth
+from service.games import commitments
 from service.api import common
 from support.store import snapshot, stored_doc
 

@@ -25,8 +25,8 @@ from typing import Any
 import pytest
 from support.gops_http import FlaskHttp, LiveHttp
 
-from service.gofo import deal as deal_rules
-from service.gofo.cards import DECK
+from service.games.gofo import deal as deal_rules
+from service.games.gofo.cards import DECK
 from service.openapi import generate
 from support import store as support_store
 from support.store import snapshot, stored

@@ -40,7 +40,7 @@ import redis
 from hypothesis import given
 from hypothesis import strategies as st
 
-from service import commitments
+from service.games import commitments
 from support.chance import seeded_referee
 from support.store import snapshot, stored
 from support.sweep import (
@@ -328,7 +328,7 @@ def test_a_move_s_body_is_parsed_once(client, monkeypatch):
     the json module reads a move's body once, and the move is applied as sent."""
     import webargs.core
 
-    from service import app as app_module
+    from service.web import app as app_module
 
     game_id, tokens = _game(client)
     parses: list[str] = []

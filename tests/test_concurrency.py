@@ -13,7 +13,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 import requests
 
-from service import commitments
+from service.games import commitments
 from support.gops_http import GopsTable, LiveHttp, new_salt
 
 

@@ -1,11 +1,12 @@
-"""CORS (service.cors, flask-cors): off by default, exact origins or *, never credentials."""
+"""CORS (service.web.cors, flask-cors): off by default, exact origins or *, never credentials."""
 
 from __future__ import annotations
 
 import pytest
 
-from service import config, cors
-from service.app import create_app
+from service import config
+from service.web import cors
+from service.web.app import create_app
 
 GAMES = "/v1/gops/games"
 PREFLIGHT = {

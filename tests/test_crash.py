@@ -35,8 +35,8 @@ from support.gops_http import Http, new_salt
 from support.store import logged_entries, stored_version
 
 from bench.procfs import children, socket_owners, tcp_sockets
-from service import commitments, gops
-from service.embedded import free_port
+from service.games import commitments, gops
+from service.storage.embedded import free_port
 
 PROBLEM = "application/problem+json"
 MAX_WORKER_KILLS = 30

@@ -2,7 +2,7 @@
 
 Hypothesis replays an example by replaying its choices, and the sweeps' strategies read what the
 referee dealt (a seat's cards, the prize row).  Before every id, salt and reshuffle key came from
-``service.entropy`` the same seed still gave other cards after a reshuffle (the key and the table id
+``service.games.entropy`` the same seed still gave other cards after a reshuffle (the key and the table id
 it is derived from were fresh each time), and a replay failed with ``FlakyStrategyDefinition``.
 These tests play whole dealt Gofo hands (with the stock run out) and Gops games twice with the same
 seed and moves and ask for byte-identical histories, and a different seed for different ones.

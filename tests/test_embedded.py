@@ -16,7 +16,7 @@ import pytest
 import redis
 
 from conftest import REPO_ROOT
-from service.embedded import _ping, free_port, start_server
+from service.storage.embedded import _ping, free_port, start_server
 
 
 def test_session_server_answers_ping(redis_server, redis_client):
@@ -108,7 +108,7 @@ def test_stop_is_idempotent_and_context_manager_cleans_up():
 def test_server_dies_with_its_parent(tmp_path):
     """A killed parent must not leave an orphan Valkey behind."""
     code = (
-        "import sys; from service.embedded import start_server\n"
+        "import sys; from service.storage.embedded import start_server\n"
         f"s = start_server(data_dir={str(tmp_path)!r})\n"
         "print(s.port, flush=True); import time; time.sleep(60)\n"
     )
@@ -131,7 +131,7 @@ def test_gunicorn_config_reads_environment(monkeypatch):
     default = runpy.run_path(str(conf))
     assert default["bind"] == "127.0.0.1:8000"
     assert (default["workers"], default["threads"]) == (2, 4)
-    assert default["worker_class"] == "service.serving.Worker"  # gevent (the serving model)
+    assert default["worker_class"] == "service.ops.serving.Worker"  # gevent (the serving model)
 
     monkeypatch.setenv("PORT", "5123")
     monkeypatch.setenv("HOST", "0.0.0.0")
@@ -213,7 +213,7 @@ def test_service_run_starts_embedded_valkey_and_serves(tmp_path):
         requests.get(f"{base}/openapi.json", headers={"Authorization": f"Bearer {secret}"}, timeout=5)
         requests.get(f"{base}/openapi.json", headers={"Authorization": f"Basic {basic}"}, timeout=5)
         time.sleep(0.5)
-        # One JSON request line per request, with its request id (service.logs).
+        # One JSON request line per request, with its request id (service.ops.logs).
         lines = [json.loads(line) for line in output().splitlines() if line.startswith("{")]
         served = [e for e in lines if e.get("msg") == "request" and e.get("path") == "/openapi.json"]
         assert served and served[-1]["method"] == "GET" and served[-1]["status"] == 200 and served[-1]["request_id"]
@@ -231,7 +231,7 @@ def test_service_run_starts_embedded_valkey_and_serves(tmp_path):
 
 
 def test_supervisor_restarts_a_dead_server_on_the_same_data(tmp_path):
-    from service.embedded import Supervisor
+    from service.storage.embedded import Supervisor
 
     srv = start_server(data_dir=tmp_path / "sup")
     messages: list[str] = []
@@ -319,14 +319,14 @@ def test_service_run_restarts_a_killed_embedded_valkey(tmp_path):
 
 
 def test_the_command_line_explains_itself_and_refuses_what_it_does_not_know(tmp_path):
-    """``python -m service.embedded --help`` prints its usage and starts nothing (it used to start
+    """``python -m service.storage.embedded --help`` prints its usage and starts nothing (it used to start
     a server keeping its data in a directory named "--help"); an unknown option is an error."""
     def run(*args: str) -> subprocess.CompletedProcess:
-        return subprocess.run([sys.executable, "-m", "service.embedded", *args], cwd=tmp_path, capture_output=True,
+        return subprocess.run([sys.executable, "-m", "service.storage.embedded", *args], cwd=tmp_path, capture_output=True,
                               text=True, timeout=20, check=False, env={**os.environ, "PYTHONPATH": str(REPO_ROOT)})
 
     shown = run("--help")
-    assert shown.returncode == 0 and "usage: python -m service.embedded" in shown.stdout
+    assert shown.returncode == 0 and "usage: python -m service.storage.embedded" in shown.stdout
     assert "--cluster" in shown.stdout and "DATA_DIR" in shown.stdout
     refused = run("--bogus")
     assert refused.returncode == 2 and "unrecognized arguments: --bogus" in refused.stderr

@@ -24,8 +24,9 @@ import requests
 
 from support.gofo_http import GofoTable
 from support.gops_http import FlaskHttp, GopsTable, LiveHttp, new_salt
-from service import commitments, live
-from service.store import Change, Store
+from service.games import commitments
+from service.storage import live
+from service.storage.store import Change, Store
 from support.sse_client import RawStream, parse, pump
 
 

@@ -1,6 +1,6 @@
 """The fast paths of a move's I/O do what the slow ones did: the pool's readiness test
-(service.redis_client.Parser), the stored JSON (service.store) and the response JSON
-(service.json_provider)."""
+(service.storage.redis_client.Parser), the stored JSON (service.storage.store) and the response JSON
+(service.web.json_provider)."""
 
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ import time
 
 import pytest
 
-from service.json_provider import JSONProvider
-from service.redis_client import Parser, make_client
-from service.store import Change, Store, _dump, _load
+from service.web.json_provider import JSONProvider
+from service.storage.redis_client import Parser, make_client
+from service.storage.store import Change, Store, _dump, _load
 
 
 def _wait_readable(connection, timeout: float = 5.0) -> None:

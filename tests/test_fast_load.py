@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from service.api import gofo_schemas, gops_schemas
 from service.api.loading import FastLoadSchema, _plan
-from service.gofo.cards import DECK
+from service.games.gofo.cards import DECK
 
 MOVE_SCHEMAS = [
     gops_schemas.CommitSchema, gops_schemas.RevealSchema, gops_schemas.RankSchema, gops_schemas.EmptyActionSchema,

@@ -51,7 +51,7 @@ def test_make_run_installs_only_what_serving_needs():
 @pytest.fixture
 def make_run_server(tmp_path):
     """`python -m service.run` (what `make run` runs) on a free port, with no REDIS_URL."""
-    from service.embedded import free_port
+    from service.storage.embedded import free_port
 
     port = free_port()
     env = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "TEST_REDIS_URL")}

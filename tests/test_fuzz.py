@@ -366,7 +366,7 @@ class BackgroundFuzz:
 
     def start(self) -> "BackgroundFuzz":
         from conftest import start_gunicorn
-        from service.embedded import start_server
+        from service.storage.embedded import start_server
 
         self.valkey = start_server(appendonly=False, data_dir=self.directory / "valkey")
         self.server, base = start_gunicorn(self.valkey.url, self.log_path, workers=2, extra_env={

@@ -1,4 +1,4 @@
-"""The Gops rules engine (service/gops/) against shared/rules/gops.md and the seeds.
+"""The Gops rules engine (service/games/gops/) against shared/rules/gops.md and the seeds.
 
 Every rule is checked by a test that fails if the rule were implemented wrong;
 every rejection is checked for its typed error ``code`` and for leaving the
@@ -21,8 +21,8 @@ from support.gops_helpers import (
     play_game,
     spec_commitment,
 )
-from service import commitments as C
-from service import gops as G
+from service.games import commitments as C
+from service.games import gops as G
 from service.errors import (
     CommitmentMismatch,
     GameOver,

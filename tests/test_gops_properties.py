@@ -24,8 +24,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from support.gops_helpers import det_salt
-from service import commitments as C
-from service import gops as G
+from service.games import commitments as C
+from service.games import gops as G
 from service.errors import RefereeError
 
 SETTINGS = settings(

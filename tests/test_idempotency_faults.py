@@ -28,7 +28,7 @@ import requests
 from conftest import start_gunicorn, stop_process
 from test_crash import gunicorn_workers, wait_for_workers
 
-from service.embedded import free_port
+from service.storage.embedded import free_port
 
 
 class FaultyLink:

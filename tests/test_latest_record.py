@@ -29,8 +29,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # bench/ is not
 
 from bench.http import bid_commitment, gofo_choice  # noqa: E402
 from bench.redis_counts import CountingProxy, Counter_  # noqa: E402
-from service import metrics  # noqa: E402
-from service.app import create_app  # noqa: E402
+from service.ops import metrics  # noqa: E402
+from service.web.app import create_app  # noqa: E402
 from service.verify import verify  # noqa: E402
 
 GAMES = "/v1/gops/games"

@@ -1,4 +1,4 @@
-"""How gunicorn listens (deploy/gunicorn.conf.py, service.serving.settle_reuse_port).
+"""How gunicorn listens (deploy/gunicorn.conf.py, service.ops.serving.settle_reuse_port).
 
 Each worker has a listening socket of its own (``SO_REUSEPORT``), so the kernel spreads a burst
 of connections over the workers; with one socket shared by every worker, whichever worker woke

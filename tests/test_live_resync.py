@@ -9,7 +9,7 @@ import threading
 import time
 
 from support.gops_http import FlaskHttp, GopsTable, new_salt
-from service import live
+from service.storage import live
 from service.api import events
 
 

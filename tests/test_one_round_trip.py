@@ -15,8 +15,8 @@ from __future__ import annotations
 import pytest
 import redis
 
-from service.app import create_app
-from service.redis_client import make_client, one_round_trip
+from service.web.app import create_app
+from service.storage.redis_client import make_client, one_round_trip
 
 LIMITER_LIKE = "redis.call('INCR', KEYS[1]) return redis.call('GET', KEYS[1])"
 

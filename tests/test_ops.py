@@ -17,10 +17,10 @@ import requests
 from conftest import REPO_ROOT, start_gunicorn, stop_process
 from support.gops_http import FlaskHttp, GopsTable, lowest
 
-from service import metrics
-from service.app import create_app
-from service.embedded import free_port
-from service.logs import JsonFormatter
+from service.ops import metrics
+from service.web.app import create_app
+from service.storage.embedded import free_port
+from service.ops.logs import JsonFormatter
 
 PROBLEM = "application/problem+json"
 HEX_ID = re.compile(r"[0-9a-f]{32}")
@@ -347,7 +347,7 @@ def test_compose_file_validates():
 
 @pytest.mark.parametrize("accesslog", ["", "-"])
 def test_gunicorns_access_line_is_written_only_when_asked_for(redis_url, tmp_path, accesslog):
-    """service.serving.Logger: with the JSON logconfig_dict gunicorn would build (and drop) an
+    """service.ops.serving.Logger: with the JSON logconfig_dict gunicorn would build (and drop) an
     access line per request; it writes one only when GUNICORN_ACCESSLOG names a destination,
     and the app's own request line is there either way."""
     import requests
@@ -372,7 +372,7 @@ def test_gunicorn_builds_no_access_line_nobody_asked_for():
     Logger.access builds them from the response, request and environ it is given)."""
     from types import SimpleNamespace
 
-    from service.serving import Logger
+    from service.ops.serving import Logger
 
     logger = Logger.__new__(Logger)
     logger.cfg = SimpleNamespace(accesslog=None)

@@ -19,7 +19,7 @@ from support import browser as browser_support
 import pytest
 import requests
 
-from service import play
+from service.web import play
 
 pytestmark = pytest.mark.slow
 
@@ -51,7 +51,7 @@ def test_play_page_headers_and_join_base(app):
 
 
 def test_public_url_setting_names_the_join_base(redis_url, redis_client, monkeypatch):
-    from service.app import create_app
+    from service.web.app import create_app
 
     monkeypatch.setenv("REFEREE_PUBLIC_URL", "http://192.168.1.20:8000/")
     client = create_app({"REDIS_URL": redis_url, "TESTING": True}).test_client()

@@ -1,4 +1,4 @@
-"""Per-client rate limits (service.ratelimit): shared through Redis, 429 problem+json, fail open.
+"""Per-client rate limits (service.api.ratelimit): shared through Redis, 429 problem+json, fail open.
 
 Every test builds its own app with ``RATE_LIMIT_ENABLED`` and low limits: a
 ``TESTING`` app (the suite's ``app`` fixture) counts nothing, since single
@@ -16,9 +16,10 @@ import pytest
 import requests
 from conftest import start_gunicorn, stop_process
 
-from service import config, ratelimit
+from service import config
+from service.api import ratelimit
 from support.store import rate_key
-from service.app import create_app
+from service.web.app import create_app
 
 CREATE = "/v1/gops/games"
 MISSING = "/v1/gops/games/no-such-game"
@@ -283,7 +284,7 @@ def test_create_routes_are_configurable(make_app):
 
 
 def test_redis_down_fails_open(caplog):
-    from service.embedded import free_port
+    from service.storage.embedded import free_port
 
     app = create_app({"REDIS_URL": f"redis://127.0.0.1:{free_port()}/0", "TESTING": True, "RATE_LIMIT_ENABLED": True,
                       "RATE_LIMIT_PER_MINUTE": 1, "CREATE_LIMIT_PER_HOUR": 1})

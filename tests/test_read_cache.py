@@ -22,8 +22,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # bench/ is not
 
 from bench.redis_counts import open_gofo, play_gofo_hand  # noqa: E402
 from bench.http import bid_commitment  # noqa: E402
-from service.app import create_app  # noqa: E402
-from service.store import Store  # noqa: E402
+from service.web.app import create_app  # noqa: E402
+from service.storage.store import Store  # noqa: E402
 
 
 def _auth(token: str) -> dict[str, str]:
@@ -186,7 +186,7 @@ def test_a_kept_view_is_sent_again_until_the_clock_changes_it(reader, monkeypatc
     passed deadline (``enforce_deadline`` offered, the ``-late`` ETag) is another view, kept too;
     and a kept seat view goes to nobody but that seat's token holder."""
     from service.api import common
-    from service.gops import referee
+    from service.games.gops import referee
 
     clock = [1_000_000.0]
     monkeypatch.setattr(common, "now", lambda: clock[0])

@@ -6,7 +6,7 @@
   game's last change (the save's EVALSHA, whose script counts the rate limiter's hit too, applied
   to the record the worker kept: ``Store.latest``), else 2 (the HMGET that authorizes, with the
   limiter's hit in the same pipeline; the save's EVALSHA), a view 1.  A game's final move costs
-  exactly one more, its log's LRANGE: the save archives the finished game (service.archive),
+  exactly one more, its log's LRANGE: the save archives the finished game (service.storage.archive),
   document and log in one compressed value.  A create costs 2: the limiter's hit, then one script
   that stores the game and adds it to the active set.
 * **Serialization**: views are sent as the observers build them, not dumped through their
@@ -29,7 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # bench/ is not
 
 from bench.redis_counts import CountingProxy, Counter_, open_gofo, play_gofo_hand, play_gops  # noqa: E402
 from service.api import common  # noqa: E402
-from service.app import create_app  # noqa: E402
+from service.web.app import create_app  # noqa: E402
 
 
 def _port(url: str) -> int:
@@ -103,7 +103,7 @@ def test_a_move_is_one_round_trip_on_the_latest_record_else_two(counted):
 def test_a_create_joins_the_active_set_in_its_script_and_survives_a_broken_set(app, client, redis_client):
     """The active set is bookkeeping: a create whose ZADD fails (the key holds a string) is still a
     201, counted as a store error; once the set is repaired the next create joins it again."""
-    from service import metrics
+    from service.ops import metrics
 
     import time
 
@@ -239,7 +239,7 @@ def test_a_view_out_of_its_schema_s_shape_is_a_500_where_views_are_checked(redis
     schema dumps it to (an undeclared field, 1.0 for 1, true for 1) is refused: a 500 and the
     difference in the log. Without it, it would have been sent as built. (A required field left
     out is the schemathesis run's to find: a dump does not add it either.)"""
-    from service.gops import referee
+    from service.games.gops import referee
 
     built = referee.view
     monkeypatch.setattr(referee, "view", lambda *args, **kwargs: drift(built(*args, **kwargs)))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from service.app import create_app
+from service.web.app import create_app
 
 GAMES = "/v1/gops/games"
 
@@ -122,7 +122,7 @@ def test_live_server(live_server):
 
 def test_headers_the_application_set_are_kept():
     """The middleware adds only what a response lacks (names compared case-insensitively)."""
-    from service.security_headers import SecurityHeaders
+    from service.web.security_headers import SecurityHeaders
 
     def app(environ, start_response):
         start_response("200 OK", [("Content-Type", "text/plain"), ("cache-control", "max-age=60"),

@@ -1,4 +1,4 @@
-"""Slow and idle clients cannot starve the API (deploy/gunicorn.conf.py, service/serving.py).
+"""Slow and idle clients cannot starve the API (deploy/gunicorn.conf.py, service/ops/serving.py).
 
 Against the live server (gunicorn, 2 gevent workers, the committed config).  With gthread 2×4,
 twenty connections trickling a body at 1 byte / 2 s made 4 of 6 ordinary requests time out and
@@ -283,7 +283,7 @@ def test_a_client_expecting_100_continue_gets_it_before_sending_its_body(live_se
 
 
 def test_ipv4_clients_on_a_dual_stack_listener_are_counted_apart():
-    from service.serving import _client_key
+    from service.ops.serving import _client_key
 
     assert _client_key(("::ffff:10.0.0.1", 80, 0, 0)) == "10.0.0.1"
     assert _client_key(("::ffff:10.0.0.2", 80, 0, 0)) == "10.0.0.2"

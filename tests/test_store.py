@@ -6,7 +6,7 @@ import pytest
 from redis.cluster import key_slot
 
 from service.errors import NotFound, StaleVersion
-from service.store import Change, Store
+from service.storage.store import Change, Store
 
 
 @pytest.fixture

@@ -97,7 +97,7 @@ GAMES = {
 def played(redis_url):
     """name -> (transcript, prize commitments seen by the players, final public state)."""
     from service.api import common
-    from service.app import create_app
+    from service.web.app import create_app
 
     client = create_app({"REDIS_URL": redis_url, "TESTING": True}).test_client()
     http = FlaskHttp(client)
@@ -171,7 +171,7 @@ def test_the_games_cover_what_they_claim(played):
 def test_a_single_game_id_is_used_for_a_single_game_and_n_for_a_match(played):
     t, seen, _ = get(played, "classic")
     deal = entries_of(t, "deal_prizes")[0]["action"]
-    from service import commitments
+    from service.games import commitments
     assert commitments.prize_order_commitment(t["id"], deal["order"], deal["salt"]) == seen[1]
     t, seen, _ = get(played, "cumulative_match")
     for e in entries_of(t, "deal_prizes"):
@@ -390,7 +390,7 @@ def test_tampered_transcript_fails_on_the_command_line(played, tamper, tmp_path)
 def test_the_deadline_replays_from_the_creation_time_not_from_zero(played, game):
     """Enforcing the deadline 20 s after creation is refused (10 s were left): replays start the clock at
     the create entry's time, also with a fixed prize order (no deal entry to set it)."""
-    from service import gops
+    from service.games import gops
 
     transcript, seen, _ = get(played, game)
     entries = transcript["entries"]

@@ -33,10 +33,11 @@ from conftest import REPO_ROOT
 from support.gofo_http import GofoTable
 from support.gops_http import FlaskHttp
 
-from service import commitments, verify
-from service.gofo import deal as deal_rules
-from service.gofo.cards import DECK, card_value
-from service.gofo.value import hand_value
+from service.games import commitments
+from service import verify
+from service.games.gofo import deal as deal_rules
+from service.games.gofo.cards import DECK, card_value
+from service.games.gofo.value import hand_value
 
 
 
@@ -167,9 +168,10 @@ def played(redis_url):
     here), so the same hands are played on every run: the tampering tests can rely on them."""
     import redis
 
-    from service import auth, entropy
+    from service.api import auth
+    from service.games import entropy
     from service.api import common
-    from service.app import create_app
+    from service.web.app import create_app
 
     redis.Redis.from_url(redis_url).flushdb()  # fixed table ids below: start from an empty DB
     # Rate limits off: this module makes a few thousand requests from one client within a minute.
@@ -1051,8 +1053,8 @@ def test_a_folded_hand_never_appears_in_public(redis_url):
     """A player looks at his cards and folds (declines, or no ver after a corta): once the hand is over,
     none of his cards appears in the public view, the ledger or the transcript — unless that card
     became public another way (reshuffled from the pile, then thrown or shown by someone else)."""
-    from service import entropy
-    from service.app import create_app
+    from service.games import entropy
+    from service.web.app import create_app
 
     client = create_app({"REDIS_URL": redis_url, "TESTING": True, "RATE_LIMIT_PER_MINUTE": 0,
                          "CREATE_LIMIT_PER_HOUR": 0}).test_client()
@@ -1189,7 +1191,7 @@ def test_garbage_inside_a_transcript_is_a_problem_not_a_crash(played):
 
 
 def test_gofo_is_registered(played, tmp_path):
-    from service.registry import GAMES
+    from service.games.registry import GAMES
 
     assert list(GAMES) == ["gops", "gofo"]
     transcript, _ = get(played, "fresh")

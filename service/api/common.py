@@ -12,9 +12,9 @@ from flask_smorest.utils import resolve_schema_instance
 from marshmallow import missing
 from webargs.flaskparser import FlaskParser
 
-from .. import auth
-from ..errors import Forbidden, RefereeError, StaleVersion, Unauthorized
-from ..store import Change, Record, Store
+from service.api import auth
+from service.errors import Forbidden, RefereeError, StaleVersion, Unauthorized
+from service.storage.store import Change, Record, Store
 
 # Error statuses each kind of operation documents (names of flask-smorest's registered responses).
 ERRORS = {
@@ -38,7 +38,7 @@ RESPONSE_NAMES = {
 }
 
 
-#: Where ``service.app``'s ``_json_only`` leaves a request's JSON body once it has parsed it.
+#: Where ``service.web.app``'s ``_json_only`` leaves a request's JSON body once it has parsed it.
 PARSED_BODY = "referee.parsed_body"
 
 
@@ -103,7 +103,7 @@ IDEMPOTENCY_KEY_PARAMETER = {
 def client_scope(name: str) -> str:
     """An idempotency scope private to the calling client (its address, as the rate limiter sees it):
     a create's replay holds the game's tokens, so another client reusing the same key must not get it."""
-    from ..ratelimit import client_id
+    from service.api.ratelimit import client_id
 
     return f"{name}:{client_id(request.remote_addr)}"
 
@@ -514,11 +514,11 @@ def act(kind: str, id: str, body: dict[str, Any], transition: Transition,
     current version. Otherwise — no record kept, a stale one (the save answers with the current
     record and the move is applied again to that), or a refusal or an exact repeat on it (tried
     again on a read record, so that no answer is ever decided on a stale record) — two: the
-    HMGET the rate limiter's hit rides with (service.ratelimit), then the save's EVALSHA.
+    HMGET the rate limiter's hit rides with (service.api.ratelimit), then the save's EVALSHA.
     Returns ``respond``'s view as a JSON response shaped by the operation's documented schema
     (:func:`view_response`), which flask-smorest passes on without dumping it again.
     """
-    from . import idempotency
+    from service.api import idempotency
 
     presented = bearer_hash()
     expected = body.get("version")

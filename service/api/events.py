@@ -22,7 +22,7 @@ view; the host's token or none: the public view; any other token: 401):
   at least ``N``; after ``timeout`` seconds without it, the current view (``304`` if
   ``If-None-Match`` already names it).
 
-Both are fed by the store's pub/sub announcement of every saved change (service.live), so a move
+Both are fed by the store's pub/sub announcement of every saved change (service.storage.live), so a move
 made through any API process reaches a stream held by any other.
 """
 
@@ -42,15 +42,16 @@ from flask.views import MethodView
 from flask_smorest import Blueprint
 from marshmallow import fields, validate
 
-from .. import live, metrics
-from ..errors import NotFound
-from ..gops import referee as gops_referee
-from ..store import Record, Store
-from . import common
-from . import gofo as gofo_api
-from . import gops as gops_api
-from .gofo_schemas import GofoSeatViewSchema, GofoTableSchema
-from .gops_schemas import GopsGameSchema, GopsSeatViewSchema
+from service.storage import live
+from service.ops import metrics
+from service.errors import NotFound
+from service.games.gops import referee as gops_referee
+from service.storage.store import Record, Store
+from service.api import common
+from service.api import gofo as gofo_api
+from service.api import gops as gops_api
+from service.api.gofo_schemas import GofoSeatViewSchema, GofoTableSchema
+from service.api.gops_schemas import GopsGameSchema, GopsSeatViewSchema
 
 STREAM_CONTENT_TYPE = "text/event-stream"
 # What the server allows, unless configured otherwise (create_app overrides or the environment).
@@ -227,7 +228,7 @@ def _serve(kind: str, id: str, query: dict[str, Any],
     try:
         last = _last_event_id()
     except ma.ValidationError as error:
-        from .problems import problem
+        from service.api.problems import problem
 
         return problem(422, "invalid_request", "the request does not match the operation's schema",
                        errors=error.messages)

@@ -2,8 +2,8 @@
 
 Thin: parse (the schemas), authorize, load, apply, store, respond.  What a move does to a stored
 table — the engine, the referee's chance and commitments, the turn clock — is
-:mod:`service.gofo.referee`'s; what anyone may see of it (views, the last deal's openings, the
-transcript's redactions) is :mod:`service.gofo.observer`'s.
+:mod:`service.games.gofo.referee`'s; what anyone may see of it (views, the last deal's openings, the
+transcript's redactions) is :mod:`service.games.gofo.observer`'s.
 
 Dealt mode: the referee deals.  Tabletop mode: real cards; the referee keeps turns, bets, pots and
 the ledger, and checks the cards entered at the canto.  The host token may act for any seat
@@ -16,12 +16,13 @@ from typing import Any, Callable
 
 from flask.views import MethodView
 
-from .. import auth, gofo
-from ..errors import Forbidden, NotFound
-from ..gofo import referee
-from ..store import Change, Record
-from . import common, idempotency
-from .gofo_schemas import (
+from service.api import auth
+from service.games import gofo
+from service.errors import Forbidden, NotFound
+from service.games.gofo import referee
+from service.storage.store import Change, Record
+from service.api import common, idempotency
+from service.api.gofo_schemas import (
     AmountSchema,
     CreatedGofoTableSchema,
     CreateGofoTableSchema,
@@ -65,7 +66,7 @@ def _view(record: Record, seat: int | None = None) -> dict[str, Any]:
 def _view_answer(record: Record, seat: int | None, schema):
     """The view of ``record`` for ``seat`` as a response, serialized once per stored bytes and seat
     (:func:`service.api.common.shared_view`): a Gofo view takes nothing from the clock (its
-    deadlines are instants in the document; :func:`service.gofo.observer.record_view` has no
+    deadlines are instants in the document; :func:`service.games.gofo.observer.record_view` has no
     ``now``), so the seat is the whole key."""
     return common.shared_view(record, seat, lambda: _view(record, seat), schema)
 

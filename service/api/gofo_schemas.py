@@ -9,10 +9,10 @@ from __future__ import annotations
 import marshmallow as ma
 from marshmallow import fields, validate
 
-from ..gofo.cards import DECK
-from ..gofo.hand import MODES
-from ..gofo.rules import INAUGURATIONS
-from .gops_schemas import VersionedSchema
+from service.games.gofo.cards import DECK
+from service.games.gofo.hand import MODES
+from service.games.gofo.rules import INAUGURATIONS
+from service.api.gops_schemas import VersionedSchema
 
 CARD = validate.OneOf(DECK, error="not a Gofo card (rank 3-7, 11 or 12, then suit o/c/e/b, e.g. 11e)")
 CARD_DOC = "A card: rank 3–7, 11 (caballo) or 12 (rey), then the suit o (oros), c (copas), e (espadas), b (bastos); e.g. 11e."

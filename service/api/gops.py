@@ -6,12 +6,13 @@ from typing import Any
 
 from flask.views import MethodView
 
-from .. import auth, commitments, gops
-from ..errors import Forbidden
-from ..gops import referee
-from ..store import Change, Record
-from . import common, idempotency
-from .gops_schemas import (
+from service.api import auth
+from service.games import commitments, gops
+from service.errors import Forbidden
+from service.games.gops import referee
+from service.storage.store import Change, Record
+from service.api import common, idempotency
+from service.api.gops_schemas import (
     CommitSchema,
     CreatedGopsGameSchema,
     CreateGopsGameSchema,

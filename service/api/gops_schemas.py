@@ -9,8 +9,8 @@ from __future__ import annotations
 import marshmallow as ma
 from marshmallow import fields, validate
 
-from .. import gops
-from .loading import FastLoadSchema
+from service.games import gops
+from service.api.loading import FastLoadSchema
 
 class FullMatch(validate.Regexp):
     """``validate.Regexp`` that must match the whole string.

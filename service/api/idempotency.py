@@ -40,9 +40,9 @@ from typing import Any, Callable
 from cryptography.fernet import Fernet, InvalidToken
 from flask import after_this_request, request
 
-from ..errors import IllegalAction, InvalidAction, RefereeError
-from ..store import AlreadyAnswered, Answer, Record
-from . import common
+from service.errors import IllegalAction, InvalidAction, RefereeError
+from service.storage.store import AlreadyAnswered, Answer, Record
+from service.api import common
 
 HEADER = "Idempotency-Key"
 MIN_LENGTH = 16

@@ -18,8 +18,8 @@ import marshmallow as ma
 from flask import Response, json
 from werkzeug.exceptions import HTTPException
 
-from ..error_codes import ErrorCode
-from ..errors import (
+from service.error_codes import ErrorCode
+from service.errors import (
     Busy,
     Forbidden,
     IllegalAction,

@@ -5,8 +5,8 @@ from __future__ import annotations
 import random
 from typing import Any, Iterable
 
-from service.gofo.cards import DECK
-from service.gofo.hand import (
+from service.games.gofo.cards import DECK
+from service.games.gofo.hand import (
     Action, Corta, Decline, Discard, Enter, HandState, LegalAction, Look, NoVer, Open, Pass,
     Raise, Refiche, Reshuffle, Shuffle, Ver, Voy,
 )

@@ -5,13 +5,13 @@ from __future__ import annotations
 import pytest
 
 from service.errors import IllegalAction, InvalidAction, NotYourTurn
-from service.gofo import action_from_dict, action_to_dict
-from service.gofo.cards import DECK
-from service.gofo.hand import (
+from service.games.gofo import action_from_dict, action_to_dict
+from service.games.gofo.cards import DECK
+from service.games.gofo.hand import (
     Corta, Declare, Decline, Discard, Enter, Look, NoVer, Open, Pass, Raise, Refiche, Reshuffle,
     Show, Shuffle, Ver, Voy,
 )
-from service.gofo.table import DealerDraw
+from service.games.gofo.table import DealerDraw
 
 from .helpers import dealt_hand
 

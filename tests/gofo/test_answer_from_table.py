@@ -10,10 +10,10 @@ import random
 import pytest
 
 from bench.http import gofo_choice
-from service.gofo import referee
-from service.gofo import table as T
+from service.games.gofo import referee
+from service.games.gofo import table as T
 from service.errors import InvalidAction
-from service.gofo.actions import action_from_dict
+from service.games.gofo.actions import action_from_dict
 
 
 def _stored(doc):

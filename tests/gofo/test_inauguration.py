@@ -12,12 +12,12 @@ import json
 import pytest
 
 from service.errors import IllegalAction, InvalidAction, InvalidOptions, WrongPhase
-from service.gofo.actions import (
+from service.games.gofo.actions import (
     Corta, Discard, Enter, Inaugurate, LegalAction, Muck, Open, Pass, Shuffle, Ver, action_from_dict, record,
 )
-from service.gofo.observer import next_to_act, table_view
-from service.gofo.rules import TableOptions
-from service.gofo.table import Table, replay
+from service.games.gofo.observer import next_to_act, table_view
+from service.games.gofo.rules import TableOptions
+from service.games.gofo.table import Table, replay
 
 from .helpers import stacked_order
 
@@ -158,7 +158,7 @@ def test_the_deadline_default_is_the_inauguration_front_when_allowed_else_the_sm
     allowed = Table.new(dict(TABLETOP, inauguration_front=6))
     loser = 1 - _bust_tabletop(allowed)
     assert allowed.default_action(loser) == Inaugurate(6)
-    from service.gofo import clock
+    from service.games.gofo import clock
 
     seat, action = clock.timeout_move(allowed, 100.0, 101.0)
     assert (seat, action) == (loser, Inaugurate(6))
@@ -220,8 +220,8 @@ def test_a_dealt_table_shuffles_after_the_last_choice_and_replays():
 
 def test_a_tabletop_hand_lists_the_face_up_discards_known_to_be_out_of_play():
     """``known_out``: thrown face up since the last reported reshuffle, or kept to the right."""
-    from service.gofo.actions import Reshuffle, Voy
-    from service.gofo.cards import sort_cards
+    from service.games.gofo.actions import Reshuffle, Voy
+    from service.games.gofo.cards import sort_cards
 
     table = Table.new({"seats": 2, "mode": "tabletop", "first_dealer": 0})
     mano, dealer = 1, 0

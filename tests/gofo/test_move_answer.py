@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import random
 
-from service.gofo import Decline, Open, referee
+from service.games.gofo import Decline, Open, referee
 
 
 def _salt_maker(rng):

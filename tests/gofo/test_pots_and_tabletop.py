@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from service.gofo.hand import (
+from service.games.gofo.hand import (
     Corta, Declare, Discard, Enter, HandState, Muck, Open, Pass, Refiche, Reshuffle, Show, Ver,
     Voy, side_pots,
 )

@@ -11,10 +11,10 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from service.gofo import Table, chance_action, hand_value, replay, view
-from service.gofo.cards import DECK, is_card
-from service.gofo.hand import Action, Declare, LegalAction, Open, Show
-from service.gofo.table import record
+from service.games.gofo import Table, chance_action, hand_value, replay, view
+from service.games.gofo.cards import DECK, is_card
+from service.games.gofo.hand import Action, Declare, LegalAction, Open, Show
+from service.games.gofo.table import record
 
 from .helpers import random_action
 
@@ -135,7 +135,7 @@ def play_table(seed: int, seats: int, mode: str, hands: int, *, secrecy: bool = 
 def check_refusal_changes_nothing(table: Table, rng: random.Random) -> None:
     """A refused move (any kind, any seat) raises and leaves the table exactly as it was."""
     from service.errors import RefereeError
-    from service.gofo.actions import CODEC
+    from service.games.gofo.actions import CODEC
 
     kind = rng.choice(sorted(CODEC.types))
     cls = CODEC.types[kind]
@@ -160,7 +160,7 @@ def check_refusal_changes_nothing(table: Table, rng: random.Random) -> None:
 
 def check_ranges(table: Table, seat: int, legal: list[LegalAction]) -> None:
     """The advertised bet ranges are exact: both ends legal, one beyond refused."""
-    from service.gofo.hand import Corta, Raise, Refiche
+    from service.games.gofo.hand import Corta, Raise, Refiche
     kinds = {"open": Open, "raise": Raise, "refiche": Refiche, "corta": Corta}
     for a in legal:
         if a.type in kinds:

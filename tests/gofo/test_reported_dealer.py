@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from service.errors import InvalidOptions
-from service.gofo.rules import TableOptions
-from service.gofo.table import Table
+from service.games.gofo.rules import TableOptions
+from service.games.gofo.table import Table
 
 
 def test_the_reported_dealer_deals_the_first_hand_and_nothing_is_drawn():

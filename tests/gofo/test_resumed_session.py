@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from service.errors import InvalidOptions
-from service.gofo.rules import TableOptions
-from service.gofo.table import Table
+from service.games.gofo.rules import TableOptions
+from service.games.gofo.table import Table
 
 LEDGER = {"seats": 3, "caja": 100, "fronts": [20, 145, 5], "behinds": [80, 0, 50], "cajas": [1, 1, 1], "first_dealer": 0}
 

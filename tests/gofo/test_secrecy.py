@@ -3,7 +3,7 @@
 An observer gets what the service publishes after a hand — the result (face-up discards with their
 counts, cards kept to the right, hands shown at the canto, the reshuffle records), who receives each
 deck position and each slot of a reshuffled stock (public: the deal and draw order follow from the
-counts), and the deal as ``service.gofo.deal.publish`` opens it (openings, revealed reshuffle keys,
+counts), and the deal as ``service.games.gofo.deal.publish`` opens it (openings, revealed reshuffle keys,
 hence those reshuffles' orders, as the transcript shows them).  From that it tries to name cards of
 *hidden holdings* — a folded or declined hand, the hand of a player who won without showing, the
 stock nobody looked at — with the attacks the issue names: the published origin of a card mapped to
@@ -23,11 +23,11 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from service import commitments
-from service.gofo import deal as deal_rules
-from service.gofo.cards import DECK
-from service.gofo.hand import Corta, Decline, Discard, Enter, NoVer, Open, Pass, Raise, Refiche, Ver, Voy
-from service.gofo.table import Table
+from service.games import commitments
+from service.games.gofo import deal as deal_rules
+from service.games.gofo.cards import DECK
+from service.games.gofo.hand import Corta, Decline, Discard, Enter, NoVer, Open, Pass, Raise, Refiche, Ver, Voy
+from service.games.gofo.table import Table
 
 HANDS = 200
 
@@ -146,7 +146,7 @@ def play_hand(seed: int, seats: int) -> dict[str, Any]:
 
 
 def gofo_reshuffle(order: list[str]) -> Any:
-    from service.gofo.hand import Reshuffle
+    from service.games.gofo.hand import Reshuffle
 
     return Reshuffle(tuple(order))
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from service.gofo.cards import DECK
-from service.gofo.hand import (
+from service.games.gofo.cards import DECK
+from service.games.gofo.hand import (
     Corta, Decline, Discard, Enter, HandState, Look, NoVer, Open, Pass, Raise, Refiche,
     Shuffle, Ver, Voy,
 )
@@ -383,7 +383,7 @@ def test_default_action_of_a_silent_player():
     """A table deadline moves a silent player the way silence moves him at a real table."""
     import random
 
-    from service.gofo.table import Table, chance_action
+    from service.games.gofo.table import Table, chance_action
 
     rng = random.Random(11)
     table = Table.new({"seats": 5})

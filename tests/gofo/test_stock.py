@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import random
 
-from service.gofo.cards import DECK
-from service.gofo.hand import Decline, Discard, Enter, HandState, Open, Pass, Reshuffle, Voy
+from service.games.gofo.cards import DECK
+from service.games.gofo.hand import Decline, Discard, Enter, HandState, Open, Pass, Reshuffle, Voy
 
 from .helpers import dealt_hand, play, play_events
 

@@ -7,9 +7,9 @@ import random
 import pytest
 
 from service.errors import InvalidOptions
-from service.gofo import Table, TableOptions, chance_action, view
-from service.gofo.hand import Corta, Discard, Enter, NoVer, Open, Pass, Show, Ver
-from service.gofo.table import DealerDraw
+from service.games.gofo import Table, TableOptions, chance_action, view
+from service.games.gofo.hand import Corta, Discard, Enter, NoVer, Open, Pass, Show, Ver
+from service.games.gofo.table import DealerDraw
 
 from .helpers import play, play_events
 

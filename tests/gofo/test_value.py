@@ -8,14 +8,14 @@ from collections import Counter
 
 import pytest
 
-import service.gofo.actions
-import service.gofo.betting
-import service.gofo.cards
-import service.gofo.hand
-import service.gofo.table
-import service.gofo.value
+import service.games.gofo.actions
+import service.games.gofo.betting
+import service.games.gofo.cards
+import service.games.gofo.hand
+import service.games.gofo.table
+import service.games.gofo.value
 from service.errors import InvalidAction
-from service.gofo import DECK, hand_value
+from service.games.gofo import DECK, hand_value
 
 # independent card model: (points, suit index) built from a hand-written table
 POINTS = {"3": 3, "4": 4, "5": 5, "6": 6, "7": 7, "11": 8, "12": 9}
@@ -74,8 +74,8 @@ def test_malformed_hands_are_refused(bad: list[str]) -> None:
         hand_value(bad)
 
 
-@pytest.mark.parametrize("module", [service.gofo.cards, service.gofo.value, service.gofo.hand,
-                                    service.gofo.table, service.gofo.actions, service.gofo.betting])
+@pytest.mark.parametrize("module", [service.games.gofo.cards, service.games.gofo.value, service.games.gofo.hand,
+                                    service.games.gofo.table, service.games.gofo.actions, service.games.gofo.betting])
 def test_doctests(module: object) -> None:
     failures, _ = doctest.testmod(module)  # type: ignore[arg-type]
     assert failures == 0

@@ -1,7 +1,7 @@
 """Round records keep each seat's ``sealed`` fingerprint, not the commitments and reveals.
 
 The commitments and reveals of a played round are kept once, in the game's log; the stored document
-has only their seals (the first 16 hex digits of each commitment, :mod:`service.gops.records`).  A
+has only their seals (the first 16 hex digits of each commitment, :mod:`service.games.gops.records`).  A
 retried commit or reveal of an earlier round, or of an earlier game of a match, is still
 recognised by them as an exact repeat (a no-op success) and anything else for that round is still
 refused as before; a document stored before the change (records with ``commitments`` and
@@ -14,8 +14,8 @@ import json
 
 import pytest
 
-from service import commitments as C
-from service import gops as G
+from service.games import commitments as C
+from service.games import gops as G
 from service.errors import RefereeError
 from support import store as support_store
 from support.gops_helpers import Driver, det_salt, expect_error, new_game

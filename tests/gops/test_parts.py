@@ -1,4 +1,4 @@
-"""The Gops package part by part (service/game.py's contract), and the in-place state machine:
+"""The Gops package part by part (service/games/contract.py's contract), and the in-place state machine:
 a refused action leaves ``to_dict()`` exactly as it was, over random playouts, with no copy."""
 
 from __future__ import annotations
@@ -11,19 +11,19 @@ from fractions import Fraction
 import pytest
 
 from support.gops_helpers import det_salt
-from service import commitments, entropy
-from service import gops as G
+from service.games import commitments, entropy
+from service.games import gops as G
 from service.errors import RefereeError
-from service.game import PARTS, Action
-from service.gops import chance, clock, observer, referee
-from service.gops.records import Phase
+from service.games.contract import PARTS, Action
+from service.games.gops import chance, clock, observer, referee
+from service.games.gops.records import Phase
 
 
 def test_every_part_is_a_module_and_the_old_engine_is_gone():
     for name in PARTS:
-        assert G.GAME.part(name).__name__ == f"service.gops.{name}"
+        assert G.GAME.part(name).__name__ == f"service.games.gops.{name}"
     with pytest.raises(ImportError):
-        importlib.import_module("service.gops.engine")
+        importlib.import_module("service.games.gops.engine")
 
 
 def test_actions_are_game_actions_with_one_codec():

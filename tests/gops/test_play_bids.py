@@ -10,7 +10,7 @@ import random
 
 import pytest
 
-from service import gops as G
+from service.games import gops as G
 from service.errors import IllegalAction, InvalidAction, RefereeError, WrongPhase
 
 

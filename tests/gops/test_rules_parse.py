@@ -6,9 +6,9 @@ from fractions import Fraction
 
 import pytest
 
-from service import gops
-from service.gops.records import parse_score
-from service.gops.rules import MatchRules, Rules
+from service.games import gops
+from service.games.gops.records import parse_score
+from service.games.gops.rules import MatchRules, Rules
 
 
 def test_the_same_stored_rules_give_the_same_instance():

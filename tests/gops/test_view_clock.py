@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import pytest
 
-from service.gops import observer
+from service.games.gops import observer
 from support import gops_trace
 
 SEEDS = range(0, 80)

@@ -9,9 +9,9 @@ from collections import Counter
 
 import pytest
 
-from service import commitments
-from service import gops as G
-from service.gops import referee
+from service.games import commitments
+from service.games import gops as G
+from service.games.gops import referee
 
 SETUPS = [
     ("classic", {}, {}),

@@ -22,7 +22,7 @@ START = 1_800_000_000.0  # 2027-01-15: any fixed instant will do
 @contextlib.contextmanager
 def seeded_referee(seed: int = 7, start: float = START, tick: float = 1.0) -> Iterator[None]:
     """Seeded ids, salts and shuffles, and a clock that moves ``tick`` seconds per reading."""
-    from service import entropy
+    from service.games import entropy
     from service.api import common
     from service.api import gofo as gofo_api
     from service.api import gops as gops_api

@@ -11,8 +11,8 @@ import hashlib
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from service import commitments
-from service import gops as G
+from service.games import commitments
+from service.games import gops as G
 
 
 def det_salt(*parts: object) -> str:
@@ -25,7 +25,7 @@ def as_cards(bid: int | Sequence[int]) -> tuple[int, ...]:
 
 
 def spec_commitment(game_id: str, rnd: int, seat: int, cards: Sequence[int], salt: str) -> str:
-    """The commitment computed straight from the spec text (independent of service.commitments)."""
+    """The commitment computed straight from the spec text (independent of service.games.commitments)."""
     msg = f"gops-bid-v1|{game_id}|{rnd}|{seat}|{','.join(str(c) for c in cards)}|{salt}"
     return hashlib.sha256(msg.encode("utf-8")).hexdigest()
 

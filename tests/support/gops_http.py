@@ -11,7 +11,7 @@ import secrets
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from service import commitments
+from service.games import commitments
 
 
 class Http:

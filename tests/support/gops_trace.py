@@ -10,7 +10,7 @@ the end it records the transcripts (public and per seat) of the log.  Each step 
 short digest of its canonical JSON, so the golden file stays small.
 
 Round records no longer keep the round's commitments and reveals, only each seat's ``sealed``
-fingerprint (the first 16 hex digits of its commitment; :mod:`service.gops.records`).  Before a
+fingerprint (the first 16 hex digits of its commitment; :mod:`service.games.gops.records`).  Before a
 step is digested every such record is put back into the form ``main`` recorded — ``sealed``
 replaced, in place, by the ``commitments`` and ``reveals`` the playout applied for that game, round
 and seat — and only when every seal is that commitment's first 16 hex digits (otherwise the record
@@ -32,9 +32,9 @@ import json
 import random
 from typing import Any
 
-from service import gops as G
+from service.games import gops as G
 from service.errors import RefereeError
-from service.gops import observer, referee
+from service.games.gops import observer, referee
 
 SEEDS = range(200)
 MAX_STEPS = 260

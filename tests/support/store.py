@@ -3,7 +3,7 @@
 ``snapshot`` is the "state unchanged" oracle of every refusal test: every key
 the referee wrote, with its type and value, except the rate limiter's counters
 (they count every request by design).  ``stored`` and ``stored_doc`` read one
-game's or table's record through :class:`service.store.Store`'s own key names.
+game's or table's record through :class:`service.storage.store.Store`'s own key names.
 Both work with a client that decodes responses and with one that does not.
 """
 
@@ -13,13 +13,13 @@ from typing import Any
 
 import redis
 
-from service.store import Store
+from service.storage.store import Store
 
 PREFIX = "referee"  # the key prefix the test apps and servers use (the default)
 
 
 def _bytes_client(client: redis.Redis) -> redis.Redis:
-    """The same server, answering bytes: a finished game's archive is binary (service.archive),
+    """The same server, answering bytes: a finished game's archive is binary (service.storage.archive),
     which a client that decodes responses cannot read."""
     pool = client.connection_pool
     if not pool.connection_kwargs.get("decode_responses"):

@@ -1,0 +1,172 @@
+"""The contract every game provides, and the one :class:`Action` codec they share.
+
+A game lives in its own package, ``service/<name>/``, with the same parts under the same names:
+
+=================  ====================================================================================
+``rules``          the options a game or table is created with (validated dataclasses)
+``actions``        its :class:`Action` types and their :class:`ActionCodec`
+``state``          the pure state machine: ``apply(action)`` → events, ``legal_actions(seat)``
+``observer``       everything a caller may see — the public, a seat, the host — during and after a hand,
+                   transcripts included: nothing leaves the service without passing through it
+``chance``         shuffles, prize orders and deck commitments as data (the randomness comes from
+                   :mod:`service.games.entropy`, the one source)
+``clock``          its deadlines: when a seat is late and what a timeout plays for it
+``referee``        the stored record of one game (state, secrets, clock) and the moves on it — what the
+                   HTTP layer calls: create, apply a move, views, transcript. Pure: no I/O.
+``verifier``       the offline checker of an exported transcript (``python -m service.verify``)
+=================  ====================================================================================
+
+and a :class:`GameDefinition` named ``GAME`` in its ``__init__``.  :mod:`service.games.registry` lists the
+definitions; the app's blueprints (and so the OpenAPI document) and the verifier's command line are
+driven from it, so a third game touches its own package, its ``service/api/<name>.py`` and one
+registry line.
+
+Nothing here does I/O.
+"""
+
+from __future__ import annotations
+
+import importlib
+import types
+import typing
+from collections.abc import Callable, Iterable
+from dataclasses import MISSING, dataclass, fields
+from typing import Any, ClassVar
+
+from service.errors import InvalidAction
+
+# The parts of a game package, in the order the table above gives them.
+PARTS = ("rules", "actions", "state", "observer", "chance", "clock", "referee", "verifier")
+
+
+@dataclass(frozen=True)
+class Action:
+    """Base of every action of every game: a frozen dataclass whose ``TYPE`` is its JSON ``"type"``.
+
+    ``CHANCE`` marks the outcomes the referee supplies (a shuffle, a prize order), never a seat.
+    Fields are typed with ``int``, ``bool``, ``str``, ``tuple[int, ...]``, ``tuple[str, ...]`` or an
+    optional (``X | None``) of those: :class:`ActionCodec` reads and writes exactly these.
+    """
+
+    TYPE: ClassVar[str] = ""
+    CHANCE: ClassVar[bool] = False
+
+
+def _malformed(detail: str) -> InvalidAction:
+    return InvalidAction(detail, code="malformed_action")
+
+
+class ActionCodec:
+    """One game's actions to and from JSON-ready dicts: ``Corta(5)`` ⇄ ``{"type": "corta", "amount": 5}``.
+
+    Decoding refuses an unknown ``type`` (``unknown_action``), missing or unexpected fields and wrong
+    types (``malformed_action``); tuples are written as lists.  Booleans are never integers.
+    """
+
+    def __init__(self, action_types: Iterable[type[Action]]) -> None:
+        self.types: dict[str, type[Action]] = {}
+        self._fields: dict[str, list[tuple[str, Any, bool]]] = {}
+        for cls in action_types:
+            if not cls.TYPE or cls.TYPE in self.types:
+                raise ValueError(f"{cls.__name__}: every action needs its own TYPE")
+            self.types[cls.TYPE] = cls
+            hints = typing.get_type_hints(cls)
+            self._fields[cls.TYPE] = [
+                (f.name, hints[f.name], f.default is not MISSING or f.default_factory is not MISSING)
+                for f in fields(cls)
+            ]
+
+    def __contains__(self, kind: str) -> bool:
+        return kind in self.types
+
+    def extended(self, action_types: Iterable[type[Action]]) -> ActionCodec:
+        """This codec with more types (a table's actions around a hand's)."""
+        return ActionCodec([*self.types.values(), *action_types])
+
+    def to_dict(self, action: Action) -> dict[str, Any]:
+        out: dict[str, Any] = {"type": action.TYPE}
+        for name, _, _ in self._fields[action.TYPE]:
+            value = getattr(action, name)
+            out[name] = list(value) if isinstance(value, tuple) else value
+        return out
+
+    def from_dict(self, data: Any) -> Action:
+        if not isinstance(data, dict) or not isinstance(data.get("type"), str):
+            raise _malformed("an action is an object with a string 'type'")
+        kind = data["type"]
+        cls = self.types.get(kind)
+        if cls is None:
+            raise InvalidAction(f"unknown action type {kind!r}", code="unknown_action")
+        spec = self._fields[kind]
+        unexpected = set(data) - {name for name, _, _ in spec} - {"type"}
+        if unexpected:
+            raise _malformed(f"unexpected fields for {kind}: {sorted(unexpected)}")
+        kwargs: dict[str, Any] = {}
+        for name, hint, optional in spec:
+            if name not in data:
+                if optional:
+                    continue
+                raise _malformed(f"{kind} needs {name!r}")
+            kwargs[name] = _coerce(f"{kind}.{name}", hint, data[name])
+        return cls(**kwargs)
+
+
+_SCALARS = {int: "an integer", bool: "true or false", str: "a string"}
+
+
+def _coerce(where: str, hint: Any, value: Any) -> Any:
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if origin in (typing.Union, types.UnionType):
+        if value is None and type(None) in args:
+            return None
+        (inner,) = [a for a in args if a is not type(None)]
+        return _coerce(where, inner, value)
+    if origin is tuple:
+        item = args[0]
+        if not isinstance(value, (list, tuple)) or not all(_is(item, v) for v in value):
+            raise _malformed(f"{where} must be a list of {_SCALARS[item].split(' ', 1)[1]}s"
+                             if item is not bool else f"{where} must be a list of booleans")
+        return tuple(value)
+    if not _is(hint, value):
+        raise _malformed(f"{where} must be {_SCALARS[hint]}")
+    return value
+
+
+def _is(kind: type, value: Any) -> bool:
+    if kind is int:
+        return isinstance(value, int) and not isinstance(value, bool)
+    return isinstance(value, kind)
+
+
+@dataclass(frozen=True)
+class GameDefinition:
+    """What the registry knows of a game: its name (the transcript ``kind`` and the URL segment
+    ``/v1/<name>/...``), its package, and where its HTTP blueprint lives.
+
+    The verifier's command-line option (``--prize-commitment``, ``--deck-commitment``) names the
+    commitments the players saw before the shuffle, numbered by ``commitment_unit`` (game, hand).
+    """
+
+    name: str
+    title: str
+    package: str
+    blueprint: str  # "module:attribute" of its flask-smorest Blueprint (imported only by the app)
+    commitment_option: str
+    commitment_unit: str
+    commitment_help: str
+    thing: str  # what one transcript records: "game", "table"
+
+    def part(self, name: str) -> types.ModuleType:
+        """One of the game's :data:`PARTS` (``definition.part("verifier")``)."""
+        if name not in PARTS:
+            raise KeyError(f"a game has no part {name!r}; parts: {', '.join(PARTS)}")
+        return importlib.import_module(f"{self.package}.{name}")
+
+    def load_blueprint(self) -> Any:
+        module, _, attribute = self.blueprint.partition(":")
+        return getattr(importlib.import_module(module), attribute)
+
+    @property
+    def verify(self) -> Callable[..., Any]:
+        """``verify(transcript, commitments) -> service.games.verification.Report``."""
+        return self.part("verifier").verify

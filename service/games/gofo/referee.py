@@ -1,0 +1,179 @@
+"""The stored record of one Gofo table, and the moves on it — what the HTTP layer calls.
+
+Pure: no I/O.  The referee's chance (the draw, the shuffles, the salts) comes from
+:func:`service.games.gofo.chance.supply_chance`, which draws from :mod:`service.games.entropy` unless an ``rng``
+and ``new_salt`` are given; the caller loads the document, hands it here, and stores what comes back.
+
+The document (``doc``): ``kind``, ``id``, ``state`` (:meth:`service.games.gofo.table.Table.to_dict`), the
+referee's secrets ``deals`` (hand number → its deck, salts and reshuffle keys:
+:func:`service.games.gofo.chance.new_deal`) and ``draws`` (the committed first-dealer draw decks), ``results``
+(every finished hand's result), the turn clock (``turn_seconds``, ``turn_since``) and times.  The
+caller adds ``auth``.  Each change returns the new document (the one given is left as it was) and
+its transcript entries: the seat's move, then the chance it called for.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from service.games.gofo import chance, clock, observer
+from service.games.gofo.actions import Action, DealerDraw, action_to_dict
+from service.games.gofo.cards import RandomLike
+from service.games.gofo.rules import Mode, TableOptions
+from service.games.gofo.table import Table
+
+KIND = "gofo"
+_DRAW_FIELDS = ("round", "commitment", "order", "salt")
+
+
+def entry(version: int, at: float, by: str, seat: int | None, hand: int, action: Action | dict[str, Any]) -> dict[str, Any]:
+    """One transcript entry: who (``host``, ``seat``, ``referee``) did what, in which hand."""
+    data = action if isinstance(action, dict) else action_to_dict(action)
+    return {"version": version, "at": at, "by": by, "seat": seat, "hand": hand, "action": data}
+
+
+def create(body: dict[str, Any], table_id: str, at: float, rng: RandomLike | None = None,
+           new_salt: Callable[[], str] | None = None) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """A new table's document (without ``auth``) and its first entries: the create entry, the
+    first-dealer draw (until a dealer is drawn) and the first hand's shuffle.  ``body``: the table
+    options and ``turn_seconds``; refused with ``InvalidOptions`` (:class:`TableOptions`)."""
+    body = dict(body)
+    turn_seconds = body.pop("turn_seconds", None)
+    options = TableOptions.from_dict({k: v for k, v in body.items() if v is not None})
+    doc: dict[str, Any] = {"kind": KIND, "id": table_id, "deals": {}, "draws": [], "results": [],
+                           "turn_seconds": turn_seconds, "turn_since": at,
+                           "created_at": at, "updated_at": at}
+    entries = [entry(1, at, "host", None, 0, {"type": "create", "options": options.to_dict()})]
+    table = Table.new(options)
+    _supply_chance(table, doc, 1, at, entries, rng, new_salt)
+    doc["state"] = table.to_dict()
+    return doc, entries
+
+
+@dataclass
+class Applied:
+    """A move applied to a table: the new document, its transcript entries, and the table the
+    document was written from (the move's answer is viewed from it, not from a second parse)."""
+
+    doc: dict[str, Any]
+    entries: list[dict[str, Any]]
+    table: Table
+
+
+def play(doc: dict[str, Any], version: int, who: str, at: float, seat: int, action: Action,
+         rng: RandomLike | None = None, new_salt: Callable[[], str] | None = None) -> Applied:
+    """Apply one seat's move (and the chance it calls for) to the table stored at ``version``.
+    An illegal move raises and nothing changes."""
+    return _apply(doc, Table.from_dict(doc["state"]), version, who, at, seat, action, rng, new_salt)
+
+
+def enforce(doc: dict[str, Any], version: int, at: float, rng: RandomLike | None = None,
+            new_salt: Callable[[], str] | None = None) -> Applied:
+    """The move silence makes for the seat to act once its turn deadline has passed
+    (:func:`service.games.gofo.clock.timeout_move`), entered as the referee's, marked ``timeout``."""
+    table = Table.from_dict(doc["state"])
+    seat, action = clock.timeout_move(table, clock.turn_deadline(doc), at)
+    return _apply(doc, table, version, "referee", at, seat, action, rng, new_salt, timeout=True)
+
+
+def apply_move(doc: dict[str, Any], version: int, who: str, at: float, seat: int, action: Action,
+               rng: RandomLike | None = None, new_salt: Callable[[], str] | None = None) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """:func:`play`, as the new document and its entries."""
+    applied = play(doc, version, who, at, seat, action, rng, new_salt)
+    return applied.doc, applied.entries
+
+
+def enforce_deadline(doc: dict[str, Any], version: int, at: float, rng: RandomLike | None = None,
+                     new_salt: Callable[[], str] | None = None) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """:func:`enforce`, as the new document and its entries."""
+    applied = enforce(doc, version, at, rng, new_salt)
+    return applied.doc, applied.entries
+
+
+def _apply(doc: dict[str, Any], table: Table, version: int, who: str, at: float, seat: int, action: Action,
+           rng: RandomLike | None, new_salt: Callable[[], str] | None, timeout: bool = False) -> Applied:
+    number, before = table.hand_number, clock.turn_marker(table)
+    table.apply(seat, action)  # checked first: an illegal move raises here, before anything changes
+    version += 1
+    move = entry(version, at, who, seat, number, action)
+    if timeout:
+        move["timeout"] = True
+    entries = [move]
+    new = _next_doc(doc, number)
+    _supply_chance(table, new, version, at, entries, rng, new_salt)  # may finish the hand (a reshuffle, then the canto)
+    if table.hand_number != number and table.last_result is not None:
+        new["results"].append(observer._copy(table.last_result))
+        new["hand_ended_at"] = version  # this move ended the hand: its answer carries the result
+    if clock.restarts_clock(action, before, clock.turn_marker(table)):
+        new["turn_since"] = at  # the clock of the seat to act restarts with every move
+    new.update(state=table.to_dict(), updated_at=at)
+    return Applied(new, entries, table)
+
+
+def _next_doc(doc: dict[str, Any], number: int) -> dict[str, Any]:
+    """A copy of ``doc`` whose parts a move may change are its own: the results, the draws, the
+    deals (the current hand's reshuffles are appended to; the next hand's deal is added)."""
+    deals = dict(doc["deals"])
+    current = deals.get(str(number))
+    if current is not None:
+        deals[str(number)] = dict(current, reshuffles=list(current["reshuffles"]))
+    return dict(doc, deals=deals, draws=list(doc.get("draws", [])), results=list(doc["results"]))
+
+
+def _supply_chance(table: Table, doc: dict[str, Any], version: int, at: float, entries: list[dict[str, Any]],
+                   rng: RandomLike | None = None, new_salt: Callable[[], str] | None = None) -> None:
+    """Answer every chance request (:func:`service.games.gofo.chance.supply_chance`) and record each as the
+    referee's entry, with the request's ``version`` (a draw's entry shows its committed deck)."""
+    draws = doc.setdefault("draws", [])
+    before = len(draws)
+    _, applied = chance.supply_chance(table, doc["id"], doc["deals"], draws, rng, new_salt)
+    new_draws = iter(draws[before:])
+    for number, action in applied:
+        made = entry(version, at, "referee", None, number, action)
+        if isinstance(action, DealerDraw):
+            made["draw"] = {k: v for k, v in next(new_draws).items() if k in _DRAW_FIELDS}
+        entries.append(made)
+
+
+# ------------------------------------------------------------------ reading a record
+
+
+def load(doc: dict[str, Any]) -> Table:
+    """The table of a stored document."""
+    return Table.from_dict(doc["state"])
+
+
+def seat_count(doc: dict[str, Any]) -> int:
+    return doc["state"]["options"]["seats"]
+
+
+def host_acts_for_seats(doc: dict[str, Any]) -> bool:
+    """At a tabletop table the host's token may act for any seat (one phone for the real table)."""
+    return doc["state"]["options"]["mode"] == Mode.TABLETOP
+
+
+def view(doc: dict[str, Any], version: int, seat: int | None = None, table: Table | None = None) -> dict[str, Any]:
+    """What the public (``seat`` ``None``) or a seat may see: :func:`service.games.gofo.observer.record_view`
+    (``table``: the document's, when the caller has it: :attr:`Applied.table`)."""
+    return observer.record_view(doc, version, seat, table)
+
+
+def move_answer(doc: dict[str, Any], version: int, seat: int | None, caller: str | None,
+                table: Table | None = None) -> dict[str, Any]:
+    """The answer to a move or an enforced deadline: the view plus who acts next (and, for a
+    ``caller`` allowed to see them, that seat's legal actions) and the result of a hand the move
+    ended: :func:`service.games.gofo.observer.move_answer` (``table``: as for :func:`view`)."""
+    return observer.move_answer(doc, version, seat, caller, table)
+
+
+def ledger(doc: dict[str, Any], version: int) -> dict[str, Any]:
+    return observer.ledger_view(doc, version)
+
+
+def transcript(doc: dict[str, Any], version: int, entries: list[dict[str, Any]]) -> dict[str, Any]:
+    """The published transcript: :func:`service.games.gofo.observer.transcript_view`."""
+    return observer.transcript_view(doc, version, entries, KIND)
+
+
+result_of = observer.result_of

@@ -1,0 +1,376 @@
+"""The offline verifier of a Gops transcript: :func:`verify_gops` (``python -m service.verify``).
+
+Prize commitments (Gops)
+------------------------
+A shuffled prize order is committed to when the game starts
+(``prize_commitment`` in the game state) and revealed in the ``deal_prizes``
+entry once the game is over.  A complete transcript carries each game's
+published commitment in ``result.games``; the ones the players saw before
+their first bid can be given too with ``--prize-commitment GAME=HEX`` (``HEX``
+alone means game 1).  A shuffled game whose commitment is known from neither
+source is reported as a problem (exit 1): the deal cannot be verified, and a
+verifier must not pass what it could not check.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from service.games import commitments
+from service.games.verification import (
+    Report, _short, _is_int, _is_number, _diff, _check_version_coverage, _differing_keys,
+)
+
+
+def _where(index: int, entry: dict[str, Any]) -> str:
+    """``entry #5 (version 4, game 1, round 2, reveal)`` — how problems name an entry."""
+    action = entry.get("action") if isinstance(entry, dict) else None
+    kind = action.get("type") if isinstance(action, dict) else "?"
+    if not isinstance(entry, dict):
+        return f"entry #{index}"
+    return (f"entry #{index} (version {entry.get('version')}, game {entry.get('game')}, "
+            f"round {entry.get('round')}, {kind})")
+
+
+# The fields the transcript endpoint withholds (null) until they are public (gops.transcript_entry):
+# a round's commitments until every seat has committed, its reveals until it is over, and so on.
+_SECRETS = {"deal_prizes": ("order", "salt"), "commit": ("commitment",), "reveal": ("cards", "salt"),
+            "report_prize": ("rank",)}
+
+
+# Who may make each action (``by`` of its entry).
+_SEAT_ACTIONS = ("commit", "reveal", "choose_prize", "resign")
+
+
+_TABLE_ACTIONS = ("report_prize", "enforce_deadline")
+
+
+def _check_by(report: Report, where: str, entry: dict[str, Any], players: int) -> None:
+    by = entry.get("by")
+    action = entry["action"]
+    kind = action.get("type")
+    if kind in _SEAT_ACTIONS:
+        seat = action.get("seat")
+        if by != f"seat:{seat}":
+            report.problem(f"{where}: made by {by!r}, but a {kind} for seat {seat!r} can only be made by 'seat:{seat}'")
+    elif kind == "deal_prizes":
+        if by != "referee":
+            report.problem(f"{where}: made by {by!r}, but only the referee deals the prizes")
+    elif kind in _TABLE_ACTIONS:
+        seats = {f"seat:{s}" for s in range(players)}
+        if by != "host" and by not in seats:
+            report.problem(f"{where}: made by {by!r}, but a {kind} comes from the host or a seat of this game")
+
+
+def _game_id(transcript_id: str, match_format: str, number: int) -> str:
+    return transcript_id if match_format == "single" else f"{transcript_id}-{number}"
+
+
+def verify_gops(transcript: dict[str, Any], prize_commitments: dict[int, str] | None = None) -> Report:
+    """Check a Gops transcript; every problem found is a line of ``report.problems``."""
+    from service.games.gops import rules as gops_rules, state as gops_state
+    from service.games.gops.actions import action_from_dict
+    from service.errors import RefereeError
+
+    tid = transcript.get("id")
+    report = Report("gops", str(tid))
+    given = dict(prize_commitments or {})
+
+    # ---- the envelope
+    if not isinstance(tid, str) or not commitments.ID_PATTERN.match(tid):
+        report.problem(f"id: {tid!r} is not a game id ([A-Za-z0-9_-], 1..64 characters)")
+        return report
+    if transcript.get("complete") is not True:
+        report.problem(
+            f"complete: is {transcript.get('complete')!r}, not true — the transcript was exported before the "
+            "game was over, so secrets are withheld and there is no result to check")
+    entries = transcript.get("entries")
+    if not isinstance(entries, list) or not entries:
+        report.problem("entries: missing or empty; a transcript starts with the create entry")
+        return report
+    top_version = transcript.get("version")
+    if not _is_int(top_version):
+        report.problem(f"version: {top_version!r} is not an integer")
+
+    # ---- every entry's shape, version order and time order
+    shaped: list[tuple[int, dict[str, Any]]] = []
+    previous_version, previous_at = 0, None
+    for index, entry in enumerate(entries, 1):
+        where = _where(index, entry)
+        if not isinstance(entry, dict) or not isinstance(entry.get("action"), dict) \
+                or not isinstance(entry["action"].get("type"), str):
+            report.problem(f"{where}: not an entry object with an action and its type")
+            continue
+        bad = [k for k in ("version", "game", "round") if not _is_int(entry.get(k))]
+        if not _is_number(entry.get("at")):
+            bad.append("at")
+        if not isinstance(entry.get("by"), str):
+            bad.append("by")
+        if bad:
+            report.problem(f"{where}: missing or malformed {', '.join(bad)}")
+            continue
+        version, at, kind = entry["version"], entry["at"], entry["action"]["type"]
+        if index == 1 and version != 1:
+            report.problem(f"{where}: the first entry must be version 1")
+        if version < previous_version:
+            report.problem(f"{where}: version {version} comes after version {previous_version} "
+                           "(entries are out of order)")
+        elif version == previous_version and kind != "deal_prizes":
+            report.problem(
+                f"{where}: repeats version {version}; only the referee's deal may share the version "
+                "of the action that triggered it (an entry was duplicated)")
+        if previous_at is not None and at < previous_at:
+            report.problem(f"{where}: at {at} is earlier than the previous entry's {previous_at} "
+                           "(time goes backwards)")
+        previous_version, previous_at = version, at
+        shaped.append((index, entry))
+    _check_version_coverage(report, shaped, top_version)
+
+    # ---- the create entry and the rules
+    first_index, first = (shaped[0] if shaped else (1, entries[0]))
+    if not shaped or first_index != 1 or first["action"]["type"] != "create":
+        report.problem(f"{_where(1, entries[0])}: the first entry must be the create entry")
+        return report
+    creates = [i for i, e in shaped[1:] if e["action"]["type"] == "create"]
+    for i in creates:
+        report.problem(f"{_where(i, entries[i - 1])}: a second create entry")
+    if first.get("by") != "host":
+        report.problem(f"{_where(1, first)}: made by {first.get('by')!r}, but games are created by the host")
+    for key in ("rules", "match"):
+        if first["action"].get(key) != transcript.get(key):
+            report.problem(
+                f"{key}: the transcript's {key} differ from those of the create entry "
+                f"({_differing_keys(transcript.get(key), first['action'].get(key))})")
+    try:
+        rules = gops_rules.Rules.from_dict(first["action"]["rules"]).validate()
+        match = gops_rules.MatchRules.from_dict(first["action"]["match"]).validate()
+    except (RefereeError, TypeError, KeyError, AttributeError, ValueError) as exc:
+        report.problem(f"{_where(1, first)}: the rules/match are not valid Gops rules: {exc}")
+        return report
+
+    # ---- replay, entry by entry, with independent commitment checks alongside
+    create_at = first["at"]
+    try:
+        state = gops_state.Gops.new(tid, rules, match, now=create_at)
+    except RefereeError as exc:
+        report.problem(f"the engine refuses to create this game: {exc}")
+        return report
+
+    replay_ok = _dealt_next(report, _where(1, first), state, first, shaped, 1)
+    bids: dict[tuple[int, int, int], tuple[str, int]] = {}  # (game, round, seat) -> commitment, entry #
+    deals: dict[int, dict[str, Any]] = {}  # game -> {"order", "salt", "index"}
+    turned: dict[int, list[int]] = {}
+    for index, entry in shaped:
+        if entry["action"]["type"] == "deal_prizes":
+            if entry["game"] in deals:
+                report.problem(f"{_where(index, entry)}: a second deal for game {entry['game']} "
+                               f"(the first is entry #{deals[entry['game']]['index']})")
+                continue
+            action = entry["action"]
+            deals[entry["game"]] = {"order": action.get("order"), "salt": action.get("salt"), "index": index}
+    reveals_checked = 0
+    for position, (index, entry) in enumerate(shaped[1:] if replay_ok else [], 1):
+        where = _where(index, entry)
+        action = entry["action"]
+        kind = action["type"]
+        _check_by(report, where, entry, rules.players)
+        if entry["game"] != state.game.number or entry["round"] != state.game.round:
+            report.problem(f"{where}: recorded for game {entry['game']} round {entry['round']}, but replaying "
+                           f"the entries before it, the game is at game {state.game.number} round "
+                           f"{state.game.round}")
+        game_id = _game_id(tid, match.format, entry["game"])
+        withheld = [k for k in _SECRETS.get(kind, ()) if k in action and action[k] is None]
+        if withheld:
+            report.problem(f"{where}: {', '.join(withheld)} withheld (null); the transcript is not complete")
+            replay_ok = False
+            break
+        if kind == "commit" and _is_int(action.get("seat")) and _is_int(action.get("round")):
+            bids.setdefault((entry["game"], action["round"], action["seat"]), (action.get("commitment"), index))
+        elif kind == "reveal":
+            reveals_checked += _check_reveal(report, where, action, entry["game"], game_id, bids)
+        try:
+            parsed = action_from_dict(action)
+            events = state.apply(parsed, entry["at"])
+        except RefereeError as exc:
+            report.problem(f"{where}: the rules engine refuses this action: {exc} ({exc.code})")
+            replay_ok = False
+            break
+        except Exception as exc:  # noqa: BLE001 — a malformed field the engine did not expect: still a refusal
+            report.problem(f"{where}: the rules engine cannot apply this action: {type(exc).__name__}: {exc}")
+            replay_ok = False
+            break
+        if not events:
+            report.problem(f"{where}: changes nothing (an exact repeat); the referee never records those")
+        turned[state.game.number] = list(state.game.turned)
+        if not _dealt_next(report, where, state, entry, shaped, position + 1):
+            replay_ok = False
+            break
+
+    # ---- prize orders: commitments and the prizes actually turned up
+    recorded_games = _recorded_games(report, transcript.get("result"))
+    for number, deal in sorted(deals.items()):
+        _check_deal(report, entries, tid, match.format, rules.ranks, number, deal, given, recorded_games)
+    for number, seen in sorted(turned.items()):
+        order = deals.get(number, {}).get("order") if rules.prize_order == "shuffled" else _fixed_order(rules)
+        if order is not None and isinstance(order, list) and seen != order[: len(seen)]:
+            report.problem(f"game {number}: the prizes turned up {seen} do not follow the prize order {order}")
+    for number in sorted(set(given) - set(deals)):
+        report.problem(f"--prize-commitment {number}=…: the transcript has no shuffled deal for game {number}")
+
+    # ---- the result
+    if replay_ok:
+        if not state.over:
+            report.problem(f"replaying every entry leaves the game unfinished (game {state.game.number}, round "
+                           f"{state.game.round}, phase {str(state.game.phase)!r}): entries are missing at the end")
+        else:
+            lines: list[str] = []
+            recorded = transcript.get("result")
+            if isinstance(recorded, dict) and recorded_games is not None:
+                recorded = {k: v for k, v in recorded.items() if k != "games"}  # checked just below
+            _diff("result", recorded, state.result, lines)
+            for line in lines:
+                report.problem(line)
+            if recorded_games is not None:
+                for line in _diff_games(recorded_games, state.games):
+                    report.problem(line)
+
+    if report.ok:
+        result = state.result or {}
+        played = len(state.games)
+        shuffled = len(deals)
+        report.summary = (
+            f"gops {tid}: {len(entries)} entries (version {top_version}) replayed; "
+            f"{played} game{'s' if played != 1 else ''}, {rules.players} seats; "
+            f"{reveals_checked} reveal{'s match their' if reveals_checked != 1 else ' matches its'} commitment{'s' if reveals_checked != 1 else ''}; "
+            + (f"{shuffled} prize order{'s match' if shuffled != 1 else ' matches'} the published commitment"
+               f"{'s' if shuffled != 1 else ''}; " if shuffled else f"prize order {rules.prize_order}; ")
+            + f"result reproduced (winners {result.get('winners')}, totals {result.get('totals')})"
+        )
+    return report
+
+
+def _dealt_next(report: Report, where: str, state: Any, entry: dict[str, Any],
+                shaped: list[tuple[int, dict[str, Any]]], following: int) -> bool:
+    """When the engine needs chance, the very next entry must be the referee's deal, same version."""
+    if not state.needs_chance:
+        return True
+    nxt = shaped[following][1] if following < len(shaped) else None
+    if nxt and nxt["version"] == entry["version"] and nxt["action"]["type"] == "deal_prizes":
+        return True
+    report.problem(f"{where}: after it game {state.game.number} needs the referee's deal, but the next "
+                   "entry is not that deal (the deal_prizes entry was dropped or moved)")
+    return False
+
+
+
+
+def _check_reveal(report: Report, where: str, action: dict[str, Any], game: int, game_id: str,
+                  bids: dict[tuple[int, int, int], tuple[str, int]]) -> int:
+    """Recompute the reveal's hash and compare it with that seat's commitment; 1 if it matches."""
+    seat, round_, cards, salt = (action.get(k) for k in ("seat", "round", "cards", "salt"))
+    if not (_is_int(seat) and _is_int(round_) and isinstance(cards, list) and all(_is_int(c) for c in cards)
+            and isinstance(salt, str)):
+        report.problem(f"{where}: malformed reveal (seat, round, cards and salt are required)")
+        return 0
+    committed = bids.get((game, round_, seat))
+    if committed is None:
+        report.problem(f"{where}: seat {seat} reveals for game {game} round {round_} but made no commitment there")
+        return 0
+    expected, commit_index = committed
+    actual = commitments.bid_commitment(game_id, round_, seat, cards, salt)
+    if not isinstance(expected, str) or not commitments.matches(actual, expected):
+        report.problem(
+            f"{where}: seat {seat}'s reveal (cards {cards}, salt {_short(salt)}) hashes to {_short(actual)}, "
+            f"which does not match the commitment {_short(expected)} seat {seat} made for game {game_id} "
+            f"round {round_} (entry #{commit_index})")
+        return 0
+    return 1
+
+
+def _recorded_games(report: Report, result: Any) -> list[dict[str, Any]] | None:
+    """Per-game results carried in ``result.games``, if the transcript has them."""
+    if isinstance(result, dict) and "games" in result:
+        games = result["games"]
+        if isinstance(games, list) and all(isinstance(g, dict) for g in games):
+            return games
+        report.problem("result.games: not a list of game results")
+    return None
+
+
+_GAME_RESULT_KEYS = ("game", "game_id", "termination", "scores", "unclaimed", "winners",
+                     "prize_commitment", "prize_order", "prize_salt")
+
+
+def _diff_games(recorded: list[dict[str, Any]], replayed: list[dict[str, Any]]) -> list[str]:
+    """Per-game results: every result field must match; a ``history`` is compared on the fields it shows
+    (a public export leaves out the round records' ``sealed``, or in records of the old form their
+    commitments and reveals)."""
+    out: list[str] = []
+    if len(recorded) != len(replayed):
+        out.append(f"result.games: the transcript lists {len(recorded)} games, replaying the actions gives "
+                   f"{len(replayed)}")
+        return out
+    for i, (mine, theirs) in enumerate(zip(recorded, replayed)):
+        for key in _GAME_RESULT_KEYS:
+            if key not in mine:
+                out.append(f"result.games[{i}].{key}: missing from the transcript; the replay gives {theirs.get(key)!r}")
+        for key in sorted(mine):
+            if key == "history" and isinstance(mine[key], list) and isinstance(theirs.get(key), list) \
+                    and len(mine[key]) == len(theirs[key]) and all(isinstance(r, dict) for r in mine[key]):
+                for n, (rec, rep) in enumerate(zip(mine[key], theirs[key])):
+                    _diff(f"result.games[{i}].history[{n}]", rec, {k: rep[k] for k in rec if k in rep}, out)
+            else:
+                _diff(f"result.games[{i}].{key}", mine[key], theirs.get(key, "<no such field>"), out)
+    return out
+
+
+def _fixed_order(rules: Any) -> list[int] | None:
+    if rules.prize_order == "ascending":
+        return list(range(1, rules.ranks + 1))
+    if rules.prize_order == "descending":
+        return list(range(rules.ranks, 0, -1))
+    if rules.prize_order == "explicit":
+        return list(rules.explicit_order)
+    return None  # shuffled (from the deal) or reported (whatever was reported)
+
+
+def _check_deal(report: Report, entries: list, tid: str, match_format: str, ranks: int, number: int,
+                deal: dict[str, Any], given: dict[int, str],
+                recorded_games: list[dict[str, Any]] | None) -> None:
+    """The deal's order and salt against the commitment published when the game started."""
+    where = _where(deal["index"], entries[deal["index"] - 1])
+    order, salt = deal["order"], deal["salt"]
+    if order is None or salt is None:
+        report.problem(f"{where}: the prize order and salt are withheld (null); the game was not over")
+        return
+    if not isinstance(order, list) or sorted(o for o in order if _is_int(o)) != list(range(1, ranks + 1)) \
+            or not all(_is_int(o) for o in order):
+        report.problem(f"{where}: the prize order {order!r} is not every rank 1..{ranks} exactly once")
+        return
+    if not isinstance(salt, str) or not commitments.SALT_PATTERN.match(salt):
+        report.problem(f"{where}: the prize salt {_short(salt)!r} is not 64 lowercase hex characters")
+        return
+    game_id = _game_id(tid, match_format, number)
+    actual = commitments.prize_order_commitment(game_id, order, salt)
+    published: list[tuple[str, Any]] = []
+    if number in given:
+        published.append((f"--prize-commitment {number}", given[number]))
+    if recorded_games is not None:
+        mine = [g for g in recorded_games if g.get("game") == number]
+        if mine and mine[0].get("prize_commitment") is not None:
+            published.append((f"result.games (game {number})", mine[0]["prize_commitment"]))
+    if not published:
+        report.problem(
+            f"game {number}: cannot check the deal — the transcript does not carry the prize commitment "
+            f"published when game {game_id} started; pass --prize-commitment {number}=<hex> "
+            "(the prize_commitment the players saw before their first bid)")
+        return
+    for source, expected in published:
+        if not isinstance(expected, str) or not commitments.matches(actual, expected):
+            report.problem(
+                f"{where}: the prize order {order} and salt {_short(salt)} hash to {_short(actual)}, which does "
+                f"not match the prize commitment {_short(expected)} published for game {game_id} ({source})")
+
+
+
+verify = verify_gops  # the name every game's verifier has (service.games.contract)

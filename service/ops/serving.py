@@ -1,0 +1,270 @@
+"""The gunicorn worker the referee runs: gevent, plus two guards against slow and greedy clients.
+
+Why gevent (numbers in ``bench/streams.py`` and the README's "Live updates"): a Server-Sent
+Events stream holds its connection for minutes.  With gthread (2 workers × 4 threads) every open
+stream holds a thread, so 8 streams stop the API; with gevent a stream (or a slow client) holds a
+greenlet of a few tens of KiB, and one worker serves ``worker_connections`` of them.  Per move and
+per read gthread is no faster (``python -m bench.workers``, bench/README.md "Worker class": CPU per
+unit within a few per cent of gevent's, throughput within the noise), so streams decide.
+
+What gunicorn's gevent worker already bounds, with ``deploy/gunicorn.conf.py``:
+
+* a request's **headers** must arrive within ``keepalive`` seconds (the worker reads every request
+  line and its headers under ``gevent.Timeout(keepalive)``), so slow headers cost one greenlet for
+  at most that long;
+* an **idle keep-alive** connection is closed after ``keepalive`` seconds;
+* a worker holds at most ``worker_connections`` connections.
+
+What this worker adds:
+
+* a **body deadline**: a request's body must arrive within ``REFEREE_BODY_TIMEOUT`` seconds
+  (default 10), else ``408 request_timeout`` and the connection is closed — a client trickling a
+  body a byte at a time cannot hold a connection for long.  The body (at most the body limit + 1
+  bytes) is read before the application runs, so the application never waits for a client;
+* a **cap per client**: at most ``REFEREE_MAX_CONNECTIONS_PER_CLIENT`` (default 100) open
+  connections per client address (IPv6: per /64) in each worker process; past it a new connection
+  is answered ``429 too_many_connections`` and closed, so one client cannot take every connection.
+  Behind a reverse proxy (``REFEREE_TRUSTED_PROXIES`` > 0) every connection comes from the proxy:
+  the cap is off and belongs in the proxy (e.g. nginx ``limit_conn``).  ``0`` turns it off.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+
+import gevent
+from gunicorn.glogging import Logger as GunicornLogger
+from gunicorn.workers.ggevent import GeventWorker
+
+from service.web.bodylimit import _read_at_most
+
+
+def _number(name: str, default: float) -> float:
+    try:
+        return float(os.environ.get(name) or default)
+    except ValueError:
+        return default
+
+
+def _problem(status: int, reason: str, code: str, detail: str, extra_headers: str = "") -> bytes:
+    body = json.dumps({"type": f"https://referee.example/problems/{code}", "title": reason,
+                       "status": status, "detail": detail, "code": code}).encode()
+    head = (f"HTTP/1.1 {status} {reason}\r\nContent-Type: application/problem+json\r\n"
+            f"Content-Length: {len(body)}\r\nConnection: close\r\nX-Content-Type-Options: nosniff\r\n"
+            f"Cache-Control: no-store\r\n{extra_headers}\r\n")
+    return head.encode() + body
+
+
+TOO_MANY_CONNECTIONS = _problem(
+    429, "Too Many Requests", code="too_many_connections",
+    detail="too many open connections from your address; close some and retry", extra_headers="Retry-After: 1\r\n")
+REQUEST_TIMEOUT = _problem(
+    408, "Request Timeout", code="request_timeout",
+    detail="the request body did not arrive in time")
+
+
+class _SlowBody(Exception):
+    pass
+
+
+class Worker(GeventWorker):
+    """gunicorn's gevent worker with a body deadline and a per-client connection cap."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.body_timeout = _number("REFEREE_BODY_TIMEOUT", 10.0)
+        self.body_limit = int(_number("REFEREE_MAX_BODY_BYTES", 16 * 1024))
+        proxied = _number("REFEREE_TRUSTED_PROXIES", 0) > 0
+        self.per_client = 0 if proxied else int(_number("REFEREE_MAX_CONNECTIONS_PER_CLIENT", 100))
+        self.open_by_client: dict[str, int] = {}
+
+    def run(self) -> None:
+        try:
+            super().run()
+        finally:  # end the live-update listeners before the interpreter (and gevent's hub) goes
+            from service.storage import live
+
+            live.stop_all()
+
+    # ----------------------------------------------------- per-client cap
+
+    def handle(self, listener, client, addr) -> None:
+        peer = _client_key(addr)
+        if self.per_client and peer is not None:
+            if self.open_by_client.get(peer, 0) >= self.per_client:
+                try:
+                    client.settimeout(1.0)
+                    client.sendall(TOO_MANY_CONNECTIONS)
+                except OSError:
+                    pass
+                finally:
+                    client.close()
+                return
+            self.open_by_client[peer] = self.open_by_client.get(peer, 0) + 1
+        try:
+            super().handle(listener, client, addr)
+        finally:
+            if self.per_client and peer is not None:
+                left = self.open_by_client.get(peer, 1) - 1
+                if left > 0:
+                    self.open_by_client[peer] = left
+                else:
+                    self.open_by_client.pop(peer, None)
+
+    # ------------------------------------------------------ body deadline
+
+    def handle_request(self, listener_name, req, sock, addr):
+        body = req.body
+        declared = _content_length(req)
+        if body is not None and (declared is None or declared <= self.body_limit) and _has_body(req, declared):
+            if getattr(req, "_expected_100_continue", False):
+                # The client waits for this before it sends the body (curl: 1 s, then it sends
+                # anyway); gunicorn would send it only after our read, so we send it, once, here.
+                try:
+                    sock.sendall(b"HTTP/1.1 100 Continue\r\n\r\n")
+                except OSError:
+                    raise StopIteration() from None
+                req._expected_100_continue = False
+            try:
+                with gevent.Timeout(self.body_timeout, _SlowBody):
+                    data = _read_at_most(body, self.body_limit + 1)
+            except _SlowBody:
+                try:
+                    sock.sendall(REQUEST_TIMEOUT)
+                except OSError:
+                    pass
+                raise StopIteration()  # the keep-alive loop ends: the connection is closed
+            rest_unread = len(data) > self.body_limit  # a chunked body past the limit: 413, then close
+            req.body = io.BytesIO(data)
+            result = super().handle_request(listener_name, req, sock, addr)
+            if rest_unread:
+                raise StopIteration()
+            return result
+        return super().handle_request(listener_name, req, sock, addr)
+
+
+def _content_length(req) -> int | None:
+    for name, value in req.headers:
+        if name.upper() == "CONTENT-LENGTH":
+            try:
+                return int(value)
+            except ValueError:
+                return None
+    return None
+
+
+def _has_body(req, declared: int | None) -> bool:
+    if declared is not None:
+        return declared > 0
+    return any(name.upper() == "TRANSFER-ENCODING" and "chunked" in value.lower() for name, value in req.headers)
+
+
+
+
+def _client_key(addr) -> str | None:
+    """The client a connection counts against: its IPv4 address, or its IPv6 /64.
+
+    On a dual-stack listener IPv4 clients arrive as IPv4-mapped addresses (``::ffff:a.b.c.d``),
+    which all share one /64: each counts as its own IPv4 address."""
+    if not isinstance(addr, tuple) or not addr:
+        return None  # a Unix socket: no client address
+    host = str(addr[0])
+    if ":" in host:
+        import ipaddress
+
+        try:
+            address = ipaddress.IPv6Address(host.split("%")[0])
+        except ValueError:
+            return host
+        if address.ipv4_mapped is not None:
+            return str(address.ipv4_mapped)
+        return str(ipaddress.ip_network(f"{address}/64", strict=False))
+    return host
+
+
+class Logger(GunicornLogger):
+    """gunicorn's logger, whose access log is written only when ``accesslog`` asks for it.
+
+    With a ``logconfig_dict`` (deploy/gunicorn.conf.py has one: every line JSON) gunicorn treats
+    access logging as on, and built each request's log atoms (~30 of them, headers walked) only
+    for the silenced ``gunicorn.access`` logger to drop the line. The app writes its own
+    request line (service.ops.logs); ``GUNICORN_ACCESSLOG`` still turns gunicorn's on.
+    """
+
+    def access(self, resp, req, environ, request_time) -> None:
+        if self.cfg.accesslog:
+            super().access(resp, req, environ, request_time)
+
+
+# ------------------------------------------------------- one listening socket per worker
+
+def settle_reuse_port(arbiter) -> None:
+    """gunicorn's ``on_starting`` hook (deploy/gunicorn.conf.py): ready ``reuse_port`` or turn it off.
+
+    With ``reuse_port`` (the default here) the arbiter binds nothing and each worker binds its own
+    ``SO_REUSEPORT`` socket, so the kernel spreads new connections over the workers by their
+    addresses.  With one socket shared by every worker, a burst of connections (a load balancer
+    opening its pool, 16 phones at once) is mostly accepted by whichever worker wakes first: on
+    2 cores, all 16 by one worker in 8 bursts of 12, and that worker's core is the server's whole
+    capacity (bench/README.md "Pass 10").
+
+    Off where a socket of its own per worker cannot work: a Unix socket, sockets handed over by
+    systemd (``LISTEN_FDS``), a re-executed master (``GUNICORN_FD``), port 0 (each worker would
+    be given a different free port; any port 0 in ``bind`` makes every listener shared).  A
+    reload keeps the plan (:func:`keep_listening_plan`).  And since the workers bind
+    only after the arbiter has started, an address already in use is checked here, so gunicorn
+    stops with an error (exit 1) instead of restarting workers that cannot bind.  A plain bind
+    (no ``SO_REUSEPORT``) is refused by any listener there, another gunicorn with ``reuse_port``
+    included: two servers on one port would otherwise share its connections silently."""
+    import errno
+    import socket
+    import time
+
+    cfg = arbiter.cfg
+    if not cfg.reuse_port or not hasattr(socket, "SO_REUSEPORT"):
+        return
+    addresses = list(cfg.address)
+    if (os.environ.get("LISTEN_FDS") or "GUNICORN_FD" in os.environ
+            or any(not isinstance(address, tuple) for address in addresses)):
+        cfg.set("reuse_port", False)
+        arbiter.log.info("reuse_port off: the workers share the arbiter's listening sockets")
+        return
+    if any(address[1] == 0 for address in addresses):
+        # Port 0 asks the system for a free port: each worker binding its own would get a port of
+        # its own, and the arbiter would announce none.  One socket, one port, shared.
+        cfg.set("reuse_port", False)
+        arbiter.log.info("reuse_port off: port 0 in bind, the workers share every listening socket the arbiter binds")
+        return
+    for address in addresses:
+        family = socket.AF_INET6 if ":" in str(address[0]) else socket.AF_INET
+        for attempt in range(5):  # as gunicorn's own bind: 5 tries, a second apart
+            probe = socket.socket(family, socket.SOCK_STREAM)
+            try:
+                probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+                probe.bind(address)
+                break
+            except OSError as exc:
+                if exc.errno != errno.EADDRINUSE:
+                    raise RuntimeError(f"cannot listen on {address[0]}:{address[1]}: {exc.strerror}") from None
+                if attempt == 4:
+                    raise RuntimeError(f"{address[0]}:{address[1]} is already in use") from None
+                arbiter.log.error("%s:%s is in use, retrying in 1 second", address[0], address[1])
+            finally:
+                probe.close()
+            time.sleep(1.0)
+
+
+def keep_listening_plan(arbiter) -> None:
+    """gunicorn's ``on_reload`` hook (``SIGHUP``): the new workers listen as the first ones did.
+
+    A reload reads the configuration again, so ``reuse_port`` is back on even where
+    :func:`settle_reuse_port` turned it off at the start (which a reload does not call again),
+    and each new worker would bind a socket of its own beside the arbiter's: on port 0 another
+    free port each, never announced.  The arbiter holds listening sockets exactly when the
+    workers are to share them, so then the new workers share them too."""
+    if arbiter.cfg.reuse_port and arbiter.LISTENERS:
+        arbiter.cfg.set("reuse_port", False)
+        arbiter.log.info("reuse_port off: the new workers share the arbiter's listening sockets, as before the reload")
+

@@ -1,0 +1,93 @@
+"""The docs UIs, served by the service itself: no CDN, works with no network.
+
+* ``/docs``: Swagger UI, ``/redoc``: ReDoc (the pages are flask-smorest's; this
+  module gives them their scripts and a Content-Security-Policy that allows
+  nothing but this server, so a page cannot reach a CDN even by mistake).
+* Their assets are the npm registry's ``swagger-ui-dist`` and ``redoc``
+  bundles, committed unmodified under ``service/web/docs_ui/`` (see its README for
+  the exact versions and how to update them) and served at a URL that names
+  the version: ``/docs/assets/<package>@<version>/<file>``, cached for a year.
+* ``/openapi.json`` names the server it was fetched from in ``servers``
+  (``served_spec``), so "Try it out" and a client generated from the served
+  document point at the right place on any host and port; the committed
+  ``openapi/openapi.json`` keeps a relative ``/`` server.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from flask import Blueprint, Flask, abort, request, send_from_directory
+
+ASSETS_DIR = Path(__file__).resolve().parent / "docs_ui"
+ASSETS_PREFIX = "/docs/assets"
+
+# The one server the committed spec names: relative, so it resolves against wherever the
+# document was loaded from. The served document replaces it with the request's origin.
+COMMITTED_SERVERS = [{"url": "/", "description": "the server this document was fetched from"}]
+
+
+def _package(directory: str) -> tuple[str, str, Path]:
+    path = ASSETS_DIR / directory
+    meta = json.loads((path / "package.json").read_text(encoding="utf-8"))
+    return meta["name"], meta["version"], path
+
+
+# package name -> (version, directory); the files served are exactly the ones committed there.
+PACKAGES: dict[str, tuple[str, Path]] = {
+    name: (version, path) for name, version, path in (_package("swagger-ui-dist"), _package("redoc"))
+}
+SWAGGER_UI_VERSION = PACKAGES["swagger-ui-dist"][0]
+REDOC_VERSION = PACKAGES["redoc"][0]
+SWAGGER_UI_URL = f"{ASSETS_PREFIX}/swagger-ui-dist@{SWAGGER_UI_VERSION}/"  # flask-smorest appends file names
+REDOC_URL = f"{ASSETS_PREFIX}/redoc@{REDOC_VERSION}/redoc.standalone.js"
+
+# Everything the pages load comes from this server. Swagger UI's page has an inline
+# bootstrap script and both UIs set inline styles; ReDoc runs its search in a blob: worker.
+# ReDoc's bundle also hard-codes an <img> of its vendor's logo on cdn.redoc.ly: this policy
+# refuses it before any request is made (the image then hides itself).
+DOCS_CSP = "; ".join([
+    "default-src 'none'",
+    "script-src 'self' 'unsafe-inline'",
+    "style-src 'self' 'unsafe-inline'",
+    "img-src 'self' data:",
+    "font-src 'self' data:",
+    "connect-src 'self'",
+    "worker-src 'self' blob:",
+    "base-uri 'none'",
+    "form-action 'none'",
+    "frame-ancestors 'none'",
+])
+DOCS_PAGES = ("/docs", "/redoc")
+
+blp = Blueprint("docs_assets", __name__)
+
+
+@blp.get(f"{ASSETS_PREFIX}/<string:package>@<string:version>/<path:filename>")
+def asset(package: str, version: str, filename: str):
+    known = PACKAGES.get(package)
+    if known is None or known[0] != version:
+        abort(404)
+    # send_from_directory refuses paths that leave the directory (404).
+    response = send_from_directory(known[1], filename, max_age=365 * 24 * 3600)
+    response.cache_control.immutable = True
+    return response
+
+
+def served_spec(spec: dict[str, Any]) -> dict[str, Any]:
+    """The spec as served: its only server is the origin this request reached
+    (``request.host_url``: scheme and Host as werkzeug sees them, after any ProxyFix)."""
+    origin = request.host_url.rstrip("/")
+    return {**spec, "servers": [{"url": origin, "description": "this server"}]}
+
+
+def init_app(app: Flask) -> None:
+    app.register_blueprint(blp)
+
+    @app.after_request
+    def _docs_csp(response):
+        if request.path in DOCS_PAGES and response.mimetype == "text/html":
+            response.headers["Content-Security-Policy"] = DOCS_CSP
+        return response
