@@ -311,7 +311,7 @@ def main(argv: list[str] | None = None) -> int:
 
     import redis
 
-    from service.embedded import start_server
+    from service.storage.embedded import start_server
 
     started = time.time()
     report: dict[str, Any] = {

@@ -1,11 +1,11 @@
 """Engine-only random playouts: the rules engines called directly, no HTTP, no Redis.
 
-* Gops (service/gops/): 2-player classic games of 13 ranks; the prize order is shuffled
+* Gops (service/games/gops/): 2-player classic games of 13 ranks; the prize order is shuffled
   (chance), each seat commits to a random card from its hand (``legal_actions``) and reveals it.
   The commitments are real SHA-256 hashes, as the engine checks them (:func:`gops_playout`; the
   headline figure, ``gops_vs_openspiel``).
 * The Gops *rules* alone (:func:`gops_rules_playout`, ``gops_rules_vs_openspiel``): the same games
-  with plain simultaneous bids through :meth:`service.gops.Gops.play_bids` (the same resolution
+  with plain simultaneous bids through :meth:`service.games.gops.Gops.play_bids` (the same resolution
   code, no commit–reveal): the simulated playouts strategy bots need, i.e. OpenSpiel's workload.
 * The crypto floor (:func:`crypto_floor_playout`): only the hashing a protocol game cannot do
   without — per bid a salt and the client's SHA-256 commitment, the referee's SHA-256 check of
@@ -51,8 +51,8 @@ def gops_playout(rng: random.Random) -> int:
     ``legal_actions``, commits to a random card with a fresh salt (a real SHA-256 commitment), and
     once all have committed each reveals.
     """
-    from service import gops
-    from service.commitments import bid_commitment
+    from service.games import gops
+    from service.games.commitments import bid_commitment
 
     state = gops.Gops.new("bench", gops.make_rules("classic"))
     game_id = state.current_game_id()
@@ -88,7 +88,7 @@ def gops_rules_playout(rng: random.Random) -> int:
     """One game of the rules alone: the prize order shuffled (chance, ``DealPrizes``), then each
     round the seats' random cards as plain simultaneous bids (:meth:`Gops.play_bids`, no
     commitments).  Nothing is hidden in a simulation, so the deal's salt is a constant."""
-    from service import gops
+    from service.games import gops
 
     state = gops.Gops.new("bench", gops.make_rules("classic"))
     order = list(range(1, state.rules.ranks + 1))
@@ -145,7 +145,7 @@ def openspiel_playout(rng: random.Random, game) -> int:
 
 def gofo_playout(rng: random.Random) -> int:
     """One dealt 5-seat hand at a new table (the dealer draw included)."""
-    from service.gofo import table as T
+    from service.games.gofo import table as T
 
     from .http import GOFO_MAX_MOVES_PER_HAND, GOFO_TABLE, gofo_choice
 

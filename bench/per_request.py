@@ -51,7 +51,7 @@ def main(argv: list[str] | None = None) -> int:
 
     import redis
 
-    from service.embedded import start_server
+    from service.storage.embedded import start_server
 
     work = Path(tempfile.mkdtemp(prefix="referee-per-request-"))
     valkey = start_server(data_dir=work / "valkey")

@@ -32,7 +32,7 @@ AREAS: list[tuple[str, tuple[str, ...]]] = [
     ("dataclasses (asdict, replace, fields)", ("/dataclasses.py",)),
     ("service/gops (the engine: rules, state, (de)serialisation, views)", ("/service/gops/", "/service/gops.py",
                                                                            "/service/game.py", "/service/registry.py")),
-    ("service/store.py", ("/service/store.py",)),
+    ("service/storage/store.py", ("/service/store.py",)),
     ("service/api", ("/service/api/",)),
     ("service (other)", ("/service/",)),
 ]
@@ -149,7 +149,7 @@ def profile_moves(redis_url: str, moves: int = 400, top: int = 15, seed: int = 7
 def main(argv: list[str] | None = None) -> int:
     import json
 
-    from service.embedded import start_server
+    from service.storage.embedded import start_server
 
     args = sys.argv[1:] if argv is None else argv
     moves = int(args[0]) if args else 400

@@ -197,7 +197,7 @@ def quiet_service_logs() -> None:
     import logging
     import os
 
-    from service.logs import JsonFormatter
+    from service.ops.logs import JsonFormatter
 
     logger = logging.getLogger("service")
     if not any(getattr(h, "_bench_null", False) for h in logger.handlers):
@@ -214,7 +214,7 @@ def referee_app(redis_url: str, rate_limits: bool = True, latest: bool = True):
     False: off, so the limiter's own round trip is not counted); ``latest`` False: the worker keeps
     no game's latest record (``LATEST_RECORDS=0``), so every move reads its game first, as a move
     does on a worker that neither made nor read the game's last change."""
-    from service.app import create_app
+    from service.web.app import create_app
 
     from .servers import REFEREE_ENV
 

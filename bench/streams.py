@@ -38,8 +38,8 @@ sys.path.insert(0, str(REPO))
 
 from support.sse_client import RawStream, pump  # noqa: E402
 
-from service import commitments  # noqa: E402
-from service.embedded import free_port, start_server  # noqa: E402
+from service.games import commitments  # noqa: E402
+from service.storage.embedded import free_port, start_server  # noqa: E402
 
 
 def start_gunicorn(redis_url: str, worker_class: str, log: Path) -> tuple[subprocess.Popen, str]:
@@ -206,7 +206,7 @@ def main() -> None:
     parser.add_argument("--streams", type=int, default=1000)
     parser.add_argument("--games", type=int, default=10)
     parser.add_argument("--moves", type=int, default=80)
-    parser.add_argument("--worker-class", default="service.serving.Worker")
+    parser.add_argument("--worker-class", default="service.ops.serving.Worker")
     parser.add_argument("--no-save", action="store_true")
     args = parser.parse_args()
     results = REPO / "bench" / "results"
@@ -216,7 +216,7 @@ def main() -> None:
     text = json.dumps(result, indent=1)
     print(text)
     if not args.no_save:
-        name = "streams.json" if args.worker_class == "service.serving.Worker" else f"streams-{args.worker_class}.json"
+        name = "streams.json" if args.worker_class == "service.ops.serving.Worker" else f"streams-{args.worker_class}.json"
         (results / name).write_text(text + "\n")
 
 

@@ -2,7 +2,7 @@
 
 Four gunicorns on one real Valkey, all ``-c deploy/gunicorn.conf.py`` with only
 ``GUNICORN_WORKER_CLASS`` changed: the referee and the bare handler (bench/bare.py), each once
-with gevent (``service.serving.Worker``, the default) and once with gthread (2 workers × 4
+with gevent (``service.ops.serving.Worker``, the default) and once with gthread (2 workers × 4
 threads).  Interleaved A B C D and repeated; per workload and connection count it prints
 
 * **gthread ÷ gevent** of the referee's units/s (median of the rounds) and of its CPU per unit;
@@ -31,7 +31,7 @@ from typing import Any
 from . import http, servers
 from .__main__ import RESULTS, git_describe, median, setup_reads
 
-CLASSES = {"gevent": "service.serving.Worker", "gthread": "gthread"}
+CLASSES = {"gevent": "service.ops.serving.Worker", "gthread": "gthread"}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -45,7 +45,7 @@ def main(argv: list[str] | None = None) -> int:
 
     import redis
 
-    from service.embedded import start_server
+    from service.storage.embedded import start_server
 
     started = time.time()
     workdir = Path(tempfile.mkdtemp(prefix="referee-bench-workers-"))

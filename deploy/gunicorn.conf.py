@@ -8,7 +8,7 @@ variable               meaning                    default
 =====================  =========================  ===========
 PORT / HOST            bind address               8000 / 127.0.0.1
 WEB_CONCURRENCY        worker processes           2
-GUNICORN_WORKER_CLASS  gunicorn worker class      service.serving.Worker (gevent)
+GUNICORN_WORKER_CLASS  gunicorn worker class      service.ops.serving.Worker (gevent)
 GUNICORN_WORKER_CONNECTIONS  connections per worker  1000
 GUNICORN_THREADS       threads per worker (gthread only)  4
 GUNICORN_TIMEOUT       worker timeout (s)         30
@@ -22,7 +22,7 @@ PROMETHEUS_MULTIPROC_DIR  workers' metric files (emptied at start)  a fresh temp
 HOST defaults to loopback so ``make run`` is private; the ``Procfile`` (a PaaS)
 and the Dockerfile bind ``0.0.0.0:$PORT`` explicitly.
 
-Logs: every line is one JSON object (``service.logs.JsonFormatter``), gunicorn's
+Logs: every line is one JSON object (``service.ops.logs.JsonFormatter``), gunicorn's
 own lines included; the app writes one ``request`` line per request with its
 request id (``X-Request-Id``), so gunicorn's access log is off unless asked for.
 
@@ -45,13 +45,13 @@ def _int(name: str, default: int) -> int:
 
 bind = f"{os.environ.get('HOST') or '127.0.0.1'}:{_int('PORT', 8000)}"
 
-# gevent workers (service.serving.Worker: gunicorn's gevent worker plus a body deadline and a
+# gevent workers (service.ops.serving.Worker: gunicorn's gevent worker plus a body deadline and a
 # per-client connection cap): an open event stream or a slow client holds a greenlet, not a
 # thread, so a worker serves `worker_connections` of them (the README's "Live updates" has the
 # measurements); per move and per read gthread measured no faster (`python -m bench.workers`,
 # bench/README.md "Worker class"). GUNICORN_WORKER_CLASS=gthread brings back threads (then
 # GUNICORN_THREADS counts).
-worker_class = os.environ.get("GUNICORN_WORKER_CLASS") or "service.serving.Worker"
+worker_class = os.environ.get("GUNICORN_WORKER_CLASS") or "service.ops.serving.Worker"
 workers = _int("WEB_CONCURRENCY", 2)
 threads = _int("GUNICORN_THREADS", 4)
 worker_connections = _int("GUNICORN_WORKER_CONNECTIONS", 1000)  # open connections per worker
@@ -59,12 +59,12 @@ worker_connections = _int("GUNICORN_WORKER_CONNECTIONS", 1000)  # open connectio
 timeout = _int("GUNICORN_TIMEOUT", 30)  # a worker that stops answering its heartbeat is restarted
 graceful_timeout = _int("GUNICORN_GRACEFUL_TIMEOUT", 20)
 # Each worker listens on a socket of its own (SO_REUSEPORT): the kernel spreads connections over
-# the workers, where a shared socket lets one worker take a whole burst (service.serving.
+# the workers, where a shared socket lets one worker take a whole burst (service.ops.serving.
 # settle_reuse_port, which also turns it off for Unix sockets, systemd's sockets and port 0;
-# service.serving.keep_listening_plan keeps that on a reload).
+# service.ops.serving.keep_listening_plan keeps that on a reload).
 reuse_port = os.environ.get("GUNICORN_REUSE_PORT", "1") != "0"
 # gevent: a request's headers must arrive within this many seconds, and an idle keep-alive
-# connection is closed after it (bodies: REFEREE_BODY_TIMEOUT, service/serving.py).
+# connection is closed after it (bodies: REFEREE_BODY_TIMEOUT, service/ops/serving.py).
 keepalive = _int("GUNICORN_KEEPALIVE", 5)
 
 # Bounded request sizes (the API only takes small JSON bodies).
@@ -81,9 +81,9 @@ control_socket_disable = True
 loglevel = os.environ.get("GUNICORN_LOGLEVEL", "info")
 errorlog = "-"
 accesslog = os.environ.get("GUNICORN_ACCESSLOG", "") or None
-# gunicorn's access line is built only when asked for (service.serving.Logger): with the
+# gunicorn's access line is built only when asked for (service.ops.serving.Logger): with the
 # logconfig_dict below gunicorn would build it for every request, to be dropped.
-logger_class = "service.serving.Logger"
+logger_class = "service.ops.serving.Logger"
 # Never log credentials: no request headers at all (so no Authorization /
 # X-Api-Key), and no %(u)s, which gunicorn decodes from a Basic Authorization
 # header. %(U)s is the path only (no query string).
@@ -95,7 +95,7 @@ proc_name = "referee"
 logconfig_dict = {
     "version": 1,
     "disable_existing_loggers": False,
-    "formatters": {"json": {"()": "service.logs.JsonFormatter"}},
+    "formatters": {"json": {"()": "service.ops.logs.JsonFormatter"}},
     "handlers": {"json": {"class": "logging.StreamHandler", "formatter": "json", "stream": "ext://sys.stderr"}},
     "root": {"level": "INFO", "handlers": ["json"]},
     "loggers": {
@@ -108,16 +108,16 @@ logconfig_dict = {
 
 
 def on_reload(server):
-    """SIGHUP: the new workers listen as the first ones did (service.serving.keep_listening_plan)."""
-    from service.serving import keep_listening_plan
+    """SIGHUP: the new workers listen as the first ones did (service.ops.serving.keep_listening_plan)."""
+    from service.ops.serving import keep_listening_plan
 
     keep_listening_plan(server)
 
 
 def on_starting(server):
-    """Before any worker: the listening plan (service.serving.settle_reuse_port), and an empty
+    """Before any worker: the listening plan (service.ops.serving.settle_reuse_port), and an empty
     metrics directory shared by this server's workers only."""
-    from service.serving import settle_reuse_port
+    from service.ops.serving import settle_reuse_port
 
     settle_reuse_port(server)
     path = os.environ.get("PROMETHEUS_MULTIPROC_DIR")
