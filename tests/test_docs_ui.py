@@ -9,7 +9,7 @@ import re
 import pytest
 import requests
 
-from service import docs
+from service.web import docs
 
 pytestmark = pytest.mark.slow
 
