@@ -33,7 +33,10 @@ defaults to ``not app.testing``, so test apps built with ``TESTING=True`` count
 nothing unless they ask for it.
 
 If Redis cannot be reached the limiter lets the request through (fail open)
-and logs a warning; it never turns a request into a 500.
+and logs a warning; it never turns a request into a 500. On a Redis Cluster the counters live on
+the client's shard, not the game's: the hit is sent there within a small budget and, while that
+shard is failing, not sent at all (:mod:`service.storage.sidelines`), so a failing shard never
+delays a move of a game on a healthy one.
 
 **Counters are not durable** (issue 9): the script marks its writes ``REPL_NONE``, so they stay
 in the server's memory and never reach its append-only file or its replicas. A server that
@@ -214,7 +217,17 @@ class RateLimiter:
         ]
 
     def hit(self, client: str, limits: list[Limit]) -> list[Usage]:
-        result = self._hit(keys=[self.key(client, limit) for limit in limits], args=self.arguments(limits))
+        keys, args = [self.key(client, limit) for limit in limits], self.arguments(limits)
+        sidelines = self.store.sidelines
+        if sidelines is None:
+            result = self._hit(keys=keys, args=args)
+        else:  # a cluster: the counters' shard is not the game's; bounded, fail-fast (fails open)
+            command = ("EVALSHA", self._hit.sha, len(keys), *keys, *args)
+            try:
+                result = sidelines.execute("ratelimit", keys[0], *command)
+            except redis.exceptions.NoScriptError:
+                sidelines.execute("ratelimit", keys[0], "SCRIPT", "LOAD", self._hit.script)
+                result = sidelines.execute("ratelimit", keys[0], *command)
         return self.usages(limits, result)
 
     def unavailable(self, error: Exception) -> None:

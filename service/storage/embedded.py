@@ -556,6 +556,8 @@ def start_cluster(
                         "--cluster-enabled", "yes",
                         "--cluster-config-file", "nodes.conf",
                         "--cluster-node-timeout", str(node_timeout_ms),
+                        # a failing shard must not stop the others (deploy/README.md)
+                        "--cluster-require-full-coverage", "no",
                         "--cluster-port", str(bus),
                         *(extra_args or []),
                     ],

@@ -45,6 +45,7 @@ import orjson
 import redis
 
 from service.storage import archive
+from service.storage.sidelines import Sidelines
 from service.ops import metrics
 from service.errors import Busy, NotFound, StaleVersion
 from service.storage.redis_client import is_cluster, one_round_trip
@@ -105,7 +106,8 @@ end
 
 # KEYS: the game, its log, [the answer's key when ARGV[5] is not empty], [the active set when
 # ARGV[7] is not empty], [ARGV[10] rate-limit counters].  ARGV: 1 version, 2 doc, 3 ttl,
-# 4 channel, 5 answer, 6 its ttl, 7 the game's member of the active set to remove (a finishing
+# 4 the channel to announce the new version on ('' when the caller announces it after its WAIT),
+# 5 answer, 6 its ttl, 7 the game's member of the active set to remove (a finishing
 # change; one server only: on a cluster that set is in another slot), 8 '' or, when ARGV[2] is an
 # archive of the document and the whole log, the length of the log it was made from (checked, then
 # the log is deleted), 9 '' or the SHA-1 (hex) of the document bytes the change was made on (a
@@ -160,7 +162,7 @@ else
   redis.call('EXPIRE', KEYS[2], ARGV[3])
 end
 if answer then redis.call('SET', answer, ARGV[5], 'EX', ARGV[6]) end
-redis.call('PUBLISH', ARGV[4], version)
+if ARGV[4] ~= '' then redis.call('PUBLISH', ARGV[4], version) end
 local removed = -9
 if active then
   removed = redis.pcall('ZREM', active, ARGV[7])
@@ -273,6 +275,12 @@ class Store:
         # Durability on failover: after each write, WAIT for this many replicas (0: don't).
         self.wait_replicas = max(0, int(wait_replicas))
         self.wait_timeout_ms = max(1, int(wait_timeout_ms))  # WAIT n 0 would block forever
+        # (host, port) of a primary -> (replicas it had online, time.monotonic() of that count):
+        # a shard with none online is written without a WAIT that could only time out.
+        self._replicas_online: dict[tuple[str, int], tuple[int, float]] = {}
+        # A cluster's bookkeeping on other shards (rate-limit counters, the active set): bounded
+        # and fail-fast, so a failing shard delays no move of a game on another.
+        self.sidelines = Sidelines(client) if self.cluster else None
         self._create = client.register_script(_CREATE)
         self._save = client.register_script(_SAVE.replace("'PUBLISH'", "'SPUBLISH'") if self.sharded_pubsub else _SAVE)
         self._idempotent_put = client.register_script(_IDEMPOTENT_PUT)
@@ -560,7 +568,7 @@ class Store:
                 record.version,
                 doc,
                 ttl,
-                self.channel(record.kind, record.id),
+                "" if self.wait_replicas else self.channel(record.kind, record.id),
                 *answered,
                 record.id if inactive else "",
                 archived_from,
@@ -597,6 +605,10 @@ class Store:
             metrics.STORE_ERRORS.labels(kind="active").inc()
         if change.finished and not inactive:
             self._track_active(record.kind, record.id, finished=True)
+        if self.wait_replicas:
+            # Announced only now that the WAIT is over: a stream never hears of a version before the
+            # move that made it is acknowledged (as durable as the answer says).
+            self._announce(record.kind, record.id, code)
         saved = Record(record.kind, record.id, code, change.doc, kept if archived_from != "" else None,
                        change.state, saved=True)
         self._note(record.kind, record.id, code, None if archived_from != "" else doc)
@@ -696,15 +708,21 @@ class Store:
 
         Two writes per game lifetime (created, finished), none per move, so the set is no
         hot key even on a cluster: a game counts as active from its creation until it
-        finishes or until ``idle_ttl`` after its creation, whichever is first.
+        finishes or until ``idle_ttl`` after its creation, whichever is first. On a cluster the
+        set lives on one shard, usually not the game's: written through :attr:`sidelines`, so
+        while that shard fails a create or a final move goes on without it.
         """
+        key = self.active_key(kind)
+        if not finished:
+            metrics.GAMES_CREATED.labels(kind=kind).inc()  # counted even if the set below fails
+        command = ("ZREM", key, id) if finished else ("ZADD", key, time.time() + self.idle_ttl, id)
         try:
-            if finished:
-                if self.redis.zrem(self.active_key(kind), id):
-                    metrics.GAMES_FINISHED.labels(kind=kind).inc()
+            if self.sidelines is not None:  # the set is on another shard: bounded, fail-fast
+                changed = self.sidelines.execute("active", key, *command)
             else:
-                metrics.GAMES_CREATED.labels(kind=kind).inc()  # counted even if the set below fails
-                self.redis.zadd(self.active_key(kind), {id: time.time() + self.idle_ttl})
+                changed = self.redis.execute_command(*command)
+            if finished and changed:
+                metrics.GAMES_FINISHED.labels(kind=kind).inc()
         except redis.exceptions.RedisError as error:
             metrics.STORE_ERRORS.labels(kind="active").inc()
             log.warning("active-game bookkeeping failed for %s %s: %s", kind, id, error)
@@ -767,25 +785,32 @@ class Store:
         game stays playable on a shard that lost its replica; for "refuse instead", run the
         servers with ``min-replicas-to-write 1``.  ``script``: the source of the EVALSHA sent, loaded
         on the node that answers NOSCRIPT (a new primary, an importing node) before sending again.
+
+        A primary with no replica online (:meth:`_replicas_to_wait`) is written without a WAIT:
+        WAIT would hold every write for the whole timeout and still count none. Such writes are
+        counted as unreplicated too.
         """
         retryable = (redis.exceptions.TryAgainError, redis.exceptions.ClusterDownError)
         asked: tuple[str, int] | None = None  # an ASK redirect: the slot is migrating to that node
         for attempt in range(4):
             client = self._node_client(key) if asked is None else self._client_at(*asked)
+            wanted = self._replicas_to_wait(client)
             pipe = client.pipeline(transaction=False)
             for command in commands:
                 if asked is not None:
                     pipe.execute_command("ASKING")  # valid for the next command only
                 pipe.execute_command(*command)
-            pipe.execute_command("WAIT", self.wait_replicas, self.wait_timeout_ms)
+            if wanted:
+                pipe.execute_command("WAIT", wanted, self.wait_timeout_ms)
             try:
                 replies = pipe.execute(raise_on_error=False)
             except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError):
                 self._refresh_topology()
                 raise
+            acked = replies.pop() if wanted else 0
             if asked is not None:
-                replies = [reply for i, reply in enumerate(replies[:-1]) if i % 2 == 1] + replies[-1:]
-            first, acked = replies[0], replies[-1]
+                replies = [reply for i, reply in enumerate(replies) if i % 2 == 1]
+            first = replies[0]
             if isinstance(first, redis.exceptions.NoScriptError) and script is not None and attempt < 3:
                 client.script_load(script)  # not run: load it on the node that answered, run again
                 continue
@@ -805,10 +830,50 @@ class Store:
                     raise reply
             if int(acked) < self.wait_replicas:
                 metrics.UNREPLICATED_WRITES.inc()
-                log.warning("write to %s acknowledged by %s of %s replicas within %s ms",
-                            key, acked, self.wait_replicas, self.wait_timeout_ms)
+                if wanted:
+                    log.warning("write to %s acknowledged by %s of %s replicas within %s ms",
+                                key, acked, wanted, self.wait_timeout_ms)
+                    if int(acked) < wanted:  # a replica went away? count them again now
+                        self._replicas_to_wait(client, recount=True)
             return first
         raise AssertionError("unreachable")  # pragma: no cover
+
+    #: While a primary is known to have fewer replicas online than ``wait_replicas``, how often (s)
+    #: a write asks it again (``ROLE``: one more round trip, at most this often per primary).
+    REPLICA_RECOUNT_SECONDS = 1.0
+
+    def _replicas_to_wait(self, client: redis.Redis, recount: bool = False) -> int:
+        """How many replicas a write on ``client``'s server should WAIT for: ``wait_replicas``, or
+        fewer while that primary has fewer online (``ROLE``, asked at the first write and then at
+        most every :attr:`REPLICA_RECOUNT_SECONDS` while it is short; ``recount``: now)."""
+        kwargs = client.connection_pool.connection_kwargs
+        address = (kwargs.get("host", ""), int(kwargs.get("port", 0) or 0))
+        known = self._replicas_online.get(address)
+        now = time.monotonic()
+        if recount or known is None or (known[0] < self.wait_replicas
+                                         and now - known[1] >= self.REPLICA_RECOUNT_SECONDS):
+            try:
+                role = client.execute_command("ROLE")
+                online = len(role[2]) if _text(role[0]) == "master" else self.wait_replicas
+            except redis.exceptions.RedisError:  # the write itself will say what is wrong
+                online = self.wait_replicas
+            if known is not None and (online == 0) != (known[0] == 0):
+                log.warning("%s:%s has %s replicas online (wanted %s)%s", *address, online, self.wait_replicas,
+                            "; writes go on without WAIT" if online == 0 else "")
+            known = self._replicas_online[address] = (online, now)
+        return min(self.wait_replicas, known[0])
+
+    def _announce(self, kind: str, id: str, version: int) -> None:
+        """Publish a saved version on the game's channel (after a WAIT; else the save script does)."""
+        channel = self.channel(kind, id)
+        try:
+            if self.sharded_pubsub:
+                self._node_client(channel).execute_command("SPUBLISH", channel, version)
+            else:
+                self._node_client(channel).execute_command("PUBLISH", channel, version)
+        except redis.exceptions.RedisError as error:  # the move stands; streams catch up on their next read
+            metrics.STORE_ERRORS.labels(kind="request").inc()
+            log.warning("announcing %s %s version %s failed: %s", kind, id, version, error)
 
     def _refresh_topology(self) -> None:
         if self.cluster:
