@@ -90,13 +90,13 @@ def test_a_shard_without_a_replica_is_written_without_waiting(app, cluster):
     store = store_of(app)
     id, primary = new_game(store, cluster)
     (replica,) = cluster.replicas_of(primary)
-    record = store.save(store.load("gops", id), Change({"n": 1}, [{"n": 1}]))  # a replica online: WAIT 1
+    record = store.save(store.load("gops", id), Change({"n": 1}, [{"n": 1}])).record  # a replica online: WAIT 1
     assert wait_calls(cluster, primary) >= 1
     replica.kill()
     until(lambda: replicas_online(cluster, primary) == 0, "the primary saw its replica go")
     before = wait_calls(cluster, primary)
     for n in range(2, 12):
-        record = store.save(record, Change({"n": n}, [{"n": n}]))
+        record = store.save(record, Change({"n": n}, [{"n": n}])).record
     assert record.version == 12
     # The first save after the replica went WAITs and times out, then the store counts the replicas
     # (none) and stops waiting: not one WAIT of its full timeout per move.

@@ -185,7 +185,7 @@ class EventCache:
             if cached is not None and cached.version == record.version:
                 return cached
             data = viewer.build(record)
-            event = Event(record.version, _event(record.version, views.dumped(data, viewer.schema)), viewer.finished(data))
+            event = Event(record.version, _event(record.version, views.schema_dump(viewer.schema, data)), viewer.finished(data))
             with self._guard:
                 if cached is None or event.version > cached.version:
                     self._events[key] = event

@@ -77,11 +77,17 @@ def _instance(schema) -> Any:
     return instance
 
 
+def schema_dump(schema, data: dict[str, Any]) -> Any:
+    """marshmallow's own dump of ``data`` by ``schema`` (a class: its one instance) — what an event
+    sends, built once per version and viewer (service.api.events), outside any request."""
+    return _instance(schema).dump(data)
+
+
 def check_view(data: dict[str, Any], schema) -> None:
     """Raise :class:`ViewDrift` unless ``schema``'s dump of ``data`` is ``data``, as JSON bytes
     (so 1, 1.0 and true differ, and so does an undeclared field the dump would drop)."""
     encode = current_app.json
-    expected = _instance(schema).dump(data)
+    expected = schema_dump(schema, data)
     sent, wanted = encode.body(data), encode.body(expected)
     if sent is None or wanted is None:  # what orjson does not write: Flask's own encoder
         sent, wanted = encode.dumps(data), encode.dumps(expected)
