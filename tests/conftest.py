@@ -157,7 +157,7 @@ def _free_port() -> int:
 
 
 def _die_with_parent() -> None:
-    from service.storage.embedded import _preexec_die_with_parent
+    from service.storage.valkey import _preexec_die_with_parent
 
     _preexec_die_with_parent()
 
