@@ -183,7 +183,7 @@ def test_the_cache_keeps_at_most_its_size(redis_url, redis_client):
 
 def test_a_kept_view_is_sent_again_until_the_clock_changes_it(reader, monkeypatch):
     """A view is serialized once per stored bytes, seat and what of the clock it shows
-    (``common.shared_view``): a second read sends the kept bytes without making the view; a
+    (``views.shared_view``): a second read sends the kept bytes without making the view; a
     passed deadline (``enforce_deadline`` offered, the ``-late`` ETag) is another view, kept too;
     and a kept seat view goes to nobody but that seat's token holder."""
     from service.api import common
