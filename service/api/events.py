@@ -47,7 +47,7 @@ from service.ops import metrics
 from service.errors import NotFound
 from service.games.gops import referee as gops_referee
 from service.storage.store import Record, Store
-from service.api import common
+from service.api import common, views
 from service.api import gofo as gofo_api
 from service.api import gops as gops_api
 from service.api.gofo_schemas import GofoSeatViewSchema, GofoTableSchema
@@ -185,7 +185,7 @@ class EventCache:
             if cached is not None and cached.version == record.version:
                 return cached
             data = viewer.build(record)
-            event = Event(record.version, _event(record.version, common.compiled(viewer.schema)(data)), viewer.finished(data))
+            event = Event(record.version, _event(record.version, views.schema_dump(viewer.schema, data)), viewer.finished(data))
             with self._guard:
                 if cached is None or event.version > cached.version:
                     self._events[key] = event
@@ -223,7 +223,7 @@ def _last_event_id() -> int | None:
 def _serve(kind: str, id: str, query: dict[str, Any],
            make_viewer: Callable[[Record, str | None], Viewer]) -> Response:
     store = common.store()
-    record = store.read(kind, id)
+    record = common.fetched(kind, id)
     viewer = make_viewer(record, _caller(record))
     try:
         last = _last_event_id()
@@ -261,7 +261,7 @@ def _long_poll(store: Store, hub: live.Hub, channel: str, record: Record, viewer
                     break
                 sub.wait(remaining)
     data = viewer.build(record)
-    return common.conditional(data, record.version, viewer.schema, viewer.etag_tag(data))
+    return views.conditional(data, record.version, viewer.schema, viewer.etag_tag(data))
 
 
 def _event(version: int, payload: dict[str, Any]) -> str:

@@ -66,7 +66,14 @@ STORE_ERRORS = Counter(
 )
 UNREPLICATED_WRITES = Counter(
     "referee_store_unreplicated_writes",
-    "Writes that WAIT saw reach fewer replicas than REDIS_WAIT_REPLICAS within the timeout.",
+    "Writes that reached fewer replicas than REDIS_WAIT_REPLICAS: WAIT timed out, or the shard had no "
+    "replica online to wait for.",
+)
+SIDELINE_SKIPPED = Counter(
+    "referee_store_sideline_skipped",
+    "Bookkeeping on another shard than the request's game (ratelimit, active) not tried: its node failed "
+    "within the cooldown (service.storage.sidelines), so the request went on without it.",
+    ["kind"],
 )
 GAMES_CREATED = Counter("referee_games_created", "Games (gops) and tables (gofo) created.", ["kind"])
 GAMES_FINISHED = Counter("referee_games_finished", "Games that reached their end.", ["kind"])
