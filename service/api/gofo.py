@@ -60,7 +60,7 @@ def _view(record: Record, seat: int | None = None) -> dict[str, Any]:
     table = record.state
     if table is None and record.shared:  # parsed once for every read of these stored bytes
         table = record.state = referee.load(record.doc)
-    return referee.view(record.doc, record.version, seat, table)
+    return referee.view(record.doc, record.version, seat, common.now(), table)
 
 
 def _view_answer(record: Record, seat: int | None, schema):
@@ -72,7 +72,7 @@ def _view_answer(record: Record, seat: int | None, schema):
 
 
 def _create(body: dict[str, Any]) -> dict[str, Any]:
-    doc, entries = referee.create(body, auth.new_game_id(), common.now())
+    doc, entries = referee.create(auth.new_game_id(), body, common.now())
     host, seat_tokens, hashes = common.new_tokens(referee.seat_count(doc))
     doc["auth"] = hashes
     record = common.store().create(KIND, doc["id"], doc, entries)
@@ -96,7 +96,7 @@ def _act(table_id: str, seat: int, body: dict[str, Any], make: Callable[[dict[st
 
     def transition(record: Record, who: str, at: float) -> Change | None:
         applied = referee.play(record.doc, record.version, who, at, seat, make(body))
-        return Change(applied.doc, applied.entries, state=applied.table)
+        return Change(applied.doc, applied.entries, applied.finished, applied.state)
 
     return common.act(KIND, table_id, body, transition, lambda record: _answer(record, seat), may_act)
 
@@ -110,8 +110,8 @@ def _answer(record: Record, seat: int | None) -> dict[str, Any]:
 
 def _enforce_deadline(table_id: str, body: dict[str, Any]) -> dict[str, Any]:
     def transition(record: Record, who: str, at: float) -> Change | None:
-        applied = referee.enforce(record.doc, record.version, at)
-        return Change(applied.doc, applied.entries, state=applied.table)
+        applied = referee.enforce(record.doc, record.version, who, at)
+        return Change(applied.doc, applied.entries, applied.finished, applied.state)
 
     return common.act(KIND, table_id, body, transition, lambda record: _answer(record, None), lambda who, record: None)
 

@@ -78,6 +78,19 @@ def _view_answer(record: Record, seat: int | None, schema, tag_of=None):
                               lambda: referee.view(record.doc, record.version, seat, now, state), schema, tag_of)
 
 
+#: The moves of the HTTP API: the action each makes from the game, the seat and the request body.
+MOVES = {
+    "commit": lambda state, seat, body: gops.Commit(seat, body["round"], body["commitment"],
+                                                    referee.game_number(state, body.get("game_id"))),
+    "reveal": lambda state, seat, body: gops.Reveal(seat, body["round"], tuple(body["cards"]), body["salt"],
+                                                    referee.game_number(state, body.get("game_id"))),
+    "choose": lambda state, seat, body: gops.ChoosePrize(seat, body["rank"]),
+    "resign": lambda state, seat, body: gops.Resign(seat),
+    "report": lambda state, seat, body: gops.ReportPrize(body["rank"]),
+    "deadline": lambda state, seat, body: gops.EnforceDeadline(),
+}
+
+
 def _act(game_id: str, body: dict[str, Any], move: str, seat: int | None = None,
          host_allowed: bool = False) -> dict[str, Any]:
     def may_act(who: str, record: Record) -> None:
@@ -91,8 +104,8 @@ def _act(game_id: str, body: dict[str, Any], move: str, seat: int | None = None,
     def transition(record: Record, who: str, at: float) -> Change | None:
         # A record a move gets (never a shared one) holds a state object only when it is the
         # move's own to change (Store.latest): applied to in place, not parsed again.
-        applied = referee.apply(record.doc, record.version, who, at, move, seat, body,
-                                None if record.shared else record.state)
+        state = referee.load(record.doc) if record.shared or record.state is None else record.state
+        applied = referee.play(record.doc, record.version, who, at, seat, MOVES[move](state, seat, body), state)
         return None if applied is None else Change(applied.doc, applied.entries, applied.finished, applied.state)
 
     return common.act(KIND, game_id, body, transition, lambda record: _view(record, seat), may_act)
@@ -140,11 +153,10 @@ class Games(MethodView):
 
 
 def _create(body: dict[str, Any]) -> dict[str, Any]:
-    rules = gops.make_rules(body["profile"], **body["options"])
-    match = gops.make_match_rules(**body["match"])
     game_id = auth.new_game_id()
-    host, seat_tokens, hashes = common.new_tokens(rules.players)
-    doc, entries = referee.create(game_id, rules, match, common.now(), hashes)
+    doc, entries = referee.create(game_id, body, common.now())
+    host, seat_tokens, hashes = common.new_tokens(referee.seat_count(doc))
+    doc["auth"] = hashes
     record = common.store().create(KIND, game_id, doc, entries)
     return {"id": game_id, "host_token": host, "seat_tokens": seat_tokens, "game": _view(record)}
 
@@ -272,4 +284,4 @@ class Transcript(MethodView):
         store = common.store()
         record = store.load(KIND, game_id)
         # What the public may read is the observer's decision (gops.transcript), not this view's.
-        return referee.transcript(record.doc, game_id, record.version, store.transcript(KIND, game_id, record))
+        return referee.transcript(record.doc, record.version, store.transcript(KIND, game_id, record))

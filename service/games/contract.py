@@ -29,7 +29,7 @@ from __future__ import annotations
 import importlib
 import types
 import typing
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import MISSING, dataclass, fields
 from typing import Any, ClassVar
 
@@ -136,6 +136,76 @@ def _is(kind: type, value: Any) -> bool:
     if kind is int:
         return isinstance(value, int) and not isinstance(value, bool)
     return isinstance(value, kind)
+
+
+@dataclass
+class Applied:
+    """A move a referee applied to a stored record: the new document, its transcript entries,
+    whether the game is over (a Gofo table never is), and the state the document was written
+    from (the move's answer is viewed from it, not from a second parse)."""
+
+    doc: dict[str, Any]
+    entries: list[dict[str, Any]]
+    finished: bool
+    state: Any
+
+
+class LegalAction(Mapping[str, Any]):
+    """A kind of move a seat may make now: the action's ``type`` and what bounds it.
+
+    The bounds are the game's own words, given as keywords: Gops' ``commit`` says the ``round``, how
+    many ``cards`` and the ``hand`` to bid from; Gofo's ``raise`` its ``min`` and ``max``.  A bound
+    given as ``None`` is left out.  Read a bound as an item (``legal["ranks"]``) or an attribute
+    (``legal.min``, ``None`` when the action has no such bound); :meth:`to_dict` is its JSON form
+    (sequences as lists), and it equals any mapping with that form.  Immutable: sequences are
+    kept as tuples.
+    """
+
+    __slots__ = ("type", "_bounds")
+
+    def __init__(self, type: str, **bounds: Any) -> None:
+        object.__setattr__(self, "type", type)
+        object.__setattr__(self, "_bounds", {name: tuple(value) if isinstance(value, list) else value
+                                             for name, value in bounds.items() if value is not None})
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError("a LegalAction is immutable")
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return self._bounds.get(name)
+
+    def __getitem__(self, key: str) -> Any:
+        return self.type if key == "type" else self._bounds[key]
+
+    def __iter__(self) -> Iterator[str]:
+        yield "type"
+        yield from self._bounds
+
+    def __len__(self) -> int:
+        return 1 + len(self._bounds)
+
+    def to_dict(self) -> dict[str, Any]:
+        """``{"type": ..., **bounds}``, sequences as lists."""
+        out: dict[str, Any] = {"type": self.type}
+        for name, value in self._bounds.items():
+            out[name] = list(value) if isinstance(value, tuple) else value
+        return out
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, LegalAction):
+            return self.to_dict() == other.to_dict()
+        if isinstance(other, Mapping):
+            return self.to_dict() == {k: list(v) if isinstance(v, tuple) else v for k, v in other.items()}
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash((self.type, tuple(self._bounds.items())))
+
+    def __repr__(self) -> str:
+        bounds = "".join(f", {name}={value!r}" for name, value in self._bounds.items())
+        return f"LegalAction({self.type!r}{bounds})"
 
 
 @dataclass(frozen=True)
