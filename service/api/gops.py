@@ -153,6 +153,7 @@ class Games(MethodView):
 
 
 def _create(body: dict[str, Any]) -> dict[str, Any]:
+    referee.check_options(body)  # a refused create draws no game id
     game_id = auth.new_game_id()
     doc, entries = referee.create(game_id, body, common.now())
     host, seat_tokens, hashes = common.new_tokens(referee.seat_count(doc))

@@ -1,25 +1,52 @@
-"""The contract every game provides, and the one :class:`Action` codec they share.
+"""The contract every game provides, and what its parts share: :class:`Action` and its codec,
+:class:`LegalAction`, :class:`Applied`.
 
-A game lives in its own package, ``service/<name>/``, with the same parts under the same names:
+A game lives in its own package, ``service/games/<name>/``, with the same parts under the same names:
 
 =================  ====================================================================================
 ``rules``          the options a game or table is created with (validated dataclasses)
-``actions``        its :class:`Action` types and their :class:`ActionCodec`
-``state``          the pure state machine: ``apply(action)`` → events, ``legal_actions(seat)``
-``observer``       everything a caller may see — the public, a seat, the host — during and after a hand,
+``actions``        its :class:`Action` types and their :class:`ActionCodec`, ``CODEC``
+``state``          the pure state machine (below)
+``observer``       everything a caller may see — the public, a seat, the host — during and after a game,
                    transcripts included: nothing leaves the service without passing through it
 ``chance``         shuffles, prize orders and deck commitments as data (the randomness comes from
                    :mod:`service.games.entropy`, the one source)
-``clock``          its deadlines: when a seat is late and what a timeout plays for it
-``referee``        the stored record of one game (state, secrets, clock) and the moves on it — what the
-                   HTTP layer calls: create, apply a move, views, transcript. Pure: no I/O.
+``clock``          its deadlines: when a seat is late and what enforcing them does
+``referee``        the stored record of one game (state, secrets, clock) and the moves on it (below) —
+                   what the HTTP layer calls.  Pure: no I/O.
 ``verifier``       the offline checker of an exported transcript (``python -m service.verify``)
 =================  ====================================================================================
 
-and a :class:`GameDefinition` named ``GAME`` in its ``__init__``.  :mod:`service.games.registry` lists the
-definitions; the app's blueprints (and so the OpenAPI document) and the verifier's command line are
-driven from it, so a third game touches its own package, its ``service/api/<name>.py`` and one
-registry line.
+and a :class:`GameDefinition` named ``GAME`` in its ``__init__``.
+
+**The state** (Gops' ``Gops``, Gofo's ``Table``) answers, for a ``seat`` (``None``: the host, the
+table or chance):
+
+* ``apply(action, *, seat=None, now=0.0) -> list[event]`` — checks the whole move, then changes the
+  state in place and returns the public events.  A refused move raises a typed
+  :class:`~service.errors.RefereeError` and leaves the state exactly as it was; an exact repeat of
+  a move already applied (a retried request) returns no events.  ``now`` is the moment of the move
+  (a game whose rules read the clock uses it).
+* ``verify(action, *, seat=None, now=0.0)`` raises what ``apply`` would; ``is_legal`` says whether.
+* ``legal_actions(seat) -> list[LegalAction]``;  ``to_dict()`` / ``from_dict()`` its stored form.
+
+**The referee module** has the same functions with the same parameters, ``doc`` being the stored
+document and ``version`` its version:
+
+* ``create(id, options, at) -> (doc, entries)`` — a new record (without ``auth``, which the caller
+  adds) and its first transcript entries; ``options``: the create request's body;
+* ``load(doc) -> state``;  ``seat_count(doc) -> int``;
+* ``play(doc, version, who, at, seat, action, state=None) -> Applied | None`` — one move (and the
+  chance it calls for); ``None`` when it changed nothing (an exact repeat); ``state``: the
+  document's own state object when the caller has one to change in place;
+* ``enforce(doc, version, who, at, state=None) -> Applied | None`` — a passed deadline enforced;
+* ``view(doc, version, seat, now, state=None) -> dict`` — what ``seat`` (``None``: the public) sees;
+* ``etag_tag(seat_view) -> str`` — what a seat's ETag adds to the version;
+* ``transcript(doc, version, entries) -> dict`` — the public transcript.
+
+:mod:`service.games.registry` lists the definitions; the app's blueprints (and so the OpenAPI
+document) and the verifier's command line are driven from it, so a third game touches its own
+package, its ``service/api/<name>.py`` and one registry line.
 
 Nothing here does I/O.
 """

@@ -19,7 +19,7 @@ from service.errors import IllegalAction
 from service.games.contract import Action, Applied
 from service.games.gops import chance, observer
 from service.games.gops.actions import EnforceDeadline, action_to_dict
-from service.games.gops.rules import MatchFormat, make_match_rules, make_rules
+from service.games.gops.rules import MatchFormat, MatchRules, Rules, make_match_rules, make_rules
 from service.games.gops.state import Gops
 
 KIND = "gops"
@@ -35,12 +35,17 @@ def _deals(state: Gops, at: float, version: int) -> list[dict[str, Any]]:
     return [entry(version, at, "referee", deal, number) for number, deal in chance.supply(state, at)]
 
 
+def check_options(options: dict[str, Any]) -> tuple[Rules, MatchRules]:
+    """The rules and match of a create request's ``profile``, ``options`` and ``match``
+    (:func:`make_rules`, :func:`make_match_rules`); refused with ``InvalidOptions``."""
+    rules = make_rules(options.get("profile", "standard"), **options.get("options", {}))
+    return rules, make_match_rules(**options.get("match", {}))
+
+
 def create(game_id: str, options: dict[str, Any], at: float) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """The document (without ``auth``) and first log entries of a new game: the create entry and
-    the first deal.  ``options``: the create request's ``profile``, ``options`` and ``match``
-    (:func:`make_rules`, :func:`make_match_rules`; refused with ``InvalidOptions``)."""
-    rules = make_rules(options.get("profile", "standard"), **options.get("options", {}))
-    match = make_match_rules(**options.get("match", {}))
+    the first deal.  ``options``: as for :func:`check_options`."""
+    rules, match = check_options(options)
     state = Gops.new(game_id, rules, match, now=at)
     entries = [entry(1, at, "host", {"type": "create", "rules": rules.to_dict(), "match": match.to_dict()}, 1)]
     entries += _deals(state, at, 1)
