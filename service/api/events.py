@@ -45,6 +45,7 @@ from marshmallow import fields, validate
 from service.storage import live
 from service.ops import metrics
 from service.errors import NotFound
+from service.games.gofo import referee as gofo_referee
 from service.games.gops import referee as gops_referee
 from service.storage.store import Record, Store
 from service.api import common, views
@@ -144,7 +145,7 @@ def _gofo_viewer(record: Record, who: str | None) -> Viewer:
     never = lambda data: False  # noqa: E731 - a table never ends
     if who is not None and who.startswith("seat:"):
         seat = int(who[5:])
-        return Viewer(who, lambda r: gofo_api._view(r, seat), GofoSeatViewSchema, never, lambda data: "")
+        return Viewer(who, lambda r: gofo_api._view(r, seat), GofoSeatViewSchema, never, gofo_referee.etag_tag)
     return Viewer("public", lambda r: gofo_api._view(r), GofoTableSchema, never, lambda data: "")
 
 

@@ -60,7 +60,7 @@ def _view(record: Record, seat: int | None = None) -> dict[str, Any]:
     table = record.state
     if table is None and record.shared:  # parsed once for every read of these stored bytes
         table = record.state = referee.load(record.doc)
-    return referee.view(record.doc, record.version, seat, table)
+    return referee.view(record.doc, record.version, seat, common.now(), table)
 
 
 def _view_answer(record: Record, seat: int | None, schema):
@@ -72,7 +72,7 @@ def _view_answer(record: Record, seat: int | None, schema):
 
 
 def _create(body: dict[str, Any]) -> dict[str, Any]:
-    doc, entries = referee.create(body, auth.new_game_id(), common.now())
+    doc, entries = referee.create(auth.new_game_id(), body, common.now())
     host, seat_tokens, hashes = common.new_tokens(referee.seat_count(doc))
     doc["auth"] = hashes
     record = common.store().create(KIND, doc["id"], doc, entries)
@@ -101,7 +101,7 @@ class GofoMove(moves.Move):
 
     def apply(self, record: Record, who: str, at: float) -> Change | None:
         applied = referee.play(record.doc, record.version, who, at, self.seat, self.action)
-        return Change(applied.doc, applied.entries, state=applied.table)
+        return Change(applied.doc, applied.entries, applied.finished, applied.state)
 
     def answer(self, record: Record) -> dict[str, Any]:
         return _answer(record, self.seat)
@@ -111,8 +111,8 @@ class DeadlineMove(moves.Move):
     """The referee plays for a seat whose turn timed out; any token of the table may ask."""
 
     def apply(self, record: Record, who: str, at: float) -> Change | None:
-        applied = referee.enforce(record.doc, record.version, at)
-        return Change(applied.doc, applied.entries, state=applied.table)
+        applied = referee.enforce(record.doc, record.version, who, at)
+        return Change(applied.doc, applied.entries, applied.finished, applied.state)
 
     def answer(self, record: Record) -> dict[str, Any]:
         return _answer(record, None)

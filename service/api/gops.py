@@ -78,9 +78,22 @@ def _view_answer(record: Record, seat: int | None, schema, tag_of=None):
                               lambda: referee.view(record.doc, record.version, seat, now, state), schema, tag_of)
 
 
+#: The moves of the HTTP API: the action each makes from the game, the seat and the request body.
+MOVES = {
+    "commit": lambda state, seat, body: gops.Commit(seat, body["round"], body["commitment"],
+                                                    referee.game_number(state, body.get("game_id"))),
+    "reveal": lambda state, seat, body: gops.Reveal(seat, body["round"], tuple(body["cards"]), body["salt"],
+                                                    referee.game_number(state, body.get("game_id"))),
+    "choose": lambda state, seat, body: gops.ChoosePrize(seat, body["rank"]),
+    "resign": lambda state, seat, body: gops.Resign(seat),
+    "report": lambda state, seat, body: gops.ReportPrize(body["rank"]),
+    "deadline": lambda state, seat, body: gops.EnforceDeadline(),
+}
+
+
 class GopsMove(moves.Move):
-    """One Gops move: ``name`` (commit, reveal, choose, resign, report, deadline) by ``seat``'s token,
-    or, where ``seat`` is None, by any seat still in the game or (``host_allowed``) the host."""
+    """One Gops move: ``name`` (a key of :data:`MOVES`) by ``seat``'s token, or, where ``seat`` is
+    None, by any seat still in the game or (``host_allowed``) the host."""
 
     def __init__(self, name: str, body: dict[str, Any], seat: int | None = None, host_allowed: bool = False):
         self.name, self.body, self.seat, self.host_allowed = name, body, seat, host_allowed
@@ -96,8 +109,9 @@ class GopsMove(moves.Move):
     def apply(self, record: Record, who: str, at: float) -> Change | None:
         # A record a move gets (never a shared one) holds a state object only when it is the
         # move's own to change (Store.latest): applied to in place, not parsed again.
-        applied = referee.apply(record.doc, record.version, who, at, self.name, self.seat, self.body,
-                                None if record.shared else record.state)
+        state = referee.load(record.doc) if record.shared or record.state is None else record.state
+        action = MOVES[self.name](state, self.seat, self.body)
+        applied = referee.play(record.doc, record.version, who, at, self.seat, action, state)
         return None if applied is None else Change(applied.doc, applied.entries, applied.finished, applied.state)
 
     def answer(self, record: Record) -> dict[str, Any]:
@@ -150,11 +164,11 @@ class Games(MethodView):
 
 
 def _create(body: dict[str, Any]) -> dict[str, Any]:
-    rules = gops.make_rules(body["profile"], **body["options"])
-    match = gops.make_match_rules(**body["match"])
+    referee.check_options(body)  # a refused create draws no game id
     game_id = auth.new_game_id()
-    host, seat_tokens, hashes = common.new_tokens(rules.players)
-    doc, entries = referee.create(game_id, rules, match, common.now(), hashes)
+    doc, entries = referee.create(game_id, body, common.now())
+    host, seat_tokens, hashes = common.new_tokens(referee.seat_count(doc))
+    doc["auth"] = hashes
     record = common.store().create(KIND, game_id, doc, entries)
     return {"id": game_id, "host_token": host, "seat_tokens": seat_tokens, "game": _view(record)}
 
@@ -282,4 +296,4 @@ class Transcript(MethodView):
         store = common.store()
         record = common.fetched(KIND, game_id, shared=False)
         # What the public may read is the observer's decision (gops.transcript), not this view's.
-        return referee.transcript(record.doc, game_id, record.version, store.transcript(KIND, game_id, record))
+        return referee.transcript(record.doc, record.version, store.transcript(KIND, game_id, record))
