@@ -291,3 +291,84 @@ def test_ipv4_clients_on_a_dual_stack_listener_are_counted_apart():
     assert _client_key(("fe80::1%eth0", 80, 0, 0)) == "fe80::/64"
     assert _client_key(("192.0.2.7", 80)) == "192.0.2.7"
     assert _client_key("/run/referee.sock") is None
+
+
+# ------------------------------------------------------- bodies too large, streams never read
+
+BODY_LIMIT = 16 * 1024  # REFEREE_MAX_BODY_BYTES's default
+HUGE = 10**12
+
+
+def wait_until(condition, seconds: float, what: str) -> None:
+    """Wait (generously: this bounds a hang, it does not measure speed) until ``condition()`` holds."""
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, what
+        time.sleep(0.05)
+
+
+def health_checks(base: str, stop: threading.Event, answers: list[int]) -> None:
+    """``GET /healthz`` on a connection of its own, again and again until ``stop``: each status."""
+    session = requests.Session()
+    while not stop.is_set():
+        try:
+            answers.append(session.get(f"{base}/healthz", timeout=20).status_code)
+        except requests.RequestException:
+            answers.append(0)
+
+
+def flood(sock: socket.socket, head: bytes, chunk: bytes, cap: int) -> tuple[int, bool]:
+    """Send ``head``, then ``chunk`` again and again as fast as the server takes it, until the server
+    closes the connection or ``cap`` bytes are sent: (bytes sent, whether the server closed it)."""
+    sock.sendall(head)
+    sent = 0
+    while sent < cap:
+        try:
+            sent += sock.send(chunk)
+        except OSError:  # EPIPE / ECONNRESET: the server is gone from this connection
+            return sent, True
+        except socket.timeout:
+            continue
+    return sent, False
+
+
+def answer_before_close(sock: socket.socket) -> bytes:
+    """What the server said on a connection it has closed (what arrived before a reset included)."""
+    data = b""
+    sock.settimeout(10)
+    try:
+        while chunk := sock.recv(65536):
+            data += chunk
+    except (ConnectionResetError, socket.timeout):
+        pass
+    return data
+
+
+def test_a_huge_declared_body_is_refused_without_being_read(one_worker):
+    """A ``Content-Length`` past the limit, the body sent as fast as the client can (the case that froze
+    a worker until gunicorn killed it): 413 ``body_too_large``, and the connection is closed after a
+    tiny fraction of it is read.  Meanwhile another connection to the same (only) worker is answered,
+    every time.  (A chunked body is read up to the limit + 1 byte, then refused the same way.)"""
+    host, port = host_port(one_worker)
+    chunk = b"x" * 65536
+    head = (f"POST /v1/gops/games HTTP/1.1\r\nHost: {host}:{port}\r\nContent-Type: application/json\r\n"
+            f"Content-Length: {HUGE}\r\n\r\n").encode()
+    answers: list[int] = []
+    stop = threading.Event()
+    checker = threading.Thread(target=health_checks, args=(one_worker, stop, answers))
+    checker.start()
+    sock = connect(one_worker, "127.0.0.7")
+    try:
+        wait_until(lambda: answers, 20, "the other connection is never served")
+        # 64 MiB is what kernel buffers on both sides could hold many times over; 1/15,000 of HUGE.
+        sent, closed = flood(sock, head, chunk, cap=64 * 1024 * 1024)
+        assert closed, f"{sent} bytes of the body sent and the server still reads"
+        answered = len(answers)
+        wait_until(lambda: len(answers) >= answered + 3, 20, "the worker stopped serving")
+        status, body = problem(answer_before_close(sock))
+        assert status == 413 and body["code"] == "body_too_large"
+    finally:
+        stop.set()
+        checker.join()
+        sock.close()
+    assert answers and set(answers) == {200}, answers

@@ -118,7 +118,15 @@ class Worker(GeventWorker):
     def handle_request(self, listener_name, req, sock, addr):
         body = req.body
         declared = _content_length(req)
-        if body is not None and (declared is None or declared <= self.body_limit) and _has_body(req, declared):
+        if declared is not None and declared > self.body_limit:
+            # Refused unread: the application answers 413 from the declared length alone, and the
+            # connection is closed after that answer (``Connection: close``) instead of being drained
+            # to find where the next request starts.  Draining a client that sends as fast as it can
+            # never waits, so it would hold the worker's only thread until gunicorn killed the worker.
+            req.body = io.BytesIO(b"")
+            req.must_close = True
+            return super().handle_request(listener_name, req, sock, addr)
+        if body is not None and _has_body(req, declared):
             if getattr(req, "_expected_100_continue", False):
                 # The client waits for this before it sends the body (curl: 1 s, then it sends
                 # anyway); gunicorn would send it only after our read, so we send it, once, here.
@@ -136,12 +144,9 @@ class Worker(GeventWorker):
                 except OSError:
                     pass
                 raise StopIteration()  # the keep-alive loop ends: the connection is closed
-            rest_unread = len(data) > self.body_limit  # a chunked body past the limit: 413, then close
+            if len(data) > self.body_limit:  # a chunked body past the limit: 413, the rest unread, close
+                req.must_close = True
             req.body = io.BytesIO(data)
-            result = super().handle_request(listener_name, req, sock, addr)
-            if rest_unread:
-                raise StopIteration()
-            return result
         return super().handle_request(listener_name, req, sock, addr)
 
 
