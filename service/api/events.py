@@ -44,6 +44,7 @@ from marshmallow import fields, validate
 
 from service.storage import live
 from service.ops import metrics
+from service.ops.serving import FINISH_WRITES_BY
 from service.errors import NotFound
 from service.games.gofo import referee as gofo_referee
 from service.games.gops import referee as gops_referee
@@ -245,7 +246,7 @@ def _serve(kind: str, id: str, query: dict[str, Any],
     if last == record.version and viewer.finished(viewer.build(record)):
         return Response(status=204)
     stream = _stream(store, hub, _cache(current_app), channel, kind, id, viewer, last, timeout,
-                     setting("STREAM_HEARTBEAT_SECONDS"))
+                     setting("STREAM_HEARTBEAT_SECONDS"), request.environ.get(FINISH_WRITES_BY))
     return Response(stream, mimetype=STREAM_CONTENT_TYPE,
                     headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
 
@@ -270,15 +271,21 @@ def _event(version: int, payload: dict[str, Any]) -> str:
 
 
 def _stream(store: Store, hub: live.Hub, cache: EventCache, channel: str, kind: str, id: str,
-            viewer: Viewer, last: int | None, timeout: float, heartbeat: float) -> Iterator[str]:
+            viewer: Viewer, last: int | None, timeout: float, heartbeat: float,
+            finish_writes_by: Callable[[float], None] | None = None) -> Iterator[str]:
     """The event stream: runs after the response headers are sent, so it ends rather than raise.
 
     It sends the current version at once (unless the client has it), then waits: a message on the
     channel (a new version) wakes it; at every heartbeat it also asks the store for the version, so
     a message lost while the hub reconnected costs at most one heartbeat.  While the store is
     unreachable the stream stays open (keep-alive lines) and looks again every second.
+
+    The deadline holds for the writes too (``finish_writes_by``, offered by the server): an event the
+    client is not taking (its buffers full, never read) is not waited for past it.
     """
     deadline = time.monotonic() + timeout
+    if finish_writes_by is not None:
+        finish_writes_by(deadline)
     sent = last
     with metrics.stream_open(kind), hub.subscription(channel) as sub:
         yield f"retry: {RETRY_MS}\n\n"
