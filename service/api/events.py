@@ -222,7 +222,7 @@ def _last_event_id() -> int | None:
     return int(raw)
 
 
-def _serve(kind: str, id: str, query: dict[str, Any],
+def serve(kind: str, id: str, query: dict[str, Any],
            make_viewer: Callable[[Record, str | None], Viewer]) -> Response:
     store = common.store()
     record = common.fetched(kind, id)
@@ -389,7 +389,7 @@ class GopsEvents(MethodView):
         `data: <the view JSON>`; reconnect with `Last-Event-ID` to resume. With `wait_for_version`
         the answer is one view (JSON) instead, as soon as the game reaches that version.
         """
-        return _serve(gops_api.KIND, game_id, query, _gops_viewer)
+        return serve(gops_api.KIND, game_id, query, _gops_viewer)
 
 
 @blp.route("/v1/gofo/tables/<string:table_id>/events", tags=["gofo"])
@@ -405,4 +405,4 @@ class GofoEvents(MethodView):
         `wait_for_version` the answer is one view (JSON) instead, as soon as the table reaches that
         version.
         """
-        return _serve(gofo_api.KIND, table_id, query, _gofo_viewer)
+        return serve(gofo_api.KIND, table_id, query, _gofo_viewer)

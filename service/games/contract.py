@@ -17,7 +17,11 @@ A game lives in its own package, ``service/games/<name>/``, with the same parts 
 ``verifier``       the offline checker of an exported transcript (``python -m service.verify``)
 =================  ====================================================================================
 
-and a :class:`GameDefinition` named ``GAME`` in its ``__init__``.
+and a :class:`GameDefinition` named ``GAME`` in its ``__init__``; one line in
+:mod:`service.games.registry` lists it. That is all a game needs: the app serves a game with no HTTP
+module of its own from this contract (routes, spec, events, metrics: :mod:`service.api.generic`), and
+``python -m service.verify`` checks its transcripts with its ``verifier``. Gops and Gofo have HTTP
+modules of their own (``service/api/gops.py``, ``gofo.py``) for their typed, documented schemas.
 
 **The state** (Gops' ``Gops``, Gofo's ``Table``) answers, for a ``seat`` (``None``: the host, the
 table or chance):
@@ -43,10 +47,6 @@ document and ``version`` its version:
 * ``view(doc, version, seat, now, state=None) -> dict`` — what ``seat`` (``None``: the public) sees;
 * ``etag_tag(seat_view) -> str`` — what a seat's ETag adds to the version;
 * ``transcript(doc, version, entries) -> dict`` — the public transcript.
-
-:mod:`service.games.registry` lists the definitions; the app's blueprints (and so the OpenAPI
-document) and the verifier's command line are driven from it, so a third game touches its own
-package, its ``service/api/<name>.py`` and one registry line.
 
 Nothing here does I/O.
 """
@@ -238,7 +238,7 @@ class LegalAction(Mapping[str, Any]):
 @dataclass(frozen=True)
 class GameDefinition:
     """What the registry knows of a game: its name (the transcript ``kind`` and the URL segment
-    ``/v1/<name>/...``), its package, and where its HTTP blueprint lives.
+    ``/v1/<name>/<collection>``), its package, and its HTTP module if it has one of its own.
 
     The verifier's command-line option (``--prize-commitment``, ``--deck-commitment``) names the
     commitments the players saw before the shuffle, numbered by ``commitment_unit`` (game, hand).
@@ -247,11 +247,14 @@ class GameDefinition:
     name: str
     title: str
     package: str
-    blueprint: str  # "module:attribute" of its flask-smorest Blueprint (imported only by the app)
-    commitment_option: str
-    commitment_unit: str
-    commitment_help: str
-    thing: str  # what one transcript records: "game", "table"
+    thing: str = "game"  # what one transcript records: "game", "table"
+    collection: str = "games"  # its URL segment: /v1/<name>/<collection>
+    #: "module:attribute" of a flask-smorest Blueprint written for the game (imported only by the app);
+    #: None: the app serves it from its contract alone (service.api.generic)
+    blueprint: str | None = None
+    commitment_option: str = ""
+    commitment_unit: str = ""
+    commitment_help: str = ""
 
     def part(self, name: str) -> types.ModuleType:
         """One of the game's :data:`PARTS` (``definition.part("verifier")``)."""
@@ -260,6 +263,9 @@ class GameDefinition:
         return importlib.import_module(f"{self.package}.{name}")
 
     def load_blueprint(self) -> Any:
+        """The blueprint written for the game (``blueprint``); None when it has none."""
+        if self.blueprint is None:
+            return None
         module, _, attribute = self.blueprint.partition(":")
         return getattr(importlib.import_module(module), attribute)
 

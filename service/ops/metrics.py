@@ -45,7 +45,7 @@ from prometheus_client import (
 from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.registry import Collector
 
-KINDS = ("gops", "gofo")
+from service.games.registry import GAMES
 
 REQUEST_LATENCY = Histogram(
     "referee_http_request_duration_seconds",
@@ -109,7 +109,7 @@ class ActiveGamesCollector(Collector):
             "Games (gops) and tables (gofo) created within the idle TTL and not finished.",
             labels=["kind"],
         )
-        for kind in KINDS:
+        for kind in GAMES:  # every game the registry lists
             try:
                 count = self.store.active_count(kind)
             except Exception:  # noqa: BLE001 - a scrape never fails on the store
