@@ -163,7 +163,8 @@ def play_a_round(game: GopsTable) -> list[int]:
 
 
 def test_a_flood_of_streams_from_many_addresses_leaves_moves_answered(serve):
-    base = serve(GUNICORN_WORKER_CONNECTIONS="60", REFEREE_STREAM_SHARE="0.5")
+    base = serve(GUNICORN_WORKER_CONNECTIONS="60", REFEREE_STREAM_SHARE="0.5",
+                 REFEREE_STREAM_HEARTBEAT_SECONDS="1", GUNICORN_GRACEFUL_TIMEOUT="3")  # a quick stop
     game = create_game(base)
     host, port = host_port(base)
     path = f"/v1/gops/games/{game.id}/events?timeout=120"
@@ -224,3 +225,54 @@ def test_a_pool_that_stays_busy_is_told_apart_from_a_store_that_is_away(redis_ur
     with pytest.raises(redis.exceptions.ConnectionError) as refused:
         away.ping()
     assert not pool_exhausted(refused.value)
+
+
+def test_the_live_update_subscriber_has_a_connection_of_its_own(app):
+    """Under a burst the requests' pool is all taken: the subscriber must not wait for it (it would
+    drop and reconnect, and every stream of the process would miss news)."""
+    from service.storage import live
+
+    hub = live.hub_for(app)
+    assert hub.client.connection_pool is not app.extensions["referee_store"].redis.connection_pool
+
+
+def test_streams_woken_together_share_one_read_of_the_store(app, client):
+    """News without a version (the hub reconnected) wakes every stream of a game at once: a read
+    that began after a stream asked answers it, so five streams cost two reads, not five."""
+    import threading
+
+    from support.gops_http import FlaskHttp
+    from service.api import events
+
+    game = GopsTable.create(FlaskHttp(client), {"profile": "classic"})
+    store = app.extensions["referee_store"]
+    reads, release = [], threading.Event()
+
+    class SlowStore:
+        def read(self, kind, id):
+            reads.append(id)
+            release.wait(30)
+            return store.read(kind, id)
+
+    cache = events.EventCache()
+    with app.test_request_context():
+        viewer = events._gops_viewer(store.read("gops", game.id), None)
+    found = []
+
+    def stream() -> None:
+        with app.test_request_context():
+            found.append(cache.event(SlowStore(), "gops", game.id, viewer, None).version)
+
+    first = threading.Thread(target=stream)
+    first.start()
+    while not reads:
+        time.sleep(0.01)
+    others = [threading.Thread(target=stream) for _ in range(4)]
+    for thread in others:
+        thread.start()
+    time.sleep(1.0)  # the four ask while the first read is under way
+    release.set()
+    for thread in [first, *others]:
+        thread.join(30)
+    assert len(found) == 5 and len(set(found)) == 1
+    assert len(reads) == 2, reads  # the first stream's, and one begun after the other four asked
