@@ -114,6 +114,14 @@ def on_reload(server):
     keep_listening_plan(server)
 
 
+def post_fork(server, worker):
+    """In each new worker, before its app is loaded: how many requests it serves at once, from which
+    the app sizes its Redis pool and its share of streams (service.ops.serving.worker_concurrency)."""
+    from service.ops.serving import worker_concurrency
+
+    os.environ["REFEREE_WORKER_CONCURRENCY"] = str(worker_concurrency(worker))
+
+
 def on_starting(server):
     """Before any worker: the listening plan (service.ops.serving.settle_reuse_port), and an empty
     metrics directory shared by this server's workers only."""

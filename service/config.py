@@ -20,6 +20,17 @@ def from_environment() -> dict[str, Any]:
         "REDIS_URL": os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0"),
         # Seconds to wait for Redis before answering 503 store_unavailable (never hang a request).
         "REDIS_TIMEOUT": float(os.environ.get("REFEREE_REDIS_TIMEOUT") or 1.0),
+        # Redis connections each worker holds at most (per node on a cluster): the worker's
+        # concurrency, capped by this (service.storage.redis_client.pool_size).
+        "REDIS_MAX_CONNECTIONS": _int("REFEREE_REDIS_MAX_CONNECTIONS", 100),
+        # Seconds a request waits for a free Redis connection before 503 store_busy (Retry-After).
+        "REDIS_POOL_TIMEOUT": float(os.environ.get("REFEREE_REDIS_POOL_TIMEOUT") or 5.0),
+        # Requests one worker serves at once, set by the server for each worker it starts
+        # (deploy/gunicorn.conf.py: gevent's worker_connections, gthread's threads); 0: unknown.
+        "WORKER_CONCURRENCY": _int("REFEREE_WORKER_CONCURRENCY", 0),
+        # The share of a worker's connections that streams and long polls may hold; past it
+        # 503 too_many_streams (Retry-After), so moves and reads always find room.
+        "STREAM_SHARE": float(os.environ.get("REFEREE_STREAM_SHARE") or 0.75),
         # After each write, WAIT until this many replicas have it (no acknowledged move lost on a
         # failover); unset: 1 for a cluster URL (redis+cluster://...), 0 for one server.
         "REDIS_WAIT_REPLICAS": _int("REFEREE_REDIS_WAIT_REPLICAS", -1),

@@ -123,6 +123,8 @@ class ErrorCode(StrEnum):
     INTERNAL_ERROR = 'internal_error', (('500', '— always a bug; please report it'),)
     STORE_UNAVAILABLE = 'store_unavailable', (('503', ''),)
     BUSY = 'busy', (('503', ''),)
+    STORE_BUSY = 'store_busy', (('503', 'with `Retry-After`'),)
+    TOO_MANY_STREAMS = 'too_many_streams', (('503', 'with `Retry-After`: the worker\'s share of connections for streams is taken'),)
     ID_COLLISION = 'id_collision', (('503', ''),)
     UNAVAILABLE = 'unavailable', (('503', ''),)
     HTTP_ERROR = 'http_error', (('other', 'any other status the web stack answers with, e.g. 414'),)

@@ -86,6 +86,18 @@ class Busy(RefereeError):
     code = "busy"
 
 
+class StoreBusy(Busy):
+    """No connection to the game store came free in time (a burst); retry after ``retry_after`` s."""
+
+    code = "store_busy"
+
+
+class TooManyStreams(Busy):
+    """The worker's share of connections for streams and long polls is taken; retry after ``retry_after`` s."""
+
+    code = "too_many_streams"
+
+
 class Unauthorized(RefereeError):
     """No token, or a token that belongs to nothing in this game."""
 

@@ -28,11 +28,12 @@ made through any API process reaches a stream held by any other.
 
 from __future__ import annotations
 
+import itertools
 import json
 import threading
 import time
 from collections import OrderedDict
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Callable, Iterator
 
 import marshmallow as ma
@@ -155,6 +156,7 @@ class Event:
     version: int
     text: str  # the whole event, framed
     finished: bool
+    read: int = 0  # when the store read that found this version began (EventCache's ticks)
 
 
 class EventCache:
@@ -162,7 +164,9 @@ class EventCache:
 
     A move wakes every stream of the game at once; the first to ask for the new version loads the
     record and builds the event, the others (waiting on the same lock) reuse it: one load and one
-    view per audience per version, whatever the number of streams.
+    view per audience per version, whatever the number of streams.  So does news without a
+    version (the hub reconnected: every stream asks the store at once): a stream reuses the event
+    of a read that began after it asked, so one read answers all the streams waiting for it.
     """
 
     def __init__(self, size: int = 4096) -> None:
@@ -170,9 +174,12 @@ class EventCache:
         self._events: OrderedDict[tuple[str, str, str], Event] = OrderedDict()
         self._locks: dict[tuple[str, str, str], threading.Lock] = {}
         self._guard = threading.Lock()
+        self._ticks = itertools.count(1)  # orders the asks and the reads
 
     def event(self, store: Store, kind: str, id: str, viewer: Viewer, at_least: int | None) -> Event:
-        """The event of the current version; a cached one if it is at least ``at_least`` (None: load)."""
+        """The event of the current version: a cached one if it is at least ``at_least``, or, with
+        ``at_least`` None (the store must say), if the read that found it began after this call."""
+        asked = next(self._ticks)
         key = (kind, id, viewer.key)
         with self._guard:
             lock = self._locks.setdefault(key, threading.Lock())
@@ -181,15 +188,18 @@ class EventCache:
                     self._locks.pop(stale, None)
         with lock:
             cached = self._events.get(key)
-            if cached is not None and at_least is not None and cached.version >= at_least:
+            if cached is not None and (cached.version >= at_least if at_least is not None else cached.read > asked):
                 return cached
+            read = next(self._ticks)
             record = store.read(kind, id)
             if cached is not None and cached.version == record.version:
-                return cached
-            data = viewer.build(record)
-            event = Event(record.version, _event(record.version, views.schema_dump(viewer.schema, data)), viewer.finished(data))
+                event = replace(cached, read=read)
+            else:
+                data = viewer.build(record)
+                event = Event(record.version, _event(record.version, views.schema_dump(viewer.schema, data)),
+                              viewer.finished(data), read)
             with self._guard:
-                if cached is None or event.version > cached.version:
+                if cached is None or event.version >= cached.version:
                     self._events[key] = event
                     self._events.move_to_end(key)
                 while len(self._events) > self.size:
@@ -239,16 +249,23 @@ def serve(kind: str, id: str, query: dict[str, Any],
     channel = store.channel(kind, id)
     if query.get("wait_for_version") is not None:
         timeout = min(float(query.get("timeout") or setting("LONG_POLL_DEFAULT_SECONDS")), maximum)
-        return _long_poll(store, hub, channel, record, viewer, query["wait_for_version"], timeout)
+        give_back = live.slots_for(current_app).take()  # past the worker's share: 503 too_many_streams
+        try:
+            return _long_poll(store, hub, channel, record, viewer, query["wait_for_version"], timeout)
+        finally:
+            give_back()
     timeout = min(float(query.get("timeout") or maximum), maximum)
     if last is not None and last > record.version:
         last = None  # not a version of this game: the client has nothing of it
     if last == record.version and viewer.finished(viewer.build(record)):
         return Response(status=204)
+    give_back = live.slots_for(current_app).take()  # past the worker's share: 503 too_many_streams
     stream = _stream(store, hub, _cache(current_app), channel, kind, id, viewer, last, timeout,
                      setting("STREAM_HEARTBEAT_SECONDS"), request.environ.get(FINISH_WRITES_BY))
-    return Response(stream, mimetype=STREAM_CONTENT_TYPE,
-                    headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
+    response = Response(stream, mimetype=STREAM_CONTENT_TYPE,
+                        headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
+    response.call_on_close(give_back)  # the server closes every response it was given, sent or not
+    return response
 
 
 def _long_poll(store: Store, hub: live.Hub, channel: str, record: Record, viewer: Viewer,

@@ -91,7 +91,7 @@ class ProblemSchema(ma.Schema):
     round = ma.fields.Integer(metadata={"description": "With wrong_round: the current round"})
     game_id = ma.fields.String(metadata={"description": "With wrong_game: the game being played now"})
     deadline_at = ma.fields.Float(metadata={"description": "With deadline_not_passed: Unix time the deadline passes"})
-    retry_after = ma.fields.Integer(metadata={"description": "With rate_limited: seconds until the client may retry"})
+    retry_after = ma.fields.Integer(metadata={"description": "With rate_limited, store_busy, too_many_streams: seconds until the client may retry (also sent as Retry-After)"})
 
 
 def problem(status: int, code: str, detail: str, **extra: Any) -> Response:
@@ -106,6 +106,8 @@ def problem(status: int, code: str, detail: str, **extra: Any) -> Response:
     headers = {}
     if status == 401:
         headers["WWW-Authenticate"] = 'Bearer realm="referee"'
+    if extra.get("retry_after") is not None:
+        headers["Retry-After"] = str(extra["retry_after"])
     return Response(json.dumps(body), status=status, mimetype=PROBLEM_CONTENT_TYPE, headers=headers)
 
 

@@ -17,6 +17,12 @@ What gunicorn's gevent worker already bounds, with ``deploy/gunicorn.conf.py``:
 
 What this worker adds:
 
+* **idle connections make room**: when every one of the worker's ``worker_connections`` is taken,
+  the connection idle the longest (kept alive, waiting for its next request) is closed for each new
+  one accepted, and a connection that finishes a request then is closed rather than kept alive, so
+  idle connections never keep a new client waiting.  (Streams keep to their share of the
+  connections: service.storage.live.StreamSlots.)
+
 * a **body deadline**: a request's body must arrive within ``REFEREE_BODY_TIMEOUT`` seconds
   (default 10), else ``408 request_timeout`` and the connection is closed — a client trickling a
   body a byte at a time cannot hold a connection for long.  The body (at most the body limit + 1
@@ -128,8 +134,21 @@ class _OfferWriteDeadline:
         return self.app(environ, start_response)
 
 
+class _Connection:
+    """One connection a worker holds: its listener, whether it has served a request, and, while it
+    waits for the next request on a kept-alive connection, the timeout that ends the wait."""
+
+    __slots__ = ("listener", "served", "idle")
+
+    def __init__(self, listener) -> None:
+        self.listener = listener
+        self.served = False
+        self.idle: gevent.Timeout | None = None
+
+
 class Worker(GeventWorker):
-    """gunicorn's gevent worker with a body deadline, write deadlines and a per-client connection cap."""
+    """gunicorn's gevent worker with a body deadline, write deadlines, a per-client connection cap,
+    and idle keep-alive connections closed first when the worker's connections are all taken."""
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
@@ -138,6 +157,9 @@ class Worker(GeventWorker):
         proxied = _number("REFEREE_TRUSTED_PROXIES", 0) > 0
         self.per_client = 0 if proxied else int(_number("REFEREE_MAX_CONNECTIONS_PER_CLIENT", 100))
         self.open_by_client: dict[str, int] = {}
+        self.connections: dict[gevent.Greenlet, _Connection] = {}  # every connection being handled
+        self.open_by_listener: dict[object, int] = {}  # gunicorn gives each listener a pool of its own
+        self.idle: dict[gevent.Greenlet, _Connection] = {}  # kept-alive, waiting: the oldest first
 
     def load_wsgi(self) -> None:
         super().load_wsgi()
@@ -166,9 +188,17 @@ class Worker(GeventWorker):
                     client.close()
                 return
             self.open_by_client[peer] = self.open_by_client.get(peer, 0) + 1
+        current = gevent.getcurrent()
+        self.connections[current] = _Connection(listener)
+        self.open_by_listener[listener] = self.open_by_listener.get(listener, 0) + 1
+        if self._full(listener):
+            self._close_oldest_idle(listener)  # its slot lets the server accept the next one
         try:
             super().handle(listener, client, addr)
         finally:
+            self.connections.pop(current, None)
+            self.idle.pop(current, None)
+            self.open_by_listener[listener] -= 1
             if self.per_client and peer is not None:
                 left = self.open_by_client.get(peer, 1) - 1
                 if left > 0:
@@ -176,9 +206,43 @@ class Worker(GeventWorker):
                 else:
                     self.open_by_client.pop(peer, None)
 
+    # ------------------------------------- idle connections make room
+
+    def _full(self, listener) -> bool:
+        return self.open_by_listener.get(listener, 0) >= self.worker_connections
+
+    def timeout_ctx(self):
+        """The wait for a connection's next request (gunicorn's keep-alive loop): ``keepalive``
+        seconds, and none at all after a request when the worker is full."""
+        timeout = super().timeout_ctx()  # gevent.Timeout(keepalive, False): on expiry, a quiet close
+        current = gevent.getcurrent()
+        connection = self.connections.get(current)
+        if connection is not None and connection.served:
+            if self._full(connection.listener):
+                return gevent.Timeout(0, False)  # a request already sent is still read and served
+            connection.idle = timeout
+            self.idle[current] = connection
+        return timeout
+
+    def _close_oldest_idle(self, listener) -> None:
+        for greenlet, connection in self.idle.items():
+            if connection.listener is listener:
+                del self.idle[greenlet]
+                gevent.get_hub().loop.run_callback(_end_wait, greenlet, connection, connection.idle)
+                return
+
+    def _serving(self) -> None:
+        current = gevent.getcurrent()
+        connection = self.connections.get(current)
+        if connection is not None:
+            connection.served = True
+            connection.idle = None
+            self.idle.pop(current, None)
+
     # ------------------------------------------------------ body deadline
 
     def handle_request(self, listener_name, req, sock, addr):
+        self._serving()
         body = req.body
         declared = _content_length(req)
         if declared is not None and declared > self.body_limit:
@@ -227,6 +291,28 @@ class Worker(GeventWorker):
             except OSError:
                 pass
             raise StopIteration() from None
+
+
+def _end_wait(greenlet, connection: _Connection, timeout) -> None:
+    """End an idle connection's wait for its next request as its keep-alive timeout would (the
+    connection is closed quietly), unless a request arrived meanwhile."""
+    if connection.idle is timeout and timeout is not None and not greenlet.dead:
+        greenlet.throw(timeout)
+
+
+def worker_concurrency(worker) -> int:
+    """The requests a gunicorn worker serves at once: gevent's ``worker_connections``, gthread's
+    threads, 1 for the sync worker.  deploy/gunicorn.conf.py hands it to the app of each worker it
+    starts (``REFEREE_WORKER_CONCURRENCY``), which sizes its Redis pool and its share of streams
+    from it."""
+    from gunicorn.workers.base_async import AsyncWorker
+    from gunicorn.workers.gthread import ThreadWorker
+
+    if isinstance(worker, AsyncWorker):
+        return int(worker.worker_connections)
+    if isinstance(worker, ThreadWorker):
+        return int(worker.cfg.threads)
+    return 1
 
 
 def _content_length(req) -> int | None:

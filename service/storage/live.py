@@ -3,15 +3,20 @@
 Every change the store saves is announced on the game's channel (``Store.channel``) with the new
 version: ``PUBLISH``, or ``SPUBLISH`` when ``Store.sharded_pubsub`` says so (Redis Cluster), in the
 same Lua script that stores the change.  A :class:`Hub` holds **one** pub/sub connection for the
-whole API process (``SUBSCRIBE`` or ``SSUBSCRIBE`` to match the store), whatever the number of
-streams: each stream registers a :class:`Subscription` for its channel and waits on it; the hub's
-listener thread (a greenlet under gevent) keeps the connection's channels equal to the set of
-channels some stream watches, and wakes every subscription of a channel a message arrives on.
+whole API process (``SUBSCRIBE`` or ``SSUBSCRIBE`` to match the store), on a client of its own
+(never one of the requests' connections), whatever the number of streams: each stream registers a
+:class:`Subscription` for its channel and waits on it; the hub's listener thread (a greenlet under
+gevent) keeps the connection's channels equal to the set of channels some stream watches, and
+wakes every subscription of a channel a message arrives on.
 
 A message only says "look again": a woken stream reads the stored state and sends the view of the
 version it finds, so a lost message (the subscriber reconnecting after Redis went away) costs
 latency, never correctness.  Streams also look again at every heartbeat, and the hub wakes them
-all when its connection is re-established.
+all when its connection is re-established.  A stream holds no Redis connection while it waits:
+it borrows one from the requests' pool only to read the store.
+
+Streams and long polls hold a connection of the worker for minutes: :class:`StreamSlots` keeps
+them to their share of the worker's connections.
 """
 
 from __future__ import annotations
@@ -21,9 +26,12 @@ import os
 import threading
 import time
 from contextlib import contextmanager
-from typing import Iterator
+from typing import Callable, Iterator
 
 import redis
+
+from service.errors import TooManyStreams
+from service.storage.redis_client import subscriber_client
 
 log = logging.getLogger(__name__)
 
@@ -204,18 +212,67 @@ class Hub:
                     sub.notify(version)
 
 
+class StreamSlots:
+    """How many streams and long polls this process holds open at once, and its limit (0: none).
+
+    A stream holds a connection of the worker for minutes; past the limit it is refused
+    (:class:`TooManyStreams`), so the worker's other connections stay free for moves and reads.
+    """
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.open = 0
+        self._lock = threading.Lock()
+
+    def take(self) -> Callable[[], None]:
+        """Take a slot, or raise ``TooManyStreams``; the function returned gives it back (once)."""
+        with self._lock:
+            if self.limit and self.open >= self.limit:
+                raise TooManyStreams(f"this server holds {self.limit} streams already; retry shortly",
+                                     retry_after=STREAMS_RETRY_AFTER)
+            self.open += 1
+        given_back = False
+
+        def give_back() -> None:
+            nonlocal given_back
+            with self._lock:
+                if not given_back:
+                    given_back = True
+                    self.open -= 1
+
+        return give_back
+
+
+STREAMS_RETRY_AFTER = 5  # seconds a refused stream is told to wait
+
+
+def stream_limit(concurrency: int, share: float) -> int:
+    """Streams one worker may hold: ``share`` of the connections it serves at once (0: no limit)."""
+    return max(1, int(concurrency * share)) if concurrency > 0 and share > 0 else 0
+
+
 _hubs: list[Hub] = []  # every hub of this process, for stop_all
 
 
 def hub_for(app) -> Hub:
-    """The app's hub (one per process; created on first use)."""
+    """The app's hub (one per process; created on first use), on a Redis connection of its own."""
     hub = app.extensions.get("referee_live")
     if hub is None:
         store = app.extensions["referee_store"]
-        hub = app.extensions.setdefault("referee_live", Hub(store.redis, sharded=store.sharded_pubsub))
+        client = subscriber_client(app.config["REDIS_URL"], app.config["REDIS_TIMEOUT"])
+        hub = app.extensions.setdefault("referee_live", Hub(client, sharded=store.sharded_pubsub))
         if hub not in _hubs:
             _hubs.append(hub)
     return hub
+
+
+def slots_for(app) -> StreamSlots:
+    """The app's stream slots: its share (``STREAM_SHARE``) of the worker's concurrency."""
+    slots = app.extensions.get("referee_stream_slots")
+    if slots is None:
+        limit = stream_limit(app.config.get("WORKER_CONCURRENCY", 0), app.config.get("STREAM_SHARE", 0))
+        slots = app.extensions.setdefault("referee_stream_slots", StreamSlots(limit))
+    return slots
 
 
 def stop_all() -> None:

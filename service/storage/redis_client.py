@@ -21,14 +21,12 @@ server (see :class:`service.storage.store.Store`).
 
 from __future__ import annotations
 
-import os
 import select
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
 import redis
 from redis.cluster import ClusterNode, RedisCluster
-from redis.event import AfterConnectionReleasedEvent
 from redis.utils import HIREDIS_AVAILABLE
 
 CLUSTER_SCHEMES = {"redis+cluster": False, "rediss+cluster": True}
@@ -98,10 +96,13 @@ if HIREDIS_AVAILABLE:
         The pool asks every connection it hands out whether data is waiting on it
         (``can_read(0)``: a reply left unread makes it unusable). Under gevent that check
         went through gevent's cooperative ``poll``, a trip through the hub for a question
-        with no wait in it: 5 % of a move's CPU in a gevent worker (py-spy; bench/README.md
-        "A worker's profile"). Here an empty parser and a socket with nothing to read
-        answer False at once, with the OS's ``poll``; anything else (buffered data, a
-        readable or closed socket, a real timeout) goes to redis-py's own test, unchanged.
+        with no wait in it. Here an empty parser and a socket with nothing to read answer
+        False at once, with the OS's ``poll``; anything else (buffered data, a readable or
+        closed socket, a real timeout) goes to redis-py's own test, unchanged. Without it,
+        under gevent's patching and with the BlockingConnectionPool below, a read of a game
+        took 19-25 % more CPU and a move 2-15 % more (thousands of each through the Flask
+        test client, both in one process, in alternating rounds). It reads two private
+        attributes of redis-py's parser: pyproject.toml pins the redis-py it was tested with.
         """
 
         def can_read(self, timeout: float) -> bool:
@@ -116,64 +117,6 @@ if HIREDIS_AVAILABLE:
     PARSER: dict[str, Any] = {"parser_class": Parser}
 else:  # pragma: no cover - hiredis is a dependency
     PARSER = {}
-
-
-class Pool(redis.ConnectionPool):
-    """redis-py's connection pool, less the bookkeeping this service never reads.
-
-    A move takes a connection twice (its read, its save) and so does every pool method of
-    redis-py 8 on its way: a deprecated-arguments check that inspects the call's arguments,
-    and four OpenTelemetry connection-count records, each asking redis-py's observability
-    registry for a collector that is never there (this service exports Prometheus metrics,
-    :mod:`service.ops.metrics`, and never enables redis-py's OpenTelemetry). Together they were
-    ~5 % of a move's CPU. Everything else is redis-py's, in its order: the fork check, the
-    lock, reconnecting a connection that has unread data or is closed, the release event
-    (re-authentication with a streaming credential provider), giving back a connection
-    another process made. A call with arguments (deprecated since redis-py 5.3) goes to
-    redis-py's own method, warning as before.
-    """
-
-    def get_connection(self, command_name=None, *keys, **options) -> Any:
-        if command_name is not None or keys or options:
-            return super().get_connection(command_name, *keys, **options)
-        if self.pid != os.getpid():
-            self._checkpid()
-        with self._lock:
-            try:
-                connection = self._available_connections.pop()
-            except IndexError:
-                connection = self.make_connection()
-            self._in_use_connections.add(connection)
-        try:
-            connection.connect()
-            try:
-                if connection.can_read() and self.cache is None and not self.maint_notifications_enabled():
-                    raise redis.exceptions.ConnectionError("Connection has data")
-            except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError, OSError):
-                connection.disconnect()
-                connection.connect()
-                if connection.can_read() and self.cache is None and not self.maint_notifications_enabled():
-                    raise redis.exceptions.ConnectionError("Connection not ready")
-        except BaseException:
-            self.release(connection)  # not leaked
-            raise
-        return connection
-
-    def release(self, connection: Any) -> None:
-        if self.pid != os.getpid():
-            self._checkpid()
-        with self._lock:
-            try:
-                self._in_use_connections.remove(connection)
-            except KeyError:  # not this pool's
-                return
-            if self.owns_connection(connection):
-                if connection.should_reconnect():
-                    connection.disconnect()
-                self._available_connections.append(connection)
-                self._event_dispatcher.dispatch(AfterConnectionReleasedEvent(connection))
-            else:  # made by another process (before a fork): never reused
-                connection.disconnect()
 
 
 def one_round_trip(client: redis.Redis, *commands: tuple) -> list[Any]:
@@ -208,19 +151,53 @@ def one_round_trip(client: redis.Redis, *commands: tuple) -> list[Any]:
         pool.release(connection)
 
 
-def make_client(url: str, timeout: float, health_check_interval: int = 30) -> redis.Redis | RedisCluster:
+def pool_size(concurrency: int, cap: int) -> int:
+    """The Redis connections a worker holds at most: one per request it serves at once, up to ``cap``.
+
+    A request holds a connection only while its commands run, so past the cap requests wait for
+    one (``make_client``'s ``pool_timeout``) instead of opening more; ``concurrency`` 0 (unknown:
+    not under gunicorn) gives the cap."""
+    return max(1, min(concurrency, cap) if concurrency > 0 else cap)
+
+
+def make_client(url: str, timeout: float, health_check_interval: int = 30, max_connections: int = 100,
+                pool_timeout: float = 5.0) -> redis.Redis | RedisCluster:
     """The client for ``url``: ``redis.Redis`` or, for a cluster URL, ``RedisCluster``.
 
-    ``timeout`` bounds connecting and every reply (a slow store is a 503, never a hang).
+    ``timeout`` bounds connecting and every reply (a slow store is a 503, never a hang).  At most
+    ``max_connections`` connections (per node on a cluster); a command that finds them all in use
+    waits up to ``pool_timeout`` seconds for one (redis-py's ``BlockingConnectionPool``), then
+    raises the error :func:`pool_exhausted` recognises.
     """
-    common = dict(socket_timeout=timeout, socket_connect_timeout=timeout)
+    common = dict(socket_timeout=timeout, socket_connect_timeout=timeout,
+                  max_connections=max_connections, timeout=pool_timeout)
     if is_cluster_url(url):
         # Topology is learnt from any startup node; MOVED / failover refresh it.
-        return RedisCluster(**parse_cluster_url(url), **common)
-    pool = Pool.from_url(url, health_check_interval=health_check_interval, **PARSER, **common)
+        return RedisCluster(**parse_cluster_url(url), connection_pool_class=redis.BlockingConnectionPool, **common)
+    pool = redis.BlockingConnectionPool.from_url(url, health_check_interval=health_check_interval, **PARSER, **common)
     client = redis.Redis(connection_pool=pool)
     client.auto_close_connection_pool = True  # as redis.Redis.from_url leaves it: closing the client closes the pool
     return client
+
+
+def subscriber_client(url: str, timeout: float) -> redis.Redis | RedisCluster:
+    """A client of its own for a process's live-update subscriber (service.storage.live.Hub).
+
+    Its pub/sub connection lives as long as the process: taken from the requests' pool it would
+    be one fewer for them, and waiting for one under a burst would drop live updates."""
+    common = dict(socket_timeout=timeout, socket_connect_timeout=timeout)
+    if is_cluster_url(url):
+        return RedisCluster(**parse_cluster_url(url), **common)
+    return redis.Redis.from_url(url, health_check_interval=30, **common)
+
+
+def pool_exhausted(error: BaseException) -> bool:
+    """True when ``error`` says no connection of the pool came free in time (not that Redis is away).
+
+    ``BlockingConnectionPool`` raises a plain ``ConnectionError`` with this message; the
+    non-blocking pool raises ``MaxConnectionsError``."""
+    return isinstance(error, redis.exceptions.MaxConnectionsError) or (
+        type(error) is redis.exceptions.ConnectionError and str(error) == "No connection available.")
 
 
 def is_cluster(client: Any) -> bool:

@@ -23,11 +23,11 @@ from service.web.bodylimit import BodyLimit
 from service.web.security_headers import SecurityHeaders
 from service.api import converters, problems
 from service.api.common import PARSED_BODY
-from service.errors import RefereeError
+from service.errors import RefereeError, StoreBusy
 from service.web.json_provider import JSONProvider
 from service.storage.store import Store
 from service.ops import logs, metrics
-from service.storage.redis_client import is_cluster, make_client
+from service.storage.redis_client import is_cluster, make_client, pool_exhausted, pool_size
 
 API_DESCRIPTION = """\
 A referee for card games as a service: it deals, keeps secrets, validates every
@@ -181,7 +181,9 @@ def create_app(overrides: dict[str, Any] | None = None) -> Flask:
         app.config["CHECK_VIEWS"] = app.testing
 
     # One server (redis://) or a Redis Cluster (redis+cluster://h:p,h:p): service.storage.redis_client.
-    client = make_client(app.config["REDIS_URL"], timeout=app.config["REDIS_TIMEOUT"])
+    client = make_client(app.config["REDIS_URL"], timeout=app.config["REDIS_TIMEOUT"],
+                         max_connections=pool_size(app.config["WORKER_CONCURRENCY"], app.config["REDIS_MAX_CONNECTIONS"]),
+                         pool_timeout=app.config["REDIS_POOL_TIMEOUT"])
     cluster = is_cluster(client)
     wait_replicas = app.config.get("REDIS_WAIT_REPLICAS", -1)
     app.extensions["referee_store"] = Store(
@@ -233,6 +235,10 @@ def create_app(overrides: dict[str, Any] | None = None) -> Flask:
     @app.errorhandler(redis.exceptions.TryAgainError)
     @app.errorhandler(redis.exceptions.RedisClusterException)  # no node reachable, slot not covered
     def _redis_down(error: Exception):
+        if pool_exhausted(error):  # Redis may be fine: this worker's connections stayed busy too long
+            app.logger.warning("no redis connection free within REFEREE_REDIS_POOL_TIMEOUT")
+            return problems.from_referee_error(StoreBusy(
+                "every connection to the game store stayed busy; retry shortly", retry_after=1))
         metrics.STORE_ERRORS.labels(kind="request").inc()
         app.logger.error("redis unavailable: %s", error)
         return problems.problem(503, "store_unavailable", "the game store is unreachable; try again shortly")
