@@ -119,38 +119,6 @@ else:  # pragma: no cover - hiredis is a dependency
     PARSER = {}
 
 
-def one_round_trip(client: redis.Redis, *commands: tuple) -> list[Any]:
-    """Send ``commands`` in one write and read their replies, in order: what
-    ``client.pipeline(transaction=False)`` with them, then ``execute(raise_on_error=False)``, gives
-    for commands without a response callback (EVALSHA, HMGET): each raw reply, or the
-    ``ResponseError`` its command got (a ``NoScriptError`` included). A connection error or timeout
-    is retried by the connection's own policy, the connection reset between tries, then raised,
-    as a pipeline's is. One server only (a cluster's pipeline finds each key's node itself).
-
-    redis-py 8's pipeline does much more around the same write and reads: a pipeline object and
-    its command stack, fieldset bookkeeping (HIMPORT), operation timings for OpenTelemetry, debug
-    logging hooks. Measured without the machine's load (valgrind's instruction count through the
-    WSGI app in-process, a Valkey beside it): a Gops seat view 1.22 M -> 1.17 M instructions
-    (-4 %), a move 2.83 M -> 2.73 M (-3 %); bench/README.md, "Pass 6".
-    """
-    pool = client.connection_pool
-    connection = pool.get_connection()
-    try:
-        def attempt() -> list[Any]:
-            connection.send_packed_command(connection.pack_commands(commands))
-            replies: list[Any] = []
-            for _ in commands:  # every reply is read, errors included: the socket never desyncs
-                try:
-                    replies.append(connection.read_response())
-                except redis.exceptions.ResponseError as error:
-                    replies.append(error)
-            return replies
-
-        return connection.retry.call_with_retry(attempt, lambda error: connection.disconnect())
-    finally:
-        pool.release(connection)
-
-
 def pool_size(concurrency: int, cap: int) -> int:
     """The Redis connections a worker holds at most: one per request it serves at once, up to ``cap``.
 
