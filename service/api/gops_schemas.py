@@ -1,7 +1,9 @@
 """Marshmallow schemas of the Gops API: they validate requests and document the spec.
 
-Requests refuse unknown fields (marshmallow's default ``RAISE``).  Responses
-are plain objects and maps (no ``oneOf``) so SDK generators handle them.
+Requests refuse unknown fields (marshmallow's default ``RAISE``).  A create's
+``match`` is one schema per format (:class:`Variants`: a ``oneOf`` with a
+discriminator on ``format``), so the spec allows exactly what is accepted.
+Responses are plain objects and maps (no ``oneOf``) so SDK generators handle them.
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ import marshmallow as ma
 from marshmallow import fields, validate
 
 from service.games import gops
-from service.api.loading import FastLoadSchema
+
 
 class FullMatch(validate.Regexp):
     """``validate.Regexp`` that must match the whole string.
@@ -126,7 +128,7 @@ class CreateGopsGameSchema(ma.Schema):
         "(absent: a single game)."))
 
 
-class VersionedSchema(FastLoadSchema):  # a move's body: loaded the short way when it is the usual one
+class VersionedSchema(ma.Schema):
     version = fields.Integer(strict=True, validate=validate.Range(min=1), **_doc("Optional: the state version this move was decided on; if the game has moved on the move is refused with stale_version."))
 
 
