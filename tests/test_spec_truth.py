@@ -128,3 +128,35 @@ def test_every_schema_valid_create_is_accepted(app, redis_client):
     assert not found, "\n".join(found)
     # Both operations really created games, from bodies of every kind the spec allows.
     assert statuses[("/v1/gops/games", 201)] >= 50 and statuses[("/v1/gofo/tables", 201)] >= 50, statuses
+
+
+def test_each_match_format_takes_exactly_its_fields(client):
+    def create(match):
+        return client.post("/v1/gops/games", json={"profile": "classic", "match": match})
+
+    for match in ({"format": "single", "games": 1}, {"format": "single", "tiebreak": "total_points"},
+                  {"format": "cumulative", "target": 92}, {"format": "cumulative"},
+                  {"format": "target", "games": 3}, {"format": "best_of", "games": 7}, {}, {"games": 3}):
+        answer = create(match)
+        assert answer.status_code == 422 and answer.get_json()["code"] == "invalid_request", (match, answer.get_json())
+    for match, rules in (({"format": "single"}, {"format": "single", "games": None, "target": None}),
+                         ({"format": "best_of"}, {"format": "best_of", "games": 3, "target": None}),
+                         ({"format": "best_of", "games": 5, "tiebreak": "total_points"},
+                          {"format": "best_of", "games": 5, "target": None, "tiebreak": "total_points"}),
+                         ({"format": "cumulative", "games": 2}, {"format": "cumulative", "games": 2, "target": None}),
+                         ({"format": "target", "target": None}, {"format": "target", "games": None, "target": 92})):
+        answer = create(match)
+        assert answer.status_code == 201, (match, answer.get_json())
+        assert answer.get_json()["game"]["match"] == {"tiebreak": "extra_game", **rules}
+
+
+def test_an_empty_resume_array_is_not_given(client):
+    answer = client.post("/v1/gofo/tables", json={"seats": 3, "fronts": [], "behinds": [], "cajas": []})
+    assert answer.status_code == 201, answer.get_json()
+    options = answer.get_json()["table"]["table"]["options"]
+    assert "fronts" not in options and "behinds" not in options and "cajas" not in options
+    # Given with an empty one, the other two are a resumed ledger without it: refused as such.
+    answer = client.post("/v1/gofo/tables", json={"seats": 2, "fronts": [30, 30], "behinds": [], "cajas": [1, 1],
+                                                  "first_dealer": 0})
+    assert answer.status_code == 422 and answer.get_json()["code"] == "bad_resumed_ledger", answer.get_json()
+    assert "together" in answer.get_json()["detail"]
