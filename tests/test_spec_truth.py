@@ -136,7 +136,8 @@ def test_each_match_format_takes_exactly_its_fields(client):
 
     for match in ({"format": "single", "games": 1}, {"format": "single", "tiebreak": "total_points"},
                   {"format": "cumulative", "target": 92}, {"format": "cumulative"},
-                  {"format": "target", "games": 3}, {"format": "best_of", "games": 7}, {}, {"games": 3}):
+                  {"format": "target", "games": 3}, {"format": "best_of", "games": 7},
+                  {"format": "best_of", "games": None}, {}, {"games": 3}):
         answer = create(match)
         assert answer.status_code == 422 and answer.get_json()["code"] == "invalid_request", (match, answer.get_json())
     for match, rules in (({"format": "single"}, {"format": "single", "games": None, "target": None}),

@@ -65,8 +65,7 @@ class CumulativeMatchSchema(ma.Schema):
 class BestOfMatchSchema(ma.Schema):
     format = fields.String(required=True, validate=validate.OneOf(["best_of"]), **_doc(
         "best_of: the first to win a majority of the games wins."))
-    games = fields.Integer(strict=True, validate=validate.OneOf([3, 5]), allow_none=True, **_doc(
-        "Best of 3 or best of 5 (null or absent: 3)."))
+    games = fields.Integer(strict=True, validate=validate.OneOf([3, 5]), **_doc("Best of 3 or best of 5 (absent: 3)."))
     tiebreak = fields.String(load_default="extra_game", validate=validate.OneOf(gops.TIEBREAKS), **_doc(
         "Still level after the agreed games: extra_game (play on until one seat has more wins) or "
         "total_points (the highest total over the match)."))
