@@ -145,24 +145,23 @@ def openspiel_playout(rng: random.Random, game) -> int:
 
 def gofo_playout(rng: random.Random) -> int:
     """One dealt 5-seat hand at a new table (the dealer draw included)."""
-    from service.games.gofo import table as T
+    from service.games.gofo.actions import action_from_dict
+    from service.games.gofo.chance import chance_action
+    from service.games.gofo.table import Table
 
     from .http import GOFO_MAX_MOVES_PER_HAND, GOFO_TABLE, gofo_choice
 
-    table = T.Table.new(dict(GOFO_TABLE))
+    table = Table.new(dict(GOFO_TABLE))
     actions = 0
-
-    def next_table(result):  # (new table, events) today; an engine applying in place may return events only
-        return result[0] if isinstance(result, tuple) and isinstance(result[0], T.Table) else table
 
     while table.hand_number < 2:
         request = table.chance_request()
         if request is not None:
-            table = next_table(table.apply(None, T.chance_action(request, rng)))
+            table.apply(chance_action(request, rng))
         else:
             seat = table.to_act()
-            kind, body = gofo_choice([a.to_dict() if hasattr(a, "to_dict") else a for a in table.legal_actions(seat)], rng)
-            table = next_table(table.apply_dict(seat, {"type": kind, **body}))
+            kind, body = gofo_choice([a.to_dict() for a in table.legal_actions(seat)], rng)
+            table.apply(action_from_dict({"type": kind, **body}), seat=seat)
         actions += 1
         if actions > GOFO_MAX_MOVES_PER_HAND:
             raise RuntimeError("gofo hand did not end")

@@ -100,9 +100,10 @@ def main(argv: list[str] | None = None) -> int:
         description="Re-check an exported transcript offline (exit 0 valid, 1 invalid, 2 unreadable).",
     )
     parser.add_argument("transcript", help="the JSON body of " + " or ".join(
-        f"GET /v1/{name}/{'games' if game.thing == 'game' else 'tables'}/{{id}}/transcript"
-        for name, game in GAMES.items()))
-    for game in GAMES.values():  # one commitment option per game, from the registry
+        f"GET /v1/{name}/{game.collection}/{{id}}/transcript" for name, game in GAMES.items()))
+    for game in GAMES.values():  # one commitment option per game that has one, from the registry
+        if not game.commitment_option:
+            continue
         unit = game.commitment_unit
         parser.add_argument(game.commitment_option, action="append", default=[], dest=game.name,
                             type=_commitment_parser(unit), metavar=f"[{unit.upper()}=]HEX",
@@ -111,7 +112,7 @@ def main(argv: list[str] | None = None) -> int:
     given: dict[str, dict[int, str]] = {}
     for game in GAMES.values():
         mine = given.setdefault(game.name, {})
-        for number, value in getattr(args, game.name):
+        for number, value in getattr(args, game.name, ()):
             if mine.get(number, value) != value:
                 parser.error(f"two different {game.commitment_option} values for {game.commitment_unit} {number}")
             mine[number] = value

@@ -157,7 +157,7 @@ def _free_port() -> int:
 
 
 def _die_with_parent() -> None:
-    from service.storage.embedded import _preexec_die_with_parent
+    from service.storage.valkey import _preexec_die_with_parent
 
     _preexec_die_with_parent()
 
@@ -177,7 +177,7 @@ def start_gunicorn(redis_url: str, log_path: Path, port: int | None = None,
         PORT=str(port),
         WEB_CONCURRENCY=str(workers),
         PYTHONUNBUFFERED="1",
-        REFEREE_CHECK_VIEWS="1",  # every view sent is held to its schema's dump (service.api.common.dumped)
+        REFEREE_CHECK_VIEWS="1",  # every view sent is held to its schema's dump (service.api.views.dumped)
         **(extra_env or {}),
     )
     log = open(log_path, "ab")

@@ -202,8 +202,7 @@ def test_a_bad_inauguration_option_is_refused(client):
 
 
 def test_the_views_while_seats_choose_are_sent_as_their_schemas_dump_them(http, app):
-    """The compiled serializers and marshmallow agree on the new fields, and the schemas declare them all."""
-    import service.api.common as common
+    """The views are what marshmallow dumps them to, and the schemas declare every new field."""
     from service.api.gofo_schemas import GofoMoveAnswerSchema, GofoSeatViewSchema, GofoTableSchema
 
     t = GofoTable.create(http, TABLETOP)
@@ -214,7 +213,5 @@ def test_the_views_while_seats_choose_are_sent_as_their_schemas_dump_them(http, 
     status, chosen = t.move(loser, "inaugurate", front=4)
     assert status == 200
     views += [(GofoMoveAnswerSchema(), chosen), (GofoSeatViewSchema(), t.seat_view(loser))]
-    with app.app_context():
-        for schema, data in views:
-            assert common._schema_function(schema) is not None
-            assert common.compiled(schema)(data) == schema.dump(data) == data
+    for schema, data in views:
+        assert schema.dump(data) == data

@@ -287,7 +287,7 @@ def test_a_copied_commitment_is_no_oracle():
         salt = "5a" * 32
         d.do(G.Commit(0, 1, C.bid_commitment("g1", 1, 0, [4], salt)))
         guess = C.bid_commitment("g1", 1, 0, [4 if right else 3], salt)
-        events = d.state.apply(G.Commit(1, 1, guess), 1.0)
+        events = d.state.apply(G.Commit(1, 1, guess), now=1.0)
         view = G.view(d.state, 1, 1.0)
         assert view["commitments"] == {"1": guess}
         view["commitments"] = {"1": "<the guess>"}

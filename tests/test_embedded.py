@@ -16,7 +16,7 @@ import pytest
 import redis
 
 from conftest import REPO_ROOT
-from service.storage.embedded import _ping, free_port, start_server
+from service.storage.valkey import _ping, free_port, start_server
 
 
 def test_session_server_answers_ping(redis_server, redis_client):

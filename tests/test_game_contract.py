@@ -117,3 +117,34 @@ def test_the_http_layer_holds_no_chance_or_redaction():
         text = path.read_text(encoding="utf-8")
         for word in ("entropy", "SystemRandom", "new_salt", "copy.deepcopy", "import random"):
             assert word not in text, f"service/api/{path.name} uses {word}"
+
+
+def test_both_engines_and_referees_follow_one_contract():
+    """The same way to apply an action, one legal-action type, the same referee functions."""
+    import inspect
+
+    from service.games.contract import Applied, LegalAction
+    from service.games.gofo.table import Table
+    from service.games.gops.state import Gops
+
+    for method in ("apply", "verify", "is_legal"):
+        gops, gofo = inspect.signature(getattr(Gops, method)), inspect.signature(getattr(Table, method))
+        assert str(gops) == str(gofo), method
+        assert list(gops.parameters) == ["self", "action", "seat", "now"], method
+    referees = [GAMES[name].part("referee") for name in GAMES]
+    for function in ("create", "load", "seat_count", "play", "enforce", "view", "etag_tag", "transcript"):
+        shapes = {tuple(list(inspect.signature(getattr(r, function)).parameters)[:8]) for r in referees}
+        # (Gofo's chance may be injected by tests: rng, new_salt; each game names its record's id)
+        common = [tuple("id" if p.endswith("_id") else p for p in shape if p not in ("rng", "new_salt"))
+                  for shape in shapes]
+        assert len(set(common)) == 1, (function, shapes)
+    gops = Gops.new("c1", GAMES["gops"].part("rules").make_rules("classic", ranks=3, prize_order="ascending"))
+    table = Table.new({"seats": 2, "mode": "tabletop", "first_dealer": 0, "caja": 100, "refill": 10})
+    for state, seat in ((gops, 0), (table, table.to_act())):
+        legal = state.legal_actions(seat)
+        assert legal and all(isinstance(a, LegalAction) for a in legal)
+    assert gops.legal_actions(0)[0] == {"type": "commit", "round": 1, "cards": 1, "hand": [1, 2, 3]}
+    assert gops.legal_actions(0)[0].to_dict()["hand"] == [1, 2, 3]
+    opening = [a for a in table.legal_actions(table.to_act()) if a.type == "open"][0]
+    assert opening.min == 1 and opening.blind is None and opening["max"] >= 1
+    assert Applied.__dataclass_fields__.keys() == {"doc", "entries", "finished", "state"}

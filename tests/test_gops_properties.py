@@ -81,7 +81,7 @@ class Player:
         before_rounds = len(self.state.game.history)
         before_hands = [list(h) for h in self.state.game.hands]
         before_game = self.state.game.number
-        events = self.state.apply(action, self.now)
+        events = self.state.apply(action, now=self.now)
         self.log.append((G.action_to_dict(action), self.now))
         self.forfeits += sum(1 for e in events if e["type"] == "forfeited")
         g = self.state.game
@@ -150,10 +150,10 @@ class Player:
         # An action the state refuses is tried on the state itself (no copy): the engine checks
         # everything before it changes anything, so a refusal must leave it exactly as it was.
         # One it would accept is tried on a copy, so the game goes on as drawn.
-        trial = self.state.copy() if self.state.is_legal(action, self.now) else self.state
+        trial = self.state.copy() if self.state.is_legal(action, now=self.now) else self.state
         before = trial.to_dict()
         try:
-            trial.apply(action, self.now)
+            trial.apply(action, now=self.now)
         except RefereeError as exc:
             assert isinstance(exc.code, str) and exc.code
             assert trial.to_dict() == before
@@ -188,7 +188,7 @@ class Player:
         elif g.phase == "commit":
             seat = data.draw(st.sampled_from(state.awaiting()))
             (la,) = [a for a in state.legal_actions(seat) if a["type"] == "commit"]
-            assert la["hand"] == g.hands[seat] and la["cards"] == rules.bid_cards
+            assert la["hand"] == tuple(g.hands[seat]) and la["cards"] == rules.bid_cards
             cards = tuple(data.draw(st.permutations(g.hands[seat]))[: rules.bid_cards])
             salt = det_salt(g.game_id, g.round, seat, self.now)
             self.pending[seat] = (cards, salt)
@@ -202,7 +202,7 @@ class Player:
             seat = g.chooser
             assert state.awaiting() == [seat]
             (la,) = [a for a in state.legal_actions(seat) if a["type"] == "choose_prize"]
-            assert la["ranks"] == sorted(g.row)
+            assert la["ranks"] == tuple(sorted(g.row))
             self.apply(G.ChoosePrize(seat, data.draw(st.sampled_from(la["ranks"]))))
         else:  # pragma: no cover
             raise AssertionError(f"stuck in phase {g.phase}")

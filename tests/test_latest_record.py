@@ -270,8 +270,8 @@ def test_each_move_gets_a_record_of_its_own(workers):
     # the state a move saved goes to the next move only, to change in place; any other gets a parse
     assert _commit(a, game, 0, 5, "s0").status_code == 200
     owned, other = a.store.latest("gops", game["id"]), a.store.latest("gops", game["id"])
-    assert owned.saved and owned.state is not None and owned.version == 2
-    assert not other.saved and other.state is None and other.doc == owned.doc
+    assert owned.state is not None and owned.version == 2
+    assert other.state is None and other.doc == owned.doc
     assert a.store.latest("gops", game["id"]).state is None
 
 
@@ -371,7 +371,7 @@ def test_a_state_applied_to_in_place_answers_as_one_parsed_from_the_store(worker
                     path, body = "choose", {"rank": rng.choice(legal["ranks"])}
                 else:
                     continue
-                kept += a.store._latest.get(("gops", gid), [0, b"", None])[2] is not None
+                kept += a.store.cache._latest.get(("gops", gid), [0, b"", None])[2] is not None
                 answer = a.client.post(f"{GAMES}/{gid}/seats/{seat}/{path}", json=body, headers=_auth(tokens[seat]))
                 assert answer.status_code == 200, answer.get_json()
                 again = fresh.client.get(f"{GAMES}/{gid}/seats/{seat}", headers=_auth(tokens[seat]))

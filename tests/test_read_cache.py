@@ -23,6 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # bench/ is not
 from bench.redis_counts import open_gofo, play_gofo_hand  # noqa: E402
 from bench.http import bid_commitment  # noqa: E402
 from service.web.app import create_app  # noqa: E402
+from service.storage.records import record_from  # noqa: E402
 from service.storage.store import Store  # noqa: E402
 
 
@@ -40,7 +41,7 @@ class Reader:
 
     def views(self, paths: list[tuple[str, dict[str, str]]]) -> None:
         for path, headers in paths:
-            before = len(self.store._read_cache)
+            before = len(self.store.cache._shared)
             first = self.client.get(path, headers=headers)
             second = self.client.get(path, headers=headers)
             uncached = self.plain.get(path, headers=headers)
@@ -48,12 +49,12 @@ class Reader:
             assert second.get_data() == first.get_data() == uncached.get_data(), path
             assert second.headers["ETag"] == first.headers["ETag"] == uncached.headers["ETag"]
             self.reads += 2
-            self.hits += 1 + (len(self.store._read_cache) == before)
+            self.hits += 1 + (len(self.store.cache._shared) == before)
             self.check()
 
     def check(self) -> None:
-        for raw, record in list(self.store._read_cache.items()):
-            fresh = Store._record(record.kind, record.id, record.version, raw)
+        for raw, record in list(self.store.cache._shared.items()):
+            fresh = record_from(record.kind, record.id, record.version, raw)
             assert record.shared and record.doc == fresh.doc, (record.kind, record.id, record.version)
             if record.state is not None:  # the state the first view parsed, unchanged by every view since
                 assert orjson.dumps(record.state.to_dict(), option=orjson.OPT_SORT_KEYS) == \
@@ -170,19 +171,19 @@ def test_the_cache_keeps_at_most_its_size(redis_url, redis_client):
     ids = [client.post("/v1/gops/games", json={"profile": "classic"}).get_json()["id"] for _ in range(5)]
     for gid in ids:
         assert client.get(f"/v1/gops/games/{gid}").status_code == 200
-    assert [r.id for r in store._read_cache.values()] == ids[2:]  # the oldest went first
+    assert [r.id for r in store.cache._shared.values()] == ids[2:]  # the oldest went first
     assert client.get(f"/v1/gops/games/{ids[0]}").status_code == 200  # read again: parsed again
-    assert [r.id for r in store._read_cache.values()] == ids[3:] + ids[:1]
+    assert [r.id for r in store.cache._shared.values()] == ids[3:] + ids[:1]
     off = create_app({"REDIS_URL": redis_url, "TESTING": True, "READ_CACHE_SIZE": 0})
     assert off.test_client().get(f"/v1/gops/games/{ids[1]}").status_code == 200
-    assert off.extensions["referee_store"]._read_cache == {}
+    assert off.extensions["referee_store"].cache._shared == {}
     missing = client.get("/v1/gops/games/nosuchgame")
     assert missing.status_code == 404 and missing.get_json()["code"] == "game_not_found"
 
 
 def test_a_kept_view_is_sent_again_until_the_clock_changes_it(reader, monkeypatch):
     """A view is serialized once per stored bytes, seat and what of the clock it shows
-    (``common.shared_view``): a second read sends the kept bytes without making the view; a
+    (``views.shared_view``): a second read sends the kept bytes without making the view; a
     passed deadline (``enforce_deadline`` offered, the ``-late`` ETag) is another view, kept too;
     and a kept seat view goes to nobody but that seat's token holder."""
     from service.api import common

@@ -10,10 +10,10 @@
   document and log in one compressed value.  A create costs 2: the limiter's hit, then one script
   that stores the game and adds it to the active set.
 * **Serialization**: views are sent as the observers build them, not dumped through their
-  marshmallow schemas (``common.dumped``).  Every view of real played games of both kinds
+  marshmallow schemas (``views.dumped``).  Every view of real played games of both kinds
   (public, seat, every move's answer, over and under way, several Gops profiles, matches) is
   dumped here by marshmallow through the schema its operation documents, and the bytes must be
-  the ones sent; so must the compiled dump's (``common.compiled``), which ``CHECK_VIEWS`` uses.
+  the ones sent.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ import redis
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # bench/ is not an installed package
 
 from bench.redis_counts import CountingProxy, Counter_, open_gofo, play_gofo_hand, play_gops  # noqa: E402
-from service.api import common  # noqa: E402
+from service.api import views  # noqa: E402
 from service.web.app import create_app  # noqa: E402
 
 
@@ -184,7 +184,7 @@ def test_views_are_sent_exactly_as_their_schemas_would_dump_them(redis_url, redi
     app = create_app({"REDIS_URL": redis_url, "TESTING": True, "CHECK_VIEWS": False})
     client = app.test_client()
     seen: list[tuple[str, object, dict]] = []
-    sent = common.dumped
+    sent = views.dumped
 
     def spy(data, schema):
         from flask import request
@@ -192,7 +192,7 @@ def test_views_are_sent_exactly_as_their_schemas_would_dump_them(redis_url, redi
         seen.append((request.endpoint, schema, data))
         return sent(data, schema)
 
-    monkeypatch.setattr(common, "dumped", spy)
+    monkeypatch.setattr(views, "dumped", spy)
     rng = random.Random(3)
     for _ in range(2):
         play_gops(client, rng)
@@ -224,9 +224,7 @@ def test_views_are_sent_exactly_as_their_schemas_would_dump_them(redis_url, redi
     with app.app_context():
         for endpoint, schema, data in seen:
             schema = schema() if isinstance(schema, type) else schema  # a view names its schema's class
-            assert common._schema_function(schema) is not None, (endpoint, schema)  # the fast path, not a fallback
             assert app.json.body(data) == app.json.body(schema.dump(data)), endpoint  # as sent
-            assert app.json.dumps(common.compiled(schema)(data)) == app.json.dumps(schema.dump(data)), endpoint
 
 
 @pytest.mark.parametrize("drift, found", [
@@ -272,44 +270,6 @@ def test_served_apps_do_not_check_views_and_test_apps_do(redis_url, monkeypatch)
     assert create_app({"REDIS_URL": redis_url, "TESTING": True}).config["CHECK_VIEWS"] is False
 
 
-def test_the_compiled_dump_is_marshmallow_s_on_odd_values():
-    """Values not of the field's type, missing and extra fields, None, nesting: as marshmallow does."""
-    import marshmallow as ma
-    from marshmallow import fields
-
-    class Inner(ma.Schema):
-        n = fields.Integer()
-        flag = fields.Boolean(allow_none=True)
-
-    class Outer(ma.Schema):
-        count = fields.Integer()
-        ratio = fields.Float()
-        name = fields.String()
-        items = fields.List(fields.Integer())  # a dict attribute's name
-        by_seat = fields.Dict(keys=fields.String(), values=fields.List(fields.Integer()))
-        free = fields.Dict()
-        raw = fields.Raw()
-        inner = fields.Nested(Inner)
-        inners = fields.List(fields.Nested(Inner))
-        many = fields.Nested(Inner, many=True)
-
-    schema = Outer()
-    samples = [
-        {"items": [1]},
-        {"count": True, "ratio": 3, "name": 9, "extra": 1, "items": [1.0, 2], "by_seat": {0: [1, 2.0]},
-         "free": {"a": {"b": 1}}, "raw": (1, 2), "inner": {"n": "4", "flag": 1, "x": 2},
-         "inners": [{"n": 1}, {}], "many": [{"flag": None}]},
-        {"count": None, "ratio": None, "name": None, "inner": None, "inners": None, "by_seat": None,
-         "items": None},
-        {"count": 2**70, "ratio": 1.5, "name": "é", "items": [], "many": []},
-    ]
-    dump = common.compiled(schema)
-    for sample in samples:
-        assert dump(sample) == schema.dump(sample), sample
-        assert [type(v) for v in dump(sample).values()] == [type(v) for v in schema.dump(sample).values()]
-
-
-
 def test_no_schema_is_built_per_request(redis_url, monkeypatch):
     """Building a marshmallow Schema deep-copies every declared field: once per schema, never
     per request (views built theirs per request, webargs a body's: ~40 % of a read)."""
@@ -318,7 +278,7 @@ def test_no_schema_is_built_per_request(redis_url, monkeypatch):
     app = create_app({"REDIS_URL": redis_url, "TESTING": True})
     client = app.test_client()
     play_gops(client, random.Random(5), rounds=2)  # every kind of request once: what is kept gets built
-    # Views are checked here (CHECK_VIEWS): a schema's compiled dump is made at its first view,
+    # Views are checked here (CHECK_VIEWS): a schema's instance is made at its first view,
     # so the views of another table come first.
     warm = open_gofo(client)
     client.get(f"/v1/gofo/tables/{warm['id']}")

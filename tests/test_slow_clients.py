@@ -12,7 +12,11 @@ twenty connections trickling a body at 1 byte / 2 s made 4 of 6 ordinary request
   the rest are answered ``429 too_many_connections`` at once; other clients are served, and the
   held connections are closed after ``keepalive`` seconds idle;
 * the cap's edge, on a one-worker server (cap 10): the 11th stream of one address gets 429, another
-  address is served, and the greedy one again once it has closed a stream.
+  address is served, and the greedy one again once it has closed a stream;
+* a body declared far past the limit and sent as fast as possible: 413, the connection closed after
+  the client got at most a few MB into the kernel's buffers, the worker serving others meanwhile;
+* a stream whose client never reads: closed at its deadline although a write is waiting for the
+  client (the open-streams gauge comes back down).
 
 The attackers connect from other loopback addresses (127.0.0.2…), ordinary requests from
 127.0.0.1: the per-client cap tells them apart as it would tell apart two machines.
@@ -29,6 +33,7 @@ import time
 import pytest
 import requests
 
+from support.gops_http import GopsTable, LiveHttp, lowest
 from support.sse_client import RawStream, pump
 
 BODY_TIMEOUT = 10.0  # REFEREE_BODY_TIMEOUT's default
@@ -291,3 +296,140 @@ def test_ipv4_clients_on_a_dual_stack_listener_are_counted_apart():
     assert _client_key(("fe80::1%eth0", 80, 0, 0)) == "fe80::/64"
     assert _client_key(("192.0.2.7", 80)) == "192.0.2.7"
     assert _client_key("/run/referee.sock") is None
+
+
+# ------------------------------------------------------- bodies too large, streams never read
+
+BODY_LIMIT = 16 * 1024  # REFEREE_MAX_BODY_BYTES's default
+HUGE = 10**12
+
+
+def wait_until(condition, seconds: float, what: str) -> None:
+    """Wait (generously: this bounds a hang, it does not measure speed) until ``condition()`` holds."""
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, what
+        time.sleep(0.05)
+
+
+def health_checks(base: str, stop: threading.Event, answers: list[int]) -> None:
+    """``GET /healthz`` on a connection of its own, again and again until ``stop``: each status."""
+    session = requests.Session()
+    while not stop.is_set():
+        try:
+            answers.append(session.get(f"{base}/healthz", timeout=20).status_code)
+        except requests.RequestException:
+            answers.append(0)
+
+
+def flood(sock: socket.socket, head: bytes, chunk: bytes, cap: int) -> tuple[int, bool]:
+    """Send ``head``, then ``chunk`` again and again as fast as the server takes it, until the server
+    closes the connection or ``cap`` bytes are sent: (bytes sent, whether the server closed it)."""
+    sock.sendall(head)
+    sent = 0
+    while sent < cap:
+        try:
+            sent += sock.send(chunk)
+        except OSError:  # EPIPE / ECONNRESET: the server is gone from this connection
+            return sent, True
+        except socket.timeout:
+            continue
+    return sent, False
+
+
+def answer_before_close(sock: socket.socket) -> bytes:
+    """What the server said on a connection it has closed (what arrived before a reset included)."""
+    data = b""
+    sock.settimeout(10)
+    try:
+        while chunk := sock.recv(65536):
+            data += chunk
+    except (ConnectionResetError, socket.timeout):
+        pass
+    return data
+
+
+def test_a_huge_declared_body_is_refused_without_being_read(one_worker):
+    """A ``Content-Length`` past the limit, the body sent as fast as the client can (the case that froze
+    a worker until gunicorn killed it): 413 ``body_too_large``, and the connection is closed after a
+    tiny fraction of it is read.  Meanwhile another connection to the same (only) worker is answered,
+    every time.  (A chunked body is read up to the limit + 1 byte, then refused the same way.)"""
+    host, port = host_port(one_worker)
+    chunk = b"x" * 65536
+    head = (f"POST /v1/gops/games HTTP/1.1\r\nHost: {host}:{port}\r\nContent-Type: application/json\r\n"
+            f"Content-Length: {HUGE}\r\n\r\n").encode()
+    answers: list[int] = []
+    stop = threading.Event()
+    checker = threading.Thread(target=health_checks, args=(one_worker, stop, answers))
+    checker.start()
+    sock = connect(one_worker, "127.0.0.7")
+    try:
+        wait_until(lambda: answers, 20, "the other connection is never served")
+        # 64 MiB is what kernel buffers on both sides could hold many times over; 1/15,000 of HUGE.
+        sent, closed = flood(sock, head, chunk, cap=64 * 1024 * 1024)
+        assert closed, f"{sent} bytes of the body sent and the server still reads"
+        answered = len(answers)
+        wait_until(lambda: len(answers) >= answered + 3, 20, "the worker stopped serving")
+        status, body = problem(answer_before_close(sock))
+        assert status == 413 and body["code"] == "body_too_large"
+    finally:
+        stop.set()
+        checker.join()
+        sock.close()
+    assert answers and set(answers) == {200}, answers
+
+
+def open_streams(base: str) -> float:
+    """``referee_open_streams`` of Gops games, as /metrics says it now."""
+    for line in requests.get(f"{base}/metrics", timeout=20).text.splitlines():
+        if line.startswith('referee_open_streams{kind="gops"}'):
+            return float(line.rpartition(" ")[2])
+    return 0.0
+
+
+def ends(sock: socket.socket, timeout: float) -> bool:
+    """Whether the server ends the connection (EOF or reset) within ``timeout``, reading what is left."""
+    sock.settimeout(timeout)
+    try:
+        while sock.recv(65536):
+            pass
+    except ConnectionResetError:
+        pass
+    except socket.timeout:
+        return False
+    return True
+
+
+STREAM_SECONDS = 10  # the ?timeout= the never-reading client asks for
+
+
+@pytest.mark.slow
+def test_a_stream_that_is_never_read_is_closed_at_its_deadline(one_worker):
+    """A client opens a stream and never reads it (a 2 KiB receive buffer) while moves happen: the
+    events fill its buffer, then the server's send buffer (the kernel grows it to 4 MiB), then a write
+    waits for the client.  The stream ends at its deadline all the same: the open-streams gauge comes
+    back down and the server resets the connection."""
+    http = LiveHttp(one_worker, requests.Session())
+    match = GopsTable.create(http, {"match": {"format": "cumulative", "games": 50}})  # views grow by the round
+    before = open_streams(one_worker)
+    host, port = host_port(one_worker)
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 2048)
+    sock.bind(("127.0.0.8", 0))
+    try:
+        sock.connect((host, port))
+        sock.sendall(f"GET {match.base}/events?timeout={STREAM_SECONDS} HTTP/1.1\r\nHost: {host}:{port}\r\n\r\n".encode())
+        opened = time.monotonic()
+        wait_until(lambda: open_streams(one_worker) == before + 1, 20, "the stream never opened")
+        # Each version is one event of the whole public view: play until far more than every buffer
+        # between the server and the client could hold has been sent its way, or the stream is over.
+        produced = 0
+        while produced < 8 * 1024 * 1024 and time.monotonic() - opened < STREAM_SECONDS:
+            state = match.public()
+            match.play_round({seat: lowest(state, seat) for seat in state["awaiting"]})
+            produced += 4 * len(requests.get(f"{one_worker}{match.base}", timeout=20).content)
+        wait_until(lambda: open_streams(one_worker) == before, STREAM_SECONDS + 20,
+                   f"the stream is held past its deadline ({produced} bytes of events sent its way)")
+        assert ends(sock, 10)
+    finally:
+        sock.close()

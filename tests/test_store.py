@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 from redis.cluster import key_slot
 
-from service.errors import NotFound, StaleVersion
-from service.storage.store import Change, Store
+from service.errors import NotFound
+from service.storage.scripts import GONE, STALE
+from service.storage.store import Change, Record, Store
 
 
 @pytest.fixture
@@ -25,60 +26,50 @@ def test_keys_of_one_game_share_a_cluster_slot(store):
 def test_compare_and_set(store):
     record = store.create("gops", "g1", {"n": 0}, [{"version": 1}])
     saved = store.save(record, Change({"n": 1}, [{"version": 2}]))
-    assert saved.version == 2 and store.load("gops", "g1").doc == {"n": 1}
-    with pytest.raises(StaleVersion):
-        store.save(record, Change({"n": 99}, [{"version": 2}]))  # acted on version 1
+    assert saved.code == 2 and saved.record.version == 2 and store.load("gops", "g1").doc == {"n": 1}
+    refused = store.save(record, Change({"n": 99}, [{"version": 2}]))  # acted on version 1
+    assert refused.code == STALE and refused.record is None
     assert store.load("gops", "g1").doc == {"n": 1}
     assert store.transcript("gops", "g1") == [{"version": 1}, {"version": 2}]
 
 
-def test_transact_retries_a_lost_race_and_refuses_a_stale_expectation(store):
-    store.create("gops", "g2", {"n": 0}, [])
-    calls = []
-
-    def bump(record):
-        calls.append(record.version)
-        if len(calls) == 1:  # someone else writes between our load and our save
-            store.save(record, Change({"n": record.doc["n"] + 10}, []))
-        return Change({"n": record.doc["n"] + 1}, [])
-
-    record, changed = store.transact("gops", "g2", bump)
-    assert changed and record.doc == {"n": 11} and calls == [1, 2]
-    with pytest.raises(StaleVersion):
-        store.transact("gops", "g2", bump, expected_version=1)
-    assert store.transact("gops", "g2", lambda r: None) == (store.load("gops", "g2"), False)
+def test_a_lost_race_answers_with_the_game_as_it_is_now(store):
+    """A save on a version someone else changed stores nothing and hands back the current record
+    (read by the same script), on which the move is applied again (service.api.moves)."""
+    record = store.create("gops", "g2", {"n": 0}, [])
+    store.save(record, Change({"n": 10}, []))  # someone else, between our read and our save
+    lost = store.save(record, Change({"n": 1}, []))
+    assert lost.code == STALE and lost.current.version == 2 and lost.current.doc == {"n": 10}
+    saved = store.save(lost.current, Change({"n": 11}, []))
+    assert saved.code == 3 and store.load("gops", "g2").doc == {"n": 11}
+    gone = store.save(Record("gops", "never", 1, {}), Change({}, []))
+    assert gone.code == GONE
 
 
 def test_a_kept_record_is_checked_by_its_bytes_not_only_its_version(store, redis_client):
     """After Redis lost acknowledged writes, a version number may come back with other content: a
-    change made on the worker's kept record of that version (Store.latest) is not saved; the
-    transaction goes on with the stored record, a pinned version included (it is the same one)."""
+    change made on the worker's kept record of that version (Store.latest) is not saved, and the
+    save hands back the stored record, which replaces the kept one."""
     record = store.create("gops", "g4", {"n": 0}, [])
     store.save(record, Change({"n": 1}, []))  # version 2, kept here as the latest
     redis_client.hset(store.key("gops", "g4"), "doc", b'{"n":5}')  # version 2 again, other content
     kept = store.latest("gops", "g4")
     assert kept.version == 2 and kept.doc == {"n": 1} and kept.fingerprint
-    with pytest.raises(StaleVersion) as refused:
-        store.save(kept, Change({"n": 2}, []))
-    assert refused.value.current.version == 2 and refused.value.current.doc == {"n": 5}
+    refused = store.save(kept, Change({"n": 2}, []))
+    assert refused.code == STALE and refused.current.version == 2 and refused.current.doc == {"n": 5}
     assert store.load("gops", "g4").doc == {"n": 5}
     assert store.latest("gops", "g4").doc == {"n": 5}  # the stored bytes replaced the kept ones
     redis_client.hset(store.key("gops", "g4"), "doc", b'{"n":7}')
-    seen = []
-
-    def bump(record):
-        seen.append(record.doc["n"])
-        return Change({"n": record.doc["n"] + 1}, [])
-
-    record, changed = store.transact("gops", "g4", bump, expected_version=2, first=store.latest("gops", "g4"))
-    assert changed and seen == [5, 7] and record.version == 3 and store.load("gops", "g4").doc == {"n": 8}
+    refused = store.save(store.latest("gops", "g4"), Change({"n": 6}, []))
+    assert refused.code == STALE and refused.current.doc == {"n": 7}
+    saved = store.save(refused.current, Change({"n": 8}, []))
+    assert saved.code == 3 and store.load("gops", "g4").doc == {"n": 8}
     # and back to a lower version: what the save read back replaces the newer record kept here
     lost = redis_client.dump(store.key("gops", "g4"))
     store.save(store.latest("gops", "g4"), Change({"n": 9}, []))  # version 4, kept here
     redis_client.restore(store.key("gops", "g4"), 0, lost, replace=True)  # version 3 again
-    with pytest.raises(StaleVersion) as refused:
-        store.save(store.latest("gops", "g4"), Change({"n": 10}, []))
-    assert refused.value.current.version == 3
+    refused = store.save(store.latest("gops", "g4"), Change({"n": 10}, []))
+    assert refused.code == STALE and refused.current.version == 3
     assert store.latest("gops", "g4").version == 3 and store.latest("gops", "g4").doc == {"n": 8}
 
 

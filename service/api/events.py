@@ -44,10 +44,12 @@ from marshmallow import fields, validate
 
 from service.storage import live
 from service.ops import metrics
+from service.ops.serving import FINISH_WRITES_BY
 from service.errors import NotFound
+from service.games.gofo import referee as gofo_referee
 from service.games.gops import referee as gops_referee
 from service.storage.store import Record, Store
-from service.api import common
+from service.api import common, views
 from service.api import gofo as gofo_api
 from service.api import gops as gops_api
 from service.api.gofo_schemas import GofoSeatViewSchema, GofoTableSchema
@@ -144,7 +146,7 @@ def _gofo_viewer(record: Record, who: str | None) -> Viewer:
     never = lambda data: False  # noqa: E731 - a table never ends
     if who is not None and who.startswith("seat:"):
         seat = int(who[5:])
-        return Viewer(who, lambda r: gofo_api._view(r, seat), GofoSeatViewSchema, never, lambda data: "")
+        return Viewer(who, lambda r: gofo_api._view(r, seat), GofoSeatViewSchema, never, gofo_referee.etag_tag)
     return Viewer("public", lambda r: gofo_api._view(r), GofoTableSchema, never, lambda data: "")
 
 
@@ -185,7 +187,7 @@ class EventCache:
             if cached is not None and cached.version == record.version:
                 return cached
             data = viewer.build(record)
-            event = Event(record.version, _event(record.version, common.compiled(viewer.schema)(data)), viewer.finished(data))
+            event = Event(record.version, _event(record.version, views.schema_dump(viewer.schema, data)), viewer.finished(data))
             with self._guard:
                 if cached is None or event.version > cached.version:
                     self._events[key] = event
@@ -220,10 +222,10 @@ def _last_event_id() -> int | None:
     return int(raw)
 
 
-def _serve(kind: str, id: str, query: dict[str, Any],
+def serve(kind: str, id: str, query: dict[str, Any],
            make_viewer: Callable[[Record, str | None], Viewer]) -> Response:
     store = common.store()
-    record = store.read(kind, id)
+    record = common.fetched(kind, id)
     viewer = make_viewer(record, _caller(record))
     try:
         last = _last_event_id()
@@ -244,7 +246,7 @@ def _serve(kind: str, id: str, query: dict[str, Any],
     if last == record.version and viewer.finished(viewer.build(record)):
         return Response(status=204)
     stream = _stream(store, hub, _cache(current_app), channel, kind, id, viewer, last, timeout,
-                     setting("STREAM_HEARTBEAT_SECONDS"))
+                     setting("STREAM_HEARTBEAT_SECONDS"), request.environ.get(FINISH_WRITES_BY))
     return Response(stream, mimetype=STREAM_CONTENT_TYPE,
                     headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
 
@@ -261,7 +263,7 @@ def _long_poll(store: Store, hub: live.Hub, channel: str, record: Record, viewer
                     break
                 sub.wait(remaining)
     data = viewer.build(record)
-    return common.conditional(data, record.version, viewer.schema, viewer.etag_tag(data))
+    return views.conditional(data, record.version, viewer.schema, viewer.etag_tag(data))
 
 
 def _event(version: int, payload: dict[str, Any]) -> str:
@@ -269,15 +271,21 @@ def _event(version: int, payload: dict[str, Any]) -> str:
 
 
 def _stream(store: Store, hub: live.Hub, cache: EventCache, channel: str, kind: str, id: str,
-            viewer: Viewer, last: int | None, timeout: float, heartbeat: float) -> Iterator[str]:
+            viewer: Viewer, last: int | None, timeout: float, heartbeat: float,
+            finish_writes_by: Callable[[float], None] | None = None) -> Iterator[str]:
     """The event stream: runs after the response headers are sent, so it ends rather than raise.
 
     It sends the current version at once (unless the client has it), then waits: a message on the
     channel (a new version) wakes it; at every heartbeat it also asks the store for the version, so
     a message lost while the hub reconnected costs at most one heartbeat.  While the store is
     unreachable the stream stays open (keep-alive lines) and looks again every second.
+
+    The deadline holds for the writes too (``finish_writes_by``, offered by the server): an event the
+    client is not taking (its buffers full, never read) is not waited for past it.
     """
     deadline = time.monotonic() + timeout
+    if finish_writes_by is not None:
+        finish_writes_by(deadline)
     sent = last
     with metrics.stream_open(kind), hub.subscription(channel) as sub:
         yield f"retry: {RETRY_MS}\n\n"
@@ -381,7 +389,7 @@ class GopsEvents(MethodView):
         `data: <the view JSON>`; reconnect with `Last-Event-ID` to resume. With `wait_for_version`
         the answer is one view (JSON) instead, as soon as the game reaches that version.
         """
-        return _serve(gops_api.KIND, game_id, query, _gops_viewer)
+        return serve(gops_api.KIND, game_id, query, _gops_viewer)
 
 
 @blp.route("/v1/gofo/tables/<string:table_id>/events", tags=["gofo"])
@@ -397,4 +405,4 @@ class GofoEvents(MethodView):
         `wait_for_version` the answer is one view (JSON) instead, as soon as the table reaches that
         version.
         """
-        return _serve(gofo_api.KIND, table_id, query, _gofo_viewer)
+        return serve(gofo_api.KIND, table_id, query, _gofo_viewer)

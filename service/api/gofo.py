@@ -21,7 +21,7 @@ from service.games import gofo
 from service.errors import Forbidden, NotFound
 from service.games.gofo import referee
 from service.storage.store import Change, Record
-from service.api import common, idempotency
+from service.api import common, idempotency, moves, views
 from service.api.gofo_schemas import (
     AmountSchema,
     CreatedGofoTableSchema,
@@ -60,19 +60,19 @@ def _view(record: Record, seat: int | None = None) -> dict[str, Any]:
     table = record.state
     if table is None and record.shared:  # parsed once for every read of these stored bytes
         table = record.state = referee.load(record.doc)
-    return referee.view(record.doc, record.version, seat, table)
+    return referee.view(record.doc, record.version, seat, common.now(), table)
 
 
 def _view_answer(record: Record, seat: int | None, schema):
     """The view of ``record`` for ``seat`` as a response, serialized once per stored bytes and seat
-    (:func:`service.api.common.shared_view`): a Gofo view takes nothing from the clock (its
+    (:func:`service.api.views.shared_view`): a Gofo view takes nothing from the clock (its
     deadlines are instants in the document; :func:`service.games.gofo.observer.record_view` has no
     ``now``), so the seat is the whole key."""
-    return common.shared_view(record, seat, lambda: _view(record, seat), schema)
+    return views.shared_view(record, seat, lambda: _view(record, seat), schema)
 
 
 def _create(body: dict[str, Any]) -> dict[str, Any]:
-    doc, entries = referee.create(body, auth.new_game_id(), common.now())
+    doc, entries = referee.create(auth.new_game_id(), body, common.now())
     host, seat_tokens, hashes = common.new_tokens(referee.seat_count(doc))
     doc["auth"] = hashes
     record = common.store().create(KIND, doc["id"], doc, entries)
@@ -90,15 +90,36 @@ def _require_seat_or_tabletop_host(who: str, record: Record, seat: int) -> None:
     common.require_seat(who, seat)
 
 
-def _act(table_id: str, seat: int, body: dict[str, Any], make: Callable[[dict[str, Any]], Any]) -> dict[str, Any]:
-    def may_act(who: str, record: Record) -> None:
-        _require_seat_or_tabletop_host(who, record, seat)
+class GofoMove(moves.Move):
+    """A seat's move at a table (``action``), made by that seat's token or, at a tabletop table, the host's."""
 
-    def transition(record: Record, who: str, at: float) -> Change | None:
-        applied = referee.play(record.doc, record.version, who, at, seat, make(body))
-        return Change(applied.doc, applied.entries, state=applied.table)
+    def __init__(self, seat: int, action: Any) -> None:
+        self.seat, self.action = seat, action
 
-    return common.act(KIND, table_id, body, transition, lambda record: _answer(record, seat), may_act)
+    def authorize(self, who: str, record: Record) -> None:
+        _require_seat_or_tabletop_host(who, record, self.seat)
+
+    def apply(self, record: Record, who: str, at: float) -> Change | None:
+        applied = referee.play(record.doc, record.version, who, at, self.seat, self.action)
+        return Change(applied.doc, applied.entries, applied.finished, applied.state)
+
+    def answer(self, record: Record) -> dict[str, Any]:
+        return _answer(record, self.seat)
+
+
+class DeadlineMove(moves.Move):
+    """The referee plays for a seat whose turn timed out; any token of the table may ask."""
+
+    def apply(self, record: Record, who: str, at: float) -> Change | None:
+        applied = referee.enforce(record.doc, record.version, who, at)
+        return Change(applied.doc, applied.entries, applied.finished, applied.state)
+
+    def answer(self, record: Record) -> dict[str, Any]:
+        return _answer(record, None)
+
+
+def _act(table_id: str, seat: int, body: dict[str, Any], make: Callable[[dict[str, Any]], Any]):
+    return moves.act(KIND, table_id, body, GofoMove(seat, make(body)))
 
 
 def _answer(record: Record, seat: int | None) -> dict[str, Any]:
@@ -108,12 +129,8 @@ def _answer(record: Record, seat: int | None) -> dict[str, Any]:
     return referee.move_answer(record.doc, record.version, seat, caller, record.state)
 
 
-def _enforce_deadline(table_id: str, body: dict[str, Any]) -> dict[str, Any]:
-    def transition(record: Record, who: str, at: float) -> Change | None:
-        applied = referee.enforce(record.doc, record.version, at)
-        return Change(applied.doc, applied.entries, state=applied.table)
-
-    return common.act(KIND, table_id, body, transition, lambda record: _answer(record, None), lambda who, record: None)
+def _enforce_deadline(table_id: str, body: dict[str, Any]):
+    return moves.act(KIND, table_id, body, DeadlineMove())
 
 
 # One endpoint per kind of move: (path, operationId, summary, schema, example, build action, doc).
@@ -206,7 +223,7 @@ class TableView(MethodView):
     @common.error_responses(blp, "read")
     def get(self, table_id: str):
         """Stacks, pots, bets, face-up discards and whose turn it is; never a hidden card."""
-        record = common.store().read(KIND, table_id)
+        record = common.fetched(KIND, table_id)
         return _view_answer(record, None, GofoTableSchema)
 
 
@@ -219,7 +236,7 @@ class SeatView(MethodView):
     def get(self, table_id: str, seat: int):
         """The public view plus this seat's cards (dealt mode) and exactly what it may do now,
         with the allowed bet range."""
-        record = common.store().read(KIND, table_id)
+        record = common.fetched(KIND, table_id)
         who = common.identify(record.doc["auth"], common.bearer_hash())
         _require_seat_or_tabletop_host(who, record, seat)
         return _view_answer(record, seat, GofoSeatViewSchema)
@@ -232,7 +249,7 @@ class Ledger(MethodView):
     @common.error_responses(blp, "read")
     def get(self, table_id: str):
         """Each seat's front, chips behind, cajas taken and balance, and every finished hand's result."""
-        record = common.store().load(KIND, table_id)
+        record = common.fetched(KIND, table_id, shared=False)
         return referee.ledger(record.doc, record.version)
 
 
@@ -245,7 +262,7 @@ class Transcript(MethodView):
         """Every applied action with who made it.  The deck order of the hand in progress is
         withheld; finished hands' orders and salts are in ``deals`` to check their commitments."""
         store = common.store()
-        record = store.load(KIND, table_id)
+        record = common.fetched(KIND, table_id, shared=False)
         return referee.transcript(record.doc, record.version, store.transcript(KIND, table_id, record))
 
 

@@ -11,7 +11,7 @@ from service.games import commitments, gops
 from service.errors import Forbidden
 from service.games.gops import referee
 from service.storage.store import Change, Record
-from service.api import common, idempotency
+from service.api import common, idempotency, moves, views
 from service.api.gops_schemas import (
     CommitSchema,
     CreatedGopsGameSchema,
@@ -72,30 +72,54 @@ def _view(record: Record, seat: int | None = None) -> dict[str, Any]:
 
 def _view_answer(record: Record, seat: int | None, schema, tag_of=None):
     """The view of ``record`` for ``seat`` as a response, serialized once per stored bytes, seat
-    and what of the clock it shows (:func:`service.api.common.shared_view`)."""
+    and what of the clock it shows (:func:`service.api.views.shared_view`)."""
     state, now = _state(record), common.now()
-    return common.shared_view(record, (seat, referee.view_clock(state, seat, now)),
+    return views.shared_view(record, (seat, referee.view_clock(state, seat, now)),
                               lambda: referee.view(record.doc, record.version, seat, now, state), schema, tag_of)
 
 
-def _act(game_id: str, body: dict[str, Any], move: str, seat: int | None = None,
-         host_allowed: bool = False) -> dict[str, Any]:
-    def may_act(who: str, record: Record) -> None:
-        if seat is not None:
-            common.require_seat(who, seat)
-        elif who == "host" and not host_allowed:
+#: The moves of the HTTP API: the action each makes from the game, the seat and the request body.
+MOVES = {
+    "commit": lambda state, seat, body: gops.Commit(seat, body["round"], body["commitment"],
+                                                    referee.game_number(state, body.get("game_id"))),
+    "reveal": lambda state, seat, body: gops.Reveal(seat, body["round"], tuple(body["cards"]), body["salt"],
+                                                    referee.game_number(state, body.get("game_id"))),
+    "choose": lambda state, seat, body: gops.ChoosePrize(seat, body["rank"]),
+    "resign": lambda state, seat, body: gops.Resign(seat),
+    "report": lambda state, seat, body: gops.ReportPrize(body["rank"]),
+    "deadline": lambda state, seat, body: gops.EnforceDeadline(),
+}
+
+
+class GopsMove(moves.Move):
+    """One Gops move: ``name`` (a key of :data:`MOVES`) by ``seat``'s token, or, where ``seat`` is
+    None, by any seat still in the game or (``host_allowed``) the host."""
+
+    def __init__(self, name: str, body: dict[str, Any], seat: int | None = None, host_allowed: bool = False):
+        self.name, self.body, self.seat, self.host_allowed = name, body, seat, host_allowed
+
+    def authorize(self, who: str, record: Record) -> None:
+        if self.seat is not None:
+            common.require_seat(who, self.seat)
+        elif who == "host" and not self.host_allowed:
             raise Forbidden("the host token cannot make this move", code="host_not_allowed")
         elif who.startswith("seat:") and referee.seat_out(record.doc, int(who[5:])):
             raise Forbidden(f"seat {who[5:]} is out of the game: its token can no longer act", code="seat_out")
 
-    def transition(record: Record, who: str, at: float) -> Change | None:
+    def apply(self, record: Record, who: str, at: float) -> Change | None:
         # A record a move gets (never a shared one) holds a state object only when it is the
         # move's own to change (Store.latest): applied to in place, not parsed again.
-        applied = referee.apply(record.doc, record.version, who, at, move, seat, body,
-                                None if record.shared else record.state)
+        state = referee.load(record.doc) if record.shared or record.state is None else record.state
+        action = MOVES[self.name](state, self.seat, self.body)
+        applied = referee.play(record.doc, record.version, who, at, self.seat, action, state)
         return None if applied is None else Change(applied.doc, applied.entries, applied.finished, applied.state)
 
-    return common.act(KIND, game_id, body, transition, lambda record: _view(record, seat), may_act)
+    def answer(self, record: Record) -> dict[str, Any]:
+        return _view(record, self.seat)
+
+
+def _act(game_id: str, body: dict[str, Any], move: str, seat: int | None = None, host_allowed: bool = False):
+    return moves.act(KIND, game_id, body, GopsMove(move, body, seat, host_allowed))
 
 
 # -------------------------------------------------------------------- views
@@ -140,11 +164,11 @@ class Games(MethodView):
 
 
 def _create(body: dict[str, Any]) -> dict[str, Any]:
-    rules = gops.make_rules(body["profile"], **body["options"])
-    match = gops.make_match_rules(**body["match"])
+    referee.check_options(body)  # a refused create draws no game id
     game_id = auth.new_game_id()
-    host, seat_tokens, hashes = common.new_tokens(rules.players)
-    doc, entries = referee.create(game_id, rules, match, common.now(), hashes)
+    doc, entries = referee.create(game_id, body, common.now())
+    host, seat_tokens, hashes = common.new_tokens(referee.seat_count(doc))
+    doc["auth"] = hashes
     record = common.store().create(KIND, game_id, doc, entries)
     return {"id": game_id, "host_token": host, "seat_tokens": seat_tokens, "game": _view(record)}
 
@@ -159,7 +183,7 @@ class Game(MethodView):
 
         Send ``If-None-Match`` with the last ETag to poll cheaply (304 when unchanged).
         """
-        return _view_answer(common.store().read(KIND, game_id), None, GopsGameSchema)
+        return _view_answer(common.fetched(KIND, game_id), None, GopsGameSchema)
 
 
 @blp.route("/<string:game_id>/seats/<seat:seat>")
@@ -170,7 +194,7 @@ class SeatView(MethodView):
     @common.error_responses(blp, "seat_read")
     def get(self, game_id: str, seat: int):
         """The public state plus this seat's own unresolved reveal and its legal actions."""
-        record = common.store().read(KIND, game_id)
+        record = common.fetched(KIND, game_id)
         who = common.identify(record.doc["auth"], common.bearer_hash())
         common.require_seat(who, seat)
         return _view_answer(record, seat, GopsSeatViewSchema, referee.etag_tag)
@@ -270,6 +294,6 @@ class Transcript(MethodView):
         the game is over the transcript is complete and re-verifiable offline.
         """
         store = common.store()
-        record = store.load(KIND, game_id)
+        record = common.fetched(KIND, game_id, shared=False)
         # What the public may read is the observer's decision (gops.transcript), not this view's.
-        return referee.transcript(record.doc, game_id, record.version, store.transcript(KIND, game_id, record))
+        return referee.transcript(record.doc, record.version, store.transcript(KIND, game_id, record))

@@ -10,8 +10,8 @@ decrypt the stored answer.  Keys are 16–255 printable ASCII characters (a UUID
 * same key, other body → 422 ``idempotency_key_reused``;
 * a key shorter than 16 characters → 400 ``invalid_idempotency_key``.
 
-**Moves** (:func:`move`): the answer is written by the same Lua step that applies
-the move (``store.Answer``, under the game's hash tag), so a move is never applied
+**Moves** (:class:`MoveKey`, used by service.api.moves): the answer is written by the same
+Lua step that applies the move (under the game's hash tag), so a move is never applied
 without its answer: a retry after any fault (a 503 from a store timeout after the
 write, a worker killed mid-request, a lost response) finds the first answer, or
 finds nothing because nothing was applied and applies the move now.  There is no
@@ -40,9 +40,9 @@ from typing import Any, Callable
 from cryptography.fernet import Fernet, InvalidToken
 from flask import after_this_request, request
 
-from service.errors import IllegalAction, InvalidAction, RefereeError
-from service.storage.store import AlreadyAnswered, Answer, Record
+from service.errors import IllegalAction, InvalidAction
 from service.api import common
+from service.storage.store import Store, StoredAnswer
 
 HEADER = "Idempotency-Key"
 MIN_LENGTH = 16
@@ -109,58 +109,46 @@ def _mark_replayed(replayed: bool) -> None:
         return response
 
 
-def move(kind: str, id: str, presented: str | None, body: Any, transition: Callable[[Record], Any],
-         respond: Callable[[Record], dict[str, Any]], pinned: bool, first: Record | None = None) -> dict[str, Any]:
-    """Apply ``transition`` through ``store.transact``; with an Idempotency-Key, at most once per key.
+class MoveKey:
+    """A move's Idempotency-Key: where its first answer is stored and how it is sealed (module
+    docstring); the write path (service.api.moves) asks it the four things below."""
 
-    The answer is stored by the save that applies the move (module docstring).  ``first``: the
-    record the caller has just loaded (and authorized on), tried first without loading again.
-    """
-    store = common.store()
-    key = presented_key()
-    if key is None:
-        record, _ = store.transact(kind, id, transition, pinned=pinned, first=first)
-        return respond(record)
-    lookup = _derive("lookup", f"{kind}-move|{id}|{presented}|{key}").hex()
-    sealed = _Sealed(key, body)
+    def __init__(self, kind: str, id: str, presented: str | None, key: str, move: Any) -> None:
+        self.kind, self.id = kind, id
+        # scoped to the game and the bearer token: only the mover can replay it
+        self.lookup = _derive("lookup", f"{kind}-move|{id}|{presented}|{key}").hex()
+        self._sealed = _Sealed(key, move)
 
-    def replay(stored: str) -> dict[str, Any]:
-        response = sealed.open(stored)
+    def replay(self, stored: str) -> dict[str, Any]:
+        """The first answer, again (``Idempotent-Replayed: true``); KeyReused for another body."""
+        response = self._sealed.open(stored)
         if response is None:  # pragma: no cover - moves never store a pending record
             raise InProgress(f"a request with this {HEADER} is still being processed; retry shortly")
         _mark_replayed(True)
         return response
 
-    existing = store.recall_answer(kind, id, lookup)
-    if existing is not None:
-        return replay(existing)
-    rendered: dict[int, dict[str, Any]] = {}
+    def sealed(self, answer: dict[str, Any]) -> StoredAnswer:
+        """``answer`` as the move's save stores it, with the move, atomically."""
+        return StoredAnswer(self.lookup, self._sealed.seal(answer), KEEP_SECONDS)
 
-    def render(record: Record) -> str:
-        rendered[record.version] = respond(record)
-        return sealed.seal(rendered[record.version])
-
-    try:
-        record, changed = store.transact(kind, id, transition, pinned=pinned,
-                                         answer=Answer(lookup, render, KEEP_SECONDS), first=first)
-    except AlreadyAnswered as answered:  # the same key was applied first, by a concurrent request
-        return replay(answered.value)
-    except RefereeError:
-        # Refused now: because the same key's first request has just applied it (a concurrent
-        # retry)?  Then that is the answer; otherwise the refusal stands and nothing is stored.
-        existing = store.recall_answer(kind, id, lookup)
+    def keep_unchanged(self, store: Store, answer: dict[str, Any]) -> dict[str, Any]:
+        """An exact repeat changed nothing, so no save stores its answer: stored here, unless one
+        is there already (then that one is the answer)."""
+        existing = store.remember_answer(self.kind, self.id, self.lookup, self._sealed.seal(answer), KEEP_SECONDS)
         if existing is not None:
-            return replay(existing)
-        raise
-    if not changed:  # an exact repeat: nothing to apply atomically with, but the answer is kept
-        response = respond(record)
-        existing = store.remember_answer(kind, id, lookup, sealed.seal(response), KEEP_SECONDS)
-        if existing is not None:
-            return replay(existing)
+            return self.replay(existing)
         _mark_replayed(False)
-        return response
-    _mark_replayed(False)
-    return rendered.get(record.version) or respond(record)
+        return answer
+
+    def answered(self) -> None:
+        """The move was applied now (``Idempotent-Replayed: false``)."""
+        _mark_replayed(False)
+
+
+def for_move(kind: str, id: str, presented: str | None, path: str, body: Any) -> MoveKey | None:
+    """The move's :class:`MoveKey`, or None without an ``Idempotency-Key`` header."""
+    key = presented_key()
+    return None if key is None else MoveKey(kind, id, presented, key, {"path": path, "body": body})
 
 
 def once(scope: str, body: Any, create: Callable[[], dict[str, Any]]) -> tuple[dict[str, Any], bool]:

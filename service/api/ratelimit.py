@@ -33,32 +33,29 @@ defaults to ``not app.testing``, so test apps built with ``TESTING=True`` count
 nothing unless they ask for it.
 
 If Redis cannot be reached the limiter lets the request through (fail open)
-and logs a warning; it never turns a request into a 500.
+and logs a warning; it never turns a request into a 500. On a Redis Cluster the counters live on
+the client's shard, not the game's: the hit is sent there within a small budget and, while that
+shard is failing, not sent at all (:mod:`service.storage.sidelines`), so a failing shard never
+delays a move of a game on a healthy one.
 
-**Counters are not durable** (issue 9): the script marks its writes ``REPL_NONE``, so they stay
+**Counters are not durable**: the script marks its writes ``REPL_NONE``, so they stay
 in the server's memory and never reach its append-only file or its replicas. A server that
 restarts, or a replica promoted in a failover, starts every client on a fresh window: at worst a
 client gets one more window's worth of requests, the same as if its window had just ended (a
 rewrite of the append-only file copies the counters of that moment, with their expiry: they end
 as they would have). In
-exchange a request that only reads a game writes nothing durable, and with the embedded server's
-``appendfsync always`` (and any server's) it no longer waits for an fsync of a counter: measured
-through ``bench/``'s Valkey, the limiter's hit plus a view's HMGET cost the server 56–64 µs of CPU
-instead of 175–223 µs, and the round trip 172–196 µs instead of 450–610 µs
-(bench/README.md, "Pass 5").
+exchange a request that only reads a game writes nothing durable, and it never waits for an fsync
+of a counter (with ``appendfsync always`` the limiter's hit plus a view's read cost the server about
+a third of the CPU and of the round trip they cost with durable counters).
 
-**One round trip fewer** (issue 9): on a request that names a game or table in its path (every
-move and every view) the limiter's script is not sent on its own.  It is deferred
-(``Store.deferred``) and sent by the request's first store read, in one round trip with its HMGET
-(``Store.load``, or the LRANGE of a game's final move); if that hit is over a limit, the read
-raises and the answer is the same 429.  A move that reads nothing first (applied to the worker's
-latest record of its game: ``Store.latest``) sends it inside its save: the save's script runs the
-same Lua (``service.storage.store.RATE_HIT``) before it writes anything, and stores nothing when the hit is
-over a limit — one round trip for the whole move.  Any other store operation (a write above all)
-sends the deferred hit first, alone, so nothing is written for a refused request; a request that
-ends without touching the store (a 422 from body validation) sends it at the end and, over the
-limit, is answered 429 instead.  Not on a Redis Cluster: the counter and the game live in
-different slots (shards), so there the hit goes alone, before the request, as everywhere else.
+**One round trip fewer.** On a request that names a game or table in its path (every move and
+every view) the hit is not sent on its own: :func:`pending` hands it to the request's first store
+command, which counts it in the same round trip (a read's HMGET, a move's save script, the LRANGE
+of a game's final move) and answers with the counters; :func:`settle` turns that reply into the
+usual 429 (nothing stored for a refused move: the save script counts first). A request that ends
+without touching the store (a 422 from body validation) sends it at the end and, over the limit,
+is answered 429 instead. Not on a Redis Cluster: the counters and the game live on different
+shards, so there the hit goes alone, before the request, as everywhere else.
 """
 
 from __future__ import annotations
@@ -74,19 +71,9 @@ import redis
 from flask import Flask, Response, current_app, g, has_request_context, request
 from werkzeug.middleware.proxy_fix import ProxyFix
 
-from service.ops import metrics
-from service.storage.redis_client import is_cluster
-from service.storage.store import RATE_HIT
 from service.api import problems
-
-# INCR + PEXPIRE for each counter, atomically (service.storage.store.RATE_HIT: a move's save runs the
-# same Lua when it carries the request's deferred hit). KEYS[i]: a counter; ARGV[2i-1]: its limit;
-# ARGV[2i]: its window in ms. Returns {count1, ms_left1, count2, ms_left2, ...}, stopping at the
-# first limit exceeded. REPL_NONE: see "Counters are not durable" above.
-_HIT = RATE_HIT + """
-local out = rate_hit(KEYS, 1, #KEYS, ARGV, 1)
-return out
-"""
+from service.ops import metrics
+from service.storage.scripts import RateHit
 
 # Probes and scrapes are never limited (a load balancer or Prometheus polls from one address).
 EXEMPT_ENDPOINTS = frozenset({"_health", "_ready", "_metrics", "static"})
@@ -117,62 +104,29 @@ class Usage:
 
 
 class Refused(Exception):
-    """Over a limit, found by a deferred hit: answered with :attr:`response` (the usual 429)."""
+    """Over a limit, found by a hit a store command carried: answered with :attr:`response` (the 429)."""
 
     def __init__(self, response: Response) -> None:
         super().__init__("rate limited")
         self.response = response
 
 
-class _Deferred:
-    """The current request's hit, not sent yet (module docstring): ``Store.load`` sends it."""
+@dataclass(frozen=True)
+class Pending:
+    """This request's hit, not counted yet: the limits it is counted against and the hit as data,
+    for the request's first store command to carry (:func:`pending`)."""
 
-    def __init__(self, limiter: RateLimiter, client: str, limits: list[Limit]) -> None:
-        self.limiter, self.client, self.limits = limiter, client, limits
-
-    def keys(self) -> list[str]:
-        """The counters the hit increments."""
-        return [self.limiter.key(self.client, limit) for limit in self.limits]
-
-    def arguments(self) -> list[int]:
-        """Each counter's limit and window in ms (the script's arguments)."""
-        return self.limiter.arguments(self.limits)
-
-    def command(self) -> tuple:
-        """The hit as one command (EVALSHA of the limiter's script), for the store to send."""
-        keys = self.keys()
-        return ("EVALSHA", self.limiter._hit.sha, len(keys), *keys, *self.arguments())
-
-    def settle(self, reply) -> None:
-        """Apply the hit's reply (raises :class:`Refused` over a limit)."""
-        if isinstance(reply, redis.exceptions.NoScriptError):  # a restarted server: load it, hit again
-            self.run()
-            return
-        if isinstance(reply, Exception):
-            self.limiter.unavailable(reply)
-            return
-        self.limiter.apply(self.limiter.usages(self.limits, reply), raise_refusal=True)
-
-    def run(self) -> None:
-        """Send the hit on its own (raises :class:`Refused` over a limit)."""
-        try:
-            usages = self.limiter.hit(self.client, self.limits)
-        except redis.exceptions.RedisError as error:
-            self.limiter.unavailable(error)
-            return
-        self.limiter.apply(usages, raise_refusal=True)
+    limiter: RateLimiter
+    limits: list[Limit]
+    hit: RateHit
 
 
 class RateLimiter:
     def __init__(self, app: Flask) -> None:
         self.store = app.extensions["referee_store"]
-        self.redis: redis.Redis = self.store.redis
-        self._hit = self.redis.register_script(_HIT)
         self._last_log = -math.inf
         self._limits: dict[tuple, list[Limit]] = {}
-        self.defer = not is_cluster(self.redis)
-        if self.defer:
-            self.store.deferred = self.take_deferred
+        self.defer = self.store.carries_rate_hits
 
     def limits_for_request(self) -> list[Limit]:
         """The limits of this request, made once per route, method and configured limits."""
@@ -213,9 +167,12 @@ class RateLimiter:
             for i, limit in enumerate(limits[: len(result) // 2])
         ]
 
+    def rate_hit(self, client: str, limits: list[Limit]) -> RateHit:
+        return RateHit(tuple(self.key(client, limit) for limit in limits), tuple(self.arguments(limits)))
+
     def hit(self, client: str, limits: list[Limit]) -> list[Usage]:
-        result = self._hit(keys=[self.key(client, limit) for limit in limits], args=self.arguments(limits))
-        return self.usages(limits, result)
+        """Count a hit now, on its own (on a cluster within a small budget: fails open)."""
+        return self.usages(limits, self.store.count(self.rate_hit(client, limits)))
 
     def unavailable(self, error: Exception) -> None:
         """Fail open: no limit is better than no service."""
@@ -241,12 +198,6 @@ class RateLimiter:
             raise Refused(response)
         return response
 
-    def take_deferred(self) -> _Deferred | None:
-        """The current request's deferred hit, once (``Store.deferred``)."""
-        if not has_request_context():
-            return None
-        return g.pop("referee_rate_deferred", None)
-
     def before_request(self) -> Response | None:
         req = request._get_current_object()
         if req.endpoint in EXEMPT_ENDPOINTS:
@@ -255,8 +206,8 @@ class RateLimiter:
         if not limits:
             return None
         client = client_id(req.remote_addr)
-        if self.defer and _names_a_game(req.view_args):  # its first read of the game sends the hit
-            g.referee_rate_deferred = _Deferred(self, client, limits)
+        if self.defer and _names_a_game(req.view_args):  # its first store command counts the hit
+            g.referee_rate_pending = Pending(self, limits, self.rate_hit(client, limits))
             return None
         try:
             usages = self.hit(client, limits)
@@ -266,11 +217,10 @@ class RateLimiter:
         return self.apply(usages)
 
     def after_request(self, response: Response) -> Response:
-        """A deferred hit no store operation sent (the view never ran): send it now."""
-        pending = g.pop("referee_rate_deferred", None)
-        if pending is not None:
+        """A pending hit no store command carried (the view never ran): count it now."""
+        if g.get("referee_rate_pending") is not None:
             try:
-                pending.run()
+                count(pending())
             except Refused as refused:  # answer 429 instead, keeping the headers set so far
                 _become(response, refused.response)
         return _add_headers(response)
@@ -280,6 +230,38 @@ class RateLimiter:
         if now - self._last_log >= LOG_EVERY_SECONDS:
             self._last_log = now
             current_app.logger.warning("rate limits not enforced, redis unavailable: %s", error)
+
+
+def pending() -> Pending | None:
+    """The current request's hit if it is still to be counted, once: the caller's next store command
+    carries it (``Store.fetch`` / ``Store.save``) and hands the reply to :func:`settle`."""
+    if not has_request_context():
+        return None
+    return g.pop("referee_rate_pending", None)
+
+
+def settle(pending_hit: Pending | None, reply) -> None:
+    """Apply the counters' reply to a hit a store command carried: the RateLimit headers, or
+    :class:`Refused` (the 429) over a limit; the limiter fails open when they could not be counted."""
+    if pending_hit is None:
+        return
+    limiter = pending_hit.limiter
+    if isinstance(reply, Exception):
+        limiter.unavailable(reply)
+        return
+    limiter.apply(limiter.usages(pending_hit.limits, reply), raise_refusal=True)
+
+
+def count(pending_hit: Pending | None) -> None:
+    """Count a hit on its own now (no store command can carry it); :class:`Refused` over a limit."""
+    if pending_hit is None:
+        return None
+    try:
+        reply = pending_hit.limiter.store.count(pending_hit.hit)
+    except redis.exceptions.RedisError as error:
+        reply = error
+    settle(pending_hit, reply)
+    return None
 
 
 def is_create_request(routes) -> bool:

@@ -1,25 +1,52 @@
-"""The contract every game provides, and the one :class:`Action` codec they share.
+"""The contract every game provides, and what its parts share: :class:`Action` and its codec,
+:class:`LegalAction`, :class:`Applied`.
 
-A game lives in its own package, ``service/<name>/``, with the same parts under the same names:
+A game lives in its own package, ``service/games/<name>/``, with the same parts under the same names:
 
 =================  ====================================================================================
 ``rules``          the options a game or table is created with (validated dataclasses)
-``actions``        its :class:`Action` types and their :class:`ActionCodec`
-``state``          the pure state machine: ``apply(action)`` → events, ``legal_actions(seat)``
-``observer``       everything a caller may see — the public, a seat, the host — during and after a hand,
+``actions``        its :class:`Action` types and their :class:`ActionCodec`, ``CODEC``
+``state``          the pure state machine (below)
+``observer``       everything a caller may see — the public, a seat, the host — during and after a game,
                    transcripts included: nothing leaves the service without passing through it
 ``chance``         shuffles, prize orders and deck commitments as data (the randomness comes from
                    :mod:`service.games.entropy`, the one source)
-``clock``          its deadlines: when a seat is late and what a timeout plays for it
-``referee``        the stored record of one game (state, secrets, clock) and the moves on it — what the
-                   HTTP layer calls: create, apply a move, views, transcript. Pure: no I/O.
+``clock``          its deadlines: when a seat is late and what enforcing them does
+``referee``        the stored record of one game (state, secrets, clock) and the moves on it (below) —
+                   what the HTTP layer calls.  Pure: no I/O.
 ``verifier``       the offline checker of an exported transcript (``python -m service.verify``)
 =================  ====================================================================================
 
-and a :class:`GameDefinition` named ``GAME`` in its ``__init__``.  :mod:`service.games.registry` lists the
-definitions; the app's blueprints (and so the OpenAPI document) and the verifier's command line are
-driven from it, so a third game touches its own package, its ``service/api/<name>.py`` and one
-registry line.
+and a :class:`GameDefinition` named ``GAME`` in its ``__init__``; one line in
+:mod:`service.games.registry` lists it. That is all a game needs: the app serves a game with no HTTP
+module of its own from this contract (routes, spec, events, metrics: :mod:`service.api.generic`), and
+``python -m service.verify`` checks its transcripts with its ``verifier``. Gops and Gofo have HTTP
+modules of their own (``service/api/gops.py``, ``gofo.py``) for their typed, documented schemas.
+
+**The state** (Gops' ``Gops``, Gofo's ``Table``) answers, for a ``seat`` (``None``: the host, the
+table or chance):
+
+* ``apply(action, *, seat=None, now=0.0) -> list[event]`` — checks the whole move, then changes the
+  state in place and returns the public events.  A refused move raises a typed
+  :class:`~service.errors.RefereeError` and leaves the state exactly as it was; an exact repeat of
+  a move already applied (a retried request) returns no events.  ``now`` is the moment of the move
+  (a game whose rules read the clock uses it).
+* ``verify(action, *, seat=None, now=0.0)`` raises what ``apply`` would; ``is_legal`` says whether.
+* ``legal_actions(seat) -> list[LegalAction]``;  ``to_dict()`` / ``from_dict()`` its stored form.
+
+**The referee module** has the same functions with the same parameters, ``doc`` being the stored
+document and ``version`` its version:
+
+* ``create(id, options, at) -> (doc, entries)`` — a new record (without ``auth``, which the caller
+  adds) and its first transcript entries; ``options``: the create request's body;
+* ``load(doc) -> state``;  ``seat_count(doc) -> int``;
+* ``play(doc, version, who, at, seat, action, state=None) -> Applied | None`` — one move (and the
+  chance it calls for); ``None`` when it changed nothing (an exact repeat); ``state``: the
+  document's own state object when the caller has one to change in place;
+* ``enforce(doc, version, who, at, state=None) -> Applied | None`` — a passed deadline enforced;
+* ``view(doc, version, seat, now, state=None) -> dict`` — what ``seat`` (``None``: the public) sees;
+* ``etag_tag(seat_view) -> str`` — what a seat's ETag adds to the version;
+* ``transcript(doc, version, entries) -> dict`` — the public transcript.
 
 Nothing here does I/O.
 """
@@ -29,7 +56,7 @@ from __future__ import annotations
 import importlib
 import types
 import typing
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import MISSING, dataclass, fields
 from typing import Any, ClassVar
 
@@ -138,10 +165,80 @@ def _is(kind: type, value: Any) -> bool:
     return isinstance(value, kind)
 
 
+@dataclass
+class Applied:
+    """A move a referee applied to a stored record: the new document, its transcript entries,
+    whether the game is over (a Gofo table never is), and the state the document was written
+    from (the move's answer is viewed from it, not from a second parse)."""
+
+    doc: dict[str, Any]
+    entries: list[dict[str, Any]]
+    finished: bool
+    state: Any
+
+
+class LegalAction(Mapping[str, Any]):
+    """A kind of move a seat may make now: the action's ``type`` and what bounds it.
+
+    The bounds are the game's own words, given as keywords: Gops' ``commit`` says the ``round``, how
+    many ``cards`` and the ``hand`` to bid from; Gofo's ``raise`` its ``min`` and ``max``.  A bound
+    given as ``None`` is left out.  Read a bound as an item (``legal["ranks"]``) or an attribute
+    (``legal.min``, ``None`` when the action has no such bound); :meth:`to_dict` is its JSON form
+    (sequences as lists), and it equals any mapping with that form.  Immutable: sequences are
+    kept as tuples.
+    """
+
+    __slots__ = ("type", "_bounds")
+
+    def __init__(self, type: str, **bounds: Any) -> None:
+        object.__setattr__(self, "type", type)
+        object.__setattr__(self, "_bounds", {name: tuple(value) if isinstance(value, list) else value
+                                             for name, value in bounds.items() if value is not None})
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError("a LegalAction is immutable")
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return self._bounds.get(name)
+
+    def __getitem__(self, key: str) -> Any:
+        return self.type if key == "type" else self._bounds[key]
+
+    def __iter__(self) -> Iterator[str]:
+        yield "type"
+        yield from self._bounds
+
+    def __len__(self) -> int:
+        return 1 + len(self._bounds)
+
+    def to_dict(self) -> dict[str, Any]:
+        """``{"type": ..., **bounds}``, sequences as lists."""
+        out: dict[str, Any] = {"type": self.type}
+        for name, value in self._bounds.items():
+            out[name] = list(value) if isinstance(value, tuple) else value
+        return out
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, LegalAction):
+            return self.to_dict() == other.to_dict()
+        if isinstance(other, Mapping):
+            return self.to_dict() == {k: list(v) if isinstance(v, tuple) else v for k, v in other.items()}
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash((self.type, tuple(self._bounds.items())))
+
+    def __repr__(self) -> str:
+        bounds = "".join(f", {name}={value!r}" for name, value in self._bounds.items())
+        return f"LegalAction({self.type!r}{bounds})"
+
+
 @dataclass(frozen=True)
 class GameDefinition:
     """What the registry knows of a game: its name (the transcript ``kind`` and the URL segment
-    ``/v1/<name>/...``), its package, and where its HTTP blueprint lives.
+    ``/v1/<name>/<collection>``), its package, and its HTTP module if it has one of its own.
 
     The verifier's command-line option (``--prize-commitment``, ``--deck-commitment``) names the
     commitments the players saw before the shuffle, numbered by ``commitment_unit`` (game, hand).
@@ -150,11 +247,14 @@ class GameDefinition:
     name: str
     title: str
     package: str
-    blueprint: str  # "module:attribute" of its flask-smorest Blueprint (imported only by the app)
-    commitment_option: str
-    commitment_unit: str
-    commitment_help: str
-    thing: str  # what one transcript records: "game", "table"
+    thing: str = "game"  # what one transcript records: "game", "table"
+    collection: str = "games"  # its URL segment: /v1/<name>/<collection>
+    #: "module:attribute" of a flask-smorest Blueprint written for the game (imported only by the app);
+    #: None: the app serves it from its contract alone (service.api.generic)
+    blueprint: str | None = None
+    commitment_option: str = ""
+    commitment_unit: str = ""
+    commitment_help: str = ""
 
     def part(self, name: str) -> types.ModuleType:
         """One of the game's :data:`PARTS` (``definition.part("verifier")``)."""
@@ -163,6 +263,9 @@ class GameDefinition:
         return importlib.import_module(f"{self.package}.{name}")
 
     def load_blueprint(self) -> Any:
+        """The blueprint written for the game (``blueprint``); None when it has none."""
+        if self.blueprint is None:
+            return None
         module, _, attribute = self.blueprint.partition(":")
         return getattr(importlib.import_module(module), attribute)
 

@@ -45,7 +45,7 @@ from prometheus_client import (
 from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.registry import Collector
 
-KINDS = ("gops", "gofo")
+from service.games.registry import GAMES
 
 REQUEST_LATENCY = Histogram(
     "referee_http_request_duration_seconds",
@@ -66,7 +66,14 @@ STORE_ERRORS = Counter(
 )
 UNREPLICATED_WRITES = Counter(
     "referee_store_unreplicated_writes",
-    "Writes that WAIT saw reach fewer replicas than REDIS_WAIT_REPLICAS within the timeout.",
+    "Writes that reached fewer replicas than REDIS_WAIT_REPLICAS: WAIT timed out, or the shard had no "
+    "replica online to wait for.",
+)
+SIDELINE_SKIPPED = Counter(
+    "referee_store_sideline_skipped",
+    "Bookkeeping on another shard than the request's game (ratelimit, active) not tried: its node failed "
+    "within the cooldown (service.storage.sidelines), so the request went on without it.",
+    ["kind"],
 )
 GAMES_CREATED = Counter("referee_games_created", "Games (gops) and tables (gofo) created.", ["kind"])
 GAMES_FINISHED = Counter("referee_games_finished", "Games that reached their end.", ["kind"])
@@ -102,7 +109,7 @@ class ActiveGamesCollector(Collector):
             "Games (gops) and tables (gofo) created within the idle TTL and not finished.",
             labels=["kind"],
         )
-        for kind in KINDS:
+        for kind in GAMES:  # every game the registry lists
             try:
                 count = self.store.active_count(kind)
             except Exception:  # noqa: BLE001 - a scrape never fails on the store

@@ -20,7 +20,15 @@ What this worker adds:
 * a **body deadline**: a request's body must arrive within ``REFEREE_BODY_TIMEOUT`` seconds
   (default 10), else ``408 request_timeout`` and the connection is closed — a client trickling a
   body a byte at a time cannot hold a connection for long.  The body (at most the body limit + 1
-  bytes) is read before the application runs, so the application never waits for a client;
+  bytes) is read before the application runs, so the application never waits for a client.  A
+  body *declared* past the limit is not read at all: the application answers ``413 body_too_large``
+  from the ``Content-Length`` and the connection is closed, however fast the client sends;
+* a **write deadline** a response may set (a stream does: its own deadline): past it, a write that
+  would wait for the client is not made; the connection is reset instead.  A client that never
+  reads a stream fills the kernel's buffers (Linux grows the server's to 4 MiB), then the next event's
+  write waits; without the deadline it would wait for as long as the client stays connected,
+  holding the stream (and its place in ``referee_open_streams``).  The application sets it with
+  the callable the worker puts in the WSGI environ under :data:`FINISH_WRITES_BY`;
 * a **cap per client**: at most ``REFEREE_MAX_CONNECTIONS_PER_CLIENT`` (default 100) open
   connections per client address (IPv6: per /64) in each worker process; past it a new connection
   is answered ``429 too_many_connections`` and closed, so one client cannot take every connection.
@@ -33,6 +41,9 @@ from __future__ import annotations
 import io
 import json
 import os
+import socket
+import struct
+import time
 
 import gevent
 from gunicorn.glogging import Logger as GunicornLogger
@@ -65,12 +76,60 @@ REQUEST_TIMEOUT = _problem(
     detail="the request body did not arrive in time")
 
 
+#: The WSGI environ key of ``finish_writes_by(deadline)``: the response's writes wait for the client
+#: only until ``deadline`` (a ``time.monotonic()`` value).  Absent under other servers.
+FINISH_WRITES_BY = "referee.finish_writes_by"
+
+
 class _SlowBody(Exception):
     pass
 
 
+class _WriteOverdue(TimeoutError):
+    """A write to the client that would wait past the response's write deadline."""
+
+
+class _ClientConnection:
+    """The client's socket as one response is written to it: a write waits for the client only until
+    the response's write deadline, if it has one (:data:`FINISH_WRITES_BY`).  Past the deadline a
+    write the kernel can take at once still goes; one that would wait raises :class:`_WriteOverdue`."""
+
+    def __init__(self, sock) -> None:
+        self._sock = sock
+        self.deadline: float | None = None
+
+    def __getattr__(self, name: str):
+        return getattr(self._sock, name)
+
+    def finish_writes_by(self, deadline: float) -> None:
+        self.deadline = deadline
+
+    def sendall(self, data) -> None:
+        if self.deadline is None:
+            self._sock.sendall(data)
+            return
+        left = memoryview(data)
+        while left:
+            with gevent.Timeout(max(0.0, self.deadline - time.monotonic()), _WriteOverdue):
+                sent = self._sock.send(left)
+            left = left[sent:]
+
+
+class _OfferWriteDeadline:
+    """Puts the response's ``finish_writes_by`` in the WSGI environ (:data:`FINISH_WRITES_BY`)."""
+
+    def __init__(self, app) -> None:
+        self.app = app
+
+    def __call__(self, environ, start_response):
+        connection = environ.get("gunicorn.socket")
+        if isinstance(connection, _ClientConnection):
+            environ[FINISH_WRITES_BY] = connection.finish_writes_by
+        return self.app(environ, start_response)
+
+
 class Worker(GeventWorker):
-    """gunicorn's gevent worker with a body deadline and a per-client connection cap."""
+    """gunicorn's gevent worker with a body deadline, write deadlines and a per-client connection cap."""
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
@@ -79,6 +138,10 @@ class Worker(GeventWorker):
         proxied = _number("REFEREE_TRUSTED_PROXIES", 0) > 0
         self.per_client = 0 if proxied else int(_number("REFEREE_MAX_CONNECTIONS_PER_CLIENT", 100))
         self.open_by_client: dict[str, int] = {}
+
+    def load_wsgi(self) -> None:
+        super().load_wsgi()
+        self.wsgi = _OfferWriteDeadline(self.wsgi)
 
     def run(self) -> None:
         try:
@@ -118,7 +181,15 @@ class Worker(GeventWorker):
     def handle_request(self, listener_name, req, sock, addr):
         body = req.body
         declared = _content_length(req)
-        if body is not None and (declared is None or declared <= self.body_limit) and _has_body(req, declared):
+        if declared is not None and declared > self.body_limit:
+            # Refused unread: the application answers 413 from the declared length alone, and the
+            # connection is closed after that answer (``Connection: close``) instead of being drained
+            # to find where the next request starts.  Draining a client that sends as fast as it can
+            # never waits, so it would hold the worker's only thread until gunicorn killed the worker.
+            req.body = io.BytesIO(b"")
+            req.must_close = True
+            return self._respond(listener_name, req, sock, addr)
+        if body is not None and _has_body(req, declared):
             if getattr(req, "_expected_100_continue", False):
                 # The client waits for this before it sends the body (curl: 1 s, then it sends
                 # anyway); gunicorn would send it only after our read, so we send it, once, here.
@@ -136,13 +207,26 @@ class Worker(GeventWorker):
                 except OSError:
                     pass
                 raise StopIteration()  # the keep-alive loop ends: the connection is closed
-            rest_unread = len(data) > self.body_limit  # a chunked body past the limit: 413, then close
+            if len(data) > self.body_limit:  # a chunked body past the limit: 413, the rest unread, close
+                req.must_close = True
             req.body = io.BytesIO(data)
-            result = super().handle_request(listener_name, req, sock, addr)
-            if rest_unread:
-                raise StopIteration()
-            return result
-        return super().handle_request(listener_name, req, sock, addr)
+        return self._respond(listener_name, req, sock, addr)
+
+    # ----------------------------------------------------- write deadline
+
+    def _respond(self, listener_name, req, sock, addr):
+        """gunicorn runs the application and writes its response, each write bounded by the response's
+        write deadline.  A write past it ends the connection with a reset: what the client never took
+        is dropped at once instead of lingering in the kernel."""
+        try:
+            return super().handle_request(listener_name, req, _ClientConnection(sock), addr)
+        except _WriteOverdue:
+            self.log.info("client %s did not take the response by its deadline: connection reset", addr)
+            try:
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            except OSError:
+                pass
+            raise StopIteration() from None
 
 
 def _content_length(req) -> int | None:

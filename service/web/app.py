@@ -205,6 +205,7 @@ def create_app(overrides: dict[str, Any] | None = None) -> Flask:
     )
     from service.api.gofo_schemas import CARD_COMPONENT, card_ref
     from service.api.gops_schemas import variants_ref
+    from service.api import generic
     from service.api.events import blp as events_blp
     from service.games.registry import GAMES
 
@@ -214,7 +215,10 @@ def create_app(overrides: dict[str, Any] | None = None) -> Flask:
 
     converters.register(app, api)  # <seat:seat>, before any route uses it
     for game in GAMES.values():  # every game the registry lists, in its order (and so in the spec)
-        api.register_blueprint(game.load_blueprint())
+        api.register_blueprint(game.load_blueprint() or generic.blueprint_for(game))
+    # every game's create counts against the create limit
+    creates = [f"POST /v1/{game.name}/{game.collection}" for game in GAMES.values()]
+    app.config["RATE_LIMIT_CREATE_ROUTES"] = tuple(dict.fromkeys([*app.config.get("RATE_LIMIT_CREATE_ROUTES", ()), *creates]))
     api.register_blueprint(events_blp)  # live updates (service.storage.live): GET .../events
     ratelimit.init_app(app)
     cors.init_app(app)

@@ -9,7 +9,9 @@ This WSGI middleware reads such a body before the application sees it, never mor
 than ``limit + 1`` bytes, and hands the application a stream with a ``Content-Length``
 like any other request.  Over the limit, that ``Content-Length`` is ``limit + 1``: the
 application then refuses it exactly as it refuses a declared one (413 ``body_too_large``,
-see ``service.web.app``).
+see ``service.web.app``).  Under gunicorn the worker (``service.ops.serving.Worker``) has
+already read a chunked body up to ``limit + 1`` bytes, and a declared one past the limit is never
+read: its connection is closed after the 413.
 """
 
 from __future__ import annotations

@@ -34,26 +34,21 @@ def dealt_hand(stacks: list[int], dealer: int = 0, order: tuple[str, ...] | None
     hand = HandState.new("dealt", dealer, stacks)
     if order is None:
         order = tuple(random.Random(seed).sample(DECK, len(DECK)))
-    hand.apply(None, Shuffle(order))
+    hand.apply(Shuffle(order))
     return hand
-
-
-def _events(result: Any) -> list[dict]:
-    """``HandState.apply`` returns the events; ``Table.apply`` returns ``(table, events)``."""
-    return result[1] if isinstance(result, tuple) else result
 
 
 def play(hand: Any, *moves: tuple[int | None, Action]) -> Any:
     """Apply moves in order, in place (works for HandState and Table); returns the same state."""
     for seat, action in moves:
-        hand.apply(seat, action)
+        hand.apply(action, seat=seat)
     return hand
 
 
 def play_events(hand: Any, *moves: tuple[int | None, Action]) -> tuple[Any, list[dict]]:
     events: list[dict] = []
     for seat, action in moves:
-        events += _events(hand.apply(seat, action))
+        events += hand.apply(action, seat=seat)
     return hand, events
 
 

@@ -70,13 +70,13 @@ def test_illegal_actions_leave_state_unchanged() -> None:
     hand = dealt_hand([30] * 4)
     before = hand.to_dict()
     with pytest.raises(NotYourTurn) as info:
-        hand.apply(2, Open(1))
+        hand.apply(Open(1), seat=2)
     assert info.value.code == "not_your_turn"
     with pytest.raises(IllegalAction):
-        hand.apply(1, Open(40))
+        hand.apply(Open(40), seat=1)
     with pytest.raises(IllegalAction):
-        hand.apply(1, Voy())
+        hand.apply(Voy(), seat=1)
     with pytest.raises(InvalidAction):
-        hand.apply(9, Open(1))
+        hand.apply(Open(1), seat=9)
     assert hand.to_dict() == before
-    assert not hand.is_legal(1, Open(40)) and hand.is_legal(1, Open(29))
+    assert not hand.is_legal(Open(40), seat=1) and hand.is_legal(Open(29), seat=1)

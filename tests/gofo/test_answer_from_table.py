@@ -28,7 +28,7 @@ def test_every_moves_answer_is_the_answer_of_the_stored_document(mode):
         return "%032x" % rng.getrandbits(128)
 
     seats = 5
-    doc, entries = referee.create({"seats": seats, "mode": mode}, f"t-{mode}", 1.0, rng, salt)
+    doc, entries = referee.create(f"t-{mode}", {"seats": seats, "mode": mode}, 1.0, rng, salt)
     version, at, moves, hands = entries[-1]["version"], 2.0, 0, set()
     callers = ["host", None, *(f"seat:{s}" for s in range(seats))]
     while moves < 150:
@@ -43,15 +43,15 @@ def test_every_moves_answer_is_the_answer_of_the_stored_document(mode):
             assert mode == "tabletop"
             break
         who = "host" if mode == "tabletop" else f"seat:{seat}"
-        applied = referee.play(doc, version, who, at, seat, action, rng, salt)
+        applied = referee.play(doc, version, who, at, seat, action, rng=rng, new_salt=salt)
         version = applied.entries[-1]["version"]
         stored = json.dumps(applied.doc, sort_keys=True)
         for viewer in (None, seat, (seat + 1) % seats):
             for caller in callers:
-                answer = referee.move_answer(applied.doc, version, viewer, caller, applied.table)
+                answer = referee.move_answer(applied.doc, version, viewer, caller, applied.state)
                 assert answer == referee.move_answer(_stored(applied.doc), version, viewer, caller)
         assert json.dumps(applied.doc, sort_keys=True) == stored  # answering changed nothing stored
-        hands.add(applied.table.hand_number)
+        hands.add(applied.state.hand_number)
         doc, at, moves = applied.doc, at + 1.0, moves + 1
     assert moves >= 10
     if mode == "dealt":

@@ -31,7 +31,7 @@ def _bust_tabletop(table: Table, transcript: list | None = None) -> int:
     def go(seat, action):
         if transcript is not None:
             transcript.append(record(seat, action))
-        table.apply(seat, action)
+        table.apply(action, seat=seat)
 
     hand = table.hand
     mano = hand.mano
@@ -104,7 +104,7 @@ def test_each_allowed_front_begins_the_next_hand_with_it(front):
     table = Table.new(TABLETOP)
     mano = _bust_tabletop(table)
     loser = 1 - mano
-    _, events = table.apply(loser, Inaugurate(front))
+    events = table.apply(Inaugurate(front), seat=loser)
     assert events[0] == {"type": "inauguration", "seat": loser, "front": front}
     assert events[1]["type"] == "hand_started" and events[1]["hand"] == 2
     assert table.inaugurations_pending == [] and table.hand_number == 2
@@ -131,9 +131,9 @@ def test_a_refused_move_while_seats_choose_leaves_the_table_exactly_as_it_was(se
     seat = {"mano": mano, "loser": 1 - mano}.get(seat, seat)
     before = table.to_dict()
     with pytest.raises(error) as verified:
-        table.verify(seat, action)
+        table.verify(action, seat=seat)
     with pytest.raises(error) as applied:
-        table.apply(seat, action)
+        table.apply(action, seat=seat)
     assert verified.value.code == applied.value.code == code
     assert table.to_dict() == before
 
@@ -142,11 +142,11 @@ def test_inaugurate_when_nothing_is_pending_is_refused():
     table = Table.new(TABLETOP)
     before = table.to_dict()
     with pytest.raises(IllegalAction) as raised:
-        table.apply(table.to_act(), Inaugurate(4))
+        table.apply(Inaugurate(4), seat=table.to_act())
     assert raised.value.code == "no_inauguration_pending" and table.to_dict() == before
     fixed = Table.new(dict(TABLETOP, inauguration="fixed"))
     with pytest.raises(IllegalAction) as raised:
-        fixed.apply(0, Inaugurate(4))
+        fixed.apply(Inaugurate(4), seat=0)
     assert raised.value.code == "no_inauguration_pending"
 
 
@@ -169,10 +169,10 @@ def test_two_seats_bust_at_once_and_may_choose_in_any_order():
     mano = _bust_tabletop(table)
     losers = sorted({0, 1, 2} - {mano})
     assert table.inaugurations_pending == losers and table.to_act() == losers[0]
-    table.apply(losers[1], Inaugurate(6))  # the second may choose first
+    table.apply(Inaugurate(6), seat=losers[1])  # the second may choose first
     assert table.inaugurations_pending == [losers[0]] and table.hand is None
     assert table.to_act() == losers[0]
-    table.apply(losers[0], Inaugurate(4))
+    table.apply(Inaugurate(4), seat=losers[0])
     assert table.hand is not None and table.hand_number == 2
     assert [table.fronts[s] for s in losers] == [4, 6]
     assert sum(table.fronts) + sum(table.behinds) == sum(table.cajas) * 10
@@ -194,7 +194,7 @@ def test_a_dealt_table_shuffles_after_the_last_choice_and_replays():
 
     def go(seat, action):
         transcript.append(record(seat, action))
-        table.apply(seat, action)
+        table.apply(action, seat=seat)
 
     # mano (seat 1) is dealt five oros worth 30, seat 0 a hand worth 8 (the completion deals one card at a
     # time: mano, seat 0, mano, ...)
@@ -232,27 +232,27 @@ def test_a_tabletop_hand_lists_the_face_up_discards_known_to_be_out_of_play():
     assert known() == []
     for seat, action in ((mano, Open(1)), (dealer, Enter(False)), (mano, Pass()), (mano, Voy()), (dealer, Voy()),
                          (mano, Discard(("3o", "4o"))), (dealer, Discard(count=1))):
-        table.apply(seat, action)
+        table.apply(action, seat=seat)
     assert known() == sort_cards(["3o", "4o"])
     assert table_view(table)["hand"]["discards"][0]["cards"] == ["3o", "4o"]
-    table.apply(mano, Voy())
-    table.apply(dealer, Voy())
+    table.apply(Voy(), seat=mano)
+    table.apply(Voy(), seat=dealer)
     assert table.hand.phase == "discard"
-    table.apply(dealer, Reshuffle())  # the real pile went back into the stock: 3o and 4o may come again
+    table.apply(Reshuffle(), seat=dealer)  # the real pile went back into the stock: 3o and 4o may come again
     assert known() == []
-    table.apply(mano, Discard(("3o",)))
-    table.apply(dealer, Discard(count=0))
+    table.apply(Discard(("3o",)), seat=mano)
+    table.apply(Discard(count=0), seat=dealer)
     assert known() == ["3o"]
-    table.apply(mano, Corta(1))
-    table.apply(dealer, Ver())
+    table.apply(Corta(1), seat=mano)
+    table.apply(Ver(), seat=dealer)
     while table.hand.phase == "betting":  # nobody refiches
-        table.apply(table.to_act(), Pass())
+        table.apply(Pass(), seat=table.to_act())
     assert table.hand.keep_right  # two players after a corte: the last discards are kept face up
-    table.apply(mano, Discard(("5c",)))
+    table.apply(Discard(("5c",)), seat=mano)
     assert known() == sort_cards(["3o", "5c"])
     with pytest.raises(IllegalAction) as raised:  # exactly what the referee refuses
-        table.apply(dealer, Discard(("5c",)))
+        table.apply(Discard(("5c",)), seat=dealer)
     assert raised.value.code == "duplicate_card"
     dealt = Table.new({"seats": 2, "fronts": [30, 30], "behinds": [70, 70], "cajas": [1, 1], "first_dealer": 0})
-    dealt.apply(None, Shuffle(stacked_order([])))
+    dealt.apply(Shuffle(stacked_order([])))
     assert "known_out" not in table_view(dealt)["hand"]

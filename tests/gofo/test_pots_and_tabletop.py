@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from service.errors import RefereeError
+
 from service.games.gofo.hand import (
     Corta, Declare, Discard, Enter, HandState, Muck, Open, Pass, Refiche, Reshuffle, Show, Ver,
     Voy, side_pots,
@@ -17,10 +19,10 @@ H20 = ["7o", "6o", "4o", "3o", "5e"]     # 20
 H15 = ["12b", "6b", "3e", "4e", "4c"]    # 15
 
 
-def code_of(fn, *args) -> str:
-    with pytest.raises(Exception) as info:
-        fn(*args)
-    return info.value.code  # type: ignore[attr-defined]
+def code_of(apply, seat, action) -> str:
+    with pytest.raises(RefereeError) as info:
+        apply(action, seat=seat)
+    return info.value.code
 
 
 def three_all_ins() -> HandState:

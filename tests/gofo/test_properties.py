@@ -105,7 +105,7 @@ def play_table(seed: int, seats: int, mode: str, hands: int, *, secrecy: bool = 
                     a.type == "look" for a in table.legal_actions(s)))
                 action = random_action([LegalAction("look")], rng)
         number = table.hand_number
-        table, events = table.apply(seat, action)
+        events = table.apply(action, seat=seat)
         transcript.append(record(seat, action))
         if table.hand_number != number and number > 0:
             plan = {}
@@ -147,10 +147,10 @@ def check_refusal_changes_nothing(table: Table, rng: random.Random) -> None:
     seat = rng.choice([None, *range(table.n)])
     before = table.to_dict()
     try:
-        table.verify(seat, action)
+        table.verify(action, seat=seat)
     except RefereeError as refused:
         try:
-            table.apply(seat, action)
+            table.apply(action, seat=seat)
         except RefereeError as again:
             assert again.code == refused.code
         else:
@@ -166,10 +166,10 @@ def check_ranges(table: Table, seat: int, legal: list[LegalAction]) -> None:
         if a.type in kinds:
             cls = kinds[a.type]
             assert a.min is not None and a.max is not None and 1 <= a.min <= a.max
-            assert table.hand.is_legal(seat, cls(a.min)) and table.hand.is_legal(seat, cls(a.max))
-            assert not table.hand.is_legal(seat, cls(a.max + 1))
+            assert table.hand.is_legal(cls(a.min), seat=seat) and table.hand.is_legal(cls(a.max), seat=seat)
+            assert not table.hand.is_legal(cls(a.max + 1), seat=seat)
             if a.min > 1 and a.min - 1 != a.max:
-                assert not table.hand.is_legal(seat, cls(a.min - 1))
+                assert not table.hand.is_legal(cls(a.min - 1), seat=seat)
 
 
 @SETTINGS

@@ -63,7 +63,7 @@ def choose(rng: random.Random, table: Table, seat: int) -> Any:
 
 def _applied(hand: Any, seat: int | None, action: Any) -> Any:
     """``hand`` after ``action`` (applied in place; pass a copy to keep the original)."""
-    hand.apply(seat, action)
+    hand.apply(action, seat=seat)
     return hand
 
 
@@ -104,7 +104,7 @@ def play_hand(seed: int, seats: int) -> dict[str, Any]:
         action = choose(rng, table, seat)
         before = table.hand.copy()
         states = [(before, _applied(table.hand.copy(), seat, action))]
-        table, _ = table.apply(seat, action)
+        table.apply(action, seat=seat)
         if table.hand_number == number and table.to_act() is None and table.chance_request():
             mid = table.hand.copy()
             table, _ = deal_rules.supply_chance(table, "t", deals, draws, rng, new_salt)

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from service.errors import RefereeError
+
+from service.games.gofo.actions import action_from_dict
 from service.games.gofo.cards import DECK
 from service.games.gofo.hand import (
     Corta, Decline, Discard, Enter, HandState, Look, NoVer, Open, Pass, Raise, Refiche,
@@ -21,10 +24,10 @@ def four() -> HandState:
     return dealt_hand([30, 30, 30, 30], dealer=0, order=stacked_order(FIRSTS, THIRDS))
 
 
-def codes(fn, *args) -> str:
-    with pytest.raises(Exception) as info:
-        fn(*args)
-    return info.value.code  # type: ignore[attr-defined]
+def codes(apply, seat, action) -> str:
+    with pytest.raises(RefereeError) as info:
+        apply(action, seat=seat)
+    return info.value.code
 
 
 def all_voy(hand: HandState) -> HandState:
@@ -51,7 +54,7 @@ def entered_all(hand: HandState, opening: int = 2) -> HandState:
 def test_1_deal_two_cards_counter_clockwise_from_mano() -> None:
     hand = HandState.new("dealt", 0, [30] * 4)
     assert hand.to_act() is None and hand.chance_request()["kind"] == "shuffle"
-    events = hand.apply(None, Shuffle(stacked_order(FIRSTS, THIRDS)))
+    events = hand.apply(Shuffle(stacked_order(FIRSTS, THIRDS)))
     assert [e["seat"] for e in events if e["type"] == "dealt"] == [1, 2, 3, 0]
     assert hand.hands[1] == ["3o", "4o"] and hand.hands[0] == ["3b", "4b"]
     assert len(hand.stock) == 28 - 8
@@ -86,7 +89,7 @@ def test_2_opening_cap_counts_the_sitting_out_dealer() -> None:
 def test_2_smallest_front_one_means_opening_one_and_all_in() -> None:
     hand = dealt_hand([30, 1, 30, 30])
     assert hand.opening_range() == (1, 1)
-    events = hand.apply(1, Open(1))
+    events = hand.apply(Open(1), seat=1)
     assert events[0]["all_in"] and hand.all_in(1)
     # mano all-in: the opening cannot be raised by him; nobody entered blind → straight to 5 cards
     hand = play(hand, (2, Enter(False)), (3, Enter(False)), (0, Enter(False)))
@@ -388,18 +391,19 @@ def test_default_action_of_a_silent_player():
     rng = random.Random(11)
     table = Table.new({"seats": 5})
     while table.chance_request():
-        table, _ = table.apply(None, chance_action(table.chance_request(), rng))
+        table.apply(chance_action(table.chance_request(), rng))
     seen = set()
     for _ in range(400):
         while table.chance_request():
-            table, _ = table.apply(None, chance_action(table.chance_request(), rng))
+            table.apply(chance_action(table.chance_request(), rng))
         seat = table.to_act()
         default = table.default_action(seat)
         assert table.default_action((seat + 1) % 5) is None  # only the seat to act has one
-        assert default is not None and table.hand.is_legal(seat, default)
+        assert default is not None and table.hand.is_legal(default, seat=seat)
         seen.add((table.hand.phase, default.TYPE))
         before = table.to_dict()
-        after, _ = table.copy().apply(seat, default)
+        after = table.copy()
+        after.apply(default, seat=seat)
         assert after.to_dict() != before
         if rng.random() < 0.5:  # the others play: a random legal move, so every phase is reached
             legal = [a for a in table.legal_actions(seat) if a.type != "look"]
@@ -411,7 +415,8 @@ def test_default_action_of_a_silent_player():
                 data["blind"] = bool(pick.blind)
             if pick.type == "discard":
                 data["cards"] = list(pick.cards[: rng.randint(0, pick.max)])
-            after, _ = table.copy().apply_dict(seat, data)
+            after = table.copy()
+            after.apply(action_from_dict(data), seat=seat)
         table = after
         if table.hand_number > 6:
             break

@@ -34,10 +34,10 @@ def test_ledger_starts_with_one_caja_split_front_and_behind() -> None:
 def test_first_dealer_highest_card_ties_draw_again() -> None:
     t = Table.new({"seats": 4})
     assert t.chance_request() == {"kind": "dealer_draw", "seats": [0, 1, 2, 3]}
-    t, events = t.apply(None, DealerDraw(("3o", "12c", "7e", "12b")))
+    events = t.apply(DealerDraw(("3o", "12c", "7e", "12b")))
     assert t.dealer is None and t.chance_request() == {"kind": "dealer_draw", "seats": [1, 3]}
     assert events[-1] == {"type": "dealer_draw_tie", "seats": [1, 3]}
-    t, events = t.apply(None, DealerDraw(("4o", "11e")))
+    events = t.apply(DealerDraw(("4o", "11e")))
     assert t.dealer == 3 and t.hand.mano == 0
     assert {"type": "dealer_chosen", "seat": 3} in events
     assert t.chance_request()["kind"] == "shuffle"
@@ -97,7 +97,7 @@ def test_view_shape_and_chance_helper() -> None:
     rng = random.Random(1)
     t = Table.new({"seats": 4})
     while t.chance_request():
-        t, _ = t.apply(None, chance_action(t.chance_request(), rng))
+        t.apply(chance_action(t.chance_request(), rng))
     v = view(t, t.to_act())
     assert set(v) == {"table", "hand"}
     assert v["table"]["seats"][0] == {"seat": 0, "front": 30, "behind": 70, "cajas": 1,

@@ -89,23 +89,24 @@ def _play_commit_reveal(doc, version, rules):
     for seat in range(rules.players):
         card = max(state.game.hands[seat])
         c = commitments.bid_commitment(game_id, rnd, seat, [card], det_salt(game_id, rnd, seat))
-        applied = referee.apply(doc, version, f"seat:{seat}", 1.0, "commit", seat, {"round": rnd, "commitment": c})
+        applied = referee.play(doc, version, f"seat:{seat}", 1.0, seat, G.Commit(seat, rnd, c))
         doc, version = applied.doc, applied.entries[0]["version"]
-        assert referee.apply(doc, version, f"seat:{seat}", 1.0, "commit", seat,
-                             {"round": rnd, "commitment": c}) is None  # an exact repeat changes nothing
+        assert referee.play(doc, version, f"seat:{seat}", 1.0, seat,
+                            G.Commit(seat, rnd, c)) is None  # an exact repeat changes nothing
     for seat in range(rules.players):
         card = max(state.game.hands[seat])
-        applied = referee.apply(doc, version, f"seat:{seat}", 2.0, "reveal", seat,
-                                {"round": rnd, "cards": [card], "salt": det_salt(game_id, rnd, seat)})
+        applied = referee.play(doc, version, f"seat:{seat}", 2.0, seat,
+                               G.Reveal(seat, rnd, (card,), det_salt(game_id, rnd, seat)))
         doc, version = applied.doc, applied.entries[0]["version"]
     return doc, version, applied
 
 
 def test_referee_record_create_apply_view_transcript():
-    rules, match = G.make_rules("classic", ranks=3), G.make_match_rules()
-    doc, entries = referee.create("g1", rules, match, 0.0, {"host": "h"})
+    rules = G.make_rules("classic", ranks=3)
+    doc, entries = referee.create("g1", {"profile": "classic", "options": {"ranks": 3}}, 0.0)
     assert [e["action"]["type"] for e in entries] == ["create", "deal_prizes"]
-    assert doc["kind"] == "gops" and doc["auth"] == {"host": "h"} and doc["state"]["game"]["phase"] == "commit"
+    assert doc["kind"] == "gops" and "auth" not in doc and doc["state"]["game"]["phase"] == "commit"
+    assert referee.seat_count(doc) == 2
     log = list(entries)
     version = 1
     while True:
@@ -116,7 +117,7 @@ def test_referee_record_create_apply_view_transcript():
     public = referee.view(doc, version, None, 3.0)
     assert public["version"] == version and public["phase"] == "over" and public["prize_salt"]
     assert not referee.seat_out(doc, 0)
-    full = referee.transcript(doc, "g1", version, log)
+    full = referee.transcript(doc, version, log)
     assert full["complete"] and full["id"] == "g1" and full["version"] == version
     # A finished game's record is stored once (in "game"), not again in "games"; loading restores it.
     assert doc["state"]["games"] == []
@@ -178,7 +179,7 @@ def test_refused_actions_leave_the_state_exactly_as_it_was(seed):
         before = state.to_dict()
         junk = _junk(state, rng)
         try:
-            state.apply(junk, now)
+            state.apply(junk, now=now)
         except RefereeError:
             refused += 1
             assert state.to_dict() == before, junk
@@ -187,23 +188,23 @@ def test_refused_actions_leave_the_state_exactly_as_it_was(seed):
         g = state.game
         now += 1.0
         if state.needs_chance:
-            state.apply(chance.deal(state.rules, rng), now)
+            state.apply(chance.deal(state.rules, rng), now=now)
         elif g.phase is Phase.PRIZE:
-            state.apply(G.ReportPrize(rng.choice(state._reportable())), now)
+            state.apply(G.ReportPrize(rng.choice(state._reportable())), now=now)
         elif g.phase is Phase.COMMIT:
             seat = rng.choice(state.awaiting())
             cards = tuple(rng.sample(g.hands[seat], state.rules.bid_cards))
             salt = det_salt(g.game_id, g.round, seat)
             bids[seat] = (cards, salt)
-            state.apply(G.Commit(seat, g.round, commitments.bid_commitment(g.game_id, g.round, seat, cards, salt)), now)
+            state.apply(G.Commit(seat, g.round, commitments.bid_commitment(g.game_id, g.round, seat, cards, salt)), now=now)
         elif g.phase is Phase.REVEAL:
             seat = rng.choice(state.awaiting())
-            state.apply(G.Reveal(seat, g.round, *bids[seat]), now)
+            state.apply(G.Reveal(seat, g.round, *bids[seat]), now=now)
         elif g.phase is Phase.CHOOSE:
-            state.apply(G.ChoosePrize(g.chooser, rng.choice(g.row)), now)
+            state.apply(G.ChoosePrize(g.chooser, rng.choice(g.row)), now=now)
         if rng.random() < 0.02 and state.game.deadline_at is not None and state.awaiting():
             now = state.game.deadline_at
-            state.apply(G.EnforceDeadline(), now)
+            state.apply(G.EnforceDeadline(), now=now)
     assert refused >= 3
     assert G.Gops.from_dict(json.loads(json.dumps(state.to_dict()))).to_dict() == state.to_dict()
 

@@ -1,7 +1,7 @@
 """A Gops view takes from the clock only what ``observer.view_clock`` says (issue #9).
 
 A view once serialized is sent again to every read of the same stored bytes, seat and
-``view_clock`` (``service.api.common.shared_view``). That is right only if two views of one state
+``view_clock`` (``service.api.views.shared_view``). That is right only if two views of one state
 for one seat, at two instants with the same ``view_clock``, are the same. Here seeded random
 playouts (``support.gops_trace``: every rule set, deadlines of 5 and 60 s, matches, forfeits,
 resignations) are stopped after every step, and the view of the public and of every seat is made

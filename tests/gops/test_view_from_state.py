@@ -30,7 +30,7 @@ def _stored(doc):
 def test_the_answer_of_every_move_is_the_view_of_the_stored_document(profile, options, match):
     rng = random.Random(f"{profile}{options}{match}")
     rules, match_rules = G.make_rules(profile, **options), G.make_match_rules(**match)
-    doc, _ = referee.create("gv1", rules, match_rules, 0.0, {"host": "h"})
+    doc, _ = referee.create("gv1", {"profile": profile, "options": options, "match": match}, 0.0)
     version, at, played, bids = 1, 1.0, Counter(), {}
     while not (state := referee.load(doc)).over:
         legal = [(seat, a) for seat in range(rules.players) for a in state.legal_actions(seat, at)
@@ -42,14 +42,14 @@ def test_the_answer_of_every_move_is_the_view_of_the_stored_document(profile, op
             cards = sorted(rng.sample(sorted(state.game.hands[seat]), rules.bid_cards))
             salt = f"{rng.getrandbits(256):064x}"
             bids[game_id, rnd, seat] = cards, salt
-            move, body = "commit", {"round": rnd, "commitment": commitments.bid_commitment(game_id, rnd, seat, cards, salt)}
+            move = G.Commit(seat, rnd, commitments.bid_commitment(game_id, rnd, seat, cards, salt))
         elif kind == "reveal":
             cards, salt = bids[game_id, rnd, seat]
-            move, body = "reveal", {"round": rnd, "cards": cards, "salt": salt}
+            move = G.Reveal(seat, rnd, tuple(cards), salt)
         else:
             assert kind == "choose_prize", action
-            move, body = "choose", {"rank": rng.choice(action["ranks"])}
-        applied = referee.apply(doc, version, f"seat:{seat}", at, move, seat, body)
+            move = G.ChoosePrize(seat, rng.choice(action["ranks"]))
+        applied = referee.play(doc, version, f"seat:{seat}", at, seat, move)
         assert applied is not None
         version += 1
         played[kind] += 1

@@ -47,7 +47,7 @@ class Driver:
     # --- raw
     def do(self, action: Any, now: float | None = None) -> list[dict[str, Any]]:
         at = self.now if now is None else now
-        events = self.state.apply(action, at)
+        events = self.state.apply(action, now=at)
         self.log.append((G.action_to_dict(action), at))
         self.events.extend(events)
         return events
@@ -137,7 +137,7 @@ def expect_error(state: G.Gops, action: Any, code: str, now: float = 0.0, exc: t
 
     before = state.to_dict()
     with pytest.raises(exc or RefereeError) as info:
-        state.apply(action, now)
+        state.apply(action, now=now)
     assert info.value.code == code, (info.value.code, info.value.detail)
     assert state.to_dict() == before
     return info.value

@@ -175,8 +175,8 @@ def _observation(state: G.Gops, now: float) -> dict[str, Any]:
         "awaiting": state.awaiting(),
         "active": state.active_seats(),
         "out": [state.seat_out(s) for s in range(players)],
-        "legal": {str(s): state.legal_actions(s, now) for s in [None, *range(players)]},
-        "legal_untimed": state.legal_actions(0),
+        "legal": {str(s): [a.to_dict() for a in state.legal_actions(s, now)] for s in [None, *range(players)]},
+        "legal_untimed": [a.to_dict() for a in state.legal_actions(0)],
         "views": {str(s): observer.view(state, s, now) for s in [None, *range(players)]},
         "deadline_passed": state.deadline_passed(now),
     }
@@ -295,7 +295,7 @@ class _Player:
         before = st.to_dict()
         game, rnd = st.game.number, st.game.round
         try:
-            events = st.apply(action, self.now)
+            events = st.apply(action, now=self.now)
             outcome: dict[str, Any] = {"events": events}
             if isinstance(action, (G.Commit, G.Reveal)) and action not in self.last:
                 self.last.append(action)

@@ -62,7 +62,7 @@ __all__ = [
 from service.games.contract import GameDefinition  # noqa: E402
 
 GAME = GameDefinition(
-    name="gofo", title="Gofo", package=__name__, blueprint="service.api.gofo:blp",
+    name="gofo", title="Gofo", package=__name__, blueprint="service.api.gofo:blp", collection="tables",
     commitment_option="--deck-commitment", commitment_unit="hand", thing="table",
     commitment_help="the deck_commitment published before hand HAND (default 1) was dealt; repeat for each hand",
 )

@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from service.games.contract import Action, ActionCodec
+from service.games.contract import Action, ActionCodec, LegalAction  # noqa: F401 - the one legal-action type, named here for Gofo's callers
 
 
 @dataclass(frozen=True)
@@ -206,34 +206,3 @@ def action_from_dict(data: Any) -> Action:
 def record(seat: int | None, action: Action) -> dict[str, Any]:
     """One transcript record of :func:`service.games.gofo.table.replay`."""
     return {"seat": seat, "action": action_to_dict(action)}
-
-
-@dataclass(frozen=True)
-class LegalAction:
-    """A kind of action a seat may take now, with its allowed range where it has one.
-
-    ``min``/``max``: the amount range (open, raise, corta, refiche, declare) or the number of
-    cards (discard). ``blind`` distinguishes the two ways to enter. ``cards``: the cards one may
-    discard (dealt mode). ``fronts``: the fronts a new caja may be inaugurated with (``inaugurate``).
-    """
-
-    type: str
-    min: int | None = None
-    max: int | None = None
-    blind: bool | None = None
-    cards: tuple[str, ...] | None = None
-    fronts: tuple[int, ...] | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"type": self.type}
-        if self.min is not None:
-            out["min"] = self.min
-        if self.max is not None:
-            out["max"] = self.max
-        if self.blind is not None:
-            out["blind"] = self.blind
-        if self.cards is not None:
-            out["cards"] = list(self.cards)
-        if self.fronts is not None:
-            out["fronts"] = list(self.fronts)
-        return out

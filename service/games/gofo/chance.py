@@ -133,7 +133,7 @@ def supply_chance(table: Any, table_id: str, deals: dict[str, Any], draws: list[
             action = Reshuffle(tuple(reshuffle_order(deals[str(number)], request["cards"])))
         else:  # pragma: no cover - the engine asks for nothing else
             raise ValueError(f"unknown chance request {kind!r}")
-        table, _ = table.apply(None, action)
+        table.apply(action)
         applied.append((number, action))
     return table, applied
 

@@ -266,22 +266,22 @@ class HandState(Betting, Stock, Showdown):
             acts.append(LegalAction("muck"))
         to_act = self.to_act()
         if self._may_correct(seat) and to_act != seat:
-            acts.append(LegalAction("declare", MIN_VALUE, MAX_VALUE))
+            acts.append(LegalAction("declare", min=MIN_VALUE, max=MAX_VALUE))
         if to_act != seat:
             return acts
         phase = self.phase
         if phase is Phase.OPENING:
             lo, hi = self.opening_range()
-            acts.append(LegalAction("open", lo, hi))
+            acts.append(LegalAction("open", min=lo, max=hi))
         elif phase is Phase.ENTERING:
             if not self.looked[seat]:
                 acts.append(LegalAction("enter", blind=True))
             acts += [LegalAction("enter", blind=False), LegalAction("decline")]
         elif phase is Phase.RAISING:
             lo, hi = self.raise_range(seat)
-            acts += [LegalAction("raise", lo, hi), LegalAction("pass")]
+            acts += [LegalAction("raise", min=lo, max=hi), LegalAction("pass")]
         elif phase is Phase.SPEAKING:
-            acts += [LegalAction("voy"), LegalAction("corta", 1, self.remaining(seat))]
+            acts += [LegalAction("voy"), LegalAction("corta", min=1, max=self.remaining(seat))]
         elif phase is Phase.BETTING:
             assert self.bet is not None
             if self.bet.stage is BetStage.ANSWER:
@@ -289,15 +289,15 @@ class HandState(Betting, Stock, Showdown):
             else:
                 lo, hi = self.raise_range(seat)
                 kind = "raise" if self.bet.context is BetContext.OPENING else "refiche"
-                acts += [LegalAction(kind, lo, hi), LegalAction("pass")]
+                acts += [LegalAction(kind, min=lo, max=hi), LegalAction("pass")]
         elif phase is Phase.DISCARD:
             cards = tuple(self.hands[seat]) if self.mode is Mode.DEALT else None
-            acts.append(LegalAction("discard", 0, self.max_discard(seat), cards=cards))
+            acts.append(LegalAction("discard", min=0, max=self.max_discard(seat), cards=cards))
         elif phase is Phase.CANTO:
             assert self.canto is not None
             acts.append(LegalAction("show"))
             if self.canto.stage is CantoStage.DECLARE or self._may_correct(seat):
-                acts.append(LegalAction("declare", MIN_VALUE, MAX_VALUE))
+                acts.append(LegalAction("declare", min=MIN_VALUE, max=MAX_VALUE))
         return acts
 
     def default_action(self, seat: int) -> Action | None:
@@ -324,20 +324,21 @@ class HandState(Betting, Stock, Showdown):
 
     # --- checking and applying actions --------------------------------------------------------
 
-    def verify(self, seat: int | None, action: Action) -> None:
+    def verify(self, action: Action, *, seat: int | None = None, now: float = 0.0) -> None:
         """Raise the :class:`service.errors.RefereeError` that :meth:`apply` would raise for this
         move (malformed, out of turn, illegal here); return ``None`` if it is legal. Changes nothing."""
         self._checked(seat, action)
 
-    def is_legal(self, seat: int | None, action: Action) -> bool:
+    def is_legal(self, action: Action, *, seat: int | None = None, now: float = 0.0) -> bool:
         try:
             self._checked(seat, action)
         except (IllegalAction, InvalidAction):
             return False
         return True
 
-    def apply(self, seat: int | None, action: Action) -> Events:
+    def apply(self, action: Action, *, seat: int | None = None, now: float = 0.0) -> Events:
         """Apply ``action`` by ``seat`` (``None`` for chance) to this hand; return the public events.
+        (``now`` is not read: the turn clock is the referee's.)
 
         The move is checked whole before anything changes: a malformed or illegal one raises a
         :class:`service.errors.RefereeError` and leaves the hand exactly as it was.

@@ -1,5 +1,10 @@
 """The stored record of one Gofo table, and the moves on it — what the HTTP layer calls.
 
+The functions every referee module has (:mod:`service.games.contract`): :func:`create`,
+:func:`load`, :func:`seat_count`, :func:`play`, :func:`enforce`, :func:`view`, :func:`etag_tag`,
+:func:`transcript`; and Gofo's own: :func:`host_acts_for_seats`, :func:`move_answer`,
+:func:`ledger`, :func:`result_of`.
+
 Pure: no I/O.  The referee's chance (the draw, the shuffles, the salts) comes from
 :func:`service.games.gofo.chance.supply_chance`, which draws from :mod:`service.games.entropy` unless an ``rng``
 and ``new_salt`` are given; the caller loads the document, hands it here, and stores what comes back.
@@ -14,9 +19,9 @@ its transcript entries: the seat's move, then the chance it called for.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, Callable
 
+from service.games.contract import Applied
 from service.games.gofo import chance, clock, observer
 from service.games.gofo.actions import Action, DealerDraw, action_to_dict
 from service.games.gofo.cards import RandomLike
@@ -33,12 +38,12 @@ def entry(version: int, at: float, by: str, seat: int | None, hand: int, action:
     return {"version": version, "at": at, "by": by, "seat": seat, "hand": hand, "action": data}
 
 
-def create(body: dict[str, Any], table_id: str, at: float, rng: RandomLike | None = None,
+def create(table_id: str, options: dict[str, Any], at: float, rng: RandomLike | None = None,
            new_salt: Callable[[], str] | None = None) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """A new table's document (without ``auth``) and its first entries: the create entry, the
-    first-dealer draw (until a dealer is drawn) and the first hand's shuffle.  ``body``: the table
-    options and ``turn_seconds``; refused with ``InvalidOptions`` (:class:`TableOptions`)."""
-    body = dict(body)
+    first-dealer draw (until a dealer is drawn) and the first hand's shuffle.  ``options``: the
+    table options and ``turn_seconds``; refused with ``InvalidOptions`` (:class:`TableOptions`)."""
+    body = dict(options)
     turn_seconds = body.pop("turn_seconds", None)
     options = TableOptions.from_dict({k: v for k, v in body.items() if v is not None})
     doc: dict[str, Any] = {"kind": KIND, "id": table_id, "deals": {}, "draws": [], "results": [],
@@ -51,50 +56,30 @@ def create(body: dict[str, Any], table_id: str, at: float, rng: RandomLike | Non
     return doc, entries
 
 
-@dataclass
-class Applied:
-    """A move applied to a table: the new document, its transcript entries, and the table the
-    document was written from (the move's answer is viewed from it, not from a second parse)."""
-
-    doc: dict[str, Any]
-    entries: list[dict[str, Any]]
-    table: Table
-
-
-def play(doc: dict[str, Any], version: int, who: str, at: float, seat: int, action: Action,
-         rng: RandomLike | None = None, new_salt: Callable[[], str] | None = None) -> Applied:
+def play(doc: dict[str, Any], version: int, who: str, at: float, seat: int | None, action: Action,
+         state: Table | None = None, rng: RandomLike | None = None,
+         new_salt: Callable[[], str] | None = None) -> Applied:
     """Apply one seat's move (and the chance it calls for) to the table stored at ``version``.
-    An illegal move raises and nothing changes."""
-    return _apply(doc, Table.from_dict(doc["state"]), version, who, at, seat, action, rng, new_salt)
+    An illegal move raises and nothing changes.  ``state``: the document's table when the caller
+    has one that is its own to change, else it is parsed from ``doc``."""
+    table = load(doc) if state is None else state
+    return _apply(doc, table, version, who, at, seat, action, rng, new_salt)
 
 
-def enforce(doc: dict[str, Any], version: int, at: float, rng: RandomLike | None = None,
-            new_salt: Callable[[], str] | None = None) -> Applied:
+def enforce(doc: dict[str, Any], version: int, who: str, at: float, state: Table | None = None,
+            rng: RandomLike | None = None, new_salt: Callable[[], str] | None = None) -> Applied:
     """The move silence makes for the seat to act once its turn deadline has passed
-    (:func:`service.games.gofo.clock.timeout_move`), entered as the referee's, marked ``timeout``."""
-    table = Table.from_dict(doc["state"])
+    (:func:`service.games.gofo.clock.timeout_move`), entered as the referee's (whoever asked,
+    ``who``), marked ``timeout``."""
+    table = load(doc) if state is None else state
     seat, action = clock.timeout_move(table, clock.turn_deadline(doc), at)
     return _apply(doc, table, version, "referee", at, seat, action, rng, new_salt, timeout=True)
-
-
-def apply_move(doc: dict[str, Any], version: int, who: str, at: float, seat: int, action: Action,
-               rng: RandomLike | None = None, new_salt: Callable[[], str] | None = None) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """:func:`play`, as the new document and its entries."""
-    applied = play(doc, version, who, at, seat, action, rng, new_salt)
-    return applied.doc, applied.entries
-
-
-def enforce_deadline(doc: dict[str, Any], version: int, at: float, rng: RandomLike | None = None,
-                     new_salt: Callable[[], str] | None = None) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """:func:`enforce`, as the new document and its entries."""
-    applied = enforce(doc, version, at, rng, new_salt)
-    return applied.doc, applied.entries
 
 
 def _apply(doc: dict[str, Any], table: Table, version: int, who: str, at: float, seat: int, action: Action,
            rng: RandomLike | None, new_salt: Callable[[], str] | None, timeout: bool = False) -> Applied:
     number, before = table.hand_number, clock.turn_marker(table)
-    table.apply(seat, action)  # checked first: an illegal move raises here, before anything changes
+    table.apply(action, seat=seat)  # checked first: an illegal move raises here, before anything changes
     version += 1
     move = entry(version, at, who, seat, number, action)
     if timeout:
@@ -108,7 +93,7 @@ def _apply(doc: dict[str, Any], table: Table, version: int, who: str, at: float,
     if clock.restarts_clock(action, before, clock.turn_marker(table)):
         new["turn_since"] = at  # the clock of the seat to act restarts with every move
     new.update(state=table.to_dict(), updated_at=at)
-    return Applied(new, entries, table)
+    return Applied(new, entries, False, table)
 
 
 def _next_doc(doc: dict[str, Any], number: int) -> dict[str, Any]:
@@ -153,17 +138,24 @@ def host_acts_for_seats(doc: dict[str, Any]) -> bool:
     return doc["state"]["options"]["mode"] == Mode.TABLETOP
 
 
-def view(doc: dict[str, Any], version: int, seat: int | None = None, table: Table | None = None) -> dict[str, Any]:
+def view(doc: dict[str, Any], version: int, seat: int | None, now: float,
+         state: Table | None = None) -> dict[str, Any]:
     """What the public (``seat`` ``None``) or a seat may see: :func:`service.games.gofo.observer.record_view`
-    (``table``: the document's, when the caller has it: :attr:`Applied.table`)."""
-    return observer.record_view(doc, version, seat, table)
+    (``state``: the document's table, when the caller has it: :attr:`Applied.state`).  A Gofo view
+    takes nothing from the clock (its deadlines are instants in the document): ``now`` is not read."""
+    return observer.record_view(doc, version, seat, state)
+
+
+def etag_tag(seat_view: dict[str, Any]) -> str:
+    """What a seat's ETag adds to the version: nothing (a Gofo view changes only with the version)."""
+    return ""
 
 
 def move_answer(doc: dict[str, Any], version: int, seat: int | None, caller: str | None,
                 table: Table | None = None) -> dict[str, Any]:
     """The answer to a move or an enforced deadline: the view plus who acts next (and, for a
     ``caller`` allowed to see them, that seat's legal actions) and the result of a hand the move
-    ended: :func:`service.games.gofo.observer.move_answer` (``table``: as for :func:`view`)."""
+    ended: :func:`service.games.gofo.observer.move_answer` (``table``: as ``state`` for :func:`view`)."""
     return observer.move_answer(doc, version, seat, caller, table)
 
 

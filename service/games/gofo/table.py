@@ -1,10 +1,9 @@
 """The Gofo table: seats, the chip ledger (fronts, behinds, cajas), the first-dealer draw and the
 sequence of hands.
 
-:meth:`Table.apply` checks a move, then applies it to this table in place and returns
-``(table, events)`` (the table is ``self``).  Chance is an input: when :meth:`Table.chance_request`
-is not ``None`` the caller supplies the matching chance action (seat ``None``), e.g.
-``chance_action(request, secrets.SystemRandom())``.
+:meth:`Table.apply` checks a move, then applies it to this table in place and returns the public
+events.  Chance is an input: when :meth:`Table.chance_request` is not ``None`` the caller supplies
+the matching chance action (seat ``None``), e.g. ``chance_action(request, secrets.SystemRandom())``.
 
 >>> import random
 >>> t = Table.new({"seats": 3, "caja": 60, "refill": 10})
@@ -12,7 +11,7 @@ is not ``None`` the caller supplies the matching chance action (seat ``None``), 
 'dealer_draw'
 >>> rng = random.Random(7)
 >>> while t.chance_request():
-...     t, _ = t.apply(None, chance_action(t.chance_request(), rng))
+...     _ = t.apply(chance_action(t.chance_request(), rng))
 >>> t.to_act() == t.hand.mano
 True
 """
@@ -22,7 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
-from service.errors import IllegalAction, InvalidAction, WrongPhase
+from service.errors import IllegalAction, InvalidAction, RefereeError, WrongPhase
 
 from service.games.gofo.actions import CODEC, Action, DealerDraw, Inaugurate, LegalAction, action_from_dict, record  # noqa: F401
 from service.games.gofo.cards import card_value, parse_cards
@@ -154,7 +153,7 @@ class Table:
 
     # --- actions ------------------------------------------------------------------------------
 
-    def verify(self, seat: int | None, action: Action) -> None:
+    def verify(self, action: Action, *, seat: int | None = None, now: float = 0.0) -> None:
         """Raise what :meth:`apply` would raise for this move; changes nothing."""
         if isinstance(action, DealerDraw):
             self._check_dealer_draw(seat, action)
@@ -163,30 +162,35 @@ class Table:
         elif self.hand is None:
             raise WrongPhase("the first dealer is not drawn yet", code="waiting_for_chance")
         else:
-            self.hand.verify(seat, action)
+            self.hand.verify(action, seat=seat)
 
-    def apply(self, seat: int | None, action: Action) -> tuple["Table", Events]:
-        """Apply an action (``seat`` ``None`` for chance) to this table; return it and the events.
-        Illegal or malformed actions raise and leave the table exactly as it was."""
+    def is_legal(self, action: Action, *, seat: int | None = None, now: float = 0.0) -> bool:
+        try:
+            self.verify(action, seat=seat, now=now)
+        except RefereeError:
+            return False
+        return True
+
+    def apply(self, action: Action, *, seat: int | None = None, now: float = 0.0) -> Events:
+        """Apply ``action`` by ``seat`` (``None`` for chance) to this table; return the public events.
+        Illegal or malformed actions raise and leave the table exactly as it was.  (``now`` is not
+        read: Gofo's turn clock is the referee's, :mod:`service.games.gofo.clock`.)"""
         events: Events = []
         if isinstance(action, DealerDraw):
             self._check_dealer_draw(seat, action)
             self._dealer_draw(action, events)
-            return self, events
+            return events
         if isinstance(action, Inaugurate) or self.inaugurations_pending:
             self._check_inaugurate(seat, action)
             assert isinstance(action, Inaugurate) and seat is not None
             self._inaugurate(seat, action, events)
-            return self, events
+            return events
         if self.hand is None:
             raise WrongPhase("the first dealer is not drawn yet", code="waiting_for_chance")
-        events = self.hand.apply(seat, action)
+        events = self.hand.apply(action, seat=seat)
         if self.hand.is_over():
             self._end_hand(events)
-        return self, events
-
-    def apply_dict(self, seat: int | None, data: Any) -> tuple["Table", Events]:
-        return self.apply(seat, action_from_dict(data))
+        return events
 
     def _check_dealer_draw(self, seat: int | None, action: DealerDraw) -> None:
         if seat is not None:
@@ -301,5 +305,5 @@ def replay(options: TableOptions | dict[str, Any] | None,
     ``{"seat": int | None, "action": {...}}`` records (chance actions included)."""
     table = Table.new(options)
     for entry in transcript:
-        table.apply_dict(entry["seat"], entry["action"])
+        table.apply(action_from_dict(entry["action"]), seat=entry["seat"])
     return table

@@ -640,7 +640,7 @@ def verify_gofo(transcript: dict[str, Any], deck_commitments: dict[int, str] | N
                     and isinstance(shown[seat], list) and all(isinstance(c, str) for c in shown[seat]):
                 carries[seat] = unseen.final_draw(table.hand, seat, action["cards"], shown[seat])
         try:
-            table, _events = table.apply_dict(seat, action)
+            table.apply(action_from_dict(action), seat=seat)
         except RefereeError as exc:
             report.problem(f"{where}: the rules engine refuses this action: {exc} ({exc.code})")
             replay_ok = False

@@ -40,7 +40,7 @@ __all__ = [
 ]
 
 GAME = GameDefinition(
-    name="gops", title="Gops (Goofspiel)", package=__name__, blueprint="service.api.gops:blp",
+    name="gops", title="Gops (Goofspiel)", package=__name__, blueprint="service.api.gops:blp", collection="games",
     commitment_option="--prize-commitment", commitment_unit="game", thing="game",
     commitment_help="the prize_commitment published when game GAME (default 1) started; repeat for each "
                     "game of a match",

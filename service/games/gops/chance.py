@@ -56,6 +56,6 @@ def supply(state: Gops, at: float) -> list[tuple[int, DealPrizes]]:
     while state.needs_chance:
         action = deal(state.rules)
         number = state.game.number
-        state.apply(action, at)
+        state.apply(action, now=at)
         dealt.append((number, action))
     return dealt

@@ -97,7 +97,7 @@ def view(state: Gops, seat: int | None = None, now: float | None = None) -> dict
         data["seat"] = seat
         opening = g.reveals.get(seat)
         data["my_reveal"] = None if opening is None else opening.to_dict()
-        data["legal_actions"] = state.legal_actions(seat, now)
+        data["legal_actions"] = [legal.to_dict() for legal in state.legal_actions(seat, now)]
     return data
 
 

@@ -23,20 +23,10 @@ else:
     _Base = object
 
 Events = list[dict[str, Any]]
-# Enum members as module globals: in Python 3.11 reading a member off its class (``Phase.COMMIT``)
-# costs ~0.2 µs, a global ~0.02 µs, and the hot paths compare phases on every action.
-_DEAL, _OVER, _SHUFFLED = Phase.DEAL, Phase.OVER, PrizeOrder.SHUFFLED
-_NO_POINTS = Fraction(0)
-_SINGLE, _CUMULATIVE, _BEST_OF, _TARGET = (MatchFormat.SINGLE, MatchFormat.CUMULATIVE, MatchFormat.BEST_OF,
-                                          MatchFormat.TARGET)
 
 
-def _score(text: str) -> int | Fraction:
-    """A recorded score (``frac_str``: ``"7"`` or ``"15/2"``) to add up a match's totals: a whole one
-    as an ``int`` (the totals are only compared and written as text, the same for an int and the
-    equal Fraction; int sums skip Fraction's ~5000-instruction arithmetic)."""
-    if text.isdigit() and text.isascii():
-        return int(text)
+def _score(text: str) -> Fraction:
+    """A recorded score (``frac_str``: ``"7"`` or ``"15/2"``), to add up a match's totals."""
     return Fraction(text)
 
 
@@ -48,15 +38,15 @@ def _argmax(values: list, among: list[int]) -> list[int]:
 class MatchProgress(_Base):
     def _begin_game(self, number: int, now: float) -> None:
         rules = self.rules
-        game_id = self.id if self.match.format == _SINGLE else f"{self.id}-{number}"
+        game_id = self.id if self.match.format == MatchFormat.SINGLE else f"{self.id}-{number}"
         g = Game(game_id=game_id, number=number)
         g.hands = [list(range(1, rules.ranks + 1)) for _ in range(rules.players)]
-        g.scores = [_NO_POINTS] * rules.players  # (a Fraction is immutable: one zero serves every seat)
+        g.scores = [Fraction(0)] * rules.players  # (a Fraction is immutable: one zero serves every seat)
         g.won = [[] for _ in range(rules.players)]
         g.forfeited = {s: Departure.RESIGNED for s in self.resigned}
         self.game = g
-        if rules.prize_order == _SHUFFLED:
-            g.phase = _DEAL  # the referee supplies the order with DealPrizes
+        if rules.prize_order == PrizeOrder.SHUFFLED:
+            g.phase = Phase.DEAL  # the referee supplies the order with DealPrizes
             return
         order = chance.fixed_order(rules)  # None: reported at the table
         g.pile = order or []
@@ -90,7 +80,7 @@ class MatchProgress(_Base):
             "prize_order": None if g.prize_order is None else list(g.prize_order),
             "prize_salt": g.prize_salt,
         }
-        g.phase = _OVER
+        g.phase = Phase.OVER
         g.deadline_at = None
         events.append({"type": "game_over", **g.result})
         self.games.append({**g.result, "history": list(g.history)})
@@ -100,18 +90,18 @@ class MatchProgress(_Base):
         match = self.match
         players = range(self.rules.players)
         eligible = [s for s in players if s not in self.resigned]
-        totals = [sum(_score(r["scores"][s]) for r in self.games) for s in players]  # (ints while whole)
+        totals = [sum(_score(r["scores"][s]) for r in self.games) for s in players]
         wins = [sum(1 for r in self.games if r["winners"] == [s]) for s in players]
         played = len(self.games)
         winners: list[int] | None = None
         if len(eligible) <= 1:
             winners = eligible
-        elif match.format == _SINGLE:
+        elif match.format == MatchFormat.SINGLE:
             winners = self.games[-1]["winners"]
-        elif match.format == _CUMULATIVE:
+        elif match.format == MatchFormat.CUMULATIVE:
             if played >= match.games:
                 winners = _argmax(totals, eligible)
-        elif match.format == _BEST_OF:
+        elif match.format == MatchFormat.BEST_OF:
             remaining = max(0, match.games - played)
             ranked = sorted((wins[s] for s in eligible), reverse=True)
             if ranked[0] > ranked[1] + remaining:
@@ -123,7 +113,7 @@ class MatchProgress(_Base):
                 elif match.tiebreak == Tiebreak.TOTAL_POINTS:
                     winners = _argmax(totals, leaders)
                 # extra_game: keep playing until one player has more wins than everyone
-        elif match.format == _TARGET:
+        elif match.format == MatchFormat.TARGET:
             if max(totals[s] for s in eligible) >= match.target:
                 leaders = _argmax(totals, eligible)
                 if len(leaders) == 1:
@@ -139,4 +129,4 @@ class MatchProgress(_Base):
             "totals": [frac_str(t) for t in totals],
             "wins": wins,
         }
-        events.append({"type": "match_over" if match.format != _SINGLE else "result", **self.result})
+        events.append({"type": "match_over" if match.format != MatchFormat.SINGLE else "result", **self.result})

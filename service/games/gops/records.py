@@ -23,7 +23,6 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-from service.games.gops.rules import MAX_RANKS
 
 
 class Phase(enum.StrEnum):
@@ -91,20 +90,8 @@ def frac_str(value: Fraction) -> str:
     return str(value)
 
 
-# Fraction(n) costs ~5000 instructions (a Python-level __new__); a game's whole scores are 0..91
-# (every prize of 13 ranks), so those Fractions are made once here and shared (immutable).
-_WHOLE_SCORES = tuple(Fraction(n) for n in range(MAX_RANKS * (MAX_RANKS + 1) // 2 + 1))
-
-
-def whole_score(points: int) -> Fraction:
-    """``Fraction(points)``, from the table when it is a score a game can reach."""
-    return _WHOLE_SCORES[points] if 0 <= points < len(_WHOLE_SCORES) else Fraction(points)
-
-
 def parse_score(text: str) -> Fraction:
     """A stored score (:func:`frac_str`: ``"7"``, ``"15/2"``) as the Fraction it was."""
-    if text.isdigit() and text.isascii():
-        return whole_score(int(text))
     return Fraction(text)
 
 

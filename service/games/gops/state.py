@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from service.games import commitments
+from service.games.contract import Action, LegalAction
 from service.errors import GameOver, IllegalAction, InvalidAction, InvalidOptions, RefereeError, WrongPhase
 from service.games.gops import clock
 from service.games.gops.actions import ChoosePrize, Commit, DealPrizes, EnforceDeadline, ReportPrize, Resign, Reveal, action_from_dict
@@ -27,13 +28,9 @@ from service.games.gops.bidding import Bidding
 from service.games.gops.prizes import PrizeRow
 from service.games.gops.progress import MatchProgress
 from service.games.gops.records import Game, Phase
-from service.games.gops.rules import MatchRules, PrizeOrder, Rules, Visibility
+from service.games.gops.rules import MatchRules, Rules
 
 Events = list[dict[str, Any]]
-# Enum members as module globals: in Python 3.11 reading a member off its class (``Phase.COMMIT``)
-# costs ~0.2 µs, a global ~0.02 µs, and the hot paths compare phases on every action.
-_DEAL, _PRIZE, _COMMIT, _REVEAL, _CHOOSE, _OVER = (Phase.DEAL, Phase.PRIZE, Phase.COMMIT, Phase.REVEAL,
-                                                   Phase.CHOOSE, Phase.OVER)
 
 
 class Gops(Bidding, PrizeRow, MatchProgress):
@@ -61,12 +58,7 @@ class Gops(Bidding, PrizeRow, MatchProgress):
         self.games = games or []  # records of the finished games of the match (never changed once made)
         self.resigned = resigned or []
         self.result = result  # the match (or single game) result, once over
-        # What the hot path reads of the (never changing) rules, worked out once.
         self._seats = tuple(range(rules.players))
-        self._rounds = rules.ranks // rules.bid_cards if rules.bid_cards else 0
-        self._blind_reported = rules.blind_reported
-        self._prize_shown = rules.visibility == _OPEN
-        self._reported = rules.prize_order == _REPORTED
 
     # ---------------------------------------------------------------- building
 
@@ -123,18 +115,15 @@ class Gops(Bidding, PrizeRow, MatchProgress):
 
     @property
     def phase(self) -> Phase:
-        return _OVER if self.over else self.game.phase
+        return Phase.OVER if self.over else self.game.phase
 
     @property
     def needs_chance(self) -> bool:
         """True when the referee must supply the shuffled prize order (:class:`DealPrizes`)."""
-        return self.result is None and self.game.phase is _DEAL
+        return self.result is None and self.game.phase is Phase.DEAL
 
     def active_seats(self) -> list[int]:
-        forfeited = self.game.forfeited
-        if not forfeited:
-            return list(self._seats)
-        return [s for s in self._seats if s not in forfeited]
+        return [s for s in self._seats if s not in self.game.forfeited]
 
     def seat_out(self, seat: int) -> bool:
         """Has ``seat`` resigned (the match) or forfeited this game?"""
@@ -145,26 +134,15 @@ class Gops(Bidding, PrizeRow, MatchProgress):
         g = self.game
         if self.result is not None:
             return []
-        phase = g.phase
-        if phase is _COMMIT:
+        if g.phase is Phase.COMMIT:
             done = g.commitments
-        elif phase is _REVEAL:
+        elif g.phase is Phase.REVEAL:
             done = g.reveals
-        elif phase is _CHOOSE and g.chooser is not None:
+        elif g.phase is Phase.CHOOSE and g.chooser is not None:
             return [g.chooser]
         else:
             return []
-        forfeited = g.forfeited
-        return [s for s in self._seats if s not in done and s not in forfeited]
-
-    def _all_in(self, done: dict[int, Any]) -> bool:
-        """Has every seat still in the game made its move of the phase (``done``: commitments or
-        reveals)?  ``not awaiting()`` in the commit and reveal phases, without the list."""
-        forfeited = self.game.forfeited
-        for s in self._seats:
-            if s not in done and s not in forfeited:
-                return False
-        return True
+        return [s for s in self.active_seats() if s not in done]
 
     def current_game_id(self) -> str:
         return self.game.game_id
@@ -172,96 +150,72 @@ class Gops(Bidding, PrizeRow, MatchProgress):
     def deadline_passed(self, now: float) -> bool:
         return clock.passed(self, now)
 
-    def legal_actions(self, seat: int | None, now: float | None = None) -> list[dict[str, Any]]:
-        """What ``seat`` may do next (``None``: the host / the table).
-
-        Each entry is a dict with a ``type`` and what the action needs; an
-        empty list means nothing (it is someone else's move, or the game is over).
-        """
+    def legal_actions(self, seat: int | None, now: float | None = None) -> list[LegalAction]:
+        """What ``seat`` may do next (``None``: the host / the table); empty when nothing (it is
+        someone else's move, or the game is over).  ``now``: offer ``enforce_deadline`` once a
+        deadline has passed (without it, the clock is not consulted)."""
         g = self.game
         if self.result is not None:
             return []
-        out: list[dict[str, Any]] = []
+        out: list[LegalAction] = []
         seated = seat is not None and seat not in g.forfeited
-        phase = g.phase
-        # ``seat in self.awaiting()``, phase by phase, without building the list
-        if seated:
-            if phase is _COMMIT:
-                if seat in self._seats and seat not in g.commitments:
-                    out.append({"type": "commit", "round": g.round, "cards": self.rules.bid_cards,
-                                "hand": list(g.hands[seat])})
-            elif phase is _REVEAL:
-                if seat in self._seats and seat not in g.reveals:
-                    out.append({"type": "reveal", "round": g.round})
-            elif phase is _CHOOSE:
-                if g.chooser is not None and seat == g.chooser:
-                    out.append({"type": "choose_prize", "ranks": sorted(g.row), "picks": g.picks_owed})
-        if phase is _PRIZE and (seat is None or seated):
-            out.append({"type": "report_prize", "ranks": self._reportable()})
+        if seated and seat in self.awaiting():
+            if g.phase is Phase.COMMIT:
+                out.append(LegalAction("commit", round=g.round, cards=self.rules.bid_cards, hand=g.hands[seat]))
+            elif g.phase is Phase.REVEAL:
+                out.append(LegalAction("reveal", round=g.round))
+            elif g.phase is Phase.CHOOSE:
+                out.append(LegalAction("choose_prize", ranks=sorted(g.row), picks=g.picks_owed))
         if seat is None or seated:
+            if g.phase is Phase.PRIZE:
+                out.append(LegalAction("report_prize", ranks=self._reportable()))
             if now is not None and clock.late_seats(self, now):
-                out.append({"type": "enforce_deadline"})
+                out.append(LegalAction("enforce_deadline"))
         if seated:
-            out.append({"type": "resign"})
+            out.append(LegalAction("resign"))
         return out
 
     # ---------------------------------------------------------------- applying
 
-    def verify(self, action: Any, now: float = 0.0) -> None:
+    def verify(self, action: Action, *, seat: int | None = None, now: float = 0.0) -> None:
         """Raise the precise refusal if ``action`` is not legal now; change nothing.
 
-        (An exact repeat of a commit or reveal already applied is refused here
-        like any second commitment; :meth:`apply` accepts it as a no-op.)
+        ``seat``: the seat making the move when the caller knows it; a Gops action names its own
+        seat, which must then be that one.  (An exact repeat of a commit or reveal already applied
+        is refused here like any second commitment; :meth:`apply` accepts it as a no-op.)
         """
         if self.over:
             raise GameOver("the game is over")
         step = _STEPS.get(type(action))
         if step is None:
             raise InvalidAction(f"not a Gops action: {action!r}", code="unknown_action")
-        step[0](self, action, now)
+        named = getattr(action, "seat", None)
+        if seat is not None and named is not None and named != seat:
+            raise IllegalAction(f"this {action.TYPE} is seat {named}'s, not seat {seat}'s", code="wrong_seat")
+        check, _ = step
+        check(self, action, now)
 
-    def is_legal(self, action: Any, now: float = 0.0) -> bool:
+    def is_legal(self, action: Action, *, seat: int | None = None, now: float = 0.0) -> bool:
         try:
-            self.verify(action, now)
+            self.verify(action, seat=seat, now=now)
         except RefereeError:
             return False
         return True
 
-    def apply(self, action: Any, now: float = 0.0) -> Events:
-        """Check and apply one action; return the public events it caused.
+    def apply(self, action: Action, *, seat: int | None = None, now: float = 0.0) -> Events:
+        """Check and apply one action at ``now``; return the public events it caused.
 
-        Raises a typed error and leaves the state unchanged when the action is
-        not legal: every check is made before anything changes.  An exact
-        repeat of a commit or reveal already applied is a no-op that returns no
-        events (so a retried request changes nothing).
+        Raises a typed error and leaves the state unchanged when the action is not legal
+        (:meth:`verify`): every check is made before anything changes.  An exact repeat of a
+        commit or reveal already applied is a no-op that returns no events (so a retried request
+        changes nothing); every other action applied causes at least one event.
         """
-        kind = type(action)
-        if kind is Commit:  # _is_repeat's test for the current round, inlined
-            g = self.game
-            if action.round == g.round and (action.game is None or action.game == g.number):
-                if g.commitments.get(action.seat) == action.commitment:
-                    return []
-            elif self._is_repeat(action):
-                return []
-        elif kind is Reveal and type(action.cards) is tuple:
-            g = self.game
-            if action.round == g.round and (action.game is None or action.game == g.number):
-                opening = g.reveals.get(action.seat)  # (its cards are a tuple too)
-                if opening is not None and opening.cards == action.cards and opening.salt == action.salt:
-                    return []
-            elif self._is_repeat(action):
-                return []
-        elif isinstance(action, (Commit, Reveal)) and self._is_repeat(action):
+        if isinstance(action, (Commit, Reveal)) and self._is_repeat(action):
             return []
-        # verify(), inlined: the same checks in the same order
-        if self.result is not None:
-            raise GameOver("the game is over")
-        step = _STEPS.get(kind)
-        if step is None:
-            raise InvalidAction(f"not a Gops action: {action!r}", code="unknown_action")
-        step[0](self, action, now)
+        self.verify(action, seat=seat, now=now)
+        _, do = _STEPS[type(action)]
         events: Events = []
-        step[1](self, action, now, events)
+        do(self, action, now, events)
         return events
 
     # ---------------------------------------------------------------- simulation (bots)
@@ -282,35 +236,30 @@ class Gops(Bidding, PrizeRow, MatchProgress):
         if self.result is not None:
             raise GameOver("the game is over")
         g = self.game
-        if g.phase is not _COMMIT:
-            self._require_phase(_COMMIT)
+        if g.phase is not Phase.COMMIT:
+            self._require_phase(Phase.COMMIT)
         if g.commitments:
             raise IllegalAction("some seats have already committed in this round", code="already_committed")
-        if self._blind_reported:
+        if self.rules.blind_reported:
             raise WrongPhase("blind reported prizes are reported after the bids: commit and reveal",
                              phase=str(g.phase))
         seats = self.active_seats()
         if len(bids) != len(seats):
             raise InvalidAction(f"the bids must be those of the seats in the game, {seats}")
-        opened = {}
-        one_card = self.rules.bid_cards == 1
-        hands = g.hands
+        played = {}
         for s in seats:
             if s not in bids:
                 raise InvalidAction(f"the bids must be those of the seats in the game, {seats}")
-            cards = tuple(bids[s])
-            if not (one_card and len(cards) == 1 and type(cards[0]) is int and cards[0] in hands[s]):
-                problem = self.bid_problem(s, cards)  # (a one-card bid from the hand is legal)
-                if problem is not None:
-                    raise problem
-            opened[s] = cards
+            problem = self.bid_problem(s, bids[s])
+            if problem is not None:
+                raise problem
+            played[s] = list(bids[s])
         events: Events = []
-        self._settle(opened, {"round": g.round}, now, events)
+        self._settle(played, {}, {"round": g.round}, now, events)
         return events
 
 
-_SINGLE_GAME = MatchRules().validate()  # the default match, validated once (MatchRules are frozen)
-_OPEN, _REPORTED = Visibility.OPEN, PrizeOrder.REPORTED
+_SINGLE_GAME = MatchRules().validate()  # the default match (MatchRules are frozen)
 
 _Check = Callable[[Gops, Any, float], None]
 _Do = Callable[[Gops, Any, float, Events], None]
@@ -330,5 +279,5 @@ def replay(id: str, rules: Rules, match: MatchRules, entries: Iterable[tuple[dic
     """Rebuild a state from its creation parameters, creation time and recorded ``(action, at)`` pairs."""
     state = Gops.new(id, rules, match, now=start)
     for action, at in entries:
-        state.apply(action_from_dict(action), at)
+        state.apply(action_from_dict(action), now=at)
     return state

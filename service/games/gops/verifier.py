@@ -190,7 +190,7 @@ def verify_gops(transcript: dict[str, Any], prize_commitments: dict[int, str] | 
             reveals_checked += _check_reveal(report, where, action, entry["game"], game_id, bids)
         try:
             parsed = action_from_dict(action)
-            events = state.apply(parsed, entry["at"])
+            events = state.apply(parsed, now=entry["at"])
         except RefereeError as exc:
             report.problem(f"{where}: the rules engine refuses this action: {exc} ({exc.code})")
             replay_ok = False

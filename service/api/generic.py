@@ -1,0 +1,178 @@
+"""The HTTP surface any game gets from its contract alone: a game registered without an API module of
+its own (``GameDefinition.blueprint`` None) is served here, under ``/v1/<name>/<collection>``:
+
+======================================  =============================================================
+``POST   ``                             create (the body is the game's options); tokens, once
+``GET    /{id}``                        the public view
+``GET    /{id}/seats/{seat}``           a seat's view (its token)
+``POST   /{id}/seats/{seat}/actions``   one move: ``{"type": ..., ...}``, decoded by the game's codec
+``POST   /{id}/deadline``               a passed deadline enforced (any token of the game)
+``GET    /{id}/transcript``             the public transcript
+``GET    /{id}/events``                 its new versions as Server-Sent Events, or a long poll
+======================================  =============================================================
+
+Everything goes through the same pieces as the two games' own modules: the write path
+(:mod:`service.api.moves`), views (:mod:`service.api.views`), idempotency, the rate limiter and the
+event streams. The views are documented as open objects: a game that wants its views typed in the
+spec writes its own API module with schemas, as Gops and Gofo do.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import marshmallow as ma
+from flask.views import MethodView
+
+from service.api import auth, common, events, idempotency, moves, views
+from service.games.contract import GameDefinition
+from service.storage.records import Change, Record
+
+
+class AsBuilt(ma.Schema):
+    """Any JSON object, as the game's observer built it."""
+
+    class Meta:
+        unknown = ma.INCLUDE
+
+    @ma.post_dump(pass_original=True)
+    def _as_built(self, data: dict[str, Any], original: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
+        return dict(original)
+
+
+class Created(ma.Schema):
+    id = ma.fields.String(required=True)
+    host_token = ma.fields.String(required=True)
+    seat_tokens = ma.fields.List(ma.fields.String(), required=True)
+    view = ma.fields.Dict(required=True, metadata={"description": "The public view."})
+
+
+class ActionMove(moves.Move):
+    """One action of a seat, decoded by the game's codec, made by that seat's token."""
+
+    def __init__(self, referee: Any, seat: int | None, action: Any) -> None:
+        self.referee, self.seat, self.action = referee, seat, action
+
+    def authorize(self, who: str, record: Record) -> None:
+        if self.seat is not None:
+            common.require_seat(who, self.seat)
+
+    def apply(self, record: Record, who: str, at: float) -> Change | None:
+        state = None if record.shared else record.state
+        if self.action is None:
+            applied = self.referee.enforce(record.doc, record.version, who, at, state)
+        else:
+            applied = self.referee.play(record.doc, record.version, who, at, self.seat, self.action, state)
+        return None if applied is None else Change(applied.doc, applied.entries, applied.finished, applied.state)
+
+    def answer(self, record: Record) -> dict[str, Any]:
+        return self.referee.view(record.doc, record.version, self.seat, common.now(), record.state)
+
+
+def blueprint_for(game: GameDefinition) -> common.Blueprint:
+    """The flask-smorest blueprint of ``game`` from its contract (module docstring)."""
+    referee, codec = game.part("referee"), game.part("actions").CODEC
+    kind, title, camel = game.name, game.title, game.name.capitalize()
+    blp = common.Blueprint(kind, __name__, url_prefix=f"/v1/{kind}/{game.collection}",
+                           description=f"{title}: served from its game contract (service.api.generic).")
+
+    def view(record: Record, seat: int | None = None) -> dict[str, Any]:
+        state = record.state
+        if state is None and record.shared:
+            state = record.state = referee.load(record.doc)
+        return referee.view(record.doc, record.version, seat, common.now(), state)
+
+    def create(body: dict[str, Any]) -> dict[str, Any]:
+        id = auth.new_game_id()
+        doc, entries = referee.create(id, body, common.now())
+        host, seat_tokens, hashes = common.new_tokens(referee.seat_count(doc))
+        doc["auth"] = hashes
+        record = common.store().create(kind, id, doc, entries)
+        return {"id": id, "host_token": host, "seat_tokens": seat_tokens, "view": view(record)}
+
+    @blp.route("")
+    class Collection(MethodView):
+        @blp.doc(operationId=f"create{camel}", summary=f"Create a {title} {game.thing}",
+                 parameters=[common.IDEMPOTENCY_KEY_PARAMETER])
+        @blp.arguments(AsBuilt, required=False)
+        @blp.response(201, Created)
+        @common.error_responses(blp, "create")
+        def post(self, body: dict[str, Any]):
+            """Create one from the game's options; its id, the public view, and the tokens (shown once)."""
+            response, replayed = idempotency.once(common.client_scope(f"{kind}-create"), body or {},
+                                                  lambda: create(body or {}))
+            return response, 201, {"Idempotent-Replayed": "true" if replayed else "false"}
+
+    @blp.route("/<string:game_id>")
+    class Public(MethodView):
+        @blp.doc(operationId=f"get{camel}", summary="Read the public view")
+        @blp.response(200, AsBuilt)
+        @common.error_responses(blp, "read")
+        def get(self, game_id: str):
+            """What anyone with the id may see."""
+            record = common.fetched(kind, game_id)
+            return views.shared_view(record, None, lambda: view(record), AsBuilt)
+
+    @blp.route("/<string:game_id>/seats/<seat:seat>")
+    class Seat(MethodView):
+        @blp.doc(operationId=f"get{camel}SeatView", summary="Read one seat's view",
+                 security=[{"bearerAuth": []}])
+        @blp.response(200, AsBuilt)
+        @common.error_responses(blp, "seat_read")
+        def get(self, game_id: str, seat: int):
+            """What this seat may see, with its legal actions."""
+            record = common.fetched(kind, game_id)
+            common.require_seat(common.identify(record.doc["auth"], common.bearer_hash()), seat)
+            return views.shared_view(record, seat, lambda: view(record, seat), AsBuilt, referee.etag_tag)
+
+    @blp.route("/<string:game_id>/seats/<seat:seat>/actions")
+    class Act(MethodView):
+        @blp.doc(operationId=f"act{camel}", summary="Make a move", security=[{"bearerAuth": []}],
+                 parameters=[common.IDEMPOTENCY_KEY_PARAMETER])
+        @blp.arguments(AsBuilt)
+        @blp.response(200, AsBuilt)
+        @common.error_responses(blp, "act")
+        def post(self, body: dict[str, Any], game_id: str, seat: int):
+            """One action, ``{"type": ...}`` with its fields (the seat view's legal actions say which)."""
+            action = codec.from_dict({k: v for k, v in body.items() if k != "version"})
+            return moves.act(kind, game_id, body, ActionMove(referee, seat, action))
+
+    @blp.route("/<string:game_id>/deadline")
+    class Deadline(MethodView):
+        @blp.doc(operationId=f"enforce{camel}Deadline", summary="Enforce a passed deadline",
+                 security=[{"bearerAuth": []}])
+        @blp.arguments(AsBuilt, required=False)
+        @blp.response(200, AsBuilt)
+        @common.error_responses(blp, "act")
+        def post(self, body: dict[str, Any], game_id: str):
+            """Any token of the game may ask the referee to play for a seat whose time ran out."""
+            return moves.act(kind, game_id, body or {}, ActionMove(referee, None, None))
+
+    @blp.route("/<string:game_id>/transcript")
+    class Transcript(MethodView):
+        @blp.doc(operationId=f"get{camel}Transcript", summary="Read the transcript")
+        @blp.response(200, AsBuilt)
+        @common.error_responses(blp, "read")
+        def get(self, game_id: str):
+            """Every applied action, as the public may see it."""
+            record = common.fetched(kind, game_id, shared=False)
+            return referee.transcript(record.doc, record.version, common.store().transcript(kind, game_id, record))
+
+    def viewer(record: Record, who: str | None) -> events.Viewer:
+        over = lambda data: data.get("phase") == "over"  # noqa: E731
+        if who is not None and who.startswith("seat:"):
+            seat = int(who[5:])
+            return events.Viewer(who, lambda r: view(r, seat), AsBuilt, over, referee.etag_tag)
+        return events.Viewer("public", view, AsBuilt, over, lambda data: "")
+
+    @blp.route("/<string:game_id>/events")
+    class Events(MethodView):
+        @blp.doc(operationId=f"watch{camel}", summary="Watch its new versions (Server-Sent Events, or a long poll)",
+                 parameters=[events.LAST_EVENT_ID_PARAMETER, events.IF_NONE_MATCH_PARAMETER],
+                 security=[{}, {"bearerAuth": []}])
+        @blp.arguments(events.EventsQuerySchema, location="query", as_kwargs=True)
+        def get(self, game_id: str, **query: Any):
+            """Every new version as it happens, as the caller may see it (a seat's token: its view)."""
+            return events.serve(kind, game_id, query, viewer)
+
+    return blp

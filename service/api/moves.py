@@ -1,0 +1,162 @@
+"""The one write path of every game: a move from HTTP to Redis and back, top to bottom.
+
+    authorize → the record (the bytes this worker kept, else one fetch) → apply → save → answer
+
+A game's API module describes each kind of move as a :class:`Move` (who may make it, what it
+changes, what it answers) and calls :func:`act`. Everything else is here, in order:
+
+1. **The record.** The newest record this worker saved or read of the game (``Store.latest``), if
+   the caller may act on it: no read at all. Else one fetch, which carries the request's rate-limit
+   hit in the same round trip; a refusal on a fetched record is final.
+2. **Idempotency.** With an ``Idempotency-Key`` a stored first answer is sent again
+   (:mod:`service.api.idempotency`); otherwise the answer will be stored by the move's own save.
+3. **Apply.** The caller's token, its right to this move, the pinned ``version`` if the body names
+   one, then the game's own rules. A refusal or an exact repeat on a *kept* record is decided again
+   on a fetched one (the kept record may be stale): no answer is ever decided on a stale record.
+4. **Save.** One compare-and-set script: the version (and a kept record's very bytes), the
+   rate-limit hit, the idempotent answer, the document and its transcript entries, together or not
+   at all. Another change first: applied again on the record the save read back (a pinned version
+   is refused instead).
+5. **Answer.** The move's view; the saved record (with its state object) is left for the next move
+   on the game here, once the answer is serialized.
+
+Redis round trips: one on a kept record (the save), two otherwise (the fetch, the save).
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from flask import Response, request
+
+from service.api import common, idempotency, ratelimit, views
+from service.errors import Busy, NotFound, RefereeError, StaleVersion
+from service.storage.records import Change, Record
+from service.storage.scripts import ANSWERED, GONE, STALE
+from service.storage.store import Store, not_found
+
+#: How many times a move is applied again after losing a race to another change of the game.
+ATTEMPTS = 50
+
+
+class Move:
+    """One kind of move of one game, as the write path needs it (a game's API module subclasses it)."""
+
+    def authorize(self, who: str, record: Record) -> None:
+        """Raise (Forbidden) when ``who`` (``host`` or ``seat:N``) may not make this move here."""
+
+    def apply(self, record: Record, who: str, at: float) -> Change | None:
+        """The change this move makes to ``record`` at time ``at``, or None for an exact repeat
+        (nothing changes; the same answer). Raises a RefereeError to refuse: nothing is stored."""
+        raise NotImplementedError
+
+    def answer(self, record: Record) -> dict[str, Any]:
+        """The answer's body for ``record`` (the game as the move left it)."""
+        raise NotImplementedError
+
+
+def act(kind: str, id: str, body: dict[str, Any], move: Move) -> Response:
+    """Apply ``move`` to the game ``kind``/``id`` and answer with its view (module docstring)."""
+    store = common.store()
+    presented = common.bearer_hash()
+    pinned = body.get("version")
+    once = idempotency.for_move(kind, id, presented, request.path, body)  # None without the header
+    pending = ratelimit.pending()  # this request's rate-limit hit, not counted yet
+
+    # 1. The record: the one kept here if the caller may act on it, else fetched.
+    record = store.latest(kind, id)
+    kept = record is not None and _may_act(move, record, presented)
+    if not kept:
+        record, pending = _fetch(store, kind, id, pending)
+        move.authorize(common.identify(record.doc["auth"], presented), record)
+
+    # 2. A retry of a move already answered gets that answer.
+    if once is not None:
+        pending = ratelimit.count(pending)
+        stored = store.recall_answer(kind, id, once.lookup)
+        if stored is not None:
+            return views.view_response(once.replay(stored))
+
+    races = 0  # saves lost to another change so far
+    for _ in range(ATTEMPTS):
+        # 3. Apply.
+        try:
+            change = _apply(move, record, presented, pinned)
+        except RefereeError:
+            if kept:  # perhaps only because the kept record is stale: decide on the stored one
+                store.drop_latest(kind, id)
+                (record, pending), kept = _fetch(store, kind, id, pending), False
+                move.authorize(common.identify(record.doc["auth"], presented), record)
+                continue
+            if once is not None and (stored := store.recall_answer(kind, id, once.lookup)) is not None:
+                return views.view_response(once.replay(stored))  # a concurrent retry applied it first
+            raise
+        if change is None:  # an exact repeat: nothing to store
+            if kept:
+                store.drop_latest(kind, id)
+                (record, pending), kept = _fetch(store, kind, id, pending), False
+                move.authorize(common.identify(record.doc["auth"], presented), record)
+                continue
+            answer = move.answer(record)
+            if once is not None:
+                answer = once.keep_unchanged(store, answer)
+            return views.view_response(answer)
+
+        # 4. Save.
+        answer, sealed = None, None
+        if once is not None:  # rendered for the version the save makes, and stored by it
+            answer = move.answer(Record(kind, id, record.version + 1, change.doc, state=change.state))
+            sealed = once.sealed(answer)
+        if pending is not None and not store.carries_rate_hits:
+            pending = ratelimit.count(pending)
+        saved = store.save(record, change, sealed, None if pending is None else pending.hit)
+        if pending is not None:
+            ratelimit.settle(pending, saved.hit)  # a 429 when over a limit (nothing was stored)
+            pending = None
+        if saved.code == ANSWERED:
+            return views.view_response(once.replay(saved.answered))
+        if saved.code == GONE:
+            raise NotFound(f"{kind} {id} expired", code="game_not_found")
+        if saved.code == STALE:  # another change came first: apply again on the game as it is now
+            if not pinned and (saved.current is None or races > 0):  # a first miss on a kept record is no race yet
+                time.sleep(min(0.001 * (races + 1), 0.02))
+            races += 1
+            record, kept = saved.current or store.load(kind, id), False
+            continue
+
+        # 5. Answer.
+        if once is not None:
+            once.answered()
+        response = views.view_response(answer if answer is not None else move.answer(saved.record))
+        store.keep(saved.record)  # serialized: its state is the next move's here
+        return response
+    raise Busy(f"too many simultaneous changes to {kind} {id}; try again")
+
+
+def _may_act(move: Move, record: Record, presented: str | None) -> bool:
+    try:
+        move.authorize(common.identify(record.doc["auth"], presented), record)
+    except RefereeError:
+        return False
+    return True
+
+
+def _fetch(store: Store, kind: str, id: str, pending: ratelimit.Pending | None) -> tuple[Record, None]:
+    """The game's record, with the request's rate-limit hit (if not counted yet) in the same round
+    trip; a 429 when over a limit."""
+    if pending is not None and not store.carries_rate_hits:
+        pending = ratelimit.count(pending)
+    record, counted = store.fetch(kind, id, hit=None if pending is None else pending.hit)
+    if pending is not None:
+        ratelimit.settle(pending, counted)
+    return record or not_found(kind, id), None
+
+
+def _apply(move: Move, record: Record, presented: str | None, pinned: int | None) -> Change | None:
+    who = common.identify(record.doc["auth"], presented)
+    move.authorize(who, record)
+    if pinned is not None and record.version != pinned:
+        raise StaleVersion(f"you acted on version {pinned} but the current version is {record.version}",
+                           current_version=record.version)
+    return move.apply(record, who, common.now())

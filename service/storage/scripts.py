@@ -1,0 +1,217 @@
+"""The Lua the store runs, and the one builder of what the save script takes.
+
+Every change to a game is one ``EVALSHA`` of :data:`SAVE`: a compare-and-set on the game's version
+(and, for a record a worker kept, on the stored bytes themselves) that writes the document, its
+transcript entries, an idempotent move's answer and the client's rate-limit hit together, or none
+of them. :class:`SaveCall` names each thing the script takes; :meth:`SaveCall.keys` and
+:meth:`SaveCall.args` lay them out in the order the script's first lines read them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+#: Creates a game: KEYS the game, its log[, the active set]; ARGV 1 doc, 2 ttl, 3 the game's member
+#: of the active set ('' when that set is on another shard: written after, through the sidelines),
+#: 4 its score, 5... log entries. Returns 0 (the id is taken), 1 (stored) or 2 (stored, but the
+#: active set refused the ZADD: bookkeeping, so a failure there never fails the create).
+CREATE = """
+if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+redis.call('HSET', KEYS[1], 'version', 1, 'doc', ARGV[1])
+for i = 5, #ARGV do redis.call('RPUSH', KEYS[2], ARGV[i]) end
+redis.call('EXPIRE', KEYS[1], ARGV[2])
+if #ARGV >= 5 then redis.call('EXPIRE', KEYS[2], ARGV[2]) end
+if ARGV[3] ~= '' then
+  local added = redis.pcall('ZADD', KEYS[3], ARGV[4], ARGV[3])
+  if type(added) ~= 'number' then return 2 end
+end
+return 1
+"""
+
+#: A client's rate-limit hit (service.api.ratelimit): INCR + PEXPIRE each of ``n`` counters
+#: (``keys[k0]`` on; their limit and window in ms at ``argv[a0]``, ``argv[a0 + 1]``, ...),
+#: atomically; it stops at the first limit exceeded, so a refused request is not also counted
+#: against the later limits. Returns {count1, ms_left1, count2, ms_left2, ...} and whether a limit
+#: was exceeded. REPL_NONE: the counters are neither written to the append-only file nor sent to
+#: replicas (service.api.ratelimit, "Counters are not durable"). The limiter's own script and the
+#: save below both run it: one definition.
+RATE_HIT = """
+local function rate_hit(keys, k0, n, argv, a0)
+  redis.set_repl(redis.REPL_NONE)
+  local out = {}
+  local over = false
+  for i = 0, n - 1 do
+    local key = keys[k0 + i]
+    local limit = tonumber(argv[a0 + 2 * i])
+    local window = tonumber(argv[a0 + 2 * i + 1])
+    local count = redis.call('INCR', key)
+    local left = redis.call('PTTL', key)
+    if left < 0 then
+      redis.call('PEXPIRE', key, window)
+      left = window
+    end
+    out[#out + 1] = count
+    out[#out + 1] = left
+    if count > limit then
+      over = true
+      break
+    end
+  end
+  redis.set_repl(redis.REPL_ALL)
+  return out, over
+end
+"""
+
+#: The limiter's hit on its own: KEYS the counters, ARGV each one's limit and window in ms.
+HIT = RATE_HIT + """
+local out = rate_hit(KEYS, 1, #KEYS, ARGV, 1)
+return out
+"""
+
+# Reply codes of SAVE (first element of its reply).
+GONE, STALE, ANSWERED, OVER_LIMIT = -1, -2, -3, -4
+
+#: Saves one change of a game; what it takes is :class:`SaveCall`'s to lay out. Returns
+#: {code, extra, hit[, doc]}:
+#:   code > 0: stored, ``code`` the new version; extra 1 / 0 / -1 when it removed the game from the
+#:     active set / did not / could not (-9: not asked);
+#:   GONE: no such game (expired);
+#:   STALE: another change came first, or the stored document is not the bytes the change was made
+#:     on (extra the current version, doc the current document; extra 0 when the log was not the one
+#:     archived);
+#:   ANSWERED: the idempotent move's answer is already stored (extra: that answer);
+#:   OVER_LIMIT: the rate-limit hit went over a limit (nothing stored).
+#: ``hit``: the counters' replies ({} without a hit), or the error that kept them from being
+#: counted (a string: the limiter fails open).
+SAVE = RATE_HIT + """
+local version_on, doc, ttl, channel = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
+local answer_value, answer_ttl = ARGV[5], ARGV[6]
+local active_member, archived_from, fingerprint = ARGV[7], ARGV[8], ARGV[9]
+local counters = tonumber(ARGV[10])
+local first_entry = 11 + 2 * counters
+local n = 3
+local answer_key, active_key = nil, nil
+if answer_value ~= '' then answer_key = KEYS[n]; n = n + 1 end
+if active_member ~= '' then active_key = KEYS[n]; n = n + 1 end
+
+local hit = {}
+if counters > 0 then
+  local ok, out, over = pcall(rate_hit, KEYS, n, counters, ARGV, 11)
+  if not ok then
+    pcall(redis.set_repl, redis.REPL_ALL)
+    if type(out) == 'table' and out.err then hit = out.err else hit = tostring(out) end
+  else
+    hit = out
+    if over then return {-4, 0, hit} end
+  end
+end
+if answer_key then
+  local answered = redis.call('GET', answer_key)
+  if answered then return {-3, answered, hit} end
+end
+local current = redis.call('HGET', KEYS[1], 'version')
+if not current then return {-1, 0, hit} end
+if current ~= version_on then return {-2, tonumber(current), hit, redis.call('HGET', KEYS[1], 'doc')} end
+if fingerprint ~= '' then
+  local stored = redis.call('HGET', KEYS[1], 'doc')
+  if not stored or redis.sha1hex(stored) ~= fingerprint then return {-2, tonumber(current), hit, stored} end
+end
+local archived = archived_from ~= ''
+if archived and redis.call('LLEN', KEYS[2]) ~= tonumber(archived_from) then return {-2, 0, hit} end
+
+local version = tonumber(current) + 1
+redis.call('HSET', KEYS[1], 'version', version, 'doc', doc)
+redis.call('EXPIRE', KEYS[1], ttl)
+if archived then
+  redis.call('DEL', KEYS[2])
+else
+  for i = first_entry, #ARGV do redis.call('RPUSH', KEYS[2], ARGV[i]) end
+  redis.call('EXPIRE', KEYS[2], ttl)
+end
+if answer_key then redis.call('SET', answer_key, answer_value, 'EX', answer_ttl) end
+if channel ~= '' then redis.call('PUBLISH', channel, version) end
+local removed = -9
+if active_key then
+  removed = redis.pcall('ZREM', active_key, active_member)
+  if type(removed) ~= 'number' then removed = -1 end
+end
+return {version, removed, hit}
+"""
+
+#: Stores a value under an idempotency key unless one is there; returns the one there, or nil.
+IDEMPOTENT_PUT = """
+local existing = redis.call('GET', KEYS[1])
+if existing then return existing end
+redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[2])
+return false
+"""
+
+
+@dataclass(frozen=True)
+class RateHit:
+    """A request's rate-limit hit, as data: the counters to increment and, for each, its limit and
+    window in ms (service.api.ratelimit makes it; the store sends it with a read or a save)."""
+
+    counters: tuple[str, ...]
+    arguments: tuple[int, ...]
+
+    def command(self, sha: str) -> tuple:
+        """The hit on its own: an ``EVALSHA`` of :data:`HIT` (``sha``)."""
+        return ("EVALSHA", sha, len(self.counters), *self.counters, *self.arguments)
+
+    def exceeded(self, reply) -> bool:
+        """Whether the counters' reply ({count1, ms_left1, ...}) went over a limit (an error: no)."""
+        if not isinstance(reply, (list, tuple)):
+            return False
+        return any(int(reply[2 * i]) > self.arguments[2 * i] for i in range(len(reply) // 2))
+
+
+@dataclass
+class SaveCall:
+    """What one run of :data:`SAVE` takes, by name."""
+
+    game_key: str
+    log_key: str
+    #: The version the change was decided on (compared with the stored one).
+    version: int
+    doc: bytes
+    ttl: int
+    #: Where the new version is announced; '' when the caller announces it after its WAIT.
+    channel: str
+    entries: list[bytes] = field(default_factory=list)
+    #: An idempotent move's answer, stored with the change (key, sealed value, seconds kept).
+    answer_key: str | None = None
+    answer_value: str = ""
+    answer_ttl: int = 0
+    #: A finishing change on one server: the game leaves the set of active games in the same step.
+    active_key: str | None = None
+    active_member: str = ""
+    #: A finishing change: the document is an archive of the whole log, which had this many entries
+    #: (checked, then the log is deleted).
+    archived_from: int | None = None
+    #: The SHA-1 of the stored bytes a kept record was made from (checked as well as the version).
+    fingerprint: str = ""
+    #: The request's rate-limit hit, counted first (nothing is stored when it is over a limit).
+    hit: RateHit | None = None
+
+    def keys(self) -> list[str]:
+        keys = [self.game_key, self.log_key]
+        if self.answer_key is not None:
+            keys.append(self.answer_key)
+        if self.active_key is not None:
+            keys.append(self.active_key)
+        if self.hit is not None:
+            keys += self.hit.counters
+        return keys
+
+    def args(self) -> list:
+        hit = self.hit
+        return [
+            self.version, self.doc, self.ttl, self.channel,
+            self.answer_value if self.answer_key is not None else "", self.answer_ttl,
+            self.active_member if self.active_key is not None else "",
+            "" if self.archived_from is None else self.archived_from,
+            self.fingerprint,
+            0 if hit is None else len(hit.counters), *(() if hit is None else hit.arguments),
+            *self.entries,
+        ]

