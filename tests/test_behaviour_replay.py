@@ -741,9 +741,9 @@ def gops_refused_creates(rec: Recorder) -> None:
         ({"profile": "standard", "options": {"prize_order": "explicit", "explicit_order": [1, 2]}}, "invalid_options"),
         ({"profile": "standard", "options": {"visibility": "dealer_sees_prize"}}, "invalid_options"),
         ({"profile": "standard", "options": {"open_prizes": 2, "visibility": "blind"}}, "invalid_options"),
-        ({"profile": "standard", "match": {"format": "best_of", "games": 4}}, "invalid_options"),
-        ({"profile": "standard", "match": {"format": "cumulative"}}, "invalid_options"),
-        ({"profile": "standard", "match": {"format": "single", "target": 50}}, "invalid_options"),
+        ({"profile": "standard", "match": {"format": "best_of", "games": 4}}, "invalid_request"),
+        ({"profile": "standard", "match": {"format": "cumulative"}}, "invalid_request"),
+        ({"profile": "standard", "match": {"format": "single", "target": 50}}, "invalid_request"),
         ({"profile": "standard", "options": {"colour": "red"}}, "invalid_request"),
     ]
     for body, code in bodies:

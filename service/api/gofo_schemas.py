@@ -48,6 +48,22 @@ def _cards(text: str, **kwargs) -> fields.List:
 # ----------------------------------------------------------------- requests
 
 
+class LedgerList(fields.List):
+    """One integer per seat of a resumed session; an empty list loads as None: not given.
+
+    The number of seats is another field, which the schema cannot size an array by: an SDK that
+    sends every array it models, empty when unset, sends what "not given" means.
+    """
+
+    def _deserialize(self, value, attr, data, **kwargs):
+        loaded = super()._deserialize(value, attr, data, **kwargs)
+        return loaded or None
+
+
+def _ledger(text: str) -> LedgerList:
+    return LedgerList(fields.Integer(strict=True), allow_none=True, **_doc(text))
+
+
 class CreateGofoTableSchema(ma.Schema):
     seats = fields.Integer(strict=True, load_default=5, validate=validate.Range(min=2, max=6), **_doc("Players at the table, 2–6 (at most 5 play a hand)."))
     caja = fields.Integer(strict=True, load_default=100, validate=validate.Range(min=1, max=1_000_000), **_doc("Chips in one caja (each player starts with one)."))
@@ -64,13 +80,14 @@ class CreateGofoTableSchema(ma.Schema):
         "deals, ties draw again). The referee then draws nothing and the first hand begins with this dealer; "
         "it is recorded in the create entry's options. None (default): the referee draws. With fronts (a resumed "
         "session) also at a dealt table: the seat that deals the next hand."))
-    fronts = fields.List(fields.Integer(strict=True), allow_none=True, **_doc(
-        "Resume a session begun on paper: each seat's front now (at least 1). Give behinds, cajas and first_dealer "
-        "(the next dealer) with it; fronts + behinds must equal cajas taken × caja (chips_not_conserved)."))
-    behinds = fields.List(fields.Integer(strict=True), allow_none=True, **_doc(
-        "Resume a session: each seat's chips behind now (0 up to below a caja)."))
-    cajas = fields.List(fields.Integer(strict=True), allow_none=True, **_doc(
-        "Resume a session: the cajas each seat has taken so far, the first included (at least 1)."))
+    fronts = _ledger(
+        "Resume a session begun on paper: each seat's front now (at least 1), one entry per seat. Give behinds, "
+        "cajas and first_dealer (the next dealer) with it; fronts + behinds must equal cajas taken × caja "
+        "(chips_not_conserved). Null, [] or absent: not a resumed session.")
+    behinds = _ledger("Resume a session: each seat's chips behind now (0 up to below a caja), one entry per seat. "
+                      "Null, [] or absent: not given.")
+    cajas = _ledger("Resume a session: the cajas each seat has taken so far, the first included (at least 1), one "
+                    "entry per seat. Null, [] or absent: not given.")
     turn_seconds = fields.Integer(strict=True, allow_none=True, validate=validate.Range(min=5, max=86400), **_doc(
         "Seconds a seat has to move once it is its turn; after that anyone at the table may enforce the "
         "deadline and the seat makes the move a silent player makes (no ver, pass, voy, decline, stand pat; "

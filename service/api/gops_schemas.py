@@ -1,7 +1,9 @@
 """Marshmallow schemas of the Gops API: they validate requests and document the spec.
 
-Requests refuse unknown fields (marshmallow's default ``RAISE``).  Responses
-are plain objects and maps (no ``oneOf``) so SDK generators handle them.
+Requests refuse unknown fields (marshmallow's default ``RAISE``).  A create's
+``match`` is one schema per format (:class:`Variants`: a ``oneOf`` with a
+discriminator on ``format``), so the spec allows exactly what is accepted.
+Responses are plain objects and maps (no ``oneOf``) so SDK generators handle them.
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ import marshmallow as ma
 from marshmallow import fields, validate
 
 from service.games import gops
-from service.api.loading import FastLoadSchema
+
 
 class FullMatch(validate.Regexp):
     """``validate.Regexp`` that must match the whole string.
@@ -50,20 +52,82 @@ class GopsOptionsSchema(ma.Schema):
     deadline_seconds = fields.Integer(strict=True, validate=validate.Range(min=1, max=604800), allow_none=True, **_doc("Seconds each seat has to act in a phase; then the deadline may be enforced."))
 
 
-class GopsMatchSchema(ma.Schema):
-    format = fields.String(load_default="single", validate=validate.OneOf(gops.MATCH_FORMATS), **_doc("single game, cumulative k games, best_of 3 or 5, or play to a target."))
-    games = fields.Integer(strict=True, validate=validate.Range(min=1, max=50), allow_none=True, **_doc("cumulative: games to play; best_of: 3 or 5."))
-    target = fields.Integer(strict=True, validate=validate.Range(min=1, max=10000), allow_none=True, **_doc("target: running total that ends the match (default 92)."))
-    tiebreak = fields.String(load_default="extra_game", validate=validate.OneOf(gops.TIEBREAKS), **_doc("best_of still level after the agreed games: extra_game or total_points."))
+class SingleMatchSchema(ma.Schema):
+    format = fields.String(required=True, validate=validate.OneOf(["single"]), **_doc("single: one game."))
+
+
+class CumulativeMatchSchema(ma.Schema):
+    format = fields.String(required=True, validate=validate.OneOf(["cumulative"]), **_doc(
+        "cumulative: a fixed number of games; the highest total over them wins."))
+    games = fields.Integer(strict=True, required=True, validate=validate.Range(min=1, max=50), **_doc("Games to play, 1–50."))
+
+
+class BestOfMatchSchema(ma.Schema):
+    format = fields.String(required=True, validate=validate.OneOf(["best_of"]), **_doc(
+        "best_of: the first to win a majority of the games wins."))
+    games = fields.Integer(strict=True, validate=validate.OneOf([3, 5]), **_doc("Best of 3 or best of 5 (absent: 3)."))
+    tiebreak = fields.String(load_default="extra_game", validate=validate.OneOf(gops.TIEBREAKS), **_doc(
+        "Still level after the agreed games: extra_game (play on until one seat has more wins) or "
+        "total_points (the highest total over the match)."))
+
+
+class TargetMatchSchema(ma.Schema):
+    format = fields.String(required=True, validate=validate.OneOf(["target"]), **_doc(
+        "target: games until a running total reaches the target."))
+    target = fields.Integer(strict=True, validate=validate.Range(min=1, max=10000), allow_none=True, **_doc(
+        "The running total that ends the match, 1–10000 (null or absent: 92)."))
+
+
+class Variants(fields.Field):
+    """An object that is one of several schemas, chosen by the value of its field ``tag``.
+
+    Loaded by the schema its ``tag`` names; documented (:func:`variants_ref`) as the component
+    ``component``: a ``oneOf`` of the variants with a discriminator on ``tag``, so that generated
+    SDKs type each variant with exactly its fields.
+    """
+
+    def __init__(self, tag: str, variants: dict[str, type[ma.Schema]], component: str, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.tag, self.component = tag, component
+        self.variants = {name: schema() for name, schema in variants.items()}
+
+    def _deserialize(self, value, attr, data, **kwargs):
+        if not isinstance(value, dict):
+            raise ma.ValidationError("Invalid input type.")
+        if value.get(self.tag) is None:
+            raise ma.ValidationError({self.tag: ["Missing data for required field."]})
+        schema = self.variants.get(value[self.tag]) if isinstance(value[self.tag], str) else None
+        if schema is None:
+            raise ma.ValidationError({self.tag: [f"Must be one of: {', '.join(self.variants)}."]})
+        return schema.load(value)
+
+
+def variants_ref(converter, field, ret=None, **kwargs) -> dict:
+    """apispec attribute function: a :class:`Variants` field refers to its ``oneOf`` component."""
+    if not isinstance(field, Variants):
+        return {}
+    components = converter.spec.components
+    if field.component not in components.schemas:
+        refs = {name: converter.resolve_nested_schema(type(schema)) for name, schema in field.variants.items()}
+        components.schema(field.component, {
+            "oneOf": list(refs.values()),
+            "discriminator": {"propertyName": field.tag,
+                              "mapping": {name: ref["$ref"] for name, ref in refs.items()}},
+        })
+    return {"allOf": [{"$ref": f"#/components/schemas/{field.component}"}]}
 
 
 class CreateGopsGameSchema(ma.Schema):
     profile = fields.String(load_default="standard", validate=validate.OneOf(list(gops.PROFILES)), **_doc("classic (2 players, ties carry over) or standard (ties discarded)."))
     options = fields.Nested(GopsOptionsSchema, load_default=dict, **_doc("Overrides of the profile."))
-    match = fields.Nested(GopsMatchSchema, load_default=dict, **_doc("Several games as one match; default a single game."))
+    match = Variants("format", {"single": SingleMatchSchema, "cumulative": CumulativeMatchSchema,
+                                "best_of": BestOfMatchSchema, "target": TargetMatchSchema},
+                     "GopsMatch", load_default=lambda: {"format": "single"}, **_doc(
+        "Several games as one match: one of the four formats, each with exactly its own fields "
+        "(absent: a single game)."))
 
 
-class VersionedSchema(FastLoadSchema):  # a move's body: loaded the short way when it is the usual one
+class VersionedSchema(ma.Schema):
     version = fields.Integer(strict=True, validate=validate.Range(min=1), **_doc("Optional: the state version this move was decided on; if the game has moved on the move is refused with stale_version."))
 
 

@@ -206,12 +206,14 @@ def create_app(overrides: dict[str, Any] | None = None) -> Flask:
         spec_kwargs={"marshmallow_plugin": _MarshmallowPlugin(schema_name_resolver=_schema_name_resolver)},
     )
     from service.api.gofo_schemas import CARD_COMPONENT, card_ref
+    from service.api.gops_schemas import variants_ref
     from service.api import generic
     from service.api.events import blp as events_blp
     from service.games.registry import GAMES
 
     api.spec.components.schema("Card", CARD_COMPONENT)
     api.ma_plugin.converter.add_attribute_function(card_ref)
+    api.ma_plugin.converter.add_attribute_function(variants_ref)
 
     converters.register(app, api)  # <seat:seat>, before any route uses it
     for game in GAMES.values():  # every game the registry lists, in its order (and so in the spec)
