@@ -182,7 +182,7 @@ def not_modified(version: int, tag: str = "") -> bool:
 # A view's marshmallow schema documents it: the spec is generated from it.  Each game's observer
 # builds its views in exactly the schema's shape (the declared fields, each value of its field's
 # type), so a view is sent as the observer built it, not dumped again (a dump was 9 % of a
-# move's instructions, issue 9): :func:`dumped`.  That the shape is exact is checked, not
+# move's instructions): :func:`dumped`.  That the shape is exact is checked, not
 # assumed: with ``CHECK_VIEWS`` (on in every app the tests make, ``TESTING``, and in every
 # gunicorn they start, ``REFEREE_CHECK_VIEWS=1``) every view sent is compared, as JSON bytes,
 # with the schema's dump of it, and a difference is a :class:`ViewDrift` (a 500).

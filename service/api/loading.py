@@ -2,7 +2,7 @@
 
 A move's body is a handful of integers and strings (``{"round": 3, "commitment": "…"}``).
 marshmallow's ``Schema.load`` walks it through an error store, hooks, partial and unknown
-handling and a ``deserialize`` per field: ~4 % of a move's CPU (issue 9). :class:`FastLoadSchema`
+handling and a ``deserialize`` per field: ~4 % of a move's CPU. :class:`FastLoadSchema`
 is an ``ma.Schema`` whose ``load`` first tries a plan made once per schema: the body must be a
 dict whose every key is a field, every required field present, each value of exactly the field's
 type (``int`` for a strict Integer, ``str``, ``bool``, a list of those), and every validator of

@@ -35,7 +35,7 @@ nothing unless they ask for it.
 If Redis cannot be reached the limiter lets the request through (fail open)
 and logs a warning; it never turns a request into a 500.
 
-**Counters are not durable** (issue 9): the script marks its writes ``REPL_NONE``, so they stay
+**Counters are not durable**: the script marks its writes ``REPL_NONE``, so they stay
 in the server's memory and never reach its append-only file or its replicas. A server that
 restarts, or a replica promoted in a failover, starts every client on a fresh window: at worst a
 client gets one more window's worth of requests, the same as if its window had just ended (a
@@ -44,10 +44,9 @@ as they would have). In
 exchange a request that only reads a game writes nothing durable, and with the embedded server's
 ``appendfsync always`` (and any server's) it no longer waits for an fsync of a counter: measured
 through ``bench/``'s Valkey, the limiter's hit plus a view's HMGET cost the server 56–64 µs of CPU
-instead of 175–223 µs, and the round trip 172–196 µs instead of 450–610 µs
-(bench/README.md, "Pass 5").
+instead of 175–223 µs, and the round trip 172–196 µs instead of 450–610 µs.
 
-**One round trip fewer** (issue 9): on a request that names a game or table in its path (every
+**One round trip fewer**: on a request that names a game or table in its path (every
 move and every view) the limiter's script is not sent on its own.  It is deferred
 (``Store.deferred``) and sent by the request's first store read, in one round trip with its HMGET
 (``Store.load``, or the LRANGE of a game's final move); if that hit is over a limit, the read

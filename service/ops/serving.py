@@ -208,7 +208,7 @@ def settle_reuse_port(arbiter) -> None:
     addresses.  With one socket shared by every worker, a burst of connections (a load balancer
     opening its pool, 16 phones at once) is mostly accepted by whichever worker wakes first: on
     2 cores, all 16 by one worker in 8 bursts of 12, and that worker's core is the server's whole
-    capacity (bench/README.md "Pass 10").
+    capacity (bench/README.md "A socket per worker").
 
     Off where a socket of its own per worker cannot work: a Unix socket, sockets handed over by
     systemd (``LISTEN_FDS``), a re-executed master (``GUNICORN_FD``), port 0 (each worker would

@@ -188,7 +188,7 @@ def one_round_trip(client: redis.Redis, *commands: tuple) -> list[Any]:
     its command stack, fieldset bookkeeping (HIMPORT), operation timings for OpenTelemetry, debug
     logging hooks. Measured without the machine's load (valgrind's instruction count through the
     WSGI app in-process, a Valkey beside it): a Gops seat view 1.22 M -> 1.17 M instructions
-    (-4 %), a move 2.83 M -> 2.73 M (-3 %); bench/README.md, "Pass 6".
+    (-4 %), a move 2.83 M -> 2.73 M (-3 %).
     """
     pool = client.connection_pool
     connection = pool.get_connection()
