@@ -1,6 +1,6 @@
 """The gunicorn worker the referee runs: gevent, plus two guards against slow and greedy clients.
 
-Why gevent (numbers in ``bench/streams.py`` and the README's "Live updates"): a Server-Sent
+Why gevent (docs/operations.md, "Serving"): a Server-Sent
 Events stream holds its connection for minutes.  With gthread (2 workers × 4 threads) every open
 stream holds a thread, so 8 streams stop the API; with gevent a stream (or a slow client) holds a
 greenlet of a few tens of KiB, and one worker serves ``worker_connections`` of them.  Per move and
