@@ -31,7 +31,7 @@ SMOKE = dict(rounds=2, seconds=0.4, read_seconds=0.15, connections=[8], warmup=0
              engine_seconds=0.2, count_games=1, count_hands=1, memory_samples=1, memory_hands=2,
              profile_moves=0)
 
-#: issue 9's targets (middle column) and where we want to end, to print next to the figures.
+#: the targets the request path is held to (middle column) and where we want to end, printed next to the figures.
 TARGETS = {
     "moves_ratio_16": (">=", 0.5, 0.8),
     "reads_ratio_16": (">=", 0.5, 0.8),
@@ -223,8 +223,8 @@ def targets_table(report: dict) -> list[dict[str, Any]]:
         "moves_ratio_16": h["gops"][conns]["ratio"],
         "reads_ratio_16": min(h[k][conns]["ratio"] for k in ("read_gops_public", "read_gops_seat")),
         "cpu_ms_per_move": h["gops"][conns]["referee"]["cpu_ms_per_unit"],
-        # as served, the rate limiter included (its hit rides with the load since issue 9; issue 9
-        # itself counted without it, which `without_rate_limit` still reports)
+        # as served, the rate limiter included (its hit rides with the load; `without_rate_limit`
+        # reports the count without it)
         "round_trips_per_commit_reveal": max(rc[k]["round_trips"] for k in ("gops_commit", "gops_reveal", "gofo_move")),
         # a move on a worker that neither made nor read the game's last change: the read, then the save
         "round_trips_per_commit_reveal_without_latest_record": max(

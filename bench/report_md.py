@@ -81,7 +81,7 @@ def render(r: dict[str, Any]) -> str:
             if share >= 0.005:
                 out.append(f"| {area} | {share:.1%} |")
         out.append("\ncalls per move: " + ", ".join(f"{k} {v:g}" for k, v in p["calls_per_move"].items()))
-    out.append("\n| figure (issue 9) | now | target | end | met |")
+    out.append("\n| figure | now | target | end | met |")
     out.append("|---|---|---|---|---|")
     for row in r["targets"]:
         now = row["now"]

@@ -13,9 +13,8 @@ Starts a Valkey (the embedded one) and gunicorn with ``deploy/gunicorn.conf.py``
 It prints one JSON object (also written to ``bench/results/streams.json`` unless ``--no-save``):
 move latency p50/p95 without and with the streams, the ratio, the delivery p50/p95, and the
 workers' memory before and after the streams were opened (RSS), per stream.
-``--worker-class gthread`` runs the same against the old thread workers (2 × 4).  The recorded
-run (1,000 streams: move p50 23.0 ms without streams, 25.9 ms with them; ≈ 50 KiB per stream) is
-in the README's "Serving model" section.
+``--worker-class gthread`` runs the same against thread workers (2 × 4).  No run of it is recorded
+in bench/results/; docs/capacity.md gives an operator's figures for 1,000 streams.
 """
 
 from __future__ import annotations

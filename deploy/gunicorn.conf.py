@@ -47,8 +47,8 @@ bind = f"{os.environ.get('HOST') or '127.0.0.1'}:{_int('PORT', 8000)}"
 
 # gevent workers (service.ops.serving.Worker: gunicorn's gevent worker plus a body deadline and a
 # per-client connection cap): an open event stream or a slow client holds a greenlet, not a
-# thread, so a worker serves `worker_connections` of them (the README's "Live updates" has the
-# measurements); per move and per read gthread measured no faster (`python -m bench.workers`,
+# thread, so a worker serves `worker_connections` of them (docs/operations.md, "Serving");
+# per move and per read gthread measured no faster (`python -m bench.workers`,
 # bench/README.md "Worker class"). GUNICORN_WORKER_CLASS=gthread brings back threads (then
 # GUNICORN_THREADS counts).
 worker_class = os.environ.get("GUNICORN_WORKER_CLASS") or "service.ops.serving.Worker"

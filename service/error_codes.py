@@ -1,12 +1,12 @@
 """Every error code the referee answers with: one enumerated set.
 
 Each code is stable and machine-readable (the ``code`` of a problem+json
-answer).  The README's error table is generated from this enum
-(``python -m service.error_codes`` prints it; a test keeps the README equal to
+answer).  The error table of docs/client-guide.md is generated from this enum
+(``python -m service.error_codes`` prints it; a test keeps that page equal to
 it), the spec's ``Problem.code`` lists exactly these values, and a test fails
 when the source raises a code that is not here.  A code's HTTP status is
 decided in one place, ``service.api.problems``; ``rows`` only says where the
-README lists it (a code such as ``duplicate_card`` answers 409 for a card
+table lists it (a code such as ``duplicate_card`` answers 409 for a card
 already elsewhere at the table and 422 for the same card twice in one
 request).
 """
@@ -131,7 +131,7 @@ class ErrorCode(StrEnum):
 
 
 def readme_table() -> str:
-    """The README's error table (between its ``<!-- error-codes -->`` markers)."""
+    """The error table of docs/client-guide.md (between its ``<!-- error-codes -->`` markers)."""
     lines = ["| status | codes |", "|---|---|"]
     for row in ROWS:
         cells = []
@@ -162,7 +162,7 @@ if __name__ == "__main__":  # pragma: no cover
     if sys.argv[1:] == ["--write"]:
         from pathlib import Path
 
-        path = Path(__file__).resolve().parent.parent / "README.md"
+        path = Path(__file__).resolve().parent.parent / "docs" / "client-guide.md"
         path.write_text(with_table(path.read_text(encoding="utf-8")), encoding="utf-8")
     else:
         sys.stdout.write(readme_table() + "\n")

@@ -1,7 +1,7 @@
 """Typed errors shared by the rules engines, the store and the HTTP layer.
 
 Every rejection the referee can make is one of these exceptions.  Each carries a
-stable machine-readable ``code`` (documented in the README's error table) and a
+stable machine-readable ``code`` (documented in the error table of docs/client-guide.md) and a
 human ``detail``.  The engines raise them without knowing anything of HTTP; the
 single mapping from ``code`` to an HTTP status lives in ``service.api.problems``.
 

@@ -1,5 +1,5 @@
-"""Gofo over HTTP: a new caja's first front chosen by its player (``inauguration: chosen``; issue 11
-item 3).  Busts are deterministic: each seat's whole caja is its first front, and the hand is played
+"""Gofo over HTTP: a new caja's first front chosen by its player (``inauguration: chosen``).
+Busts are deterministic: each seat's whole caja is its first front, and the hand is played
 all-in (a tie at the canto goes to the seat closer to mano, so exactly one seat loses everything)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Gofo over HTTP: the API gaps a real table hits (issue 11 item 3).
+"""Gofo over HTTP: what a real table needs of the API.
 
 A. a move's answer says who acts next (and, to whoever may see them, that seat's legal actions) and
    the result of a hand the move ended.

@@ -292,7 +292,7 @@ def test_no_one_can_read_a_commitment_before_committing(client, http):
 
 
 def test_brute_forcing_a_reused_salt_fails_before_committing(client, http):
-    """The attack of issue 8: seat 0 reuses in round 2 the salt it revealed in round 1; before committing,
+    """The salt-reuse attack: seat 0 reuses in round 2 the salt it revealed in round 1; before committing,
     seat 1 hashes the 13 possible bids with that salt and looks for them in all it can read."""
     table = GopsTable.create(http, {"profile": "classic", "options": {"prize_order": "ascending"}})
     salt = new_salt()

@@ -3,7 +3,7 @@
 A game's final save packs its document and its whole log into one compressed value in the game's
 hash (the log list is deleted).  Held here, on a real Valkey:
 
-* the memory bound of issue 9: a finished 2-player classic Gops game (13 rounds, 32-byte salts,
+* the memory bound: a finished 2-player classic Gops game (13 rounds, 32-byte salts,
   played as bench plays it) takes at most 4 KiB of ``MEMORY USAGE`` over all its keys;
 * every view, transcript and ETag of a finished game is byte for byte the same whether it is
   read from the archive or from the document and log stored the way every game was stored before

@@ -1,4 +1,4 @@
-"""An attacker's first hour (issue 12), against the real server (gunicorn + Valkey).
+"""An attacker's first hour, against the real server (gunicorn + Valkey).
 
 * Bodies over ``REFEREE_MAX_BODY_BYTES`` are refused with 413 however they are framed: a chunked
   body (no Content-Length) used to be read up to the limit and the rest dropped, so a valid create

@@ -259,7 +259,7 @@ def test_commitments_withheld_from_everyone_else_until_all_committed():
 
 
 def test_reused_salt_cannot_be_brute_forced_before_committing():
-    """The attack of issue 8: seat 0 reuses in round 2 the salt it revealed in round 1; seat 1 tries the
+    """The salt-reuse attack: seat 0 reuses in round 2 the salt it revealed in round 1; seat 1 tries the
     13 possible bids against everything it can read before committing its own — and finds nothing."""
     d = Logged(new_game("g1", ranks=13, prize_order="ascending"))
     salt = "5a" * 32

@@ -1,4 +1,4 @@
-"""One enumerated set of error codes (service.error_codes): the source, the README and the spec agree."""
+"""One enumerated set of error codes (service.error_codes): the source, the client guide and the spec agree."""
 
 from __future__ import annotations
 
@@ -39,9 +39,9 @@ def test_every_enumerated_code_is_used():
     assert not unused, f"enumerated codes nothing raises (remove them from service/error_codes.py): {unused}"
 
 
-def test_the_readme_error_table_is_the_generated_one():
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    assert readme == with_table(readme), f"the README's error table is stale; {FIX}"
+def test_the_client_guide_error_table_is_the_generated_one():
+    guide = (ROOT / "docs" / "client-guide.md").read_text(encoding="utf-8")
+    assert guide == with_table(guide), f"the error table of docs/client-guide.md is stale; {FIX}"
 
 
 def test_the_spec_lists_exactly_the_enumerated_codes():

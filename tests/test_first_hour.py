@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 import requests
 
-from support.readme_blocks import README, fenced_block_after
+from support.readme_blocks import CLIENT_GUIDE, README, fenced_block_after
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 VENV_BIN = Path(sys.executable).parent
@@ -106,14 +106,14 @@ def test_first_hour(make_run_server, offline_page, tmp_path):
     assert curl.returncode == 0, curl.stderr
     assert curl.stdout.strip() == "commit 1 2"
 
-    # 4. The SDK: the README's Python client, generated as the README says, plays a round.
+    # 4. The SDK: the client guide's Python client, generated as the guide says, plays a round.
     (tmp_path / "openapi").mkdir()
     (tmp_path / "openapi" / "openapi.json").write_bytes((REPO_ROOT / "openapi" / "openapi.json").read_bytes())
-    generate = [l for l in fenced_block_after("**Python** (", "sh").splitlines() if "generate" in l]
+    generate = [l for l in fenced_block_after("**Python** (", "sh", CLIENT_GUIDE).splitlines() if "generate" in l]
     gen = subprocess.run(["bash", "-euo", "pipefail", "-c", generate[0]], cwd=tmp_path, env=env,
                          capture_output=True, text=True, timeout=120)
     assert gen.returncode == 0, gen.stdout + gen.stderr
-    (tmp_path / "example.py").write_text(fenced_block_after("**Python** (", "python"))
+    (tmp_path / "example.py").write_text(fenced_block_after("**Python** (", "python", CLIENT_GUIDE))
     run = subprocess.run([sys.executable, "example.py"], cwd=tmp_path, capture_output=True, text=True, timeout=60,
                          env=dict(env, PYTHONPATH=str(tmp_path / "sdk" / "python")))
     assert run.returncode == 0, run.stderr

@@ -1,4 +1,4 @@
-"""Idempotency-Key under real faults (issue 12): the retry gets the first answer, or a clean new apply.
+"""Idempotency-Key under real faults: the retry gets the first answer, or a clean new apply.
 
 Each test runs its own gunicorn against its own Valkey, through a small TCP proxy (``FaultyLink``)
 that lets the test break the app's link to the store at one exact command, deterministically:

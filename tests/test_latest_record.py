@@ -1,4 +1,4 @@
-"""A move tried on the worker's latest record of its game (``Store.latest``, issue 9).
+"""A move tried on the worker's latest record of its game (``Store.latest``).
 
 A worker keeps the stored bytes of each game it last saved or read. A move on such a game is
 applied to that record and saved by one script that also counts the rate limiter's hit: one round

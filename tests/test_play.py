@@ -215,7 +215,7 @@ def test_insecure_origin_hashes_the_readme_vectors(phone, origin):
     page.wait_for_selector("#sha-check[data-ok=yes]")
     assert page.evaluate("window.isSecureContext") is False
     assert page.evaluate("typeof crypto.subtle") == "undefined"
-    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    readme = (Path(__file__).resolve().parent.parent / "docs" / "client-guide.md").read_text(encoding="utf-8")
     vectors = re.findall(r"^\| `(gops-bid-v1\\\|[^`]*)` \+ `([0-9a-f]+)`×(\d+) \| `([0-9a-f]{64})` \|$", readme, re.MULTILINE)
     assert len(vectors) == 4
     for message, unit, times, digest in vectors:

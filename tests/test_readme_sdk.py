@@ -1,5 +1,5 @@
-"""The README's SDK section, run as written: generate each client into sdk/ from the committed spec,
-install it, and run the README's Python and TypeScript programs against a live server."""
+"""The client guide's SDK section (docs/client-guide.md), run as written: generate each client into sdk/
+from the committed spec, install it, and run its Python and TypeScript programs against a live server."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from support.readme_blocks import fenced_block_after
+from support.readme_blocks import CLIENT_GUIDE, fenced_block_after
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 SPEC = REPO_ROOT / "openapi" / "openapi.json"
@@ -30,7 +30,7 @@ def sh(script: str, cwd: Path, env: dict, timeout: float = 300) -> str:
 
 
 def checkout_like(tmp_path: Path) -> Path:
-    """A directory laid out like the repo for the README's commands: openapi/openapi.json."""
+    """A directory laid out like the repo for the guide's commands: openapi/openapi.json."""
     (tmp_path / "openapi").mkdir(parents=True)
     shutil.copyfile(SPEC, tmp_path / "openapi" / "openapi.json")
     return tmp_path
@@ -39,7 +39,7 @@ def checkout_like(tmp_path: Path) -> Path:
 def python_env(tmp_path: Path) -> dict:
     """A fresh venv whose pip and python come first on PATH. The project venv's packages are
     visible to it (a .pth file), so `pip install openapi-python-client` finds it installed; what
-    the README installs lands in this venv only."""
+    the guide installs lands in this venv only."""
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=120)
     site = subprocess.run([venv / "bin" / "python", "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
@@ -54,11 +54,11 @@ def python_env(tmp_path: Path) -> dict:
 def test_readme_python_sdk_installs_and_plays_a_round(live_server, tmp_path):
     work = checkout_like(tmp_path / "repo")
     env = python_env(tmp_path)
-    sh(fenced_block_after("**Python** (", "sh"), work, env)
+    sh(fenced_block_after("**Python** (", "sh", CLIENT_GUIDE), work, env)
     assert (work / "sdk" / "python" / "card_game_referee_client" / "__init__.py").is_file()
     (tmp_path / "run").mkdir()
     program = tmp_path / "run" / "example.py"  # run away from sdk/: the installed package is imported
-    program.write_text(fenced_block_after("**Python** (", "python"))
+    program.write_text(fenced_block_after("**Python** (", "python", CLIENT_GUIDE))
     out = sh(f"python {program}", tmp_path / "run", dict(env, API=live_server), timeout=120)
     lines = out.strip().splitlines()
     assert re.fullmatch(r"round 1 bids \{'0': \[1\], '1': \[13\]\} scores \['0', '\d+'\]", lines[0]), out
@@ -70,11 +70,11 @@ def test_readme_typescript_sdk_compiles_and_plays_a_round(live_server, tmp_path)
 
     work = checkout_like(tmp_path)
     env = dict(os.environ, PATH=f"{VENV_BIN}{os.pathsep}{os.environ['PATH']}", API=live_server)
-    generate, install = fenced_block_after("**TypeScript** (", "sh").strip().splitlines()[1:]
+    generate, install = fenced_block_after("**TypeScript** (", "sh", CLIENT_GUIDE).strip().splitlines()[1:]
     assert install.startswith("npm install typescript@5 @types/node@20")
     sh(generate, work, env)  # `pip install openapi-generator-cli` is the test extra's; npm's: the pinned toolchain
     assert (work / "sdk" / "typescript" / "index.ts").is_file()
     (work / "node_modules").symlink_to(_node_toolchain(), target_is_directory=True)
-    (work / "play.ts").write_text(fenced_block_after("`play.ts`:", "ts"))
-    out = sh(fenced_block_after("`play.ts`:", "sh"), work, env, timeout=240)
+    (work / "play.ts").write_text(fenced_block_after("`play.ts`:", "ts", CLIENT_GUIDE))
+    out = sh(fenced_block_after("`play.ts`:", "sh", CLIENT_GUIDE), work, env, timeout=240)
     assert re.fullmatch(r'round 1 bids \{"0":\[1\],"1":\[13\]\} scores \["0","\d+"\]', out.strip()), out

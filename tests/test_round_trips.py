@@ -1,4 +1,4 @@
-"""The request path of a move, held to issue 9: how many Redis round trips, and views sent as built.
+"""The request path of a move: how many Redis round trips, and views sent as built.
 
 * **Round trips**, counted by bench's TCP proxy between the app and a real Valkey
   (``bench.redis_counts.CountingProxy``: one round trip each time the client starts sending after

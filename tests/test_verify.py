@@ -453,7 +453,7 @@ def test_per_game_results_in_the_result_are_checked_when_present(played):
     assert any(re.search(PRIZE_MISMATCH + r" \S+-1 \(result.games \(game 1\)\)", p) for p in problems), problems
 
 
-# ------------------------------------------------ issue 8: withheld commitments, illegal bids, refills
+# ------------------------------------------------ withheld commitments, illegal bids, refills
 
 
 def test_a_transcript_exported_before_every_seat_committed_withholds_the_commitment(client):

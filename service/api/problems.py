@@ -80,7 +80,7 @@ class ProblemSchema(ma.Schema):
     detail = ma.fields.String(metadata={"description": "What went wrong in this request"})
     code = ma.fields.String(
         validate=ma.validate.OneOf([c.value for c in ErrorCode]),
-        metadata={"description": "Stable machine-readable error code (service.error_codes; the README's table)"},
+        metadata={"description": "Stable machine-readable error code (service.error_codes; the table in docs/client-guide.md)"},
     )
     errors = ma.fields.Dict(
         keys=ma.fields.String(),

@@ -1,6 +1,6 @@
 """The gunicorn worker the referee runs: gevent, plus two guards against slow and greedy clients.
 
-Why gevent (numbers in ``bench/streams.py`` and the README's "Live updates"): a Server-Sent
+Why gevent (docs/operations.md, "Serving"): a Server-Sent
 Events stream holds its connection for minutes.  With gthread (2 workers × 4 threads) every open
 stream holds a thread, so 8 streams stop the API; with gevent a stream (or a slow client) holds a
 greenlet of a few tens of KiB, and one worker serves ``worker_connections`` of them.  Per move and
@@ -378,7 +378,7 @@ def settle_reuse_port(arbiter) -> None:
     addresses.  With one socket shared by every worker, a burst of connections (a load balancer
     opening its pool, 16 phones at once) is mostly accepted by whichever worker wakes first: on
     2 cores, all 16 by one worker in 8 bursts of 12, and that worker's core is the server's whole
-    capacity (bench/README.md "Pass 10").
+    capacity (bench/README.md "A socket per worker").
 
     Off where a socket of its own per worker cannot work: a Unix socket, sockets handed over by
     systemd (``LISTEN_FDS``), a re-executed master (``GUNICORN_FD``), port 0 (each worker would

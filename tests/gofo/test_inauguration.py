@@ -1,4 +1,4 @@
-"""A new caja's first front chosen by its player (``inauguration: chosen``; issue 11 item 3, item 3 of it).
+"""A new caja's first front chosen by its player (``inauguration: chosen``).
 
 gofo.md: "A player with no chips at all takes a new caja and, in its first hand, may again put 2–3×
 [the refill] in front ('inauguración de caja')".  Busts are made deterministic with a tiny caja whose

@@ -1,4 +1,4 @@
-"""The answer to a move (issue 11 item 3 A): who acts next, whose legal actions are shown, the
+"""The answer to a move: who acts next, whose legal actions are shown, the
 result of the hand the move ended — decided by the referee and the observer."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""A tabletop table reports the first dealer its real draw chose (issue 11 item 3 B)."""
+"""A tabletop table reports the first dealer its real draw chose."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""A table that resumes a session begun on paper: its ledger and next dealer (issue 11 item 3 D)."""
+"""A table that resumes a session begun on paper: its ledger and next dealer."""
 
 from __future__ import annotations
 

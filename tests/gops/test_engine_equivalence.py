@@ -1,4 +1,4 @@
-"""The engine behaves exactly as ``main``'s did before the hot-path work (issue #9).
+"""The engine behaves exactly as recorded in ``engine_golden.json``.
 
 ``engine_golden.json`` holds, for 200 seeded random playouts (2–7 players, every resolution,
 carry-over and discard, multi-card bids, open prizes, hidden prizes, reported orders, deadlines,

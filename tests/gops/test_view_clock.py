@@ -1,4 +1,4 @@
-"""A Gops view takes from the clock only what ``observer.view_clock`` says (issue #9).
+"""A Gops view takes from the clock only what ``observer.view_clock`` says.
 
 A view once serialized is sent again to every read of the same stored bytes, seat and
 ``view_clock`` (``service.api.views.shared_view``). That is right only if two views of one state

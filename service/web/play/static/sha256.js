@@ -2,7 +2,7 @@
 // Not crypto.subtle.digest: on http://192.168.x.x (not a secure context) crypto.subtle is missing.
 import { sha256 } from './vendor/js-sha256@1.0.0/index.mjs';
 
-// The README's test vectors (Commitments): message, expected lowercase hex digest.
+// The test vectors of docs/client-guide.md (Commitments): message, expected lowercase hex digest.
 export const VECTORS = [
   ['gops-bid-v1|g1|1|0|9|' + '00'.repeat(32), '46d7d03167c517bb7c078be660341cb9f2eaf24ef113d2c1e6c98c12475cc50a'],
   ['gops-bid-v1|demo-game_7|3|1|3,11|' + '0123456789abcdef'.repeat(4), 'c8c8e73e13989124a2f7221cd08c4a979db608bab407e8e655696f8a9413db6d'],
