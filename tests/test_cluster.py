@@ -29,9 +29,8 @@ from typing import Any
 import pytest
 import redis
 import requests
-from conftest import start_gunicorn, stop_process
-from support.gofo_http import GofoTable
-from support.gops_http import GopsTable, Http, LiveHttp, lowest, new_salt
+from support.client import GofoTable, GopsGame, Http, LiveHttp, bearer, lowest, new_salt
+from support.servers import start_gunicorn, stop_process
 from support.sse_client import RawStream, pump
 
 from service.storage.embedded import start_cluster
@@ -59,9 +58,7 @@ class TwoApis(Http):
 
     def request(self, method: str, path: str, body: Any = None, token: str | None = None,
                 headers: dict[str, str] | None = None) -> tuple[int, Any, requests.Response | None]:
-        hdrs = dict(headers or {})
-        if token:
-            hdrs["Authorization"] = f"Bearer {token}"
+        hdrs = {**(headers or {}), **bearer(token)}
         deadline = time.monotonic() + self.give_up_after
         while True:
             i = next(self._next)
@@ -180,7 +177,7 @@ def test_the_app_builds_a_cluster_client_that_spublishes(cluster):
 
 
 def test_whole_games_across_two_api_processes(http, apis, cluster):
-    gops = GopsTable.create(http, {"profile": "classic"})
+    gops = GopsGame.create(http, {"profile": "classic"})
     final = gops.play_to_end(lowest)
     assert final["phase"] == "over" and final["result"]["games_played"] == 1
     assert sorted({e["version"] for e in gops.transcript()["entries"]}) == list(range(1, final["version"] + 1))
@@ -189,7 +186,7 @@ def test_whole_games_across_two_api_processes(http, apis, cluster):
     mano = table.hand()["mano"]
     table.play("open", amount=1)
     table.play("enter", blind=True)
-    status, view = table.move((mano + 2) % 3, "enter", blind=False)
+    status, view = table.move((mano + 2) % 3, "enter", {"blind": False})
     assert status == 200, view
     table.play("pass")
     table.play("raise", amount=1)
@@ -226,7 +223,7 @@ def open_stream(base: str, path: str) -> RawStream:
 
 def test_an_event_made_on_one_process_reaches_a_stream_on_the_other(apis):
     """Sharded pub/sub: SPUBLISH in the save on the game's shard, SSUBSCRIBE in the other process."""
-    game = GopsTable.create(LiveHttp(apis[1]), {"profile": "classic"})
+    game = GopsGame.create(LiveHttp(apis[1]), {"profile": "classic"})
     stream = open_stream(apis[0], f"{game.base}/events?timeout=60")
     try:
         assert pump([stream], lambda: 1 in stream.versions, 20), (stream.status, stream.raw[-500:])
@@ -246,7 +243,7 @@ def test_an_event_made_on_one_process_reaches_a_stream_on_the_other(apis):
 
 
 def test_a_move_waits_for_the_replica(http, apis, cluster):
-    game = GopsTable.create(http, {"profile": "classic"})
+    game = GopsGame.create(http, {"profile": "classic"})
     primary = cluster.primary_for(game_key("gops", game.id))
     (replica,) = cluster.replicas_of(primary)
     before = sum(metric(base, "referee_store_unreplicated_writes_total") for base in apis)
@@ -275,7 +272,7 @@ def test_a_move_waits_for_the_replica(http, apis, cluster):
 
 
 def test_primary_killed_mid_game_no_acknowledged_move_lost(http, apis, cluster):
-    game = GopsTable.create(http, {"profile": "classic"})
+    game = GopsGame.create(http, {"profile": "classic"})
     for k in range(1, 5):
         game.play_round({0: [k], 1: [14 - k]})
     acknowledged = game.public()

@@ -30,11 +30,16 @@ from typing import Any
 
 import pytest
 import requests
-from conftest import start_gunicorn, stop_process
-from support.gops_http import Http, new_salt
+from support.client import Http, bearer, new_salt
+from support.servers import (
+    gunicorn_workers,
+    start_gunicorn,
+    stop_process,
+    wait_for_workers,
+)
 from support.store import logged_entries, stored_version
 
-from bench.procfs import children, socket_owners, tcp_sockets
+from bench.procfs import socket_owners, tcp_sockets
 from service.games import commitments, gops
 from service.storage.embedded import free_port
 
@@ -69,9 +74,7 @@ class RetryingHttp(Http):
 
     def request(self, method: str, path: str, body: Any = None, token: str | None = None,
                 headers: dict[str, str] | None = None) -> tuple[int, Any]:
-        hdrs = dict(headers or {})
-        if token:
-            hdrs["Authorization"] = f"Bearer {token}"
+        hdrs = {**(headers or {}), **bearer(token)}
         deadline = time.monotonic() + self.give_up_after
         attempt = 0
         while True:
@@ -229,25 +232,10 @@ def check_transcript(player: Player, final: dict[str, Any]) -> list[dict[str, An
     return entries
 
 
-def gunicorn_workers(master_pid: int) -> list[int]:
-    """PIDs of the gunicorn master's children (its workers), from /proc."""
-    return children(master_pid)
-
-
 def workers_serving(master_pid: int, port: int) -> list[int]:
     """The workers holding an open client connection on ``port`` right now."""
     established = {inode for inode, state in tcp_sockets(port).items() if state == "established"}
     return list(socket_owners(established, gunicorn_workers(master_pid)))
-
-
-def wait_for_workers(master_pid: int, n: int, timeout: float = 30.0) -> list[int]:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        pids = gunicorn_workers(master_pid)
-        if len(pids) >= n:
-            return pids
-        time.sleep(0.02)
-    raise AssertionError(f"gunicorn has {len(gunicorn_workers(master_pid))} workers, expected {n}")
 
 
 def server_log_errors(log_path: Path) -> list[str]:
@@ -389,7 +377,7 @@ def assert_unavailable(http: RetryingHttp, method: str, path: str, body: Any = N
     """The API answers 503 store_unavailable problem+json, quickly."""
     started = time.monotonic()
     r = http.session.request(method, http.base + path, json=body if method == "POST" else None,
-                             headers={"Authorization": f"Bearer {token}"} if token else {}, timeout=limit + 10)
+                             headers=bearer(token), timeout=limit + 10)
     elapsed = time.monotonic() - started
     assert r.status_code == 503, (method, path, r.status_code, r.text)
     assert r.headers["Content-Type"].startswith(PROBLEM)

@@ -22,8 +22,7 @@ import pytest
 import redis as redis_lib
 import requests
 
-from support.gofo_http import GofoTable
-from support.gops_http import FlaskHttp, GopsTable, LiveHttp, new_salt
+from support.client import FlaskHttp, GofoTable, GopsGame, LiveHttp, bearer, new_salt
 from service.games import commitments
 from service.storage import live
 from service.storage.store import Change, Store
@@ -38,10 +37,6 @@ def events_of(response):
     return events, comments
 
 
-def bearer(token):
-    return {"Authorization": f"Bearer {token}"} if token else {}
-
-
 @pytest.fixture
 def http(client):
     return FlaskHttp(client)
@@ -49,10 +44,10 @@ def http(client):
 
 @pytest.fixture
 def game(http):
-    return GopsTable.create(http, {"profile": "classic"})
+    return GopsGame.create(http, {"profile": "classic"})
 
 
-def commit(game: GopsTable, seat: int, card: int, salt: str) -> None:
+def commit(game: GopsGame, seat: int, card: int, salt: str) -> None:
     status, data = game.commit(seat, 1, [card], salt)
     assert status == 200, data
 
@@ -92,7 +87,7 @@ def test_heartbeats_while_nothing_happens(app, client, game):
 
 def test_a_finished_game_ends_the_stream_and_a_resume_gets_204(app, client, game, http):
     app.config["STREAM_MAX_SECONDS"] = 300  # the suite's apps cap streams at 1 s (tests/conftest.py)
-    status, data = http.post(f"{game.base}/seats/0/resign", {}, game.seat_tokens[0])
+    status, data = game.move(0, "resign")
     assert status == 200 and data["phase"] == "over"
     started = time.monotonic()
     events, _ = events_of(client.get(f"{game.base}/events?timeout=30"))
@@ -108,7 +103,7 @@ def test_streams_are_authorized_like_the_views(client, game):
     assert r.status_code == 401 and r.get_json()["code"] == "invalid_token"
     r = client.get(f"{game.base}/events?timeout=1", headers={"Authorization": "Basic abc"})
     assert r.status_code == 401 and r.get_json()["code"] == "missing_token"
-    other = GopsTable.create(FlaskHttp(client), {"profile": "classic"})
+    other = GopsGame.create(FlaskHttp(client), {"profile": "classic"})
     r = client.get(f"{game.base}/events?timeout=1", headers=bearer(other.seat_tokens[0]))
     assert r.status_code == 401  # a token of another game
     r = client.get("/v1/gops/games/nosuchgame/events?timeout=1")
@@ -185,7 +180,7 @@ def test_the_app_hub_follows_the_store(app):
 @pytest.fixture(scope="module")
 def two_servers(redis_server, tmp_path_factory):
     """Two gunicorn processes (one gevent worker each) on the one Valkey, sharing a key prefix."""
-    from conftest import start_gunicorn, stop_process
+    from support.servers import start_gunicorn, stop_process
 
     env = {"REFEREE_RATE_LIMIT_PER_MINUTE": "0", "REFEREE_CREATE_LIMIT_PER_HOUR": "0",
            "REFEREE_KEY_PREFIX": f"events-{uuid.uuid4().hex[:8]}", "GUNICORN_ACCESSLOG": ""}
@@ -212,7 +207,7 @@ def wait_for(streams, version: int, timeout: float = 20) -> None:
 
 def test_moves_through_one_process_reach_streams_on_the_other(two_servers):
     a, b = two_servers
-    game = GopsTable.create(LiveHttp(b), {"profile": "classic"})
+    game = GopsGame.create(LiveHttp(b), {"profile": "classic"})
     streams = [open_stream(a, f"{game.base}/events?timeout=120", token)
                for token in (None, game.host_token, *game.seat_tokens)]
     try:
@@ -243,7 +238,7 @@ def test_moves_through_one_process_reach_streams_on_the_other(two_servers):
 
 def test_resume_on_the_other_process_misses_nothing_and_repeats_nothing(two_servers):
     a, b = two_servers
-    game = GopsTable.create(LiveHttp(a), {"profile": "classic"})
+    game = GopsGame.create(LiveHttp(a), {"profile": "classic"})
     first = open_stream(a, f"{game.base}/events?timeout=60", game.seat_tokens[0])
     wait_for([first], 1)
     first.close()  # the phone loses its connection...
@@ -306,7 +301,7 @@ def test_gofo_streams_never_carry_a_card_the_caller_may_not_see(two_servers):
 # ------------------------------------------------------------ many streams
 
 
-def p50_move_latency(base: str, game: GopsTable, session: requests.Session, rounds: int) -> list[float]:
+def p50_move_latency(base: str, game: GopsGame, session: requests.Session, rounds: int) -> list[float]:
     """Play ``rounds`` rounds (4 moves each) of ``game`` and return each move's latency."""
     latencies = []
     for _ in range(rounds):
@@ -335,7 +330,7 @@ def test_300_open_streams_and_moves_keep_their_latency(live_server):
     """With gthread 2×4 the 9th stream would already wait for a thread; gevent holds them all."""
     session = requests.Session()
     http = LiveHttp(live_server, session)
-    quiet, watched = (GopsTable.create(http, {"profile": "classic"}) for _ in range(2))
+    quiet, watched = (GopsGame.create(http, {"profile": "classic"}) for _ in range(2))
     before = p50_move_latency(live_server, quiet, session, 3)
     # 300 streams on the watched game, from 10 client addresses (the per-client cap counts each).
     host, port = live_server.removeprefix("http://").split(":")

@@ -8,7 +8,7 @@ import contextlib
 import threading
 import time
 
-from support.gops_http import FlaskHttp, GopsTable, new_salt
+from support.client import FlaskHttp, GopsGame, new_salt
 from service.storage import live
 from service.api import events
 
@@ -34,7 +34,7 @@ def test_subscription_news_without_a_version_means_read_the_store():
 
 
 def test_a_reconnect_makes_the_stream_reload_at_once(app, client):
-    game = GopsTable.create(FlaskHttp(client), {"profile": "classic"})
+    game = GopsGame.create(FlaskHttp(client), {"profile": "classic"})
     store, hub = app.extensions["referee_store"], SilentHub()
     with app.test_request_context():
         record = store.load("gops", game.id)
@@ -57,7 +57,7 @@ def test_a_reconnect_makes_the_stream_reload_at_once(app, client):
 def test_the_event_cache_bounds_its_locks(app, client):
     cache = events.EventCache(size=2)
     store = app.extensions["referee_store"]
-    games = [GopsTable.create(FlaskHttp(client), {"profile": "classic"}) for _ in range(3)]
+    games = [GopsGame.create(FlaskHttp(client), {"profile": "classic"}) for _ in range(3)]
     with app.test_request_context():
         failing = events.Viewer("public", lambda r: 1 / 0, None, lambda d: False, lambda d: "")
         for n in range(10):

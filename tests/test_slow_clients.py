@@ -33,7 +33,7 @@ import time
 import pytest
 import requests
 
-from support.gops_http import GopsTable, LiveHttp, lowest
+from support.client import GopsGame, LiveHttp, lowest
 from support.sse_client import RawStream, pump
 
 BODY_TIMEOUT = 10.0  # REFEREE_BODY_TIMEOUT's default
@@ -224,7 +224,7 @@ def test_idle_connections_are_capped_per_client_and_closed(live_server, game_id)
 def one_worker(redis_server, tmp_path):
     """A gunicorn of one worker with a cap of 10 connections per client: which worker takes a
     connection is the kernel's choice, so the cap's edge is exact only with one."""
-    from conftest import start_gunicorn, stop_process
+    from support.servers import start_gunicorn, stop_process
 
     proc, base = start_gunicorn(redis_server.url, tmp_path / "gunicorn.log", workers=1, extra_env={
         "REFEREE_MAX_CONNECTIONS_PER_CLIENT": "10", "REFEREE_STREAM_HEARTBEAT_SECONDS": "1",
@@ -410,7 +410,7 @@ def test_a_stream_that_is_never_read_is_closed_at_its_deadline(one_worker):
     waits for the client.  The stream ends at its deadline all the same: the open-streams gauge comes
     back down and the server resets the connection."""
     http = LiveHttp(one_worker, requests.Session())
-    match = GopsTable.create(http, {"match": {"format": "cumulative", "games": 50}})  # views grow by the round
+    match = GopsGame.create(http, {"match": {"format": "cumulative", "games": 50}})  # views grow by the round
     before = open_streams(one_worker)
     host, port = host_port(one_worker)
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
