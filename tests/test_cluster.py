@@ -103,6 +103,8 @@ def apis(cluster, tmp_path_factory):
         "REFEREE_CREATE_LIMIT_PER_HOUR": "100000",
         "REFEREE_REDIS_WAIT_TIMEOUT_MS": str(WAIT_TIMEOUT_MS),
         "GUNICORN_GRACEFUL_TIMEOUT": "3",  # idle keep-alives need not hold the teardown
+        # No heartbeat within a test's waits: a stream hears of a version only by its push.
+        "REFEREE_STREAM_HEARTBEAT_SECONDS": "300",
     }
     started = []
     try:
@@ -224,18 +226,17 @@ def open_stream(base: str, path: str) -> RawStream:
 def test_an_event_made_on_one_process_reaches_a_stream_on_the_other(apis):
     """Sharded pub/sub: SPUBLISH in the save on the game's shard, SSUBSCRIBE in the other process."""
     game = GopsGame.create(LiveHttp(apis[1]), {"profile": "classic"})
-    stream = open_stream(apis[0], f"{game.base}/events?timeout=60")
+    stream = open_stream(apis[0], f"{game.base}/events?timeout=120")
     try:
-        assert pump([stream], lambda: 1 in stream.versions, 20), (stream.status, stream.raw[-500:])
+        assert pump([stream], lambda: 1 in stream.versions, 60), (stream.status, stream.raw[-500:])
         salts = [new_salt(), new_salt()]
         for version, move in enumerate([lambda: game.commit(0, 1, [1], salts[0]),
                                         lambda: game.commit(1, 1, [13], salts[1])], start=2):
             status, data = move()
             assert status == 200, data
-            started = time.monotonic()
-            assert pump([stream], lambda: version in stream.versions, 20), stream.versions
-            # pushed, not found by a heartbeat's look: well under a second on loopback
-            assert time.monotonic() - started < 2.0, time.monotonic() - started
+            assert pump([stream], lambda: version in stream.versions, 60), stream.versions
+        # Pushed, not found by a heartbeat's look: no heartbeat came (it would come before the look).
+        assert "keep-alive" not in stream.comments, stream.comments
         assert stream.versions == [1, 2, 3]
         assert stream.response_headers["content-type"].startswith("text/event-stream")
     finally:
@@ -248,9 +249,7 @@ def test_a_move_waits_for_the_replica(http, apis, cluster):
     (replica,) = cluster.replicas_of(primary)
     before = sum(metric(base, "referee_store_unreplicated_writes_total") for base in apis)
 
-    started = time.monotonic()
-    game.play_round({0: [1], 1: [2]})
-    awake = time.monotonic() - started
+    game.play_round({0: [1], 1: [2]})  # the replica awake: every WAIT answered, nothing counted
     assert sum(metric(base, "referee_store_unreplicated_writes_total") for base in apis) == before
 
     # The replica asleep: WAIT gives up after its timeout; the move stands and is counted.
@@ -267,7 +266,7 @@ def test_a_move_waits_for_the_replica(http, apis, cluster):
     asleep = time.monotonic() - started
     nap.join()
     assert status == 200, data
-    assert asleep >= WAIT_TIMEOUT_MS / 1000 > awake / 4, (asleep, awake)
+    assert asleep >= WAIT_TIMEOUT_MS / 1000, asleep  # the move waited out WAIT's timeout
     assert sum(metric(base, "referee_store_unreplicated_writes_total") for base in apis) == before + 1
 
 

@@ -13,14 +13,12 @@ In-process (Flask test client on the real Valkey): what a stream carries, resume
 from __future__ import annotations
 
 import json
-import statistics
 import threading
 import time
 import uuid
 
 import pytest
 import redis as redis_lib
-import requests
 
 from support.client import FlaskHttp, GofoTable, GopsGame, LiveHttp, bearer, new_salt
 from service.games import commitments
@@ -87,11 +85,11 @@ def test_heartbeats_while_nothing_happens(app, client, game):
 
 def test_a_finished_game_ends_the_stream_and_a_resume_gets_204(app, client, game, http):
     app.config["STREAM_MAX_SECONDS"] = 300  # the suite's apps cap streams at 1 s (tests/conftest.py)
+    app.config["STREAM_HEARTBEAT_SECONDS"] = 0.2
     status, data = game.move(0, "resign")
     assert status == 200 and data["phase"] == "over"
-    started = time.monotonic()
-    events, _ = events_of(client.get(f"{game.base}/events?timeout=30"))
-    assert time.monotonic() - started < 20  # ended after the final state, not at the timeout
+    events, comments = events_of(client.get(f"{game.base}/events?timeout=30"))
+    assert "keep-alive" not in comments  # ended after the final state, never waited for the timeout
     assert events[-1].json()["phase"] == "over"
     final = events[-1].id
     r = client.get(f"{game.base}/events", headers={"Last-Event-ID": final})
@@ -139,13 +137,18 @@ def test_long_poll(app, client, game):
             other.post(f"{game.base}/seats/1/commit", json={"round": 1, "commitment": c},
                        headers=bearer(game.seat_tokens[1]))
 
-    mover = threading.Thread(target=move_soon)
+    def poll():
+        answers.append(client.get(f"{path}?wait_for_version=2&timeout=300"))
+
+    answers: list = []
+    mover, poller = threading.Thread(target=move_soon), threading.Thread(target=poll, daemon=True)
+    poller.start()
     mover.start()
-    started = time.monotonic()
-    r = client.get(f"{path}?wait_for_version=2&timeout=60")
     mover.join()
+    poller.join(120)  # answered by the move, not by the poll's 300 s timeout
+    assert answers, "the poll was not answered when the move was stored"
+    r = answers[0]
     assert r.status_code == 200 and r.get_json()["version"] == 2
-    assert time.monotonic() - started < 30
 
 
 @pytest.mark.parametrize("sharded", [False, True])
@@ -301,37 +304,27 @@ def test_gofo_streams_never_carry_a_card_the_caller_may_not_see(two_servers):
 # ------------------------------------------------------------ many streams
 
 
-def p50_move_latency(base: str, game: GopsGame, session: requests.Session, rounds: int) -> list[float]:
-    """Play ``rounds`` rounds (4 moves each) of ``game`` and return each move's latency."""
-    latencies = []
+def play_rounds(game: GopsGame, rounds: int) -> None:
+    """Play ``rounds`` rounds (4 moves each) of ``game``: every move must be answered 200."""
     for _ in range(rounds):
         state = game.public()
-        round_ = state["round"]
+        round_, game_id = state["round"], state["game_id"]
         salts = {seat: new_salt() for seat in (0, 1)}
-        cards = {0: state["hands"][0][0], 1: state["hands"][1][-1]}
-        requests_ = []
+        cards = {0: [state["hands"][0][0]], 1: [state["hands"][1][-1]]}
         for seat in (0, 1):
-            c = commitments.bid_commitment(game.id, round_, seat, [cards[seat]], salts[seat])
-            requests_.append((f"{game.base}/seats/{seat}/commit", {"round": round_, "commitment": c}, seat))
+            status, data = game.commit(seat, round_, cards[seat], salts[seat], game_id=game_id)
+            assert status == 200, data
         for seat in (0, 1):
-            requests_.append((f"{game.base}/seats/{seat}/reveal",
-                              {"round": round_, "cards": [cards[seat]], "salt": salts[seat]}, seat))
-        for path, body, seat in requests_:
-            started = time.perf_counter()
-            r = session.post(base + path, json=body, headers=bearer(game.seat_tokens[seat]), timeout=30)
-            latencies.append(time.perf_counter() - started)
-            assert r.status_code == 200, r.text
-            time.sleep(0.02)
-    return latencies
+            status, data = game.reveal(seat, round_, cards[seat], salts[seat])
+            assert status == 200, data
 
 
 @pytest.mark.slow
-def test_300_open_streams_and_moves_keep_their_latency(live_server):
-    """With gthread 2×4 the 9th stream would already wait for a thread; gevent holds them all."""
-    session = requests.Session()
-    http = LiveHttp(live_server, session)
+def test_300_open_streams_do_not_hold_up_moves(live_server):
+    """With gthread 2×4 the 9th stream would already wait for a thread; gevent holds them all: every
+    stream is served, and moves on the watched game and on another are answered while all are open."""
+    http = LiveHttp(live_server)
     quiet, watched = (GopsGame.create(http, {"profile": "classic"}) for _ in range(2))
-    before = p50_move_latency(live_server, quiet, session, 3)
     # 300 streams on the watched game, from 10 client addresses (the per-client cap counts each).
     host, port = live_server.removeprefix("http://").split(":")
     audiences = [None, *watched.seat_tokens]  # spectators and both seats
@@ -343,22 +336,16 @@ def test_300_open_streams_and_moves_keep_their_latency(live_server):
         pumping = threading.Thread(target=pump, args=(streams, stop.is_set, 300))
         pumping.start()
         try:
-            during = p50_move_latency(live_server, watched, session, 3)
+            play_rounds(watched, 3)
+            play_rounds(quiet, 1)
         finally:
             stop.set()
             pumping.join()
-        after = p50_move_latency(live_server, quiet, session, 3)
         final = watched.public()["version"]
+        assert final == 1 + 3 * 4
         wait_for(streams, final, timeout=60)
-        for s in streams:
-            assert s.versions == sorted(set(s.versions)) and s.versions[-1] == final
-        base_p50 = max(statistics.median(before), statistics.median(after))
-        p50 = statistics.median(during)
-        print(f"move p50: {base_p50 * 1000:.1f} ms without streams, {p50 * 1000:.1f} ms with 300 open")
-        # What this catches is streams that block moves (a stream holding a worker: seconds, or
-        # never). 8× / +0.25 s and not tighter: with other suites on both cores the streams' own
-        # CPU (300 sockets pumped) made the p50 7× a 85 ms baseline once, with nothing wrong.
-        assert p50 <= max(8 * base_p50, base_p50 + 0.25), (before, during, after)
+        for s in streams:  # each stream open all along: every version it saw in order, the last one too
+            assert s.status == 200 and s.versions == sorted(set(s.versions)) and s.versions[-1] == final
     finally:
         for s in streams:
             s.close()
