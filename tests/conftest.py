@@ -164,3 +164,5 @@ def live_server(redis_server, tmp_path_factory):
 
 # Browser tests: headless Debian chromium driven by Playwright (tests/support/browser.py).
 from support.browser import browser, offline_page  # noqa: E402,F401  (fixtures)
+# The Python SDK generated from the committed spec (tests/test_sdk_clients.py, tests/test_sdk_match.py).
+from support.sdk import python_sdk  # noqa: E402,F401  (fixture)

@@ -23,22 +23,18 @@ belongs in the marshmallow schemas / flask-smorest settings that produce it.
 from __future__ import annotations
 
 import hashlib
-import importlib
 import json
 import re
 import secrets
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 import requests
-from support.sdk import SDK_TESTS, node_toolchain, run
+from support.sdk import SDK_TESTS, SPEC, node_toolchain, run
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
-SPEC = REPO_ROOT / "openapi" / "openapi.json"
-PY_PACKAGE = "referee_client"
 
 pytestmark = pytest.mark.slow
 
@@ -68,28 +64,6 @@ def expected_totals(prize_order: list[int]) -> list[int]:
 
 
 # --------------------------------------------------------------------------- Python client
-
-
-@pytest.fixture(scope="session")
-def python_sdk(tmp_path_factory):
-    """The package openapi-python-client generates from the committed spec, imported."""
-    out = tmp_path_factory.mktemp("python-sdk")
-    config = out / "config.json"
-    # No post hooks (they would only reformat with ruff); every warning fails the generation.
-    config.write_text(json.dumps({"post_hooks": [], "package_name_override": PY_PACKAGE}))
-    run(
-        [sys.executable, "-m", "openapi_python_client", "generate", "--path", SPEC,
-         "--output-path", out / PY_PACKAGE, "--meta", "none", "--config", config, "--fail-on-warning"],
-        cwd=out, timeout=120,
-    )
-    sys.path.insert(0, str(out))
-    importlib.invalidate_caches()
-    try:
-        yield importlib.import_module(PY_PACKAGE)
-    finally:
-        sys.path.remove(str(out))
-        for name in [m for m in sys.modules if m == PY_PACKAGE or m.startswith(PY_PACKAGE + ".")]:
-            del sys.modules[name]
 
 
 def roundtrips(parsed, response) -> None:

@@ -1,19 +1,26 @@
-"""The toolchain the generated SDKs are built with: ``run`` a command (its output is the failure
-message), and ``node_toolchain``, the pinned TypeScript and @types/node of ``tests/sdk``."""
+"""The generated SDKs and their toolchain: ``run`` a command (its output is the failure message),
+``node_toolchain``, the pinned TypeScript and @types/node of ``tests/sdk``, and the session fixture
+``python_sdk``, the package openapi-python-client generates from the committed spec (registered in
+tests/conftest.py)."""
 
 from __future__ import annotations
 
 import hashlib
+import importlib
+import json
 import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 REPO_ROOT = Path(__file__).resolve().parent.parent.parent
+SPEC = REPO_ROOT / "openapi" / "openapi.json"
 SDK_TESTS = REPO_ROOT / "tests" / "sdk"
 CACHE = Path(os.environ.get("REFEREE_SDK_CACHE", REPO_ROOT / ".cache" / "sdk-tests"))
+PY_PACKAGE = "referee_client"
 
 
 def run(cmd: list[str], *, cwd: Path | None = None, timeout: float = 180, env: dict | None = None) -> str:
@@ -59,3 +66,25 @@ def node_toolchain() -> Path:
     )
     stamp_file.write_text(stamp)
     return home / "node_modules"
+
+
+@pytest.fixture(scope="session")
+def python_sdk(tmp_path_factory):
+    """The package openapi-python-client generates from the committed spec, imported."""
+    out = tmp_path_factory.mktemp("python-sdk")
+    config = out / "config.json"
+    # No post hooks (they would only reformat with ruff); every warning fails the generation.
+    config.write_text(json.dumps({"post_hooks": [], "package_name_override": PY_PACKAGE}))
+    run(
+        [sys.executable, "-m", "openapi_python_client", "generate", "--path", SPEC,
+         "--output-path", out / PY_PACKAGE, "--meta", "none", "--config", config, "--fail-on-warning"],
+        cwd=out, timeout=120,
+    )
+    sys.path.insert(0, str(out))
+    importlib.invalidate_caches()
+    try:
+        yield importlib.import_module(PY_PACKAGE)
+    finally:
+        sys.path.remove(str(out))
+        for name in [m for m in sys.modules if m == PY_PACKAGE or m.startswith(PY_PACKAGE + ".")]:
+            del sys.modules[name]
