@@ -18,16 +18,13 @@ client        (function) ``app.test_client()``.
 live_server   (session)  base URL (``http://127.0.0.1:PORT``, no trailing
                          slash) of real gunicorn (deploy/gunicorn.conf.py,
                          2 workers) serving service.wsgi:app against
-                         redis_server; skips while service.web.app does not exist.
+                         redis_server (tests/support/servers.py starts it).
 """
 
 from __future__ import annotations
 
 import os
-import signal
-import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -35,6 +32,8 @@ import pytest
 REPO_ROOT = Path(__file__).resolve().parent.parent
 if str(REPO_ROOT) not in sys.path:  # bench/ (not an installed package) holds helpers some tests use
     sys.path.insert(0, str(REPO_ROOT))
+
+from support.servers import start_gunicorn, stop_process  # noqa: E402
 
 try:  # property tests talk to a real server: wall-clock deadlines only flake
     from hypothesis import settings as _hyp_settings
@@ -83,12 +82,12 @@ def pytest_collection_modifyitems(session, config, items):
 
 @pytest.fixture(scope="session", autouse=True)
 def fuzz_run(request, tmp_path_factory):
-    """The schemathesis run (tests/test_fuzz.py, ``BackgroundFuzz``), started with the session when
+    """The schemathesis run (tests/support/fuzz_run.py, ``BackgroundFuzz``), started with the session when
     ``test_schemathesis`` is selected, so it runs beside the other tests; that test waits for it."""
     if not any(item.nodeid.endswith("test_fuzz.py::test_schemathesis") for item in request.session.items):
         yield None
         return
-    from test_fuzz import BackgroundFuzz
+    from support.fuzz_run import BackgroundFuzz
 
     run = BackgroundFuzz(tmp_path_factory.mktemp("fuzz"))
     try:
@@ -150,74 +149,6 @@ def client(app):
     return app.test_client()
 
 
-def _free_port() -> int:
-    from service.storage.embedded import free_port
-
-    return free_port()
-
-
-def _die_with_parent() -> None:
-    from service.storage.valkey import _preexec_die_with_parent
-
-    _preexec_die_with_parent()
-
-
-def start_gunicorn(redis_url: str, log_path: Path, port: int | None = None,
-                   workers: int = 2, extra_env: dict | None = None,
-                   timeout: float = 60.0):
-    """Start gunicorn on 127.0.0.1:port; return (process, base_url) once
-    ``GET /openapi.json`` answers 200. Raises RuntimeError with the log tail."""
-    import requests
-
-    port = port or _free_port()
-    env = dict(os.environ)
-    env.update(
-        REDIS_URL=redis_url,
-        HOST="127.0.0.1",
-        PORT=str(port),
-        WEB_CONCURRENCY=str(workers),
-        PYTHONUNBUFFERED="1",
-        REFEREE_CHECK_VIEWS="1",  # every view sent is held to its schema's dump (service.api.views.dumped)
-        **(extra_env or {}),
-    )
-    log = open(log_path, "ab")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "gunicorn", "-c", "deploy/gunicorn.conf.py", "service.wsgi:app"],
-        cwd=REPO_ROOT,
-        env=env,
-        stdin=subprocess.DEVNULL,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-        preexec_fn=_die_with_parent if sys.platform.startswith("linux") else None,
-    )
-    log.close()
-    base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            break
-        try:
-            if requests.get(f"{base}/openapi.json", timeout=2).status_code == 200:
-                return proc, base
-        except requests.RequestException:
-            pass
-        time.sleep(0.1)
-    stop_process(proc)
-    tail = log_path.read_bytes()[-4000:].decode(errors="replace")
-    raise RuntimeError(f"gunicorn did not serve {base}/openapi.json (exit {proc.returncode}):\n{tail}")
-
-
-def stop_process(proc: subprocess.Popen, timeout: float = 20.0) -> int:
-    if proc.poll() is None:
-        proc.send_signal(signal.SIGTERM)
-        try:
-            proc.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-    return proc.returncode
-
-
 @pytest.fixture(scope="session")
 def live_server(redis_server, tmp_path_factory):
     log_path = tmp_path_factory.mktemp("gunicorn") / "gunicorn.log"
@@ -233,3 +164,5 @@ def live_server(redis_server, tmp_path_factory):
 
 # Browser tests: headless Debian chromium driven by Playwright (tests/support/browser.py).
 from support.browser import browser, offline_page  # noqa: E402,F401  (fixtures)
+# The Python SDK generated from the committed spec (tests/test_sdk_clients.py, tests/test_sdk_match.py).
+from support.sdk import python_sdk  # noqa: E402,F401  (fixture)

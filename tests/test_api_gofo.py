@@ -6,8 +6,7 @@ import json
 
 import pytest
 
-from support.gofo_http import GofoTable
-from support.gops_http import FlaskHttp
+from support.client import FlaskHttp, GofoTable
 from service.games import commitments
 from service import verify
 from service.games.gofo import deal as deal_rules
@@ -58,7 +57,7 @@ def test_a_folded_hand_is_never_shown(http):
     a, b = (mano + 1) % 3, (mano + 2) % 3
     t.play("open", amount=1)
     t.play("enter", blind=True)
-    status, view = t.move(b, "enter", blind=False)
+    status, view = t.move(b, "enter", {"blind": False})
     folded = view["hand"]["my_cards"]
     assert status == 200 and len(folded) == 2
     t.play("pass")
@@ -228,7 +227,7 @@ def test_tabletop_hand_refereed_to_the_payout(http, redis_client):
     assert h["mode"] == "tabletop" and "my_cards" not in t.seat_view(0)["hand"]
     mano, n = h["mano"], 3
     # One phone can referee the whole table: the host token acts for any seat.
-    status, _ = t.move(mano, "open", token=t.host_token, amount=2)
+    status, _ = t.move(mano, "open", {"amount": 2}, t.host_token)
     assert status == 200
     t.play("enter", blind=False)
     t.play("enter", blind=False)
@@ -253,13 +252,13 @@ def test_tabletop_hand_refereed_to_the_payout(http, redis_client):
     t.play("declare", points=18)
     assert t.hand()["canto"]["stage"] == "show"
     before = stored(redis_client, t.id)
-    status, data = t.move(mano, "show", cards=["6e", "7e", "11e", "3e", "4o"])
+    status, data = t.move(mano, "show", {"cards": ["6e", "7e", "11e", "3e", "4o"]})
     assert status == 409 and data["code"] == "declared_value_mismatch"
-    status, data = t.move(mano, "show", cards=["6e", "7e", "11e", "12e", "3o"])
+    status, data = t.move(mano, "show", {"cards": ["6e", "7e", "11e", "12e", "3o"]})
     assert status == 409 and data["code"] == "duplicate_card"  # 3o was discarded face up
-    status, data = t.move(mano, "show", cards=["6e", "6e", "11e", "12e", "4o"])
+    status, data = t.move(mano, "show", {"cards": ["6e", "6e", "11e", "12e", "4o"]})
     assert status == 422 and data["code"] in ("duplicate_card", "invalid_request")
-    status, data = t.move(mano, "show", cards=["6e", "7e", "11e", "12e", "2o"])
+    status, data = t.move(mano, "show", {"cards": ["6e", "7e", "11e", "12e", "2o"]})
     assert status == 422 and data["code"] == "invalid_request"
     assert stored(redis_client, t.id) == before
     t.play("show", cards=hands[mano])
@@ -289,12 +288,12 @@ def test_tabletop_wrong_declaration_corrected_then_locked(http, redis_client):
     t, mano = tabletop_canto(http)
     second, third = (mano + 1) % 3, (mano + 2) % 3
     t.play("declare", points=21)  # mano holds 30 but says 21
-    status, data = t.move(mano, "declare", token=t.host_token, points=30)  # out of turn: a correction
+    status, data = t.move(mano, "declare", {"points": 30}, t.host_token)  # out of turn: a correction
     assert status == 200 and data["hand"]["canto"]["declared"][mano] == 30
     assert {a["type"] for a in t.seat_view(mano)["hand"]["legal_actions"]} == {"declare", "muck"}
     t.play("show", cards=["12c", "11c", "5c", "3c", "5b"])  # the second player enters his cards (25)
     before = stored(redis_client, t.id)
-    status, data = t.move(mano, "declare", points=29)  # cards are on the table now: too late to change
+    status, data = t.move(mano, "declare", {"points": 29})  # cards are on the table now: too late to change
     assert status == 409 and data["code"] == "declaration_locked" and stored(redis_client, t.id) == before
     t.play("declare", points=18)
     t.play("show", cards=["6e", "7e", "11e", "12e", "4o"])
@@ -306,7 +305,7 @@ def test_tabletop_muck_concedes_at_the_canto(http, redis_client):
     t, mano = tabletop_canto(http)
     second, third = (mano + 1) % 3, (mano + 2) % 3
     before = stored(redis_client, t.id)
-    status, data = t.move(mano, "muck", bet=1)
+    status, data = t.move(mano, "muck", {"bet": 1})
     assert status == 422 and stored(redis_client, t.id) == before
     status, data = t.move(third, "muck")  # out of turn
     assert status == 200 and data["hand"]["status"][third] == "folded"
@@ -346,14 +345,14 @@ def test_refusals_are_precise_and_change_nothing(http, redis_client):
         assert result[0] == status and result[1]["code"] == code, result
         assert stored(redis_client, t.id) == before
 
-    refused(t.move(other, "open", amount=1), 409, "not_your_turn")
-    refused(t.move(mano, "open", amount=30), 409, "opening_too_large")
+    refused(t.move(other, "open", {"amount": 1}), 409, "not_your_turn")
+    refused(t.move(mano, "open", {"amount": 30}), 409, "opening_too_large")
     refused(t.move(mano, "voy"), 409, "wrong_phase")
-    refused(t.move(mano, "open", amount=0), 422, "invalid_request")
+    refused(t.move(mano, "open", {"amount": 0}), 422, "invalid_request")
     refused(t.move(mano, "open"), 422, "invalid_request")
-    refused(t.move(mano, "open", amount=2, bet=3), 422, "invalid_request")
-    refused(t.move(mano, "open", token=t.seat_tokens[other], amount=2), 403, "not_your_seat")
-    refused(t.move(mano, "open", token=t.host_token, amount=2), 403, "host_not_allowed")
+    refused(t.move(mano, "open", {"amount": 2, "bet": 3}), 422, "invalid_request")
+    refused(t.move(mano, "open", {"amount": 2}, t.seat_tokens[other]), 403, "not_your_seat")
+    refused(t.move(mano, "open", {"amount": 2}, t.host_token), 403, "host_not_allowed")
     refused(http.post(f"{t.base}/seats/{mano}/open", {"amount": 2}), 401, "missing_token")
     status, data = http.get(f"{t.base}/seats/{other}", t.seat_tokens[mano])
     assert status == 403 and data["code"] == "not_your_seat"
@@ -361,7 +360,7 @@ def test_refusals_are_precise_and_change_nothing(http, redis_client):
     # A stale version is refused.
     version = t.public()["version"]
     t.play("open", amount=1)
-    status, data = t.move(other, "enter", blind=True, version=version)
+    status, data = t.move(other, "enter", {"blind": True, "version": version})
     assert status == 409 and data["code"] == "stale_version"
 
 

@@ -8,8 +8,7 @@ import json
 
 import pytest
 
-from support.gofo_http import GofoTable
-from support.gops_http import FlaskHttp
+from support.client import FlaskHttp, GofoTable, bearer
 
 TABLETOP = {"seats": 2, "caja": 10, "refill": 2, "initial_front": 10, "mode": "tabletop", "first_dealer": 0,
             "inauguration": "chosen"}
@@ -27,7 +26,7 @@ def _all_in(t: GofoTable, token: str | None = None) -> dict:
     table the other mucks at the canto.  Returns the answer of the move that ended the hand."""
     def go(kind, **body):
         seat = t.to_act()
-        status, data = t.move(seat, kind, token=token, **body)
+        status, data = t.move(seat, kind, body, token)
         assert status == 200, (seat, kind, data)
         return data
 
@@ -41,7 +40,7 @@ def _all_in(t: GofoTable, token: str | None = None) -> dict:
         data = go("discard", **({"count": 0} if tabletop else {"cards": []}))
     if tabletop:
         mano = data["hand"]["mano"]
-        status, data = t.move(1 - mano, "muck", token=token)
+        status, data = t.move(1 - mano, "muck", {}, token)
         assert status == 200, data
     return data
 
@@ -81,12 +80,12 @@ def test_a_tabletop_bust_waits_for_the_choice_and_refusals_change_nothing(http, 
         (loser, "inaugurate", {"front": 4}, t.seat_tokens[mano], 403, "not_your_seat"),
     ]
     for seat, kind, body, token, status, code in refusals:
-        response = client.post(f"{t.base}/seats/{seat}/{kind}", json=body, headers={"Authorization": f"Bearer {token}"})
+        response = client.post(f"{t.base}/seats/{seat}/{kind}", json=body, headers=bearer(token))
         assert response.headers["Content-Type"].startswith("application/problem+json")
         _problem(response.status_code, response.get_json(), status, code)
         assert client.get(t.base).get_json() == before, (kind, body)
 
-    status, data = t.move(loser, "inaugurate", front=6)  # the seat's own token
+    status, data = t.move(loser, "inaugurate", {"front": 6})  # the seat's own token
     assert status == 200, data
     assert data["table"]["inaugurations_pending"] == [] and data["hand"]["hand_id"].endswith("-2")
     assert data["hand"]["stacks"][loser] == 6 and data["hand"]["dealer"] == 1
@@ -122,9 +121,9 @@ def test_a_dealt_bust_then_the_referee_shuffles_and_the_verifier_replays_the_cho
     # a dealt table: only the seat itself sees its legal actions.  Seat 0 dealt hand 1, so it discarded
     # last and its token made the move that ended the hand.
     assert ended["next"]["legal_actions"] == ([{"type": "inaugurate", "fronts": [4, 6]}] if loser == 0 else None)
-    status, data = t.move(loser, "inaugurate", token=t.host_token, front=4)
+    status, data = t.move(loser, "inaugurate", {"front": 4}, t.host_token)
     _problem(status, data, 403, "host_not_allowed")
-    status, data = t.move(loser, "inaugurate", front=4)
+    status, data = t.move(loser, "inaugurate", {"front": 4})
     assert status == 200, data
     assert data["hand"]["phase"] == "opening" and data["hand"]["deck_commitment"]  # shuffled, committed
     assert data["hand"]["stacks"][loser] == 4 and len(data["hand"]["my_cards"]) == 0
@@ -154,7 +153,7 @@ def test_the_seat_sees_its_choice_and_others_do_not(http):
     mine = t.seat_view(loser)
     assert mine["hand"] is None and mine["table"]["inaugurations_pending"] == [loser]
     assert mine["table"]["inauguration_fronts"] == [4, 6]
-    status, data = t.move(1 - loser, "open", amount=1)
+    status, data = t.move(1 - loser, "open", {"amount": 1})
     _problem(status, data, 409, "inauguration_pending")
     status, data = http.get(f"{t.base}/seats/{1 - loser}", t.seat_tokens[1 - loser])
     assert status == 200 and data["hand"] is None and data["table"]["inaugurations_pending"] == [loser]
@@ -210,7 +209,7 @@ def test_the_views_while_seats_choose_are_sent_as_their_schemas_dump_them(http, 
     loser = ended["table"]["inaugurations_pending"][0]
     views = [(GofoMoveAnswerSchema(), ended), (GofoTableSchema(), t.public()),
              (GofoSeatViewSchema(), t.seat_view(loser))]
-    status, chosen = t.move(loser, "inaugurate", front=4)
+    status, chosen = t.move(loser, "inaugurate", {"front": 4})
     assert status == 200
     views += [(GofoMoveAnswerSchema(), chosen), (GofoSeatViewSchema(), t.seat_view(loser))]
     for schema, data in views:

@@ -10,8 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from support.gofo_http import GofoTable
-from support.gops_http import FlaskHttp
+from support.client import FlaskHttp, GofoTable, bearer
 
 
 @pytest.fixture
@@ -23,7 +22,7 @@ def test_the_answer_names_the_next_seat_and_its_own_legal_actions(http):
     t = GofoTable.create(http, {"seats": 3})
     mano = t.hand()["mano"]
     a = (mano + 1) % 3
-    status, data = t.move(mano, "open", amount=1)
+    status, data = t.move(mano, "open", {"amount": 1})
     assert status == 200
     assert data["next"]["seat"] == a == data["hand"]["to_act"]
     assert data["next"]["legal_actions"] is None  # dealt table: mano never sees another seat's actions
@@ -53,7 +52,7 @@ def test_the_host_of_a_dealt_table_never_sees_a_seats_legal_actions(http, monkey
 def test_at_a_tabletop_table_the_host_sees_the_next_seats_legal_actions(http):
     t = GofoTable.create(http, {"seats": 3, "mode": "tabletop"})
     mano = t.hand()["mano"]
-    status, data = t.move(mano, "open", token=t.host_token, amount=1)
+    status, data = t.move(mano, "open", {"amount": 1}, t.host_token)
     assert status == 200
     nxt = data["next"]["seat"]
     assert nxt == (mano + 1) % 3
@@ -75,7 +74,7 @@ def test_the_move_that_ends_a_hand_carries_its_result(http):
     assert data["hand_result"]["hand"] == 1 and data["hand_result"]["mano"] == mano
     assert data["next"]["seat"] == data["hand"]["to_act"]
     nxt = data["next"]["seat"]
-    status, again = t.move(nxt, "open", amount=1)
+    status, again = t.move(nxt, "open", {"amount": 1})
     assert status == 200 and again["hand_result"] is None  # only the move that ended it carries it
 
 
@@ -85,7 +84,7 @@ def test_a_retried_move_gets_the_same_answer(http, client):
     t.play("open", amount=1)
     t.play("decline")
     seat = t.to_act()
-    headers = {"Authorization": f"Bearer {t.seat_tokens[seat]}", "Idempotency-Key": "retry-5d0c7f3e-gofo"}
+    headers = {**bearer(t.seat_tokens[seat]), "Idempotency-Key": "retry-5d0c7f3e-gofo"}
     first = client.post(f"{t.base}/seats/{seat}/decline", json={}, headers=headers)
     second = client.post(f"{t.base}/seats/{seat}/decline", json={}, headers=headers)
     assert first.status_code == second.status_code == 200

@@ -8,7 +8,7 @@ from fractions import Fraction
 import pytest
 
 from service.games import commitments, gops
-from support.gops_http import FlaskHttp, GopsTable, lowest, match_prize, new_salt, seat_biased
+from support.client import FlaskHttp, GopsGame, bearer, lowest, match_prize, new_salt, seat_biased
 from support import store as support_store
 
 
@@ -35,7 +35,7 @@ def total(scores):
     ("highest_unique", "carryover"), ("highest_unique", "discard"),
 ])
 def test_complete_game_for_each_tie_rule(http, players, resolution, unclaimed):
-    table = GopsTable.create(http, {"profile": "standard", "options": {
+    table = GopsGame.create(http, {"profile": "standard", "options": {
         "players": players, "resolution": resolution, "unclaimed": unclaimed}})
     assert len(table.seat_tokens) == players
     final = table.play_to_end(match_prize if players == 2 else seat_biased)
@@ -53,7 +53,7 @@ def test_complete_game_for_each_tie_rule(http, players, resolution, unclaimed):
 
 def test_predictable_bots_tie_every_round_classic(http):
     """000 §06: two bots bidding the prize's value tie forever; with carryover the last pot is set aside."""
-    table = GopsTable.create(http, {"profile": "classic"})
+    table = GopsGame.create(http, {"profile": "classic"})
     final = table.play_to_end(match_prize)
     assert final["game_result"]["scores"] == ["0", "0"]
     assert final["game_result"]["unclaimed"] == 91
@@ -61,7 +61,7 @@ def test_predictable_bots_tie_every_round_classic(http):
 
 
 def test_split_scores_are_exact(http):
-    table = GopsTable.create(http, {"options": {"players": 3, "resolution": "split", "prize_order": "descending"}})
+    table = GopsGame.create(http, {"options": {"players": 3, "resolution": "split", "prize_order": "descending"}})
     table.play_round({0: [1], 1: [1], 2: [1]})  # the K (13) split three ways
     assert table.public()["scores"] == ["13/3", "13/3", "13/3"]
 
@@ -69,7 +69,7 @@ def test_split_scores_are_exact(http):
 def test_seed_000_worked_example(http):
     """8♦ tied with two nines, then 5♦ taken by J♠ for 13 points (000 §06)."""
     order = [8, 5] + [r for r in range(1, 14) if r not in (8, 5)]
-    table = GopsTable.create(http, {"profile": "classic", "options": {"prize_order": "explicit", "explicit_order": order}})
+    table = GopsGame.create(http, {"profile": "classic", "options": {"prize_order": "explicit", "explicit_order": order}})
     state = table.play_round({0: [9], 1: [9]})
     assert state["carry"] == [8] and state["scores"] == ["0", "0"]
     assert state["row"] == [5] and state["pot_value"] == 13
@@ -80,7 +80,7 @@ def test_seed_000_worked_example(http):
 
 
 def test_match_to_92(http):
-    table = GopsTable.create(http, {"profile": "classic", "match": {"format": "target"}})
+    table = GopsGame.create(http, {"profile": "classic", "match": {"format": "target"}})
     assert table.public()["match"]["target"] == 92
     final = table.play_to_end(seat_biased)
     result = final["result"]
@@ -95,16 +95,16 @@ def test_match_to_92(http):
 
 
 def test_best_of_three_and_cumulative(http):
-    table = GopsTable.create(http, {"match": {"format": "best_of", "games": 3}})
+    table = GopsGame.create(http, {"match": {"format": "best_of", "games": 3}})
     final = table.play_to_end(seat_biased)
     assert final["result"]["format"] == "best_of" and final["result"]["games_played"] >= 2
-    table = GopsTable.create(http, {"match": {"format": "cumulative", "games": 2}})
+    table = GopsGame.create(http, {"match": {"format": "cumulative", "games": 2}})
     final = table.play_to_end(seat_biased)
     assert final["result"]["games_played"] == 2
 
 
 def test_reported_prizes_at_the_table(http):
-    table = GopsTable.create(http, {"options": {"ranks": 3, "prize_order": "reported"}})
+    table = GopsGame.create(http, {"options": {"ranks": 3, "prize_order": "reported"}})
     assert table.public()["phase"] == "prize"
     status, data = http.post(f"{table.base}/prize", {"rank": 2}, table.host_token)
     assert status == 200 and data["phase"] == "commit" and data["row"] == [2]
@@ -120,7 +120,7 @@ def test_reported_prizes_at_the_table(http):
 
 
 def test_open_prizes_winner_chooses(http):
-    table = GopsTable.create(http, {"options": {"ranks": 4, "open_prizes": 2, "prize_order": "ascending"}})
+    table = GopsGame.create(http, {"options": {"ranks": 4, "open_prizes": 2, "prize_order": "ascending"}})
     assert table.public()["row"] == [1, 2]
     state = table.play_round({0: [4], 1: [1]})
     assert state["phase"] == "choose" and state["chooser"] == 0
@@ -135,7 +135,7 @@ def test_open_prizes_owed_picks_are_taken_from_the_refilled_row(http):
     from the row refilled between picks and wins 7–3; the tied rounds name no winner."""
     from service import verify
 
-    table = GopsTable.create(http, {"options": {
+    table = GopsGame.create(http, {"options": {
         "players": 2, "ranks": 4, "prize_order": "explicit", "explicit_order": [1, 2, 3, 4],
         "open_prizes": 2, "resolution": "none", "unclaimed": "carryover"}})
     table.play_round({0: [1], 1: [1]})
@@ -159,7 +159,7 @@ def test_open_prizes_owed_picks_are_taken_from_the_refilled_row(http):
 
 
 def test_blind_hides_the_prize_until_the_bids_are_in(http):
-    table = GopsTable.create(http, {"options": {"visibility": "blind", "ranks": 3}})
+    table = GopsGame.create(http, {"options": {"visibility": "blind", "ranks": 3}})
     state = table.public()
     assert state["row"] == [None] and state["pot_value"] is None
     assert table.seat_view(0)["row"] == [None]
@@ -169,13 +169,13 @@ def test_blind_hides_the_prize_until_the_bids_are_in(http):
 
 
 def test_dealer_sees_prize(http):
-    table = GopsTable.create(http, {"options": {"players": 3, "visibility": "dealer_sees_prize", "dealer_seat": 2}})
+    table = GopsGame.create(http, {"options": {"players": 3, "visibility": "dealer_sees_prize", "dealer_seat": 2}})
     assert table.seat_view(2)["row"][0] is not None
     assert table.seat_view(0)["row"] == [None] and table.public()["row"] == [None]
 
 
 def test_multi_card_bids(http):
-    table = GopsTable.create(http, {"options": {"bid_cards": 2, "ranks": 5, "prize_order": "ascending"}})
+    table = GopsGame.create(http, {"options": {"bid_cards": 2, "ranks": 5, "prize_order": "ascending"}})
     assert table.public()["rounds"] == 2
     state = table.play_round({0: [5, 1], 1: [4, 3]})  # 6 vs 7
     assert state["history"][0]["winners"] == [1]
@@ -184,7 +184,7 @@ def test_multi_card_bids(http):
 
 
 def test_resign_ends_two_player_game(http):
-    table = GopsTable.create(http, {"profile": "classic"})
+    table = GopsGame.create(http, {"profile": "classic"})
     status, data = http.post(f"{table.base}/seats/0/resign", None, table.seat_tokens[0])
     assert status == 200 and data["phase"] == "over"
     assert data["result"]["winners"] == [1] and data["game_result"]["termination"] == "forfeit"
@@ -195,7 +195,7 @@ def test_deadline_enforced(http, monkeypatch):
 
     clock = [1_000_000.0]
     monkeypatch.setattr(common, "now", lambda: clock[0])
-    table = GopsTable.create(http, {"options": {"players": 3, "deadline_seconds": 30}})
+    table = GopsGame.create(http, {"options": {"players": 3, "deadline_seconds": 30}})
     salt = new_salt()
     assert table.commit(0, 1, [5], salt)[0] == 200
     status, data = http.post(f"{table.base}/deadline", None, table.seat_tokens[0])
@@ -211,7 +211,7 @@ def test_deadline_enforced(http, monkeypatch):
 
 
 def test_reveals_are_withheld_until_every_seat_revealed(http):
-    table = GopsTable.create(http, {"options": {"players": 3}})
+    table = GopsGame.create(http, {"options": {"players": 3}})
     salts = {s: new_salt() for s in range(3)}
     for s in range(3):
         table.commit(s, 1, [s + 1], salts[s])
@@ -234,20 +234,20 @@ def test_reveals_are_withheld_until_every_seat_revealed(http):
     assert [r["cards"] for r in reveals] == [[1], [2], [3]]
 
 
-def _readable(client, table: GopsTable, seats) -> list[tuple[str, str, object]]:
+def _readable(client, table: GopsGame, seats) -> list[tuple[str, str, object]]:
     """Everything the public and ``seats`` can read now: (what, ETag, body) for the public view, each
     seat's view and the transcript."""
     out = []
     paths = [("public", table.base, None), ("transcript", f"{table.base}/transcript", None)]
     paths += [(f"seat {s}", f"{table.base}/seats/{s}", table.seat_tokens[s]) for s in seats]
     for what, path, token in paths:
-        r = client.get(path, headers={"Authorization": f"Bearer {token}"} if token else {})
+        r = client.get(path, headers=bearer(token))
         assert r.status_code == 200, r.get_json()
         out.append((what, r.headers.get("ETag"), r.get_json()))
     return out
 
 
-def _normalized(readable, table: GopsTable) -> str:
+def _normalized(readable, table: GopsGame) -> str:
     """The readable documents with what differs between two otherwise identical games (the id, the
     times) replaced, so the rest can be compared byte for byte."""
     def scrub(value):
@@ -265,7 +265,7 @@ def test_no_one_can_read_a_commitment_before_committing(client, http):
     bid look exactly alike to everyone else, ETags included."""
     seen = []
     for bid in (2, 5):
-        table = GopsTable.create(http, {"options": {"players": 3, "ranks": 5, "prize_order": "ascending"}})
+        table = GopsGame.create(http, {"options": {"players": 3, "ranks": 5, "prize_order": "ascending"}})
         salt = new_salt()
         before = _readable(client, table, (1, 2))
         status, mine = table.commit(0, 1, [bid], salt)
@@ -294,7 +294,7 @@ def test_no_one_can_read_a_commitment_before_committing(client, http):
 def test_brute_forcing_a_reused_salt_fails_before_committing(client, http):
     """The salt-reuse attack: seat 0 reuses in round 2 the salt it revealed in round 1; before committing,
     seat 1 hashes the 13 possible bids with that salt and looks for them in all it can read."""
-    table = GopsTable.create(http, {"profile": "classic", "options": {"prize_order": "ascending"}})
+    table = GopsGame.create(http, {"profile": "classic", "options": {"prize_order": "ascending"}})
     salt = new_salt()
     assert table.commit(0, 1, [7], salt)[0] == 200
     salt_1 = new_salt()
@@ -313,7 +313,7 @@ def test_a_copied_commitment_is_no_oracle(client, http, redis_client):
     guess is right or wrong (no duplicate_commitment refusal), and the copy can never be opened."""
     answers = []
     for right in (True, False):
-        table = GopsTable.create(http, {"options": {"players": 3, "ranks": 5, "prize_order": "ascending"}})
+        table = GopsGame.create(http, {"options": {"players": 3, "ranks": 5, "prize_order": "ascending"}})
         salt = "5a" * 32  # a guessable salt (a copied test vector, say)
         assert table.commit(0, 1, [4], salt)[0] == 200
         guess = commitments.bid_commitment(table.id, 1, 0, [4 if right else 3], salt)
@@ -332,7 +332,7 @@ def test_a_copied_commitment_is_no_oracle(client, http, redis_client):
 
 
 def test_transcript_replays_to_the_same_result(http):
-    table = GopsTable.create(http, {"options": {"players": 3, "resolution": "highest_unique", "unclaimed": "carryover"}})
+    table = GopsGame.create(http, {"options": {"players": 3, "resolution": "highest_unique", "unclaimed": "carryover"}})
     final = table.play_to_end(seat_biased)
     transcript = table.transcript()
     assert transcript["complete"] is True
@@ -349,7 +349,7 @@ def test_transcript_replays_to_the_same_result(http):
 
 
 def test_every_refusal_is_precise_and_changes_nothing(http, redis_client):
-    table = GopsTable.create(http, {"profile": "classic"})
+    table = GopsGame.create(http, {"profile": "classic"})
     salt = new_salt()
     before = stored(redis_client, table.id)
 
@@ -405,7 +405,7 @@ def test_every_refusal_is_precise_and_changes_nothing(http, redis_client):
 
 
 def test_card_not_in_hand(http):
-    table = GopsTable.create(http, {"profile": "classic", "options": {"ranks": 3}})
+    table = GopsGame.create(http, {"profile": "classic", "options": {"ranks": 3}})
     table.play_round({0: [3], 1: [1]})
     salt = new_salt()
     assert table.commit(0, 2, [2], salt)[0] == 200
@@ -418,7 +418,7 @@ def test_opened_illegal_bid_is_forfeited_to_the_lowest_card(http):
     """Issue 8, 6a: a commitment to a spent card used to stall the game forever (no deadline set)."""
     from service import verify
 
-    table = GopsTable.create(http, {"profile": "classic", "options": {"ranks": 3, "prize_order": "ascending"}})
+    table = GopsGame.create(http, {"profile": "classic", "options": {"ranks": 3, "prize_order": "ascending"}})
     table.play_round({0: [3], 1: [1]})
     salts = [new_salt(), new_salt()]
     assert table.commit(0, 2, [3], salts[0])[0] == 200  # a commitment hides the card: it is accepted
@@ -442,7 +442,7 @@ def test_opened_illegal_bid_is_forfeited_to_the_lowest_card(http):
 
 
 def test_stale_version_and_game_over(http):
-    table = GopsTable.create(http, {"profile": "classic", "options": {"ranks": 1}})
+    table = GopsGame.create(http, {"profile": "classic", "options": {"ranks": 1}})
     version = table.public()["version"]
     salt = new_salt()
     assert table.commit(0, 1, [1], salt, version=version)[0] == 200
@@ -457,7 +457,7 @@ def test_stale_version_and_game_over(http):
 
 
 def test_identical_repeat_is_idempotent(http, redis_client):
-    table = GopsTable.create(http, {"profile": "classic"})
+    table = GopsGame.create(http, {"profile": "classic"})
     salt = new_salt()
     first = table.commit(0, 1, [7], salt)
     before = stored(redis_client, table.id)
@@ -484,7 +484,7 @@ def test_http_level_refusals(client):
 
 
 def test_conditional_get_for_polling(client, http):
-    table = GopsTable.create(http, {"profile": "classic"})
+    table = GopsGame.create(http, {"profile": "classic"})
     r = client.get(f"{table.base}")
     etag = r.headers["ETag"]
     assert client.get(f"{table.base}", headers={"If-None-Match": etag}).status_code == 304
@@ -494,7 +494,7 @@ def test_conditional_get_for_polling(client, http):
 
 
 def test_tokens_are_long_and_stored_only_as_hashes(http, redis_client):
-    table = GopsTable.create(http, {"options": {"players": 3}})
+    table = GopsGame.create(http, {"options": {"players": 3}})
     tokens = [table.host_token, *table.seat_tokens]
     assert len(set(tokens)) == 4 and all(len(t) >= 43 for t in tokens)
     raw = json.dumps(stored(redis_client, table.id), default=str)
@@ -502,12 +502,12 @@ def test_tokens_are_long_and_stored_only_as_hashes(http, redis_client):
 
 
 def test_lowest_bids_play_through(http):
-    final = GopsTable.create(http, {"options": {"players": 4}}).play_to_end(lowest)
+    final = GopsGame.create(http, {"options": {"players": 4}}).play_to_end(lowest)
     assert final["phase"] == "over"
 
 
 def test_retrying_the_last_reveal_after_the_game_ended_is_harmless(http, redis_client):
-    table = GopsTable.create(http, {"profile": "classic", "options": {"ranks": 1}})
+    table = GopsGame.create(http, {"profile": "classic", "options": {"ranks": 1}})
     salts = [new_salt(), new_salt()]
     table.commit(0, 1, [1], salts[0])
     table.commit(1, 1, [1], salts[1])
@@ -547,7 +547,7 @@ def test_idempotency_key_makes_one_game(client, redis_client):
 
 
 def test_moves_name_their_game_in_a_match(http, redis_client):
-    table = GopsTable.create(http, {"options": {"ranks": 1}, "match": {"format": "cumulative", "games": 2}})
+    table = GopsGame.create(http, {"options": {"ranks": 1}, "match": {"format": "cumulative", "games": 2}})
     first = table.public()["game_id"]
     assert first == f"{table.id}-1"
     salts = [new_salt(), new_salt()]
@@ -571,9 +571,9 @@ def test_moves_name_their_game_in_a_match(http, redis_client):
 
 
 def test_idempotency_key_on_a_move(client, http, redis_client):
-    table = GopsTable.create(http, {"profile": "classic"})
+    table = GopsGame.create(http, {"profile": "classic"})
     c = commitments.bid_commitment(table.id, 1, 0, [3], new_salt())
-    headers = {"Authorization": f"Bearer {table.seat_tokens[0]}", "Idempotency-Key": "move-1-4f0c9e1a7b3d"}
+    headers = {**bearer(table.seat_tokens[0]), "Idempotency-Key": "move-1-4f0c9e1a7b3d"}
     first = client.post(f"{table.base}/seats/0/commit", json={"round": 1, "commitment": c}, headers=headers)
     table.commit(1, 1, [4], new_salt())  # the game moves on
     again = client.post(f"{table.base}/seats/0/commit", json={"round": 1, "commitment": c}, headers=headers)

@@ -31,6 +31,7 @@ from bench.redis_counts import _usage, play_gops  # noqa: E402
 from service.storage import archive  # noqa: E402
 from service.games.commitments import bid_commitment  # noqa: E402
 from service.storage.store import Store  # noqa: E402
+from support.client import bearer
 
 KIB = 1024
 
@@ -44,10 +45,6 @@ def raw(redis_url, redis_client):  # redis_client: the database is flushed first
 
 def _store(app) -> Store:
     return app.extensions["referee_store"]
-
-
-def _auth(token: str) -> dict[str, str]:
-    return {"Authorization": f"Bearer {token}"}
 
 
 # ------------------------------------------------------------------ the memory bound
@@ -89,7 +86,7 @@ def _unarchive(raw: redis.Redis, store: Store, kind: str, id: str) -> None:
 def _reads(client, kind: str, id: str, tokens: list[str]) -> list[tuple[int, bytes, str | None]]:
     base = f"/v1/{kind}/{'games' if kind == 'gops' else 'tables'}/{id}"
     responses = [client.get(base), client.get(f"{base}/transcript")]
-    responses += [client.get(f"{base}/seats/{seat}", headers=_auth(token)) for seat, token in enumerate(tokens)]
+    responses += [client.get(f"{base}/seats/{seat}", headers=bearer(token)) for seat, token in enumerate(tokens)]
     out = [(r.status_code, r.get_data(), r.headers.get("ETag")) for r in responses]
     assert all(status == 200 for status, _, _ in out), out
     return out
@@ -121,12 +118,12 @@ def _play_to_end(client, gid: str, tokens: list[str], rng: random.Random | None 
             card = rng.choice(view["hands"][seat])
             salts[seat] = (card, secrets.token_hex(32))
             body = {"round": rnd, "commitment": bid_commitment(game_id, rnd, seat, [card], salts[seat][1])}
-            r = client.post(f"/v1/gops/games/{gid}/seats/{seat}/commit", json=body, headers=_auth(token))
+            r = client.post(f"/v1/gops/games/{gid}/seats/{seat}/commit", json=body, headers=bearer(token))
             assert r.status_code == 200, r.get_json()
         for seat, token in enumerate(tokens):
             card, salt = salts[seat]
             r = client.post(f"/v1/gops/games/{gid}/seats/{seat}/reveal", json={"round": rnd, "cards": [card], "salt": salt},
-                            headers=_auth(token))
+                            headers=bearer(token))
             assert r.status_code == 200, r.get_json()
             view = r.get_json()
     return view
@@ -165,12 +162,12 @@ def test_retrying_the_final_reveal_of_an_archived_game_changes_nothing(app, clie
     salts = [secrets.token_hex(32), secrets.token_hex(32)]
     for seat in (0, 1):
         body = {"round": 1, "commitment": bid_commitment(gid, 1, seat, [1], salts[seat])}
-        assert client.post(f"/v1/gops/games/{gid}/seats/{seat}/commit", json=body, headers=_auth(tokens[seat])).status_code == 200
+        assert client.post(f"/v1/gops/games/{gid}/seats/{seat}/commit", json=body, headers=bearer(tokens[seat])).status_code == 200
     answers = []
     for _ in range(2):  # the second: a retry of the move that ended (and archived) the game
         for seat in (0, 1):
             r = client.post(f"/v1/gops/games/{gid}/seats/{seat}/reveal", json={"round": 1, "cards": [1], "salt": salts[seat]},
-                            headers=_auth(tokens[seat]))
+                            headers=bearer(tokens[seat]))
             assert r.status_code == 200
         answers.append(r.get_data())
         if len(answers) == 1:

@@ -17,6 +17,7 @@ from urllib.parse import quote, urlsplit
 
 import pytest
 import requests
+from support.client import GofoTable, GopsGame, LiveHttp, bearer
 
 from service import config
 
@@ -94,18 +95,6 @@ def padded(document: dict, size: int) -> bytes:
     return text + b" " * (size - len(text))
 
 
-def create_gops(base: str) -> dict:
-    r = requests.post(f"{base}/v1/gops/games", json={"profile": "classic"}, timeout=30)
-    assert r.status_code == 201, r.text
-    return r.json()
-
-
-def create_gofo(base: str) -> dict:
-    r = requests.post(f"{base}/v1/gofo/tables", json={"seats": 3}, timeout=30)
-    assert r.status_code == 201, r.text
-    return r.json()
-
-
 def assert_too_large(status: int, headers: dict[str, str], content: bytes) -> None:
     assert status == 413, content[:500]
     assert headers["content-type"].startswith(PROBLEM), headers
@@ -138,20 +127,18 @@ def test_the_limit_is_the_same_however_the_body_is_framed(live_server, chunked):
 
 
 def test_chunked_move_past_the_limit_is_413_and_changes_nothing(live_server):
-    game = create_gops(live_server)
-    path = f"/v1/gops/games/{game['id']}/seats/0/resign"
-    before = requests.get(f"{live_server}/v1/gops/games/{game['id']}", timeout=30).json()["version"]
-    token = {"Authorization": f"Bearer {game['seat_tokens'][0]}"}
-    assert_too_large(*raw_request(live_server, "POST", path, padded({}, LIMIT * 3), chunked=True, headers=token,
-                                  answer_after=LIMIT + 1))
-    after = requests.get(f"{live_server}/v1/gops/games/{game['id']}", timeout=30).json()
+    game = GopsGame.create(LiveHttp(live_server), {"profile": "classic"})
+    before = game.public()["version"]
+    assert_too_large(*raw_request(live_server, "POST", f"{game.base}/seats/0/resign", padded({}, LIMIT * 3),
+                                  chunked=True, headers=bearer(game.seat_tokens[0]), answer_after=LIMIT + 1))
+    after = game.public()
     assert after["version"] == before and after["phase"] != "over"
 
 
 def test_a_body_past_the_limit_is_413_whatever_the_method(live_server):
-    game = create_gops(live_server)
+    game = GopsGame.create(LiveHttp(live_server), {"profile": "classic"})
     for chunked in (True, False):
-        assert_too_large(*raw_request(live_server, "GET", f"/v1/gops/games/{game['id']}",
+        assert_too_large(*raw_request(live_server, "GET", game.base,
                                       b" " * (LIMIT * 2), chunked=chunked, answer_after=LIMIT + 1 if chunked else 0))
 
 
@@ -180,17 +167,18 @@ SEAT_ROUTES = seat_routes()
 
 @pytest.mark.parametrize(("method", "template"), SEAT_ROUTES, ids=[f"{m} {p}" for m, p in SEAT_ROUTES])
 def test_seat_paths_have_one_spelling(live_server, method, template):
-    created = create_gops(live_server) if "/gops/" in template else create_gofo(live_server)
-    ident = created["id"]
-    collection = template.split("/{")[0]
-    version = requests.get(f"{live_server}{collection}/{ident}", timeout=30).json()["version"]
+    http = LiveHttp(live_server)
+    created = (GopsGame.create(http, {"profile": "classic"}) if "/gops/" in template
+               else GofoTable.create(http, {"seats": 3}))
+    ident = created.id
+    version = created.public()["version"]
     session = requests.Session()
 
     def send(seat: int, spelling: str) -> requests.Response:
         path = template.replace("{game_id}", ident).replace("{table_id}", ident).replace(
             "{seat}", quote(spelling, safe=""))
         return session.request(method, live_server + path, json={} if method != "GET" else None, timeout=30,
-                               headers={"Authorization": f"Bearer {created['seat_tokens'][seat]}"})
+                               headers=bearer(created.seat_tokens[seat]))
 
     for seat, spellings in ALIASES.items():
         for spelling in spellings:
@@ -199,7 +187,7 @@ def test_seat_paths_have_one_spelling(live_server, method, template):
             assert r.headers["Content-Type"].startswith(PROBLEM)
             assert r.json()["code"] == "not_found"
     # Nothing the aliases did changed the game...
-    assert requests.get(f"{live_server}{collection}/{ident}", timeout=30).json()["version"] == version
+    assert created.public()["version"] == version
     # ...and the canonical spelling reaches the seat (whatever the game then says of an empty body).
     for seat in ALIASES:
         r = send(seat, str(seat))

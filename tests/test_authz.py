@@ -28,6 +28,7 @@ from service.api import auth
 from service.games import commitments
 from service.api import common
 from support.store import snapshot, stored_doc
+from support.client import bearer
 
 GAMES = "/v1/gops/games"
 
@@ -64,10 +65,6 @@ class Scene:
     def token_hashes(self) -> list[str]:
         tokens = [self.a["host_token"], *self.a["seat_tokens"], self.b["host_token"], *self.b["seat_tokens"]]
         return [hashlib.sha256(t.encode()).hexdigest() for t in tokens]
-
-
-def bearer(token: str) -> dict[str, str]:
-    return {"Authorization": f"Bearer {token}"}
 
 
 @pytest.fixture

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import pytest
-from support.gops_http import FlaskHttp, LiveHttp
+from support.client import FlaskHttp, LiveHttp, bearer
 
 from service.games.gofo import deal as deal_rules
 from service.games.gofo.cards import DECK
@@ -158,10 +158,6 @@ class Scene:
         out.append(",".join(deal["order"]))
         out.append(json.dumps(deal["order"]))
         return out
-
-
-def bearer(token: str) -> dict[str, str]:
-    return {"Authorization": f"Bearer {token}"}
 
 
 def stored_doc(redis_client, table_id: str) -> dict:

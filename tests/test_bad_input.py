@@ -56,6 +56,7 @@ from support.sweep import (
     operations_under,
     sweep,
 )
+from support.client import bearer
 
 
 OPERATIONS = operations_under("/v1/gops/")
@@ -227,7 +228,7 @@ def _gops_action_sequence(client, raw, data) -> None:
             if kind == "near":
                 payload = data.draw(near_miss(payload, state["version"]))
             body = Body(json.dumps(payload).encode(), "application/json", payload, kind)
-            response = check(world, op, "POST", path, True, body, {"Authorization": f"Bearer {token}"},
+            response = check(world, op, "POST", path, True, body, bearer(token),
                              snapshot(world.raw))
             seat_round = (state["game_number"], state["round"], path.split("/seats/")[-1].split("/")[0])
             if kind == "near" and response.status_code == 200 and path.endswith("/commit"):
@@ -240,7 +241,7 @@ def _gops_action_sequence(client, raw, data) -> None:
             op = next(o for o in POST_OPS if o.template.endswith(suffix.rsplit("/", 1)[1]))
             token = world.tokens[seat] if kind == "resign" else world.host
             body = Body(b"{}", "application/json", {}, kind)
-            check(world, op, "POST", world.base + suffix, True, body, {"Authorization": f"Bearer {token}"},
+            check(world, op, "POST", world.base + suffix, True, body, bearer(token),
                   snapshot(world.raw))
         else:
             fuzz_one(world, data.draw, players)
@@ -264,7 +265,7 @@ def test_kb1_deeply_nested_body_is_400_not_500(client, raw, redis_client, path):
     url = path if path.startswith("/v1") else f"/v1/gops/games/{game_id}{path}"
     before = _stored(raw, game_id)
     r = client.post(url, data="[" * 5000 + "]" * 5000, content_type="application/json",
-                    headers={"Authorization": f"Bearer {tokens[0]}"})
+                    headers=bearer(tokens[0]))
     assert _stored(raw, game_id) == before
     assert r.status_code == 400 and r.get_json()["code"] == "malformed_json", r.get_data()
 
@@ -273,7 +274,7 @@ def test_kb2_integer_with_5000_digits_is_4xx_not_500(client, raw, redis_client):
     game_id, tokens = _game(client)
     body = '{"round": 1' + "0" * 5000 + ', "commitment": "' + "a" * 64 + '"}'
     r = client.post(f"/v1/gops/games/{game_id}/seats/0/commit", data=body, content_type="application/json",
-                    headers={"Authorization": f"Bearer {tokens[0]}"})
+                    headers=bearer(tokens[0]))
     assert r.status_code in (400, 422), r.get_data()
 
 
@@ -286,7 +287,7 @@ def test_kb3_non_integers_are_refused(client, raw, redis_client, body):
     commitment = commitments.bid_commitment(game_id, 1, 0, [5], salt)
     before = _stored(raw, game_id)
     r = client.post(f"/v1/gops/games/{game_id}/seats/0/commit", json={"commitment": commitment, **body},
-                    headers={"Authorization": f"Bearer {tokens[0]}"})
+                    headers=bearer(tokens[0]))
     assert r.status_code == 422, r.get_data()[:200]
     assert _stored(raw, game_id) == before
 
@@ -297,7 +298,7 @@ def test_kb4_commitment_with_trailing_newline_is_refused(client, raw, redis_clie
     commitment = commitments.bid_commitment(game_id, 1, 0, [5], salt)
     before = _stored(raw, game_id)
     r = client.post(f"/v1/gops/games/{game_id}/seats/0/commit", json={"round": 1, "commitment": commitment + "\n"},
-                    headers={"Authorization": f"Bearer {tokens[0]}"})
+                    headers=bearer(tokens[0]))
     assert r.status_code == 422, r.get_data()[:200]
     assert _stored(raw, game_id) == before
 
@@ -318,7 +319,7 @@ def test_a_body_that_is_not_utf8_json_text_is_malformed_json(client, raw, body):
     game_id, tokens = _game(client)
     before = _stored(raw, game_id)
     r = client.post(f"/v1/gops/games/{game_id}/seats/0/commit", data=body, content_type="application/json",
-                    headers={"Authorization": f"Bearer {tokens[0]}"})
+                    headers=bearer(tokens[0]))
     assert r.status_code == 400 and r.get_json()["code"] == "malformed_json", r.get_data()
     assert _stored(raw, game_id) == before
 
@@ -342,7 +343,7 @@ def test_a_move_s_body_is_parsed_once(client, monkeypatch):
     monkeypatch.setattr(app_module.json, "loads", counting)
     body = {"round": 1, "commitment": "a" * 64}
     r = client.post(f"/v1/gops/games/{game_id}/seats/0/commit", json=body,
-                    headers={"Authorization": f"Bearer {tokens[0]}"})
+                    headers=bearer(tokens[0]))
     assert [real(p) for p in parses] == [body]  # (before the answer is read: that is json too)
     assert r.status_code == 200, r.get_json()
     assert r.get_json()["commitments"] == {"0": "a" * 64}

@@ -47,6 +47,7 @@ from support.sweep import (
     sweep,
 )
 from support.sweep import assert_store_consistent as assert_versions_consistent
+from support.client import bearer
 
 TABLES = "/v1/gofo/tables"
 
@@ -88,7 +89,7 @@ class World:
         return r.get_json()
 
     def seat_view(self, seat: int) -> dict[str, Any]:
-        r = self.client.get(f"{self.base}/seats/{seat}", headers={"Authorization": f"Bearer {self.tokens[seat]}"})
+        r = self.client.get(f"{self.base}/seats/{seat}", headers=bearer(self.tokens[seat]))
         assert r.status_code == 200, r.get_data()
         return r.get_json()
 
@@ -285,14 +286,14 @@ def _action_sequence(client, raw, data) -> None:
                 payload = data.draw(gofo_near_miss(payload, public["version"]))
             body = Body(json.dumps(payload).encode(), "application/json", payload, kind)
             path = op.template.replace("{table_id}", world.id).replace("{seat}", str(seat))
-            response = checked(world, op, "POST", path, True, body, {"Authorization": f"Bearer {token}"})
+            response = checked(world, op, "POST", path, True, body, bearer(token))
             if kind == "move" and name not in ("show", "declare"):
                 assert response.status_code == 200, (name, payload, response.get_data())
         elif kind == "deadline":
             op = next(o for o in POST_OPS if o.template.endswith("/deadline"))
             token = data.draw(st.sampled_from([world.host, *world.tokens]))
             body = Body(b"{}", "application/json", {}, kind)
-            checked(world, op, "POST", world.base + "/deadline", True, body, {"Authorization": f"Bearer {token}"})
+            checked(world, op, "POST", world.base + "/deadline", True, body, bearer(token))
         else:
             fuzz_one(world, data.draw)
 
@@ -346,7 +347,7 @@ def test_every_move_refuses_fixed_garbage(client, raw, redis_client, mode, label
         path = op.template.replace("{table_id}", table_id).replace("{seat}", str(seat))
         before = _stored(raw, table_id), snapshot(raw)
         r = client.post(path, data=data.encode("utf-8"), content_type=ctype,
-                        headers={"Authorization": f"Bearer {token}"})
+                        headers=bearer(token))
         assert r.status_code < 500, (name, label, r.status_code, r.get_data()[:300])
         if r.status_code >= 400:
             assert r.mimetype == PROBLEM and r.get_json()["status"] == r.status_code, (name, label, r.get_data()[:300])

@@ -29,7 +29,7 @@ import pytest
 import redis
 import requests
 
-from support.gops_http import GopsTable, LiveHttp, new_salt
+from support.client import GopsGame, LiveHttp, new_salt
 from support.sse_client import RawStream, pump
 
 ADDRESSES = [f"127.0.0.{n}" for n in range(2, 10)]  # 8 clients
@@ -38,7 +38,7 @@ ADDRESSES = [f"127.0.0.{n}" for n in range(2, 10)]  # 8 clients
 @pytest.fixture
 def serve(redis_server, tmp_path):
     """``serve(**env)``: the base URL of a one-worker gunicorn started with ``env``."""
-    from conftest import start_gunicorn, stop_process
+    from support.servers import start_gunicorn, stop_process
 
     started = []
 
@@ -107,8 +107,8 @@ def problem_of(answer: bytes) -> tuple[dict[str, str], dict]:
     return headers, json.loads(body)
 
 
-def create_game(base: str) -> GopsTable:
-    return GopsTable.create(LiveHttp(base), {"profile": "classic"})
+def create_game(base: str) -> GopsGame:
+    return GopsGame.create(LiveHttp(base), {"profile": "classic"})
 
 
 def test_more_requests_than_redis_connections_wait_for_one(serve, redis_server):
@@ -151,7 +151,7 @@ def test_a_request_with_no_redis_connection_in_time_is_told_when_to_retry(serve,
         sock.close()
 
 
-def play_a_round(game: GopsTable) -> list[int]:
+def play_a_round(game: GopsGame) -> list[int]:
     """Both seats commit and reveal once: the statuses of the four moves."""
     state = game.public()
     salts = {seat: new_salt() for seat in (0, 1)}
@@ -241,10 +241,10 @@ def test_streams_woken_together_share_one_read_of_the_store(app, client):
     that began after a stream asked answers it, so five streams cost two reads, not five."""
     import threading
 
-    from support.gops_http import FlaskHttp
+    from support.client import FlaskHttp
     from service.api import events
 
-    game = GopsTable.create(FlaskHttp(client), {"profile": "classic"})
+    game = GopsGame.create(FlaskHttp(client), {"profile": "classic"})
     store = app.extensions["referee_store"]
     reads, release = [], threading.Event()
 

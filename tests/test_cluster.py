@@ -29,9 +29,8 @@ from typing import Any
 import pytest
 import redis
 import requests
-from conftest import start_gunicorn, stop_process
-from support.gofo_http import GofoTable
-from support.gops_http import GopsTable, Http, LiveHttp, lowest, new_salt
+from support.client import GofoTable, GopsGame, Http, LiveHttp, bearer, lowest, new_salt
+from support.servers import start_gunicorn, stop_process
 from support.sse_client import RawStream, pump
 
 from service.storage.embedded import start_cluster
@@ -59,9 +58,7 @@ class TwoApis(Http):
 
     def request(self, method: str, path: str, body: Any = None, token: str | None = None,
                 headers: dict[str, str] | None = None) -> tuple[int, Any, requests.Response | None]:
-        hdrs = dict(headers or {})
-        if token:
-            hdrs["Authorization"] = f"Bearer {token}"
+        hdrs = {**(headers or {}), **bearer(token)}
         deadline = time.monotonic() + self.give_up_after
         while True:
             i = next(self._next)
@@ -106,6 +103,8 @@ def apis(cluster, tmp_path_factory):
         "REFEREE_CREATE_LIMIT_PER_HOUR": "100000",
         "REFEREE_REDIS_WAIT_TIMEOUT_MS": str(WAIT_TIMEOUT_MS),
         "GUNICORN_GRACEFUL_TIMEOUT": "3",  # idle keep-alives need not hold the teardown
+        # No heartbeat within a test's waits: a stream hears of a version only by its push.
+        "REFEREE_STREAM_HEARTBEAT_SECONDS": "300",
     }
     started = []
     try:
@@ -180,7 +179,7 @@ def test_the_app_builds_a_cluster_client_that_spublishes(cluster):
 
 
 def test_whole_games_across_two_api_processes(http, apis, cluster):
-    gops = GopsTable.create(http, {"profile": "classic"})
+    gops = GopsGame.create(http, {"profile": "classic"})
     final = gops.play_to_end(lowest)
     assert final["phase"] == "over" and final["result"]["games_played"] == 1
     assert sorted({e["version"] for e in gops.transcript()["entries"]}) == list(range(1, final["version"] + 1))
@@ -189,7 +188,7 @@ def test_whole_games_across_two_api_processes(http, apis, cluster):
     mano = table.hand()["mano"]
     table.play("open", amount=1)
     table.play("enter", blind=True)
-    status, view = table.move((mano + 2) % 3, "enter", blind=False)
+    status, view = table.move((mano + 2) % 3, "enter", {"blind": False})
     assert status == 200, view
     table.play("pass")
     table.play("raise", amount=1)
@@ -226,19 +225,18 @@ def open_stream(base: str, path: str) -> RawStream:
 
 def test_an_event_made_on_one_process_reaches_a_stream_on_the_other(apis):
     """Sharded pub/sub: SPUBLISH in the save on the game's shard, SSUBSCRIBE in the other process."""
-    game = GopsTable.create(LiveHttp(apis[1]), {"profile": "classic"})
-    stream = open_stream(apis[0], f"{game.base}/events?timeout=60")
+    game = GopsGame.create(LiveHttp(apis[1]), {"profile": "classic"})
+    stream = open_stream(apis[0], f"{game.base}/events?timeout=120")
     try:
-        assert pump([stream], lambda: 1 in stream.versions, 20), (stream.status, stream.raw[-500:])
+        assert pump([stream], lambda: 1 in stream.versions, 60), (stream.status, stream.raw[-500:])
         salts = [new_salt(), new_salt()]
         for version, move in enumerate([lambda: game.commit(0, 1, [1], salts[0]),
                                         lambda: game.commit(1, 1, [13], salts[1])], start=2):
             status, data = move()
             assert status == 200, data
-            started = time.monotonic()
-            assert pump([stream], lambda: version in stream.versions, 20), stream.versions
-            # pushed, not found by a heartbeat's look: well under a second on loopback
-            assert time.monotonic() - started < 2.0, time.monotonic() - started
+            assert pump([stream], lambda: version in stream.versions, 60), stream.versions
+        # Pushed, not found by a heartbeat's look: no heartbeat came (it would come before the look).
+        assert "keep-alive" not in stream.comments, stream.comments
         assert stream.versions == [1, 2, 3]
         assert stream.response_headers["content-type"].startswith("text/event-stream")
     finally:
@@ -246,14 +244,12 @@ def test_an_event_made_on_one_process_reaches_a_stream_on_the_other(apis):
 
 
 def test_a_move_waits_for_the_replica(http, apis, cluster):
-    game = GopsTable.create(http, {"profile": "classic"})
+    game = GopsGame.create(http, {"profile": "classic"})
     primary = cluster.primary_for(game_key("gops", game.id))
     (replica,) = cluster.replicas_of(primary)
     before = sum(metric(base, "referee_store_unreplicated_writes_total") for base in apis)
 
-    started = time.monotonic()
-    game.play_round({0: [1], 1: [2]})
-    awake = time.monotonic() - started
+    game.play_round({0: [1], 1: [2]})  # the replica awake: every WAIT answered, nothing counted
     assert sum(metric(base, "referee_store_unreplicated_writes_total") for base in apis) == before
 
     # The replica asleep: WAIT gives up after its timeout; the move stands and is counted.
@@ -270,12 +266,12 @@ def test_a_move_waits_for_the_replica(http, apis, cluster):
     asleep = time.monotonic() - started
     nap.join()
     assert status == 200, data
-    assert asleep >= WAIT_TIMEOUT_MS / 1000 > awake / 4, (asleep, awake)
+    assert asleep >= WAIT_TIMEOUT_MS / 1000, asleep  # the move waited out WAIT's timeout
     assert sum(metric(base, "referee_store_unreplicated_writes_total") for base in apis) == before + 1
 
 
 def test_primary_killed_mid_game_no_acknowledged_move_lost(http, apis, cluster):
-    game = GopsTable.create(http, {"profile": "classic"})
+    game = GopsGame.create(http, {"profile": "classic"})
     for k in range(1, 5):
         game.play_round({0: [k], 1: [14 - k]})
     acknowledged = game.public()

@@ -14,7 +14,7 @@ import pytest
 import requests
 
 from service.games import commitments
-from support.gops_http import GopsTable, LiveHttp, new_salt
+from support.client import GofoTable, GopsGame, LiveHttp, bearer, new_salt
 
 
 def fire(calls):
@@ -46,7 +46,7 @@ def live(live_server):
 
 
 def test_all_seats_commit_and_reveal_at_once(live, live_server):
-    table = GopsTable.create(live, {"options": {"players": 7}})
+    table = GopsGame.create(live, {"options": {"players": 7}})
     start = table.public()
     game_id = start["game_id"]
     salts = {s: new_salt() for s in range(7)}
@@ -78,7 +78,7 @@ def test_all_seats_commit_and_reveal_at_once(live, live_server):
 
 
 def test_same_reveal_sent_many_times_applies_once(live, live_server):
-    table = GopsTable.create(live, {"profile": "classic"})
+    table = GopsGame.create(live, {"profile": "classic"})
     salts = [new_salt(), new_salt()]
     assert table.commit(0, 1, [4], salts[0])[0] == 200
     assert table.commit(1, 1, [9], salts[1])[0] == 200
@@ -93,7 +93,7 @@ def test_same_reveal_sent_many_times_applies_once(live, live_server):
 
 
 def test_two_moves_on_one_version_cannot_both_apply(live, live_server):
-    table = GopsTable.create(live, {"options": {"players": 3}})
+    table = GopsGame.create(live, {"options": {"players": 3}})
     version = table.public()["version"]
     game_id = table.id
     per_thread = http_for_thread(live_server)
@@ -114,7 +114,7 @@ def test_many_games_at_once(live, live_server):
     per_thread = http_for_thread(live_server)
 
     def play():
-        table = GopsTable.create(per_thread(), {"options": {"ranks": 4}})
+        table = GopsGame.create(per_thread(), {"options": {"ranks": 4}})
         return table.play_to_end(lambda state, seat: [max(state["hands"][seat])] if seat == 0 else [min(state["hands"][seat])])
 
     finals = fire([play] * 8)
@@ -137,8 +137,6 @@ def test_simultaneous_retried_creates_make_one_game(live_server):
 
 def test_gofo_one_move_at_a_time(live, live_server):
     """Every seat tries to act at once: only the seat whose turn it is moves, exactly once."""
-    from support.gofo_http import GofoTable
-
     table = GofoTable.create(live, {"seats": 5})
     start = table.public()
     mano = start["hand"]["mano"]
@@ -157,15 +155,13 @@ def test_gofo_one_move_at_a_time(live, live_server):
 
 
 def test_gofo_retried_move_with_idempotency_key_applies_once(live, live_server):
-    from support.gofo_http import GofoTable
-
     table = GofoTable.create(live, {"seats": 3})
     start = table.public()
     mano = start["hand"]["mano"]
 
     def send():
         r = requests.post(f"{live_server}{table.base}/seats/{mano}/open", json={"amount": 2}, timeout=30,
-                          headers={"Authorization": f"Bearer {table.seat_tokens[mano]}", "Idempotency-Key": "open-once-4f0c9e1a7b3d"})
+                          headers={**bearer(table.seat_tokens[mano]), "Idempotency-Key": "open-once-4f0c9e1a7b3d"})
         return r.status_code, r.json()
 
     results = fire([send] * 6)

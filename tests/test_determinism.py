@@ -14,6 +14,7 @@ import random
 from typing import Any
 
 from support.chance import seeded_referee
+from support.client import bearer
 
 TABLES = "/v1/gofo/tables"
 GAMES = "/v1/gops/games"
@@ -44,14 +45,14 @@ def _play_gofo(client, store, seed: int, moves: int = 150) -> list[Any]:
             if hand is None or hand["to_act"] is None:
                 break
             seat = hand["to_act"]
-            auth = {"Authorization": f"Bearer {tokens[seat]}"}
+            auth = bearer(tokens[seat])
             legal = client.get(f"{TABLES}/{table}/seats/{seat}", headers=auth).get_json()["hand"]["legal_actions"]
             # prefer the moves that keep a hand going to the draw: voy, discarding, calling
             preferred = [a for a in legal if a["type"] in ("voy", "discard", "enter", "call", "ver", "open")]
             kind, body = _gofo_move(rng.choice(preferred or legal), rng)
             r = client.post(f"{TABLES}/{table}/seats/{seat}/{kind}", json=body, headers=auth)
             assert r.status_code == 200, r.get_data()
-        host = {"Authorization": f"Bearer {created['host_token']}"}
+        host = bearer(created['host_token'])
         transcript = client.get(f"{TABLES}/{table}/transcript", headers=host).get_json()
         return [created["id"], transcript]
 

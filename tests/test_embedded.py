@@ -15,8 +15,9 @@ import time
 import pytest
 import redis
 
-from conftest import REPO_ROOT
+from support.servers import REPO_ROOT
 from service.storage.valkey import _ping, free_port, start_server
+from support.client import bearer
 
 
 def test_session_server_answers_ping(redis_server, redis_client):
@@ -210,7 +211,7 @@ def test_service_run_starts_embedded_valkey_and_serves(tmp_path):
         # Credentials never reach the access log.
         secret = "s3cr3t-token-value"
         basic = base64.b64encode(b"alice-basic-user:pw").decode()
-        requests.get(f"{base}/openapi.json", headers={"Authorization": f"Bearer {secret}"}, timeout=5)
+        requests.get(f"{base}/openapi.json", headers=bearer(secret), timeout=5)
         requests.get(f"{base}/openapi.json", headers={"Authorization": f"Basic {basic}"}, timeout=5)
         time.sleep(0.5)
         # One JSON request line per request, with its request id (service.ops.logs).

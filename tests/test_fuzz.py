@@ -70,25 +70,14 @@ import itertools
 import json
 import os
 import shlex
-import subprocess
 import sys
 import threading
-import time
 import uuid
 from pathlib import Path
 from typing import Any
 
 import pytest
-
-HERE = Path(__file__).resolve()
-
-EXAMPLES = int(os.environ.get("REFEREE_FUZZ_EXAMPLES") or 50)
-SCENARIOS = int(os.environ.get("REFEREE_FUZZ_SCENARIOS") or 300)
-SEED = int(os.environ.get("REFEREE_FUZZ_SEED") or 20260601)
-WORKERS = os.environ.get("REFEREE_FUZZ_WORKERS") or "1"
-EXTRA_ARGS = shlex.split(os.environ.get("REFEREE_FUZZ_ARGS", ""))
-TIMEOUT = int(os.environ.get("REFEREE_FUZZ_TIMEOUT") or 1500)  # seconds for the whole CLI run
-STATS_ENV = "REFEREE_FUZZ_STATS"  # where the hooks write what they saw (JSON), when set
+from support.fuzz_run import STATS_ENV, TIMEOUT, BackgroundFuzz
 
 # Lines of the gunicorn log (access log off) that mean the server failed: gunicorn's own levels,
 # Flask's "ERROR in app" (the app logs every unhandled exception), a traceback.
@@ -340,89 +329,6 @@ def main(argv: list[str]) -> int:
 
 
 # ----------------------------------------------------------------- the test (pytest process)
-
-
-class BackgroundFuzz:
-    """The whole schemathesis run, started when the session starts, checked by :func:`test_schemathesis`.
-
-    The run is a CLI process against a gunicorn of its own (2 workers) on a Valkey of its own (the
-    session's is flushed before every test): it shares nothing with the other tests, so it runs
-    beside them (``tests/conftest.py``, fixture ``fuzz_run``) instead of after them — on 2 cores the
-    rest of the suite leaves one mostly free, and the run's 3–5 minutes no longer add to the suite's.
-    Its examples are drawn from a fixed seed, so what it sends does not depend on when it runs.
-
-    The rate limiter stays on (its code runs on every request, RateLimit-* headers included), with
-    limits no run reaches: the fuzzer creates hundreds of games, the default allows 120 an hour.
-    """
-
-    def __init__(self, directory: Path) -> None:
-        self.directory = directory
-        self.log_path = directory / "gunicorn.log"
-        self.output_path = directory / "schemathesis.out"
-        self.stats_path = directory / "stats.json"
-        self.valkey = self.server = self.cli = None
-        self.command: list[str] = []
-        self.failed: Exception | None = None  # what stopped start()
-
-    def start(self) -> "BackgroundFuzz":
-        from conftest import start_gunicorn
-        from service.storage.embedded import start_server
-
-        self.valkey = start_server(appendonly=False, data_dir=self.directory / "valkey")
-        self.server, base = start_gunicorn(self.valkey.url, self.log_path, workers=2, extra_env={
-            "REFEREE_RATE_LIMIT_PER_MINUTE": "10000000",
-            "REFEREE_CREATE_LIMIT_PER_HOUR": "10000000",
-            "REFEREE_KEY_PREFIX": f"fuzz-{uuid.uuid4().hex[:8]}",
-            "GUNICORN_ACCESSLOG": "",  # thousands of lines; the CLI report has a curl for every failure
-            # Event streams (GET .../events) last until their timeout: here a second, not 5 minutes.
-            "REFEREE_STREAM_MAX_SECONDS": "1",
-        })
-        config_path = self.directory / "schemathesis.toml"
-        # The stateful phase gets its own budget: each scenario is a create plus a few linked calls.
-        config_path.write_text(f"[phases.stateful.generation]\nmax-examples = {SCENARIOS}\n")
-        self.command = [
-            sys.executable, str(HERE), "--config-file", str(config_path), "run", f"{base}/openapi.json",
-            "--checks", "all",
-            "--phases", "examples,coverage,fuzzing,stateful",
-            "--max-examples", str(EXAMPLES),
-            "--seed", str(SEED),
-            "--workers", WORKERS,
-            "--generation-database", "none",  # reproducible: no replay of earlier runs' examples
-            "--request-timeout", "15",
-            "--suppress-health-check", "too_slow",  # generation speed on a busy 2-core box, not the API's
-            "--output-sanitize", "false",  # throwaway server: show tokens and keys, for exact curl reproductions
-            "--no-color",
-            *EXTRA_ARGS,
-        ]
-        env = dict(os.environ, **{STATS_ENV: str(self.stats_path)})
-        env.pop("SCHEMATHESIS_HOOKS", None)
-        # cwd: schemathesis keeps caches (.schemathesis/, .hypothesis/) in the working directory.
-        with open(self.output_path, "wb") as output:
-            self.cli = subprocess.Popen(self.command, cwd=self.directory, env=env, stdin=subprocess.DEVNULL,
-                                        stdout=output, stderr=subprocess.STDOUT)
-        self.started = time.monotonic()
-        return self
-
-    def wait(self) -> tuple[int | None, str]:
-        """(exit code, output) of the CLI; exit code None when it did not finish within TIMEOUT."""
-        try:
-            code = self.cli.wait(timeout=max(1.0, TIMEOUT - (time.monotonic() - self.started)))
-        except subprocess.TimeoutExpired:
-            self.cli.kill()
-            self.cli.wait()
-            code = None
-        return code, self.output_path.read_text(errors="replace")
-
-    def stop(self) -> None:
-        from conftest import stop_process
-
-        if self.cli is not None and self.cli.poll() is None:
-            self.cli.kill()
-            self.cli.wait()
-        if self.server is not None:
-            stop_process(self.server)
-        if self.valkey is not None:
-            self.valkey.stop()
 
 
 @pytest.mark.slow

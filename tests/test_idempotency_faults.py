@@ -25,8 +25,13 @@ from typing import Callable
 
 import pytest
 import requests
-from conftest import start_gunicorn, stop_process
-from test_crash import gunicorn_workers, wait_for_workers
+from support.client import bearer
+from support.servers import (
+    gunicorn_workers,
+    start_gunicorn,
+    stop_process,
+    wait_for_workers,
+)
 
 from service.storage.embedded import free_port
 
@@ -159,7 +164,7 @@ def open_table(base: str) -> dict:
     # between the fault and the command it is aimed at).
     mano = table["table"]["hand"]["mano"]
     r = requests.post(f"{base}/v1/gofo/tables/{table['id']}/seats/{mano}/open", json={"amount": 2}, timeout=30,
-                      headers={"Authorization": f"Bearer {table['seat_tokens'][mano]}"})
+                      headers=bearer(table['seat_tokens'][mano]))
     assert r.status_code == 200, r.text
     return table
 
@@ -172,13 +177,13 @@ def decline_request(base: str, table: dict, key: str) -> Callable[[], requests.R
     """The seat to act declines (a move legal once only: a re-run is 409 not_your_turn)."""
     seat = public(base, table)["hand"]["to_act"]
     url = f"{base}/v1/gofo/tables/{table['id']}/seats/{seat}/decline"
-    headers = {"Authorization": f"Bearer {table['seat_tokens'][seat]}", "Idempotency-Key": key}
+    headers = {**bearer(table['seat_tokens'][seat]), "Idempotency-Key": key}
     return lambda: requests.post(url, json={}, headers=headers, timeout=30)
 
 
 def seat_view(base: str, table: dict, seat: int) -> dict:
     return requests.get(f"{base}/v1/gofo/tables/{table['id']}/seats/{seat}", timeout=30,
-                        headers={"Authorization": f"Bearer {table['seat_tokens'][seat]}"}).json()
+                        headers=bearer(table['seat_tokens'][seat])).json()
 
 
 def test_a_move_answered_503_but_applied_replays_its_answer(rig):

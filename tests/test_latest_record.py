@@ -32,6 +32,7 @@ from bench.redis_counts import CountingProxy, Counter_  # noqa: E402
 from service.ops import metrics  # noqa: E402
 from service.web.app import create_app  # noqa: E402
 from service.verify import verify  # noqa: E402
+from support.client import bearer  # noqa: E402
 
 GAMES = "/v1/gops/games"
 
@@ -52,7 +53,7 @@ class Worker:
         # warm up: connections, script loading (a NOSCRIPT and SCRIPT LOAD once per server)
         game = self.client.post(GAMES, json={"profile": "classic"}).get_json()
         self.client.post(f"{GAMES}/{game['id']}/seats/0/commit", json={"round": 1, "commitment": "0" * 64},
-                         headers=_auth(game["seat_tokens"][0]))
+                         headers=bearer(game["seat_tokens"][0]))
         for key in direct.scan_iter(match="*:rl:*"):  # and no request of it counts against a test's limit
             direct.delete(key)
 
@@ -82,10 +83,6 @@ def workers(redis_url, redis_client):
     direct.close()
 
 
-def _auth(token: str) -> dict[str, str]:
-    return {"Authorization": f"Bearer {token}"}
-
-
 def _new_game(worker: Worker) -> dict:
     created = worker.client.post(GAMES, json={"profile": "classic"})
     assert created.status_code == 201
@@ -100,7 +97,7 @@ def _commit(worker: Worker, game: dict, seat: int, card: int, salt: str, **extra
     salt = _salt(salt)
     body = {"round": 1, "commitment": bid_commitment(game["game"]["game_id"], 1, seat, [card], salt), **extra}
     return worker.client.post(f"{GAMES}/{game['id']}/seats/{seat}/commit", json=body,
-                              headers=_auth(game["seat_tokens"][seat]))
+                              headers=bearer(game["seat_tokens"][seat]))
 
 
 def _version(worker: Worker, game: dict) -> int:
@@ -139,7 +136,7 @@ def test_a_refusal_is_never_decided_on_a_stale_record(workers):
     assert _commit(a, game, 1, 9, "s1").status_code == 200  # now the reveal phase
     reveal = {"round": 1, "cards": [5], "salt": _salt("s0")}
     response = b.counted("reveal", lambda: b.client.post(f"{GAMES}/{game['id']}/seats/0/reveal", json=reveal,
-                                                         headers=_auth(game["seat_tokens"][0])))
+                                                         headers=bearer(game["seat_tokens"][0])))
     # on b's record a reveal is out of phase; on the current one it is the move it is
     assert response.status_code == 200, response.get_json()
     assert response.get_json()["version"] == 4
@@ -170,7 +167,7 @@ def test_a_pinned_version_is_checked_against_the_current_record(workers):
     assert pinned.status_code == 200 and pinned.get_json()["version"] == 3
     stale = b.client.post(f"{GAMES}/{game['id']}/seats/0/reveal", json={"round": 1, "cards": [5], "salt": _salt("s0"),
                                                                         "version": 2},
-                          headers=_auth(game["seat_tokens"][0]))
+                          headers=bearer(game["seat_tokens"][0]))
     assert stale.status_code == 409 and stale.get_json()["code"] == "stale_version"
     assert stale.get_json()["current_version"] == 3
     assert _version(a, game) == 3
@@ -212,7 +209,7 @@ def test_over_the_limit_on_the_latest_record_nothing_is_stored(workers):
     assert _commit(a, game, 1, 9, "s1").status_code == 200  # the 3rd
     reveal = {"round": 1, "cards": [5], "salt": _salt("s0")}
     response = a.counted("refused", lambda: a.client.post(f"{GAMES}/{game['id']}/seats/0/reveal", json=reveal,
-                                                          headers=_auth(game["seat_tokens"][0])))
+                                                          headers=bearer(game["seat_tokens"][0])))
     assert response.status_code == 429 and response.get_json()["code"] == "rate_limited"
     assert response.headers["Retry-After"] == response.headers["RateLimit-Reset"]
     assert response.headers["RateLimit-Remaining"] == "0"
@@ -255,7 +252,7 @@ def test_the_latest_records_are_bounded_and_a_finished_game_is_forgotten(workers
     assert [a.store.latest("gops", g["id"]).version for g in games[1:]] == [1, 1]
     game = games[2]
     assert a.client.post(f"{GAMES}/{game['id']}/seats/0/resign", json={},
-                         headers=_auth(game["seat_tokens"][0])).status_code == 200  # the game is over
+                         headers=bearer(game["seat_tokens"][0])).status_code == 200  # the game is over
     assert a.store.latest("gops", game["id"]) is None
 
 
@@ -296,14 +293,14 @@ def test_whole_games_played_through_workers_at_random(workers, seed):
             w = any_worker()
             body = {"round": rnd, "commitment": bid_commitment(game["game"]["game_id"], rnd, s, [bids[s]], salts[s])}
             assert w.client.post(f"{GAMES}/{game['id']}/seats/{s}/commit", json=body,
-                                 headers=_auth(game["seat_tokens"][s])).status_code == 200
+                                 headers=bearer(game["seat_tokens"][s])).status_code == 200
             played += 1
             if rng.random() < 0.3:
                 assert any_worker().client.get(f"{GAMES}/{game['id']}").status_code == 200
         for s in rng.sample([0, 1], 2):
             body = {"round": rnd, "cards": [bids[s]], "salt": salts[s]}
             response = any_worker().client.post(f"{GAMES}/{game['id']}/seats/{s}/reveal", json=body,
-                                                headers=_auth(game["seat_tokens"][s]))
+                                                headers=bearer(game["seat_tokens"][s]))
             assert response.status_code == 200, response.get_json()
             played += 1
     final = any_worker().client.get(f"{GAMES}/{game['id']}").get_json()
@@ -321,11 +318,11 @@ def test_whole_games_played_through_workers_at_random(workers, seed):
     moves = 0
     while state["table"]["hand_number"] == number:
         seat = state["hand"]["to_act"]
-        view = any_worker().client.get(f"/v1/gofo/tables/{tid}/seats/{seat}", headers=_auth(tokens[seat]))
+        view = any_worker().client.get(f"/v1/gofo/tables/{tid}/seats/{seat}", headers=bearer(tokens[seat]))
         assert view.status_code == 200
         kind, body = gofo_choice(view.get_json()["hand"]["legal_actions"], rng)
         response = any_worker().client.post(f"/v1/gofo/tables/{tid}/seats/{seat}/{kind.replace('_', '-')}",
-                                            json=body, headers=_auth(tokens[seat]))
+                                            json=body, headers=bearer(tokens[seat]))
         assert response.status_code == 200, response.get_json()
         state = response.get_json()
         moves += 1
@@ -357,7 +354,7 @@ def test_a_state_applied_to_in_place_answers_as_one_parsed_from_the_store(worker
             break
         moved = False
         for seat in range(len(tokens)):
-            seat_view = fresh.client.get(f"{GAMES}/{gid}/seats/{seat}", headers=_auth(tokens[seat])).get_json()
+            seat_view = fresh.client.get(f"{GAMES}/{gid}/seats/{seat}", headers=bearer(tokens[seat])).get_json()
             for legal in seat_view["legal_actions"]:
                 if legal["type"] == "commit":
                     card = rng.choice(legal["hand"])
@@ -372,9 +369,9 @@ def test_a_state_applied_to_in_place_answers_as_one_parsed_from_the_store(worker
                 else:
                     continue
                 kept += a.store.cache._latest.get(("gops", gid), [0, b"", None])[2] is not None
-                answer = a.client.post(f"{GAMES}/{gid}/seats/{seat}/{path}", json=body, headers=_auth(tokens[seat]))
+                answer = a.client.post(f"{GAMES}/{gid}/seats/{seat}/{path}", json=body, headers=bearer(tokens[seat]))
                 assert answer.status_code == 200, answer.get_json()
-                again = fresh.client.get(f"{GAMES}/{gid}/seats/{seat}", headers=_auth(tokens[seat]))
+                again = fresh.client.get(f"{GAMES}/{gid}/seats/{seat}", headers=bearer(tokens[seat]))
                 assert again.get_data() == answer.get_data()
                 moved = True
                 break

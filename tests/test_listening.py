@@ -18,7 +18,7 @@ import time
 
 import pytest
 import requests
-from conftest import REPO_ROOT, _free_port, start_gunicorn, stop_process
+from support.servers import REPO_ROOT, free_port, start_gunicorn, stop_process
 
 from bench.procfs import children, socket_owners, tcp_sockets
 
@@ -105,7 +105,7 @@ def test_a_second_server_does_not_share_the_port_of_the_first(two_workers, redis
 
 def test_a_unix_socket_is_served_by_its_workers_sharing_it(redis_server, tmp_path):
     path = tmp_path / "referee.sock"
-    proc = _gunicorn(_free_port(), redis_server.url, "--bind", f"unix:{path}")
+    proc = _gunicorn(free_port(), redis_server.url, "--bind", f"unix:{path}")
     try:
         deadline = time.monotonic() + 60
         answer = b""

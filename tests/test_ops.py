@@ -14,8 +14,8 @@ import time
 
 import pytest
 import requests
-from conftest import REPO_ROOT, start_gunicorn, stop_process
-from support.gops_http import FlaskHttp, GopsTable, lowest
+from support.servers import REPO_ROOT, start_gunicorn, stop_process
+from support.client import FlaskHttp, GopsGame, bearer, lowest
 
 from service.ops import metrics
 from service.web.app import create_app
@@ -172,8 +172,7 @@ def test_one_json_request_line_per_request_without_credentials(client):
     secret = "tok-" + "9" * 40
     lines = capture_json_logs()
     try:
-        client.get("/v1/gops/games/abc?token=" + secret, headers={"Authorization": f"Bearer {secret}",
-                                                                   "X-Request-Id": "req-42"})
+        client.get("/v1/gops/games/abc?token=" + secret, headers={**bearer(secret), "X-Request-Id": "req-42"})
     finally:
         lines.close()
     (entry,) = [e for e in lines.entries() if e["msg"] == "request"]
@@ -203,7 +202,7 @@ def test_metrics_count_requests_latency_games_and_streams(client):
     latency = sample(client, "referee_http_request_duration_seconds_count", operation=op)
     answered = sample(client, "referee_http_requests_total", method="POST", operation=op, status="201")
 
-    game = GopsTable.create(FlaskHttp(client), {"profile": "classic"})
+    game = GopsGame.create(FlaskHttp(client), {"profile": "classic"})
     assert sample(client, "referee_games_created_total", kind="gops") == created + 1
     assert sample(client, "referee_games_active", kind="gops") == 1  # the DB is fresh for each test
     assert sample(client, "referee_http_request_duration_seconds_count", operation=op) == latency + 1
@@ -226,7 +225,7 @@ def test_metrics_count_requests_latency_games_and_streams(client):
 def test_games_active_counts_only_unfinished_games_within_the_idle_ttl(app, client, redis_client):
     store = app.extensions["referee_store"]
     for i in range(3):
-        GopsTable.create(FlaskHttp(client), {"profile": "classic"})
+        GopsGame.create(FlaskHttp(client), {"profile": "classic"})
     assert store.active_count("gops") == 3
     # One created longer ago than the idle TTL drops out (its score is its untouched expiry).
     member = redis_client.zrange(store.active_key("gops"), 0, 0)[0]
@@ -352,7 +351,7 @@ def test_gunicorns_access_line_is_written_only_when_asked_for(redis_url, tmp_pat
     and the app's own request line is there either way."""
     import requests
 
-    from conftest import start_gunicorn, stop_process
+    from support.servers import start_gunicorn, stop_process
 
     log_path = tmp_path / "gunicorn.log"
     proc, base = start_gunicorn(redis_url, log_path, workers=1, extra_env={"GUNICORN_ACCESSLOG": accesslog})

@@ -16,6 +16,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from support import browser as browser_support
+from support.client import bearer
 import pytest
 import requests
 
@@ -464,7 +465,7 @@ def test_three_phones_play_a_dealt_gofo_hand(phone, origin, live_server):
 
     def cards_of(seat):
         r = requests.get(f"{live_server}/v1/gofo/tables/{table_id}/seats/{seat}",
-                         headers={"Authorization": f"Bearer {tokens[seat]}"}, timeout=10).json()
+                         headers=bearer(tokens[seat]), timeout=10).json()
         return r["hand"]["my_cards"], r["version"]
 
     def own_cards_only():
@@ -595,7 +596,7 @@ def test_five_phones_play_a_dealt_gofo_hand(phone, origin, live_server):
         page.goto(f"{origin}/play#gofo={table_id}&seat={seat}&t={tokens[seat]}")
 
     def seat_view(seat):
-        return http.get(f"{base}/seats/{seat}", headers={"Authorization": f"Bearer {tokens[seat]}"}, timeout=10).json()
+        return http.get(f"{base}/seats/{seat}", headers=bearer(tokens[seat]), timeout=10).json()
 
     def screens_agree(view):
         """Every screen at `view`'s version: the same table as the referee's; each seat's own cards only."""
@@ -718,7 +719,7 @@ def test_gofo_hand_verification_names_the_first_mismatch(phone, origin, live_ser
         if view["table"]["hand_number"] == 2:
             break
         seat = view["hand"]["to_act"]
-        auth = {"Authorization": f"Bearer {tokens[seat]}"}
+        auth = bearer(tokens[seat])
         legal = {a["type"] for a in http.get(f"{base}/seats/{seat}", headers=auth, timeout=10).json()["hand"]["legal_actions"]}
         move, body = next((m, b) for m, b in (("open", {"amount": 2}), ("enter", {"blind": False}), ("pass", {}), ("voy", {}),
                                                ("ver", {}), ("discard", {"cards": []})) if m in legal)
@@ -911,7 +912,7 @@ class Table:
 
     def move(self, seat, move, body=None, token=None):
         r = self.http.post(f"{self.base}/seats/{seat}/{move}", json=body or {}, timeout=10,
-                           headers={"Authorization": f"Bearer {token or self.tokens[seat]}"})
+                           headers=bearer(token or self.tokens[seat]))
         assert r.status_code == 200, (move, r.text)
         self.answer = r.json()
         return self.answer
@@ -1031,8 +1032,8 @@ def bust_hand(table, points, show):
             return view
         seat, phase = hand["to_act"], hand["phase"]
         token = table.host if hand["mode"] == "tabletop" else None
-        legal = {a["type"]: a for a in table.http.get(f"{table.base}/seats/{seat}", timeout=10, headers={
-            "Authorization": f"Bearer {token or table.tokens[seat]}"}).json()["hand"]["legal_actions"]}
+        legal = {a["type"]: a for a in table.http.get(f"{table.base}/seats/{seat}", timeout=10,
+                                                         headers=bearer(token or table.tokens[seat])).json()["hand"]["legal_actions"]}
         if phase == "opening":
             table.move(seat, "open", {"amount": 1}, token)
         elif phase == "entering":

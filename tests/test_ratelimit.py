@@ -14,11 +14,12 @@ import uuid
 
 import pytest
 import requests
-from conftest import start_gunicorn, stop_process
+from support.servers import start_gunicorn, stop_process
 
 from service import config
 from service.api import ratelimit
 from support.store import rate_key
+from support.client import bearer
 from service.web.app import create_app
 
 CREATE = "/v1/gops/games"
@@ -246,7 +247,7 @@ def test_games_created_per_hour(make_app):
     response = client.get(f"{CREATE}/{game['id']}")
     assert response.status_code == 200 and response.headers["RateLimit-Limit"] == "100"
     response = client.post(f"{CREATE}/{game['id']}/seats/0/resign", json={},
-                           headers={"Authorization": f"Bearer {game['seat_tokens'][0]}"})
+                           headers=bearer(game['seat_tokens'][0]))
     assert response.status_code == 200
     # Another client may still create.
     assert client.post(CREATE, json={"profile": "classic"}, environ_base={"REMOTE_ADDR": "10.1.1.1"}).status_code == 201
@@ -276,7 +277,7 @@ def test_create_routes_are_configurable(make_app):
         "POST /v1/gops/games", "POST /v1/gops/games/<string:game_id>/seats/<seat:seat>/resign")).test_client()
     game = client.post(CREATE, json={"profile": "classic"}).get_json()
     response = client.post(f"{CREATE}/{game['id']}/seats/0/resign", json={},
-                           headers={"Authorization": f"Bearer {game['seat_tokens'][0]}"})
+                           headers=bearer(game['seat_tokens'][0]))
     assert_rate_limited(response, 1)
 
 
@@ -382,8 +383,8 @@ def test_a_move_refused_by_its_schema_and_the_limit_is_a_no_store_429(make_app):
     created = client.post("/v1/gops/games", json={"profile": "classic"}).get_json()
     token = created["seat_tokens"][0]
     path = f"/v1/gops/games/{created['id']}/seats/0/commit"
-    assert client.post(path, json={"round": "x"}, headers={"Authorization": f"Bearer {token}"}).status_code == 422
-    refused = client.post(path, json={"round": "x"}, headers={"Authorization": f"Bearer {token}"})
+    assert client.post(path, json={"round": "x"}, headers=bearer(token)).status_code == 422
+    refused = client.post(path, json={"round": "x"}, headers=bearer(token))
     assert refused.status_code == 429 and refused.headers["Cache-Control"] == "no-store"
 
 
@@ -408,7 +409,7 @@ def test_counters_stay_out_of_the_append_only_file(valkey_factory, tmp_path):
     # script writes after the counters (the move) is on disk, the counters still are not.
     token = created.get_json()["seat_tokens"][0]
     moved = client.post(f"{game}/seats/0/commit", json={"round": 1, "commitment": "ab" * 32},
-                        headers={"Authorization": f"Bearer {token}"})
+                        headers=bearer(token))
     assert moved.status_code == 200 and moved.headers["RateLimit-Remaining"] == str(50 - 6)
     import redis
 

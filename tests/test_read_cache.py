@@ -25,10 +25,7 @@ from bench.http import bid_commitment  # noqa: E402
 from service.web.app import create_app  # noqa: E402
 from service.storage.records import record_from  # noqa: E402
 from service.storage.store import Store  # noqa: E402
-
-
-def _auth(token: str) -> dict[str, str]:
-    return {"Authorization": f"Bearer {token}"}
+from support.client import bearer
 
 
 class Reader:
@@ -70,7 +67,7 @@ def reader(redis_url, redis_client):
 
 def _gops_views(gid: str, tokens: list[str]) -> list[tuple[str, dict[str, str]]]:
     return [(f"/v1/gops/games/{gid}", {})] + [
-        (f"/v1/gops/games/{gid}/seats/{seat}", _auth(token)) for seat, token in enumerate(tokens)]
+        (f"/v1/gops/games/{gid}/seats/{seat}", bearer(token)) for seat, token in enumerate(tokens)]
 
 
 @pytest.mark.parametrize("body", [
@@ -88,7 +85,7 @@ def test_gops_views_change_nothing_they_share(reader, body):
     gid, tokens = game["id"], game["seat_tokens"]
     reader.views(_gops_views(gid, tokens))
     for _ in range(80):
-        views = [client.get(f"/v1/gops/games/{gid}/seats/{s}", headers=_auth(t)).get_json()
+        views = [client.get(f"/v1/gops/games/{gid}/seats/{s}", headers=bearer(t)).get_json()
                  for s, t in enumerate(tokens)]
         if views[0]["phase"] == "over" or all(not v["legal_actions"] for v in views):
             break
@@ -106,13 +103,13 @@ def test_gops_views_change_nothing_they_share(reader, body):
                 move = ("commit", {"round": action["round"],
                                    "commitment": bid_commitment(game_id, action["round"], seat, [card], salt)})
                 view.setdefault("_reveal", {"round": action["round"], "cards": [card], "salt": salt})
-            answer = client.post(f"/v1/gops/games/{gid}/seats/{seat}/{move[0]}", json=move[1], headers=_auth(tokens[seat]))
+            answer = client.post(f"/v1/gops/games/{gid}/seats/{seat}/{move[0]}", json=move[1], headers=bearer(tokens[seat]))
             assert answer.status_code == 200, answer.get_json()
         reader.views(_gops_views(gid, tokens))
         for seat, view in enumerate(views):
             if "_reveal" in view:
                 answer = client.post(f"/v1/gops/games/{gid}/seats/{seat}/reveal", json=view["_reveal"],
-                                     headers=_auth(tokens[seat]))
+                                     headers=bearer(tokens[seat]))
                 assert answer.status_code == 200, answer.get_json()
                 reader.views(_gops_views(gid, tokens))
     final = client.get(f"/v1/gops/games/{gid}").get_json()
@@ -127,7 +124,7 @@ def test_gofo_views_change_nothing_they_share(reader):
     def views():
         tid = table["id"]
         reader.views([(f"/v1/gofo/tables/{tid}", {})] + [
-            (f"/v1/gofo/tables/{tid}/seats/{seat}", _auth(token)) for seat, token in enumerate(table["tokens"])])
+            (f"/v1/gofo/tables/{tid}/seats/{seat}", bearer(token)) for seat, token in enumerate(table["tokens"])])
 
     def measure(label, fn):
         result = fn()
@@ -140,8 +137,8 @@ def test_gofo_views_change_nothing_they_share(reader):
     tabletop = client.post("/v1/gofo/tables", json={"seats": 3, "caja": 60, "refill": 10, "initial_front": 20,
                                                     "mode": "tabletop"}).get_json()
     tid = tabletop["id"]
-    reader.views([(f"/v1/gofo/tables/{tid}", {}), (f"/v1/gofo/tables/{tid}/seats/0", _auth(tabletop["host_token"]))]
-                 + [(f"/v1/gofo/tables/{tid}/seats/{s}", _auth(t)) for s, t in enumerate(tabletop["seat_tokens"])])
+    reader.views([(f"/v1/gofo/tables/{tid}", {}), (f"/v1/gofo/tables/{tid}/seats/0", bearer(tabletop["host_token"]))]
+                 + [(f"/v1/gofo/tables/{tid}/seats/{s}", bearer(t)) for s, t in enumerate(tabletop["seat_tokens"])])
     assert reader.reads > 100
 
 
@@ -158,11 +155,11 @@ def test_a_move_never_gets_a_shared_record(reader):
     assert not own.shared and own is not shared and own.doc is not shared.doc
     salt = "ab" * 32
     body = {"round": 1, "commitment": bid_commitment(game["game"]["game_id"], 1, 0, [13], salt)}
-    assert client.post(f"/v1/gops/games/{gid}/seats/0/commit", json=body, headers=_auth(tokens[0])).status_code == 200
+    assert client.post(f"/v1/gops/games/{gid}/seats/0/commit", json=body, headers=bearer(tokens[0])).status_code == 200
     reader.check()  # the record read before the move: unchanged
     after = store.read("gops", gid)
     assert after is not shared and after.version == shared.version + 1
-    assert client.get(f"/v1/gops/games/{gid}/seats/0", headers=_auth(tokens[0])).get_json()["version"] == after.version
+    assert client.get(f"/v1/gops/games/{gid}/seats/0", headers=bearer(tokens[0])).get_json()["version"] == after.version
 
 
 def test_the_cache_keeps_at_most_its_size(redis_url, redis_client):
@@ -202,7 +199,7 @@ def test_a_kept_view_is_sent_again_until_the_clock_changes_it(reader, monkeypatc
     client = reader.client
     game = client.post("/v1/gops/games", json={"profile": "standard", "options": {"deadline_seconds": 30}}).get_json()
     gid, tokens = game["id"], game["seat_tokens"]
-    seat0 = (f"/v1/gops/games/{gid}/seats/0", _auth(tokens[0]))
+    seat0 = (f"/v1/gops/games/{gid}/seats/0", bearer(tokens[0]))
 
     made.clear()
     first = client.get(seat0[0], headers=seat0[1])
@@ -215,12 +212,12 @@ def test_a_kept_view_is_sent_again_until_the_clock_changes_it(reader, monkeypatc
     assert made == [0, None] and public[0].get_data() == public[1].get_data()
 
     # Another seat's token, or none, never gets the kept view of seat 0; seat 1's own view is its own.
-    other = client.get(seat0[0], headers=_auth(tokens[1]))
+    other = client.get(seat0[0], headers=bearer(tokens[1]))
     assert other.status_code == 403 and other.get_json()["code"] == "not_your_seat"
     assert client.get(seat0[0]).status_code == 401
-    seat1 = client.get(f"/v1/gops/games/{gid}/seats/1", headers=_auth(tokens[1]))
+    seat1 = client.get(f"/v1/gops/games/{gid}/seats/1", headers=bearer(tokens[1]))
     assert seat1.status_code == 200 and seat1.get_json()["seat"] == 1 and seat1.get_data() != first.get_data()
-    assert seat1.get_data() == reader.plain.get(f"/v1/gops/games/{gid}/seats/1", headers=_auth(tokens[1])).get_data()
+    assert seat1.get_data() == reader.plain.get(f"/v1/gops/games/{gid}/seats/1", headers=bearer(tokens[1])).get_data()
     assert made[-2:] == [1, 1]  # made for the cached app and for the uncached one
     del made[-2:]
 

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from support.readme_blocks import CLIENT_GUIDE, fenced_block_after
+from support.sdk import node_toolchain
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 SPEC = REPO_ROOT / "openapi" / "openapi.json"
@@ -66,15 +67,13 @@ def test_readme_python_sdk_installs_and_plays_a_round(live_server, tmp_path):
 
 
 def test_readme_typescript_sdk_compiles_and_plays_a_round(live_server, tmp_path):
-    from test_sdk_clients import _node_toolchain
-
     work = checkout_like(tmp_path)
     env = dict(os.environ, PATH=f"{VENV_BIN}{os.pathsep}{os.environ['PATH']}", API=live_server)
     generate, install = fenced_block_after("**TypeScript** (", "sh", CLIENT_GUIDE).strip().splitlines()[1:]
     assert install.startswith("npm install typescript@5 @types/node@20")
     sh(generate, work, env)  # `pip install openapi-generator-cli` is the test extra's; npm's: the pinned toolchain
     assert (work / "sdk" / "typescript" / "index.ts").is_file()
-    (work / "node_modules").symlink_to(_node_toolchain(), target_is_directory=True)
+    (work / "node_modules").symlink_to(node_toolchain(), target_is_directory=True)
     (work / "play.ts").write_text(fenced_block_after("`play.ts`:", "ts", CLIENT_GUIDE))
     out = sh(fenced_block_after("`play.ts`:", "sh", CLIENT_GUIDE), work, env, timeout=240)
     assert re.fullmatch(r'round 1 bids \{"0":\[1\],"1":\[13\]\} scores \["0","\d+"\]', out.strip()), out

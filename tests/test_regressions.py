@@ -3,22 +3,17 @@
 import time
 
 import pytest
+from support.client import bearer
 
 EXAMPLE_KEY = "6f1c2b9e-3d4a-4c8e-9b1f-2a7d5e8c0f13"  # the key the published spec shows as example
 
 
 def post(client, path, body=None, token=None, headers=None):
-    h = dict(headers or {})
-    if token:
-        h["Authorization"] = f"Bearer {token}"
-    return client.post(path, json=body if body is not None else {}, headers=h)
+    return client.post(path, json=body if body is not None else {}, headers={**(headers or {}), **bearer(token)})
 
 
 def get(client, path, token=None, headers=None):
-    h = dict(headers or {})
-    if token:
-        h["Authorization"] = f"Bearer {token}"
-    return client.get(path, headers=h)
+    return client.get(path, headers={**(headers or {}), **bearer(token)})
 
 
 # R2: the Idempotency-Key of a create is global (not bound to any client): anyone who sends the

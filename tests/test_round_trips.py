@@ -30,6 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # bench/ is not
 from bench.redis_counts import CountingProxy, Counter_, open_gofo, play_gofo_hand, play_gops  # noqa: E402
 from service.api import views  # noqa: E402
 from service.web.app import create_app  # noqa: E402
+from support.client import bearer
 
 
 def _port(url: str) -> int:
@@ -156,7 +157,7 @@ def test_a_refused_move_writes_nothing_and_costs_one_round_trip(redis_url, redis
         gid, token = created["id"], created["seat_tokens"][0]
         body = {"round": 1, "commitment": "0" * 64}
         path = f"/v1/gops/games/{gid}/seats/0/commit"
-        headers = {"Authorization": f"Bearer {token}"}
+        headers = bearer(token)
         assert client.get(f"/v1/gops/games/{gid}").status_code == 200
         assert client.post(path, json=body, headers=headers).status_code == 200  # the 3rd request
         counter = Counter_(proxy, direct)
@@ -203,7 +204,7 @@ def test_views_are_sent_exactly_as_their_schemas_would_dump_them(redis_url, redi
         created = client.post("/v1/gops/games", json=body)
         assert created.status_code == 201, created.get_json()
         game = created.get_json()
-        auth = {"Authorization": f"Bearer {game['seat_tokens'][0]}"}
+        auth = bearer(game['seat_tokens'][0])
         assert client.get(f"/v1/gops/games/{game['id']}").status_code == 200
         assert client.get(f"/v1/gops/games/{game['id']}/seats/0", headers=auth).status_code == 200
         assert client.post(f"/v1/gops/games/{game['id']}/seats/0/resign", json={}, headers=auth).status_code == 200
@@ -214,7 +215,7 @@ def test_views_are_sent_exactly_as_their_schemas_would_dump_them(redis_url, redi
     tid = table["id"]
     assert client.get(f"/v1/gofo/tables/{tid}").status_code == 200
     for seat, token in enumerate(table["tokens"]):
-        assert client.get(f"/v1/gofo/tables/{tid}/seats/{seat}", headers={"Authorization": f"Bearer {token}"}).status_code == 200
+        assert client.get(f"/v1/gofo/tables/{tid}/seats/{seat}", headers=bearer(token)).status_code == 200
 
     endpoints = {endpoint for endpoint, _, _ in seen}
     assert endpoints >= {"gops.Game", "gops.SeatView", "gops.CommitBid", "gops.RevealBid", "gops.ResignSeat",
@@ -249,7 +250,7 @@ def test_a_view_out_of_its_schema_s_shape_is_a_500_where_views_are_checked(redis
         gid, token = created.get_json()["id"], created.get_json()["seat_tokens"][0]
         caplog.clear()
         for path, headers in ((f"/v1/gops/games/{gid}", {}),
-                              (f"/v1/gops/games/{gid}/seats/0", {"Authorization": f"Bearer {token}"})):
+                              (f"/v1/gops/games/{gid}/seats/0", bearer(token))):
             answer = client.get(path, headers=headers)
             assert answer.status_code == status, (check, path, answer.get_json())
             if check:
@@ -282,7 +283,7 @@ def test_no_schema_is_built_per_request(redis_url, monkeypatch):
     # so the views of another table come first.
     warm = open_gofo(client)
     client.get(f"/v1/gofo/tables/{warm['id']}")
-    client.get(f"/v1/gofo/tables/{warm['id']}/seats/0", headers={"Authorization": f"Bearer {warm['tokens'][0]}"})
+    client.get(f"/v1/gofo/tables/{warm['id']}/seats/0", headers=bearer(warm['tokens'][0]))
     table = open_gofo(client)
     built: list[str] = []
     original = marshmallow.Schema.__init__
@@ -303,7 +304,7 @@ def test_no_schema_is_built_per_request(redis_url, monkeypatch):
     play_gops(client, random.Random(6), measure)
     measure("gofo_public_view", lambda: client.get(f"/v1/gofo/tables/{table['id']}"))
     measure("gofo_seat_view", lambda: client.get(f"/v1/gofo/tables/{table['id']}/seats/0",
-                                                 headers={"Authorization": f"Bearer {table['tokens'][0]}"}))
+                                                 headers=bearer(table['tokens'][0])))
     per_request.pop("gops_create")  # a create's 201 answer is dumped by marshmallow (not a move, not a read)
     assert set(per_request) >= {"gops_commit", "gops_reveal", "gops_public_view", "gops_seat_view"}
     assert {label: names for label, names in per_request.items() if names} == {}

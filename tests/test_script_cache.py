@@ -4,6 +4,7 @@ first round trip carried the rate limiter's hit still answers and still counts i
 from __future__ import annotations
 
 from service.web.app import create_app
+from support.client import bearer
 
 
 def test_views_and_moves_survive_a_flushed_script_cache(redis_url, redis_client):
@@ -19,6 +20,6 @@ def test_views_and_moves_survive_a_flushed_script_cache(redis_url, redis_client)
     assert after.status_code == 200 and after.get_data() == before.get_data()
     assert int(after.headers["RateLimit-Remaining"]) == int(before.headers["RateLimit-Remaining"]) - 1
     redis_client.script_flush()
-    moved = http.post(f"/v1/gops/games/{gid}/seats/0/resign", json={}, headers={"Authorization": f"Bearer {token}"})
+    moved = http.post(f"/v1/gops/games/{gid}/seats/0/resign", json={}, headers=bearer(token))
     assert moved.status_code == 200, moved.get_json()
     assert int(moved.headers["RateLimit-Remaining"]) == int(after.headers["RateLimit-Remaining"]) - 1

@@ -1,17 +1,15 @@
 """A generated SDK types each Gops match format as its own model (the spec's discriminated ``oneOf``).
 
 The Python client openapi-python-client generates from the committed spec (the ``python_sdk``
-fixture of tests/test_sdk_clients.py) creates one game of each format against a live gunicorn: the
+fixture, tests/support/sdk.py) creates one game of each format against a live gunicorn: the
 request is built from the format's own model, with exactly its fields, and the answer's match rules
 say what was asked.
 """
 
 from __future__ import annotations
 
-from test_sdk_clients import python_sdk  # noqa: F401  (fixture)
 
-
-def test_python_client_creates_each_match_format_from_its_own_model(python_sdk, live_server):  # noqa: F811
+def test_python_client_creates_each_match_format_from_its_own_model(python_sdk, live_server):
     from referee_client import Client
     from referee_client.api.gops import create_gops_game
     from referee_client.models import (

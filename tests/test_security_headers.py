@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from support.client import bearer
 
 from service.web.app import create_app
 
@@ -36,7 +37,7 @@ def test_success(client, game):
     response = client.get(f"{GAMES}/{game['id']}")
     assert response.status_code == 200
     assert_security_headers(response)
-    response = client.get(f"{GAMES}/{game['id']}/seats/0", headers={"Authorization": f"Bearer {game['seat_tokens'][0]}"})
+    response = client.get(f"{GAMES}/{game['id']}/seats/0", headers=bearer(game['seat_tokens'][0]))
     assert response.status_code == 200
     assert_security_headers(response)
 
@@ -53,7 +54,7 @@ def test_problem_responses(client, game):
     assert_problem(response, 401, "missing_token")
     assert_security_headers(response)
     response = client.post(f"{GAMES}/{game['id']}/seats/0/reveal", json={"round": 1, "cards": [1], "salt": "00" * 32},
-                           headers={"Authorization": f"Bearer {game['seat_tokens'][0]}"})
+                           headers=bearer(game['seat_tokens'][0]))
     assert_problem(response, 409, "wrong_phase")
     assert_security_headers(response)
     response = client.post(GAMES, json={"profile": "nope"})

@@ -20,7 +20,7 @@ from service.storage.embedded import start_cluster
 from service.storage.redis_client import parse_cluster_url
 from service.storage.store import Change, Store
 from service.web.app import create_app
-from support.gops_http import FlaskHttp, GopsTable, lowest
+from support.client import FlaskHttp, GopsGame, lowest
 
 pytestmark = pytest.mark.slow
 
@@ -143,7 +143,7 @@ def test_a_dead_shard_delays_no_move_of_a_game_on_another(app, cluster):
     store = store_of(app)
     client = app.test_client()
     http = FlaskHttp(client)
-    game = GopsTable.create(http, {"profile": "classic"})
+    game = GopsGame.create(http, {"profile": "classic"})
     game_primary = cluster.primary_for(store.key("gops", game.id))
     active_primary = cluster.primary_for(store.active_key("gops"))
     # A client whose rate-limit counters live on a shard that holds neither the game nor the set of
@@ -180,7 +180,7 @@ def test_a_dead_shard_delays_no_move_of_a_game_on_another(app, cluster):
                 break
             assert status == 503 and body["code"] == "store_unavailable", body
         assert status == 201, body
-        other = GopsTable(http, body["id"], body["host_token"], body["seat_tokens"], body)
+        other = GopsGame(http, body["id"], body["host_token"], body["seat_tokens"], body)
         assert other.play_to_end(lowest)["phase"] == "over"
         assert _skipped("active") - skipped >= 1
 

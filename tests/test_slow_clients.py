@@ -4,13 +4,14 @@ Against the live server (gunicorn, 2 gevent workers, the committed config).  Wit
 twenty connections trickling a body at 1 byte / 2 s made 4 of 6 ordinary requests time out and
 1,500 idle connections made every request time out.  Here:
 
-* 20 bodies trickling at 1 byte / 2 s: 6 ordinary requests are each answered within 2 s; the
-  trickling ones get ``408 request_timeout`` once the body deadline (``REFEREE_BODY_TIMEOUT``, 10 s)
-  passes, and are closed;
-* 20 request heads trickling: ordinary requests answered; the slow ones closed after ``keepalive``;
+* 20 bodies trickling at 1 byte / 2 s: 6 ordinary requests are all answered while every trickler
+  is still held; the trickling ones get ``408 request_timeout`` once the body deadline
+  (``REFEREE_BODY_TIMEOUT``, 10 s) passes, and are closed;
+* 20 request heads trickling: ordinary requests answered while the slow ones are held; the slow
+  ones closed after ``keepalive``;
 * 300 idle connections from one address: at most the per-client cap (100 per worker) is held,
-  the rest are answered ``429 too_many_connections`` at once; other clients are served, and the
-  held connections are closed after ``keepalive`` seconds idle;
+  the rest are answered ``429 too_many_connections`` at once; other clients are served while the
+  held ones are still open, and those are closed after ``keepalive`` seconds idle;
 * the cap's edge, on a one-worker server (cap 10): the 11th stream of one address gets 429, another
   address is served, and the greedy one again once it has closed a stream;
 * a body declared far past the limit and sent as fast as possible: 413, the connection closed after
@@ -33,7 +34,7 @@ import time
 import pytest
 import requests
 
-from support.gops_http import GopsTable, LiveHttp, lowest
+from support.client import GopsGame, LiveHttp, lowest
 from support.sse_client import RawStream, pump
 
 BODY_TIMEOUT = 10.0  # REFEREE_BODY_TIMEOUT's default
@@ -86,19 +87,21 @@ def problem(response: bytes) -> tuple[int, dict]:
     return int(head.split()[1]), json.loads(body)
 
 
-def ordinary_requests(base: str, game_id: str) -> list[float]:
-    """Six ordinary requests, each on a new connection: how long each took to be answered."""
-    took = []
+def ordinary_requests(base: str, game_id: str) -> None:
+    """Six ordinary requests, each on a new connection, each answered (a starved server leaves them
+    waiting: the client's timeout ends the test)."""
     for i in range(6):
-        started = time.perf_counter()
         if i % 2:
-            r = requests.post(f"{base}/v1/gops/games", json={"profile": "classic"}, timeout=10)
+            r = requests.post(f"{base}/v1/gops/games", json={"profile": "classic"}, timeout=30)
             assert r.status_code == 201, r.text
         else:
-            r = requests.get(f"{base}/v1/gops/games/{game_id}", timeout=10)
+            r = requests.get(f"{base}/v1/gops/games/{game_id}", timeout=30)
             assert r.status_code == 200, r.text
-        took.append(time.perf_counter() - started)
-    return took
+
+
+def still_held(socks: list[socket.socket]) -> None:
+    """None of ``socks`` has been answered or closed by the server yet."""
+    assert not readable_now(socks), "the server let a slow client go before the ordinary requests were served"
 
 
 @pytest.fixture
@@ -126,20 +129,18 @@ def test_twenty_trickling_bodies_do_not_stop_ordinary_requests(live_server, game
         sock.sendall((f"POST /v1/gops/games HTTP/1.1\r\nHost: {host}:{port}\r\n"
                       "Content-Type: application/json\r\nContent-Length: 200\r\n\r\n{").encode())
         slow.append(sock)
-    started = time.monotonic()
     stop = threading.Event()
     trickler = threading.Thread(target=trickle, args=(slow, stop))
     trickler.start()
     try:
         time.sleep(1.0)  # every slow body is being read by now
-        took = ordinary_requests(live_server, game_id)
-        assert max(took) < 2.0, took
+        ordinary_requests(live_server, game_id)
+        still_held(slow)  # served while the tricklers hold their connections, not after
         # The body deadline: each trickler gets a 408 problem and its connection is closed.
         for sock in slow:
-            answer = read_all(sock, BODY_TIMEOUT + 10 - (time.monotonic() - started))
+            answer = read_all(sock, BODY_TIMEOUT + 60)
             status, body = problem(answer)
             assert status == 408 and body["code"] == "request_timeout"
-        assert time.monotonic() - started < BODY_TIMEOUT + 10
     finally:
         stop.set()
         trickler.join()
@@ -155,16 +156,14 @@ def test_trickling_request_heads_are_cut_off(live_server, game_id):
         sock = connect(live_server, "127.0.0.4")
         sock.sendall(f"GET /v1/gops/games/{game_id} HTTP/1.1\r\nHost: {host}:{port}\r\nX-Slow: ".encode())
         slow.append(sock)
-    started = time.monotonic()
     stop = threading.Event()
     trickler = threading.Thread(target=trickle, args=(slow, stop))
     trickler.start()
     try:
-        took = ordinary_requests(live_server, game_id)
-        assert max(took) < 2.0, took
+        ordinary_requests(live_server, game_id)
+        still_held(slow)
         for sock in slow:  # headers must arrive within keepalive seconds
-            assert closed_by_server(sock, KEEPALIVE + 10 - (time.monotonic() - started))
-        assert time.monotonic() - started < KEEPALIVE + 10
+            assert closed_by_server(sock, KEEPALIVE + 60)
     finally:
         stop.set()
         trickler.join()
@@ -203,16 +202,15 @@ def test_idle_connections_are_capped_per_client_and_closed(live_server, game_id)
         held = [sock for sock in idle if sock not in readable]
         # At most the cap is held in each worker; every other connection is refused at once.
         assert len(held) <= PER_CLIENT * WORKERS and len(readable) >= 300 - PER_CLIENT * WORKERS
+        # Other clients do not notice: served while the held connections are still open.
+        ordinary_requests(live_server, game_id)
+        still_held(held)
         for sock in readable:
             status, body = problem(read_all(sock, 5))
             assert status == 429 and body["code"] == "too_many_connections"
-        # Other clients do not notice.
-        took = ordinary_requests(live_server, game_id)
-        assert max(took) < 2.0, took
         # Idle connections are closed after keepalive seconds; then the client is served again.
-        started = time.monotonic()
         for sock in held:
-            assert closed_by_server(sock, KEEPALIVE + 10 - (time.monotonic() - started))
+            assert closed_by_server(sock, KEEPALIVE + 60)
         answer = raw_get(live_server, f"/v1/gops/games/{game_id}", "127.0.0.3")
         assert answer.startswith(b"HTTP/1.1 200"), answer[:200]
     finally:
@@ -224,7 +222,7 @@ def test_idle_connections_are_capped_per_client_and_closed(live_server, game_id)
 def one_worker(redis_server, tmp_path):
     """A gunicorn of one worker with a cap of 10 connections per client: which worker takes a
     connection is the kernel's choice, so the cap's edge is exact only with one."""
-    from conftest import start_gunicorn, stop_process
+    from support.servers import start_gunicorn, stop_process
 
     proc, base = start_gunicorn(redis_server.url, tmp_path / "gunicorn.log", workers=1, extra_env={
         "REFEREE_MAX_CONNECTIONS_PER_CLIENT": "10", "REFEREE_STREAM_HEARTBEAT_SECONDS": "1",
@@ -410,7 +408,7 @@ def test_a_stream_that_is_never_read_is_closed_at_its_deadline(one_worker):
     waits for the client.  The stream ends at its deadline all the same: the open-streams gauge comes
     back down and the server resets the connection."""
     http = LiveHttp(one_worker, requests.Session())
-    match = GopsTable.create(http, {"match": {"format": "cumulative", "games": 50}})  # views grow by the round
+    match = GopsGame.create(http, {"match": {"format": "cumulative", "games": 50}})  # views grow by the round
     before = open_streams(one_worker)
     host, port = host_port(one_worker)
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)

@@ -16,8 +16,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import REPO_ROOT
-from support.gops_http import FlaskHttp, GopsTable, lowest, match_prize, new_salt, seat_biased
+from support.servers import REPO_ROOT
+from support.client import FlaskHttp, GopsGame, lowest, match_prize, new_salt, seat_biased
 
 from service import verify
 
@@ -36,7 +36,7 @@ def tie_prone(state, seat):
     return lowest(state, seat) if state["round"] <= 4 else mixed(state, seat)
 
 
-def play(table: GopsTable, strategy) -> dict[int, str]:
+def play(table: GopsGame, strategy) -> dict[int, str]:
     """Play to the end like a client; return the prize commitment seen before each game's first bid."""
     seen: dict[int, str] = {}
     for step in range(2000):
@@ -49,8 +49,7 @@ def play(table: GopsTable, strategy) -> dict[int, str]:
             table.play_round({seat: strategy(state, seat) for seat in state["awaiting"]})
         elif state["phase"] == "choose":
             seat = state["chooser"]
-            status, data = table.http.post(f"{table.base}/seats/{seat}/choose", {"rank": max(state["row"])},
-                                           table.seat_tokens[seat])
+            status, data = table.move(seat, "choose", {"rank": max(state["row"])})
             assert status == 200, data
         elif state["phase"] == "prize":
             # The physical pile at the table: prizes turned up in a fixed, non-sorted order.
@@ -64,7 +63,7 @@ def play(table: GopsTable, strategy) -> dict[int, str]:
     raise AssertionError("the game did not end")
 
 
-def play_deadline(table: GopsTable, clock: list[float]) -> dict[int, str]:
+def play_deadline(table: GopsGame, clock: list[float]) -> dict[int, str]:
     """Round 1: seats 0 and 1 commit, seat 2 never does; 33 s after creation seat 0 enforces the
     deadline (seat 2 forfeits) and seats 0 and 1 play the game out."""
     seen = {1: table.public()["prize_commitment"]} if table.public()["prize_commitment"] else {}
@@ -106,7 +105,7 @@ def played(redis_url):
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(common, "now", lambda: clock[0])
         for name, (body, strategy) in GAMES.items():
-            table = GopsTable.create(http, body)
+            table = GopsGame.create(http, body)
             seen = play_deadline(table, clock) if strategy is None else play(table, strategy)
             transcript = table.transcript()
             assert transcript["complete"] is True
@@ -457,7 +456,7 @@ def test_per_game_results_in_the_result_are_checked_when_present(played):
 
 
 def test_a_transcript_exported_before_every_seat_committed_withholds_the_commitment(client):
-    table = GopsTable.create(FlaskHttp(client), {"profile": "classic", "options": {"prize_order": "ascending"}})
+    table = GopsGame.create(FlaskHttp(client), {"profile": "classic", "options": {"prize_order": "ascending"}})
     table.play_round({0: [1], 1: [2]})
     table.commit(0, 2, [5], new_salt())
     transcript = table.transcript()
@@ -473,7 +472,7 @@ def test_a_transcript_exported_before_every_seat_committed_withholds_the_commitm
 
 def _illegal_bid_game(client) -> dict:
     """Seat 0 commits to a spent card in round 2 and opens it: it plays its lowest card instead."""
-    table = GopsTable.create(FlaskHttp(client), {"profile": "classic", "options": {"ranks": 4, "prize_order": "ascending"}})
+    table = GopsGame.create(FlaskHttp(client), {"profile": "classic", "options": {"ranks": 4, "prize_order": "ascending"}})
     table.play_round({0: [4], 1: [1]})
     salts = [new_salt(), new_salt()]
     assert table.commit(0, 2, [4], salts[0])[0] == 200
@@ -507,7 +506,7 @@ def test_a_forfeited_illegal_bid_verifies_and_cannot_be_rewritten(client):
 
 def test_picks_from_the_refilled_row_verify(client):
     http = FlaskHttp(client)
-    table = GopsTable.create(http, {"options": {
+    table = GopsGame.create(http, {"options": {
         "players": 2, "ranks": 4, "prize_order": "explicit", "explicit_order": [1, 2, 3, 4],
         "open_prizes": 2, "resolution": "none", "unclaimed": "carryover"}})
     table.play_round({0: [1], 1: [1]})
@@ -532,7 +531,7 @@ def test_picks_from_the_refilled_row_verify(client):
 
 def test_a_transcript_exported_mid_game_is_refused(client, tmp_path):
     """Before the game is over the endpoint withholds the deal and the unresolved reveals."""
-    table = GopsTable.create(FlaskHttp(client), {"profile": "classic"})
+    table = GopsGame.create(FlaskHttp(client), {"profile": "classic"})
     seen = {1: table.public()["prize_commitment"]}
     table.play_round({0: [1], 1: [2]})
     salt = new_salt()

@@ -29,9 +29,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import REPO_ROOT
-from support.gofo_http import GofoTable
-from support.gops_http import FlaskHttp
+from support.servers import REPO_ROOT
+from support.client import FlaskHttp, GofoTable
 
 from service.games import commitments
 from service import verify
@@ -155,7 +154,7 @@ def play(t: GofoTable, player: RandomPlayer, *, hands: int = 0, moves: int = 0, 
         seat = view["hand"]["to_act"]
         token = t.host_token if seat in host_seats else t.seat_tokens[seat]
         kind, body = player.choose(t.seat_view(seat, token))
-        status, view = t.move(seat, kind, token=token, **body)
+        status, view = t.move(seat, kind, body, token)
         assert status == 200, (seat, kind, body, view)
     raise AssertionError("the hands did not finish")
 
@@ -1080,7 +1079,7 @@ def test_a_folded_hand_never_appears_in_public(redis_url):
                         cards = t.seat_view(seat)["hand"]["my_cards"]
                         status, view = t.move(seat, "decline")
                     else:
-                        status, view = t.move(seat, "enter", blind=False)
+                        status, view = t.move(seat, "enter", {"blind": False})
                     assert status == 200, view
                     continue
                 if seat == folder and way == "no_ver" and "ver" in legal and not cards:
@@ -1094,7 +1093,7 @@ def test_a_folded_hand_never_appears_in_public(redis_url):
                     kind, body = "discard", {"cards": []}  # keep the cards he will fold
                 else:
                     kind, body = player.choose(mine)
-                status, view = t.move(seat, kind, **body)
+                status, view = t.move(seat, kind, body)
                 assert status == 200, (seat, kind, body, view)
             if not cards:
                 continue  # he never had to answer a bet: try again next hand

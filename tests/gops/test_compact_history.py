@@ -19,7 +19,7 @@ from service.games import gops as G
 from service.errors import RefereeError
 from support import store as support_store
 from support.gops_helpers import Driver, det_salt, expect_error, new_game
-from support.gops_http import FlaskHttp, GopsTable, new_salt
+from support.client import FlaskHttp, GopsGame, new_salt
 
 MATCH_OF_TWO = {"format": "cumulative", "games": 2}
 
@@ -40,7 +40,7 @@ def _raw_doc(redis_client, game_id: str) -> str:
 class Played:
     """A game played over HTTP, every commit and reveal it made remembered (by game, round, seat)."""
 
-    def __init__(self, table: GopsTable) -> None:
+    def __init__(self, table: GopsGame) -> None:
         self.table = table
         self.moves: dict[tuple[str, int, int], tuple[list[int], str, str]] = {}  # -> cards, salt, commitment
 
@@ -70,7 +70,7 @@ class Played:
 
 
 def test_the_stored_document_holds_no_salt_nor_commitment_of_a_resolved_round(http, redis_client):
-    played = Played(GopsTable.create(http, {"profile": "classic"}))
+    played = Played(GopsGame.create(http, {"profile": "classic"}))
     for _ in range(12):
         played.play_round()
     game_id, round_ = played.commit_round()  # round 13: committed, not yet revealed
@@ -99,7 +99,7 @@ def test_the_stored_document_holds_no_salt_nor_commitment_of_a_resolved_round(ht
 
 
 def test_a_classic_games_history_is_small(http, redis_client):
-    played = Played(GopsTable.create(http, {"profile": "classic"}))
+    played = Played(GopsGame.create(http, {"profile": "classic"}))
     for _ in range(12):
         played.play_round()
     played.commit_round()
@@ -121,7 +121,7 @@ def test_a_classic_games_history_is_small(http, redis_client):
 
 
 def test_retries_of_earlier_rounds_and_games_are_repeats_over_http(http, redis_client):
-    table = GopsTable.create(http, {"profile": "classic", "options": {"ranks": 3}, "match": MATCH_OF_TWO})
+    table = GopsGame.create(http, {"profile": "classic", "options": {"ranks": 3}, "match": MATCH_OF_TWO})
     played = Played(table)
     first = table.public()["game_id"]
     for _ in range(3):

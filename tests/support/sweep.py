@@ -30,6 +30,7 @@ from hypothesis import HealthCheck, event, note, settings
 from hypothesis import strategies as st
 
 from service.openapi import generate
+from support.client import bearer
 from support.store import logged_versions, snapshot, stored_version
 
 
@@ -327,11 +328,11 @@ def headers(draw, world: Any, seat: int | None) -> dict[str, str]:
     auth = draw(st.sampled_from(["own", "own", "own", "other", "host", "none", "garbage", "huge", "basic", "bare", "lower"]))
     own = world.tokens[seat] if seat is not None and seat < len(world.tokens) else world.tokens[0]
     if auth == "own":
-        out["Authorization"] = f"Bearer {own}"
+        out.update(bearer(own))
     elif auth == "other":
-        out["Authorization"] = f"Bearer {world.tokens[(world.tokens.index(own) + 1) % len(world.tokens)]}"
+        out.update(bearer(world.tokens[(world.tokens.index(own) + 1) % len(world.tokens)]))
     elif auth == "host":
-        out["Authorization"] = f"Bearer {world.host}"
+        out.update(bearer(world.host))
     elif auth == "garbage":
         out["Authorization"] = draw(header_text)
     elif auth == "huge":
