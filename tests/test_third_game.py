@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from support.client import bearer
 from support.racegame import GAME as RACE
 
 from service import verify as verify_cli
@@ -23,10 +24,6 @@ from service.web.app import create_app
 def race_app(redis_url, redis_client, monkeypatch):
     monkeypatch.setitem(GAMES, RACE.name, RACE)  # the one registry line
     return create_app({"REDIS_URL": redis_url, "TESTING": True})
-
-
-def _auth(token: str) -> dict[str, str]:
-    return {"Authorization": f"Bearer {token}"}
 
 
 def test_the_race_has_every_part_and_no_http_module_of_its_own():
@@ -63,32 +60,32 @@ def test_a_whole_race_over_http_its_events_metrics_and_verified_transcript(race_
 
     refused = client.post("/v1/race/games", json={"target": 0})
     assert refused.status_code == 422 and refused.get_json()["code"] == "invalid_options"
-    seat_view = client.get(f"{base}/seats/0", headers=_auth(tokens[0]))
+    seat_view = client.get(f"{base}/seats/0", headers=bearer(tokens[0]))
     assert seat_view.get_json()["legal_actions"] == [{"type": "say", "min": 1, "max": 3}]
-    assert client.get(f"{base}/seats/0", headers=_auth(tokens[1])).get_json()["code"] == "not_your_seat"
+    assert client.get(f"{base}/seats/0", headers=bearer(tokens[1])).get_json()["code"] == "not_your_seat"
 
     moves = [(0, 3), (1, 2), (0, 1), (1, 1)]  # 3, 5, 6, 7: seat 1 wins
-    wrong = client.post(f"{base}/seats/1/actions", json={"type": "say", "amount": 1}, headers=_auth(tokens[1]))
+    wrong = client.post(f"{base}/seats/1/actions", json={"type": "say", "amount": 1}, headers=bearer(tokens[1]))
     assert wrong.status_code == 409 and wrong.get_json()["code"] == "not_your_turn"
-    too_much = client.post(f"{base}/seats/0/actions", json={"type": "say", "amount": 4}, headers=_auth(tokens[0]))
+    too_much = client.post(f"{base}/seats/0/actions", json={"type": "say", "amount": 4}, headers=bearer(tokens[0]))
     assert too_much.status_code == 409 and too_much.get_json()["code"] == "amount_out_of_range"
-    unknown = client.post(f"{base}/seats/0/actions", json={"type": "shout"}, headers=_auth(tokens[0]))
+    unknown = client.post(f"{base}/seats/0/actions", json={"type": "shout"}, headers=bearer(tokens[0]))
     assert unknown.status_code in (400, 422) and unknown.get_json()["code"] == "unknown_action"
     for seat, amount in moves:
         answer = client.post(f"{base}/seats/{seat}/actions", json={"type": "say", "amount": amount},
-                             headers=_auth(tokens[seat]))
+                             headers=bearer(tokens[seat]))
         assert answer.status_code == 200, answer.get_json()
     final = client.get(base).get_json()
     assert final == {"version": 5, "phase": "over", "total": 7, "target": 7, "turn": None, "winner": 1}
     assert client.get(base, headers={"If-None-Match": '"v5"'}).status_code == 304
-    deadline = client.post(f"{base}/deadline", json={}, headers=_auth(tokens[0]))
+    deadline = client.post(f"{base}/deadline", json={}, headers=bearer(tokens[0]))
     assert deadline.status_code == 409 and deadline.get_json()["code"] == "no_deadline"
 
     # Events: a long poll answers at once with the version it waits for; a finished race streams its
     # last version.
     polled = client.get(f"{base}/events?wait_for_version=5&timeout=1")
     assert polled.status_code == 200 and polled.get_json() == final
-    stream = client.get(f"{base}/events?timeout=1", headers=_auth(tokens[1]))
+    stream = client.get(f"{base}/events?timeout=1", headers=bearer(tokens[1]))
     assert b"id: 5\nevent: state\n" in stream.data
 
     # Metrics: the race is counted under its own kind.
