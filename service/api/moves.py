@@ -68,8 +68,7 @@ def act(kind: str, id: str, body: dict[str, Any], move: Move) -> Response:
     record = store.latest(kind, id)
     kept = record is not None and _may_act(move, record, presented)
     if not kept:
-        record, pending = _fetch(store, kind, id, pending)
-        move.authorize(common.identify(record.doc["auth"], presented), record)
+        record, pending = _stored(store, kind, id, move, presented, pending)
 
     # 2. A retry of a move already answered gets that answer.
     if once is not None:
@@ -86,17 +85,15 @@ def act(kind: str, id: str, body: dict[str, Any], move: Move) -> Response:
         except RefereeError:
             if kept:  # perhaps only because the kept record is stale: decide on the stored one
                 store.drop_latest(kind, id)
-                (record, pending), kept = _fetch(store, kind, id, pending), False
-                move.authorize(common.identify(record.doc["auth"], presented), record)
+                (record, pending), kept = _stored(store, kind, id, move, presented, pending), False
                 continue
             if once is not None and (stored := store.recall_answer(kind, id, once.lookup)) is not None:
                 return views.view_response(once.replay(stored))  # a concurrent retry applied it first
             raise
         if change is None:  # an exact repeat: nothing to store
-            if kept:
+            if kept:  # the same: a repeat is only answered from the stored record
                 store.drop_latest(kind, id)
-                (record, pending), kept = _fetch(store, kind, id, pending), False
-                move.authorize(common.identify(record.doc["auth"], presented), record)
+                (record, pending), kept = _stored(store, kind, id, move, presented, pending), False
                 continue
             answer = move.answer(record)
             if once is not None:
@@ -142,15 +139,17 @@ def _may_act(move: Move, record: Record, presented: str | None) -> bool:
     return True
 
 
-def _fetch(store: Store, kind: str, id: str, pending: ratelimit.Pending | None) -> tuple[Record, None]:
-    """The game's record, with the request's rate-limit hit (if not counted yet) in the same round
-    trip; a 429 when over a limit."""
+def _stored(store: Store, kind: str, id: str, move: Move, presented: str | None,
+            pending: ratelimit.Pending | None) -> tuple[Record, None]:
+    """The game as stored, with the request's rate-limit hit (if not counted yet) in the same round
+    trip (a 429 over a limit), and the caller authorized on it: a refusal here is final."""
     if pending is not None and not store.carries_rate_hits:
         pending = ratelimit.count(pending)
     record, counted = store.fetch(kind, id, hit=None if pending is None else pending.hit)
-    if pending is not None:
-        ratelimit.settle(pending, counted)
-    return record or not_found(kind, id), None
+    ratelimit.settle(pending, counted)
+    record = record or not_found(kind, id)
+    move.authorize(common.identify(record.doc["auth"], presented), record)
+    return record, None
 
 
 def _apply(move: Move, record: Record, presented: str | None, pinned: int | None) -> Change | None:
