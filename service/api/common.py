@@ -139,6 +139,16 @@ def new_tokens(seats: int) -> tuple[str, list[str], dict[str, Any]]:
     return host, seat_tokens, hashes
 
 
+def create_game(kind: str, referee: Any, options: dict[str, Any]) -> tuple[Record, str, list[str]]:
+    """A new game of ``kind`` made by its ``referee`` from the create request's ``options``: the
+    record as stored, the host's token and the seats' (shown once: only their hashes are kept)."""
+    id = auth.new_game_id()
+    doc, entries = referee.create(id, options, now())
+    host, seat_tokens, hashes = new_tokens(referee.seat_count(doc))
+    doc["auth"] = hashes
+    return store().create(kind, id, doc, entries), host, seat_tokens
+
+
 def identify(doc_auth: dict[str, Any], presented: str | None) -> str:
     """Who the presented token belongs to in this game: ``host`` or ``seat:N``.
 

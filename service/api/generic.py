@@ -24,7 +24,7 @@ from typing import Any
 import marshmallow as ma
 from flask.views import MethodView
 
-from service.api import auth, common, events, idempotency, moves, views
+from service.api import common, events, idempotency, moves, views
 from service.games.contract import GameDefinition
 from service.storage.records import Change, Record
 
@@ -83,12 +83,8 @@ def blueprint_for(game: GameDefinition) -> common.Blueprint:
         return referee.view(record.doc, record.version, seat, common.now(), state)
 
     def create(body: dict[str, Any]) -> dict[str, Any]:
-        id = auth.new_game_id()
-        doc, entries = referee.create(id, body, common.now())
-        host, seat_tokens, hashes = common.new_tokens(referee.seat_count(doc))
-        doc["auth"] = hashes
-        record = common.store().create(kind, id, doc, entries)
-        return {"id": id, "host_token": host, "seat_tokens": seat_tokens, "view": view(record)}
+        record, host, seat_tokens = common.create_game(kind, referee, body)
+        return {"id": record.id, "host_token": host, "seat_tokens": seat_tokens, "view": view(record)}
 
     @blp.route("")
     class Collection(MethodView):

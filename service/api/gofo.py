@@ -16,7 +16,6 @@ from typing import Any, Callable
 
 from flask.views import MethodView
 
-from service.api import auth
 from service.games import gofo
 from service.errors import Forbidden, NotFound
 from service.games.gofo import referee
@@ -72,11 +71,8 @@ def _view_answer(record: Record, seat: int | None, schema):
 
 
 def _create(body: dict[str, Any]) -> dict[str, Any]:
-    doc, entries = referee.create(auth.new_game_id(), body, common.now())
-    host, seat_tokens, hashes = common.new_tokens(referee.seat_count(doc))
-    doc["auth"] = hashes
-    record = common.store().create(KIND, doc["id"], doc, entries)
-    return {"id": doc["id"], "host_token": host, "seat_tokens": seat_tokens, "table": _view(record)}
+    record, host, seat_tokens = common.create_game(KIND, referee, body)
+    return {"id": record.id, "host_token": host, "seat_tokens": seat_tokens, "table": _view(record)}
 
 
 def _require_seat_or_tabletop_host(who: str, record: Record, seat: int) -> None:

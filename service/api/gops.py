@@ -6,7 +6,6 @@ from typing import Any
 
 from flask.views import MethodView
 
-from service.api import auth
 from service.games import commitments, gops
 from service.errors import Forbidden
 from service.games.gops import referee
@@ -165,12 +164,8 @@ class Games(MethodView):
 
 def _create(body: dict[str, Any]) -> dict[str, Any]:
     referee.check_options(body)  # a refused create draws no game id
-    game_id = auth.new_game_id()
-    doc, entries = referee.create(game_id, body, common.now())
-    host, seat_tokens, hashes = common.new_tokens(referee.seat_count(doc))
-    doc["auth"] = hashes
-    record = common.store().create(KIND, game_id, doc, entries)
-    return {"id": game_id, "host_token": host, "seat_tokens": seat_tokens, "game": _view(record)}
+    record, host, seat_tokens = common.create_game(KIND, referee, body)
+    return {"id": record.id, "host_token": host, "seat_tokens": seat_tokens, "game": _view(record)}
 
 
 @blp.route("/<string:game_id>")
