@@ -341,7 +341,7 @@ export function seatPage(root, params) {
     } else if (legal.choose_prize) {
       kids.push(h('p', { class: 'big-text', id: 'prompt' }, t('gops.choose', { n: legal.choose_prize.picks || 1 })));
       kids.push(h('div', { class: 'cards' }, legal.choose_prize.ranks.map((rank) =>
-        h('button', { type: 'button', class: 'card-button', data: { choose: rank }, disabled: busy, on: { click: () => send('choose', { rank }) } }, rankName(rank)))));
+        h('button', { type: 'button', class: 'card-button', data: { choose: rank }, disabled: busy, on: { click: () => send('choose', { rank, version: view.version }) } }, rankName(rank)))));
     } else if (view.phase === 'choose') {
       kids.push(h('p', { class: 'big-text', id: 'prompt' }, t('gops.other_chooses', { who: seatName(view.chooser) })));
     } else if (view.phase === 'prize') {
@@ -366,7 +366,7 @@ export function seatPage(root, params) {
       }
     }
     if (legal.enforce_deadline) {
-      kids.push(h('button', { type: 'button', class: 'secondary big', id: 'enforce', on: { click: () => send('deadline', {}) } }, t('gops.enforce')));
+      kids.push(h('button', { type: 'button', class: 'secondary big', id: 'enforce', on: { click: () => send('deadline', { version: view.version }) } }, t('gops.enforce')));
     }
     return h('section', { class: 'panel action' }, h('h2', {}, t('gops.your_cards')), kids);
   }
@@ -429,7 +429,7 @@ export function hostPage(root, params) {
 
   async function report(rank) {
     try {
-      const r = await call('POST', `${path(id)}/prize`, { token, body: { rank } });
+      const r = await call('POST', `${path(id)}/prize`, { token, body: { rank, version: view.version } });
       apply(r.data);
     } catch (error) {
       fail(error);
@@ -477,7 +477,7 @@ export function hostPage(root, params) {
 
   async function enforce() {
     try {
-      const r = await call('POST', `${path(id)}/deadline`, { token, body: {} });
+      const r = await call('POST', `${path(id)}/deadline`, { token, body: { version: view.version } });
       apply(r.data);
     } catch (error) {
       fail(error);

@@ -1,0 +1,87 @@
+"""/play at a real table: a double tap, a bid revealed from another phone, the referee's reasons shown.
+
+Each test plays as players at a table do, in headless Chromium at 360 px on an insecure LAN-like
+origin (``tests/test_play.py`` sets those up: its fixtures and helpers are used here).
+"""
+
+from __future__ import annotations
+
+import json
+from urllib.parse import urlsplit
+
+import pytest
+import requests
+
+from test_play import (  # noqa: F401 - fixtures: browser (table.local), origin, phone
+    MOVE_POST,
+    browser,
+    clean,
+    create_gofo,
+    create_gops,
+    origin,
+    phone,
+    public_table,
+    ready,
+    shot,
+)
+
+pytestmark = pytest.mark.slow
+
+
+def moves_sent(page):
+    """The moves `page` sends from now on: [(path, body)]."""
+    sent = []
+
+    def record(request):
+        path = urlsplit(request.url).path
+        if request.method == "POST" and MOVE_POST.match(path):
+            sent.append((path, json.loads(request.post_data or "{}")))
+
+    page.on("request", record)
+    return sent
+
+
+def test_a_double_tap_at_the_tabletop_host_records_one_move(phone, origin, live_server):
+    """Two taps 120 ms apart on Enter: the first enters for the seat shown, and the second does not
+    land on the next seat's Enter, drawn in the same place as soon as the first move's answer came."""
+    host = phone()
+    host.clock.install()  # the page's timers: standing still from the first tap (below)
+    table_id = create_gofo(host, origin, mode="tabletop")
+    host.wait_for_function("() => document.body.dataset.live === 'live'")
+    sent = moves_sent(host)
+    view = public_table(live_server, table_id)
+    ready(host, view["version"], view["hand"]["to_act"])
+    host.fill("#amount-open", "2")
+    host.click("#actions [data-action='open']")
+    view = public_table(live_server, table_id, after=view["version"], pages=[host])
+    first = view["hand"]["to_act"]
+    ready(host, view["version"], first)
+    enter = "#actions [data-action='enter'][data-blind='false']"
+    host.wait_for_selector(f"{enter}:not([disabled])")
+    box = host.locator(enter).bounding_box()
+    x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+    # The page's clock stops, so however slow this machine is the second tap comes 120 ms (page
+    # time) after the first, and after the next seat's Enter is drawn under the finger.
+    host.clock.pause_at(host.evaluate("Date.now()") + 1000)
+    host.touchscreen.tap(x, y)
+    host.wait_for_function(
+        "s => document.body.dataset.acting === String(s) && document.body.dataset.busy !== 'yes'",
+        arg=(first + 1) % 3, timeout=30_000)
+    assert host.locator(enter).bounding_box() == box  # the next seat's Enter, where the finger is
+    host.clock.run_for(120)
+    host.touchscreen.tap(x, y)
+    host.clock.resume()
+    host.wait_for_timeout(1000)  # time for a move a second tap would have sent
+    host.wait_for_function("() => document.body.dataset.busy !== 'yes'")
+    after = public_table(live_server, table_id, pages=[host])
+    assert after["version"] == view["version"] + 1, "the second tap entered for the next seat"
+    assert after["hand"]["to_act"] == (first + 1) % 3
+    # A moment after it was drawn, the next seat's Enter takes taps.
+    host.wait_for_selector(f"{enter}:not([disabled])", timeout=30_000)
+    # Every move names the version its screen showed.
+    assert [(p.rsplit("/", 1)[1], b) for p, b in sent] == [
+        ("open", {"amount": 2, "version": view["version"] - 1}),
+        ("enter", {"blind": False, "version": view["version"]}),
+    ], sent
+    shot(host, "gofo-tabletop-double-tap")
+    clean(host)
