@@ -85,3 +85,29 @@ def test_a_double_tap_at_the_tabletop_host_records_one_move(phone, origin, live_
     ], sent
     shot(host, "gofo-tabletop-double-tap")
     clean(host)
+
+
+def toast(page):
+    page.wait_for_selector("#toast:not([hidden])")
+    return page.inner_text("#toast")
+
+
+def test_a_refused_game_shows_the_referees_reason(phone, origin):
+    """The referee's reason, not only the kind of refusal: a rule the options break (its detail),
+    a field out of range (the field, by its label, and the referee's words)."""
+    for locale, kind, field in (("en-US", "These options do not go together", "Players"),
+                                ("es-ES", "Estas opciones no van juntas", "Jugadores")):
+        page = phone(locale=locale)
+        page.goto(f"{origin}/play#new=gops")
+        page.select_option("#f-profile", "classic")
+        page.fill("#f-players", "3")
+        page.click("#gops-create-go")
+        assert toast(page) == f"{kind} — the classic profile is a 2-player game"
+        page.evaluate("document.getElementById('toast').hidden = true")
+        page.fill("#f-players", "9")
+        page.click("#gops-create-go")
+        said = toast(page)
+        assert said.endswith(f" — {field}: Must be greater than or equal to 2 and less than or equal to 7."), said
+        assert page.url.endswith("#new=gops")  # no game was made
+        shot(page, f"gops-refused-{locale}")
+        assert page.blocked == []
