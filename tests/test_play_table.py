@@ -7,6 +7,7 @@ origin (``tests/test_play.py`` sets those up: its fixtures and helpers are used 
 from __future__ import annotations
 
 import json
+import re
 from urllib.parse import urlsplit
 
 import pytest
@@ -111,3 +112,44 @@ def test_a_refused_game_shows_the_referees_reason(phone, origin):
         assert page.url.endswith("#new=gops")  # no game was made
         shot(page, f"gops-refused-{locale}")
         assert page.blocked == []
+
+
+def test_a_seat_reveals_from_a_fresh_phone_holding_only_its_link(phone, origin, live_server):
+    """A seat bids on one phone, which is then lost; another phone opens only the seat's link and
+    reveals the bid: the salt comes from the secret in the link's fragment, which no server sees.
+    A game made at /play has a deadline per phase, shown as a countdown, for the host to enforce."""
+    host = phone()
+    game_id, links = create_gops(host, origin, ranks=3)
+    secrets = [re.search(r"&k=([0-9a-f]{64})$", link).group(1) for link in links]
+    assert len(set(secrets)) == 2
+    created = requests.get(f"{live_server}/v1/gops/games/{game_id}", timeout=10).json()
+    assert created["rules"]["deadline_seconds"] == 300
+    host.wait_for_selector("#countdown")
+    assert re.fullmatch(r"Time left to play: [45]:\d\d", host.inner_text("#countdown")), host.inner_text("#countdown")
+    assert host.is_disabled("#enforce")  # not before the time is up
+
+    lost = phone()
+    lost.goto(links[0])
+    lost.click("#hand [data-card='2']")
+    lost.click("#bid")
+    lost.wait_for_selector("#scores tr[data-seat='0'][data-status='committed']")
+    lost.context.close()  # the phone seat 1 bid from is gone, with its storage
+
+    fresh = phone()
+    seen = []
+    fresh.on("request", lambda r: seen.append((r.url, r.post_data or "", json.dumps(r.headers))))
+    fresh.goto(links[0])
+    fresh.wait_for_selector("#scores tr[data-seat='0'][data-status='committed']")
+    other = phone(locale="es-ES")
+    other.goto(links[1])
+    other.click("#hand [data-card='3']")
+    other.click("#bid")
+    for page in (fresh, other, host):
+        page.wait_for_selector("#last-round[data-round='1']", timeout=30_000)
+    round_1 = requests.get(f"{live_server}/v1/gops/games/{game_id}", timeout=10).json()["history"][0]
+    assert round_1["bids"] == {"0": [2], "1": [3]}
+    assert fresh.locator("#prompt.error").count() == 0
+    # The secret never left the phone: in no request's address, body or headers.
+    assert seen and not [s for s in seen if secrets[0] in "".join(s)]
+    shot(fresh, "gops-revealed-from-a-fresh-phone")
+    clean(host, fresh, other)

@@ -125,10 +125,11 @@ export function number(name, value, min, max, placeholder) {
   return h('input', { type: 'number', name, id: `f-${name}`, value: value == null ? '' : String(value), min, max, inputmode: 'numeric', placeholder });
 }
 
-/** Join links and QR codes, one per seat; the token rides in the fragment. */
-export function joinLinks(kind, id, tokens) {
+/** Join links and QR codes, one per seat; the token (and the seat's secret, if any) ride in the fragment. */
+export function joinLinks(kind, id, tokens, secrets = []) {
   return tokens.map((token, seat) => {
-    const url = `${joinBase()}/play#${kind}=${encodeURIComponent(id)}&seat=${seat}&t=${encodeURIComponent(token)}`;
+    const secret = secrets[seat] ? `&k=${secrets[seat]}` : '';
+    const url = `${joinBase()}/play#${kind}=${encodeURIComponent(id)}&seat=${seat}&t=${encodeURIComponent(token)}${secret}`;
     return { seat, url };
   });
 }
