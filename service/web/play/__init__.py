@@ -1,8 +1,10 @@
 """``/play``: the mobile web client, served by the service itself (a plain Flask blueprint).
 
 A phone opens ``/play``, creates a Gops game or a Gofo table, and hands every other player a join
-link (and its QR code) whose fragment ``#…`` carries that seat's token: a fragment never reaches a
-server, a log or a ``Referer``.  The page uses only the public API, from the same origin, so it is
+link (and its QR code) whose fragment ``#…`` carries that seat's token — and, for Gops, the secret
+its phone derives each round's salt from, so any phone holding the link can reveal the seat's bid
+while the referee, which sees every token, cannot: a fragment never reaches a server, a log or a
+``Referer``.  The page uses only the public API, from the same origin, so it is
 also the reference browser client.
 
 * Everything is committed under ``static/``: plain ES modules (no build step), one CSS file and

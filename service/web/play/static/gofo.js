@@ -61,6 +61,41 @@ function cardPicker(selected, limit, onChange, { disabled = new Set(), id } = {}
       })))));
 }
 
+// ------------------------------------------------------------------ taps under a finger
+
+// A double tap must not play for the next seat: at the tabletop host's phone the next seat's move
+// is drawn where the finger still is. A button that sends a move takes no tap until HOLD_MS after
+// the page drew a new version or got a move's answer; it is drawn enabled-looking meanwhile
+// (`data-held`) and enabled in place afterwards, not redrawn (a redraw under a finger can swallow
+// a tap).
+const HOLD_MS = 300;
+const hold = { until: 0, timer: null, drawn: null };
+
+function settle() {
+  hold.until = performance.now() + HOLD_MS;
+  clearTimeout(hold.timer);
+  hold.timer = setTimeout(() => {
+    for (const el of document.querySelectorAll('#app [data-held]')) {
+      delete el.dataset.held;
+      el.disabled = false;
+    }
+  }, HOLD_MS);
+}
+
+/** Called by each render with what it draws (a version, the seat acting): something new holds the move buttons. */
+function settleOn(drawn) {
+  if (drawn !== hold.drawn) {
+    hold.drawn = drawn;
+    settle();
+  }
+}
+
+/** A button that sends a move: disabled while a move is on its way, held just after. */
+function moveState(ui, disabled = false) {
+  const held = !ui.busy && !disabled && performance.now() < hold.until;
+  return { disabled: ui.busy || disabled || held, held: held ? 'yes' : null };
+}
+
 // ------------------------------------------------------------------ create
 
 export function createPage(root) {
@@ -201,7 +236,7 @@ function inaugurationPanel(view, movable, send, ui, legalFor = () => null) {
       ? h('div', { class: 'move', data: { move: 'inaugurate', seat } },
         h('h3', {}, t('gofo.inaugurate_for', { seat: seatName(seat) })),
         h('div', { class: 'fronts' }, inaugurationFronts(view, legalFor(seat)).map((front) => h('button', {
-          type: 'button', class: 'primary big', data: { action: 'inaugurate', seat, front }, disabled: ui.busy,
+          type: 'button', class: 'primary big', data: { action: 'inaugurate', seat, front, held: moveState(ui).held }, disabled: moveState(ui).disabled,
           on: { click: () => send('inaugurate', { front }, seat) },
         }, frontLabel(front, opts)))))
       : h('p', { class: 'big-text', data: { waiting: seat } }, t('gofo.inauguration_waiting', { seat: seatName(seat) })))));
@@ -438,10 +473,13 @@ function actionsPanel(hand, seat, send, ui, { tabletop, title, id = 'actions' })
   const moves = [];
   const L = level(hand);
   const mine = hand.committed[seat];
-  const button = (label, move, body, extra = {}) => h('button', {
-    type: 'button', class: extra.cls || 'primary big', data: { action: move, ...(extra.data || {}) }, disabled: ui.busy || extra.disabled,
-    on: { click: () => send(move, body()) },
-  }, label);
+  const button = (label, move, body, extra = {}) => {
+    const state = moveState(ui, extra.disabled);
+    return h('button', {
+      type: 'button', class: extra.cls || 'primary big', data: { action: move, ...(extra.data || {}), held: state.held }, disabled: state.disabled,
+      on: { click: () => send(move, body()) },
+    }, label);
+  };
   const amountMove = (type, move, describe, levelled = false) => {
     const a = legal.find((x) => x.type === type);
     const key = `amount:${type}`;
@@ -510,7 +548,7 @@ function actionsPanel(hand, seat, send, ui, { tabletop, title, id = 'actions' })
           moves.push(h('div', { class: 'move', data: { move: 'discard' } },
             h('p', {}, t('gofo.discard_count')),
             h('div', { class: 'picker' }, counts.map((n) => h('button', {
-              type: 'button', class: 'secondary', data: { action: 'discard', count: n }, disabled: ui.busy,
+              type: 'button', class: 'secondary', data: { action: 'discard', count: n, held: moveState(ui).held }, disabled: moveState(ui).disabled,
               on: { click: () => send('discard', { count: n }) },
             }, n === 0 ? t('gofo.discard_none') : t('gofo.discard_n', { n })))),
             h('details', { id: 'discard-faceup', open: faceUp.length > 0 || ui.faceUpOpen,
@@ -591,7 +629,7 @@ function deadlineButton(id, view, token, apply, rerender) {
   }
   return h('button', {
     type: 'button', class: 'secondary big', id: 'enforce',
-    on: { click: async () => { try { apply((await call('POST', `${path(id)}/deadline`, { token, body: {} })).data); } catch (error) { fail(error); } } },
+    on: { click: async () => { try { apply((await call('POST', `${path(id)}/deadline`, { token, body: { version: view.version } })).data); } catch (error) { fail(error); } } },
   }, t('gofo.enforce', { seat: seatName(toAct(view)) }));
 }
 
@@ -637,18 +675,21 @@ export function seatPage(root, params) {
   };
 
   async function send(move, body) {
+    const version = view.version; // the version this screen showed: refused if the table moved on
     ui.busy = true;
     const taken = takeChoices(ui);
     render();
     try {
-      const r = await call('POST', `${seatPath}/${move}`, { token, body });
+      const r = await call('POST', `${seatPath}/${move}`, { token, body: { ...body, version } });
       ui.busy = false;
+      settle();
       // The answer is this seat's view at the move's version (and the hand's result if it ended one).
       if (r.data && r.data.hand_result) ended = { version: r.data.version, result: r.data.hand_result };
       apply(r.data);
       render(); // the answer may be older than a view the stream already brought
     } catch (error) {
       ui.busy = false;
+      settle();
       restoreChoices(ui, taken);
       render();
       fail(error);
@@ -668,6 +709,7 @@ export function seatPage(root, params) {
     document.body.dataset.hand = String(view.table.hand_number);
     document.body.dataset.version = String(view.version);
     document.body.dataset.busy = ui.busy ? 'yes' : '';
+    settleOn(view.version);
     mount(root,
       h('h1', {}, t('gofo.title_seat', { seat: seatName(seat) })),
       handOverBanner(ended, view),
@@ -805,19 +847,22 @@ export function hostPage(root, params) {
 
   async function sendAside(move, body) {
     const seat = aside.seat;
+    const version = view.version; // the version this screen showed: refused if the table moved on
     ui.busy = true; // one move at a time: the seat to act's wait for this answer too
     aside.ui.busy = true;
     const taken = takeChoices(aside.ui);
     render();
     try {
-      const r = await call('POST', `${path(id)}/seats/${seat}/${move}`, { token, body });
+      const r = await call('POST', `${path(id)}/seats/${seat}/${move}`, { token, body: { ...body, version } });
       ui.busy = false;
       aside.ui.busy = false;
+      settle();
       if (aside.seat === seat) aside.view = r.data;
       onAnswer(r.data);
     } catch (error) {
       ui.busy = false;
       aside.ui.busy = false;
+      settle();
       restoreChoices(aside.ui, taken);
       render();
       needActor();
@@ -856,15 +901,18 @@ export function hostPage(root, params) {
 
   async function send(move, body, seat = actor && actor.hand.seat) {
     if (seat == null) return;
+    const version = view.version; // the version this screen showed: refused if the table moved on
     ui.busy = true;
     const taken = takeChoices(ui);
     render();
     try {
-      const r = await call('POST', `${path(id)}/seats/${seat}/${move}`, { token, body });
+      const r = await call('POST', `${path(id)}/seats/${seat}/${move}`, { token, body: { ...body, version } });
       ui.busy = false;
+      settle();
       onAnswer(r.data); // the answer may be older than a view the stream already brought
     } catch (error) {
       ui.busy = false;
+      settle();
       restoreChoices(ui, taken);
       render();
       needActor();
@@ -896,6 +944,7 @@ export function hostPage(root, params) {
     document.body.dataset.busy = ui.busy ? 'yes' : '';
     const acting = table && actor && hand && actor.hand && actor.hand.seat === hand.to_act && actor.version === view.version;
     document.body.dataset.acting = acting ? String(actor.hand.seat) : '';
+    if (view) settleOn(`${view.version}:${acting ? actor.hand.seat : ''}`);
     // Between hands at a tabletop table the host chooses for every seat that took a new caja.
     const legalFor = (seat) => (next && view && next.version === view.version && next.seat === seat ? next.legal_actions : null);
     mount(root,

@@ -2,11 +2,15 @@
 import { call, watch } from './api.js';
 import { t, rankName } from './i18n.js';
 import { h, mount, fail, toast, field, select, number, joinLinks, saveGame, savedGame, seatName, joinBase, isLoopback } from './ui.js';
-import { bidCommitment, prizeCommitment, randomHex } from './sha256.js';
+import { bidCommitment, openCommitment, prizeCommitment, randomHex, seatSalt } from './sha256.js';
 import { qrSvg } from './qr.js';
 import * as frac from './frac.js';
 
 const path = (id) => `/v1/gops/games/${encodeURIComponent(id)}`;
+
+// A game made here gives every phase a deadline (which the host, or a seat, may then enforce), so
+// a seat that never bids or reveals does not hold the table for good.
+const DEFAULT_DEADLINE_SECONDS = 300;
 
 // ------------------------------------------------------------------ create
 
@@ -26,7 +30,7 @@ export function createPage(root) {
       field(t('gops.dealer_seat'), number('dealer_seat', 1, 1, 7), t('gops.dealer_seat_hint')),
       field(t('gops.bid_cards'), number('bid_cards', 1, 1, 13)),
       field(t('gops.open_prizes'), number('open_prizes', 1, 1, 13)),
-      field(t('gops.deadline'), number('deadline_seconds', null, 1, 604800, t('none')))),
+      field(t('gops.deadline'), number('deadline_seconds', DEFAULT_DEADLINE_SECONDS, 1, 604800, t('none')), t('gops.deadline_hint'))),
     field(t('gops.match'), select('format', opt(['single', 'cumulative', 'best_of', 'target']), 'single')),
     field(t('gops.games'), number('games', null, 1, 50, '3')),
     field(t('gops.target'), number('target', null, 1, 10000, '92')),
@@ -51,7 +55,9 @@ export function createPage(root) {
     button.disabled = true;
     try {
       const r = await call('POST', '/v1/gops/games', { body: { profile: value('profile'), options, match } });
-      saveGame('gops', r.data.id, { host: r.data.host_token, seats: r.data.seat_tokens });
+      // Each seat's secret, from which its phone derives its salts: in the seat's link only.
+      const secrets = r.data.seat_tokens.map(() => randomHex(32));
+      saveGame('gops', r.data.id, { host: r.data.host_token, seats: r.data.seat_tokens, secrets });
       location.hash = `gops=${encodeURIComponent(r.data.id)}&host=${encodeURIComponent(r.data.host_token)}`;
     } catch (error) {
       fail(error);
@@ -154,6 +160,28 @@ function header(view) {
   const round = view.phase === 'over' ? t('gops.over') : t('gops.round_of', { n: view.round, of: view.rounds });
   return h('p', { class: 'crumbs', id: 'where' }, round, total);
 }
+
+/** The time left before the phase's deadline, as m:ss (kept current by the page's clock below). */
+function timeLeft(at) {
+  const seconds = Math.max(0, Math.ceil(at - Date.now() / 1000));
+  return seconds > 0 ? t('gops.time_left', { time: `${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, '0')}` }) : t('gops.time_up');
+}
+
+function countdown(view) {
+  if (!view.deadline_at || view.phase === 'over') return null;
+  return h('p', { class: 'countdown', id: 'countdown', data: { at: view.deadline_at } }, timeLeft(view.deadline_at));
+}
+
+// Once a second: the countdown's text, and the host's enforce button once the time is up (changed
+// in place: a redraw under a finger can swallow a tap).
+setInterval(() => {
+  const el = document.getElementById('countdown');
+  if (!el) return;
+  const at = Number(el.dataset.at);
+  el.textContent = timeLeft(at);
+  const enforce = document.querySelector('#enforce[data-at]');
+  if (enforce) enforce.disabled = Date.now() / 1000 < at;
+}, 1000);
 
 function resultPanel(view) {
   if (!view.result) return null;
@@ -268,6 +296,7 @@ export function seatPage(root, params) {
   const id = params.get('gops');
   const seat = Number(params.get('seat'));
   const token = params.get('t');
+  const secret = /^[0-9a-f]{64}$/.test(params.get('k') || '') ? params.get('k') : null; // links without one: salts kept on this phone only
   let view = null;
   let selected = [];
   let busy = false;
@@ -304,8 +333,8 @@ export function seatPage(root, params) {
   async function commit() {
     const action = view.legal_actions.find((a) => a.type === 'commit');
     if (!action || selected.length !== action.cards) return;
-    const salt = randomHex(32);
-    const cards = [...selected];
+    const salt = secret ? seatSalt(secret, view.game_id, action.round, seat) : randomHex(32);
+    const cards = [...selected].sort((a, b) => a - b);
     const commitment = bidCommitment(view.game_id, action.round, seat, cards, salt);
     saveBid({ game_id: view.game_id, round: action.round, seat, cards, salt, commitment });
     await send('commit', { round: action.round, commitment, game_id: view.game_id });
@@ -316,11 +345,23 @@ export function seatPage(root, params) {
     if (!action) return;
     const key = `${view.game_id}:${action.round}`;
     if (revealing.has(key)) return;
-    const bid = loadBid(view, seat);
+    const bid = loadBid(view, seat) || recoverBid();
     if (!bid) return; // render() says this phone does not hold the salt
     revealing.add(key);
     const r = await send('reveal', { round: action.round, cards: bid.cards, salt: bid.salt, game_id: view.game_id });
     if (!r) setTimeout(() => { revealing.delete(key); if (view) autoReveal(); }, 2000);
+  }
+
+  /** The bid sealed from another phone, opened with the link's secret (null without one). */
+  function recoverBid() {
+    const commitment = view.commitments && view.commitments[String(seat)];
+    if (!secret || !commitment) return null;
+    const salt = seatSalt(secret, view.game_id, view.round, seat);
+    const cards = openCommitment(commitment, view.game_id, view.round, seat, salt, { ranks: view.rules.ranks, cards: view.rules.bid_cards });
+    if (!cards) return null;
+    const bid = { game_id: view.game_id, round: view.round, seat, cards, salt, commitment };
+    saveBid(bid);
+    return bid;
   }
 
   function actionPanel() {
@@ -336,12 +377,12 @@ export function seatPage(root, params) {
       kids.push(h('p', { class: 'big-text', id: 'prompt' }, bid ? t('gops.sealed', { cards: bid.cards.map(rankName).join('+') }) : t('gops.sealed_elsewhere')));
       kids.push(h('p', {}, t('gops.waiting_for', { who: view.awaiting.map(seatName).join(', ') })));
     } else if (view.phase === 'reveal') {
-      if (legal.reveal && !loadBid(view, seat)) kids.push(h('p', { class: 'error', id: 'prompt' }, t('gops.no_salt')));
+      if (legal.reveal && !loadBid(view, seat) && !recoverBid()) kids.push(h('p', { class: 'error', id: 'prompt' }, t('gops.no_salt')));
       else kids.push(h('p', { class: 'big-text', id: 'prompt' }, view.my_reveal ? t('gops.revealed_wait', { who: view.awaiting.map(seatName).join(', ') }) : t('gops.revealing_now')));
     } else if (legal.choose_prize) {
       kids.push(h('p', { class: 'big-text', id: 'prompt' }, t('gops.choose', { n: legal.choose_prize.picks || 1 })));
       kids.push(h('div', { class: 'cards' }, legal.choose_prize.ranks.map((rank) =>
-        h('button', { type: 'button', class: 'card-button', data: { choose: rank }, disabled: busy, on: { click: () => send('choose', { rank }) } }, rankName(rank)))));
+        h('button', { type: 'button', class: 'card-button', data: { choose: rank }, disabled: busy, on: { click: () => send('choose', { rank, version: view.version }) } }, rankName(rank)))));
     } else if (view.phase === 'choose') {
       kids.push(h('p', { class: 'big-text', id: 'prompt' }, t('gops.other_chooses', { who: seatName(view.chooser) })));
     } else if (view.phase === 'prize') {
@@ -366,7 +407,7 @@ export function seatPage(root, params) {
       }
     }
     if (legal.enforce_deadline) {
-      kids.push(h('button', { type: 'button', class: 'secondary big', id: 'enforce', on: { click: () => send('deadline', {}) } }, t('gops.enforce')));
+      kids.push(h('button', { type: 'button', class: 'secondary big', id: 'enforce', on: { click: () => send('deadline', { version: view.version }) } }, t('gops.enforce')));
     }
     return h('section', { class: 'panel action' }, h('h2', {}, t('gops.your_cards')), kids);
   }
@@ -385,6 +426,7 @@ export function seatPage(root, params) {
     mount(root,
       h('h1', {}, t('gops.title_seat', { seat: seatName(seat) })),
       header(view),
+      countdown(view),
       view.phase === 'over' ? null : prizePanel(view),
       view.phase === 'over' ? null : actionPanel(),
       lastRound(view),
@@ -429,7 +471,7 @@ export function hostPage(root, params) {
 
   async function report(rank) {
     try {
-      const r = await call('POST', `${path(id)}/prize`, { token, body: { rank } });
+      const r = await call('POST', `${path(id)}/prize`, { token, body: { rank, version: view.version } });
       apply(r.data);
     } catch (error) {
       fail(error);
@@ -443,7 +485,7 @@ export function hostPage(root, params) {
       h('summary', {}, t('host.join_links')),
       isLoopback(base) ? h('p', { class: 'warning', id: 'loopback' }, t('host.loopback', { base })) : null,
       h('p', { class: 'hint' }, t('host.links_hint')),
-      joinLinks('gops', id, saved.seats).map(({ seat, url }) => h('div', { class: 'join', data: { seat } },
+      joinLinks('gops', id, saved.seats, saved.secrets).map(({ seat, url }) => h('div', { class: 'join', data: { seat } },
         h('h3', {}, seatName(seat)),
         qrSvg(url, t('host.qr_for', { seat: seatName(seat) })),
         h('input', { type: 'text', readonly: true, value: url, class: 'link', 'aria-label': t('host.link_for', { seat: seatName(seat) }), on: { focus: (e) => e.target.select() } }),
@@ -465,9 +507,12 @@ export function hostPage(root, params) {
       h('h1', {}, t('host.title_gops')),
       h('p', { class: 'crumbs' }, t('host.game_id', { id })),
       links(),
-      view ? [header(view), reportPanel(), view.phase === 'over' ? null : prizePanel(view), lastRound(view), seatsTable(view, -1), resultPanel(view),
+      view ? [header(view), countdown(view), reportPanel(), view.phase === 'over' ? null : prizePanel(view), lastRound(view), seatsTable(view, -1), resultPanel(view),
         view.phase === 'over' ? verifySlot : historyPanel(view.history)] : h('p', { class: 'muted' }, t('loading')),
-      view && view.deadline_at && view.phase !== 'over' ? h('button', { type: 'button', class: 'secondary', id: 'enforce', on: { click: enforce } }, t('gops.enforce')) : null);
+      view && view.deadline_at && view.phase !== 'over' ? h('button', {
+        type: 'button', class: 'secondary', id: 'enforce', data: { at: view.deadline_at },
+        disabled: Date.now() / 1000 < view.deadline_at, on: { click: enforce },
+      }, t('gops.enforce')) : null);
     if (view) document.body.dataset.phase = view.phase;
     if (view && view.phase === 'over' && !verified) {
       verified = true;
@@ -477,7 +522,7 @@ export function hostPage(root, params) {
 
   async function enforce() {
     try {
-      const r = await call('POST', `${path(id)}/deadline`, { token, body: {} });
+      const r = await call('POST', `${path(id)}/deadline`, { token, body: { version: view.version } });
       apply(r.data);
     } catch (error) {
       fail(error);

@@ -50,6 +50,36 @@ export function bidCommitment(gameId, round, seat, cards, salt) {
   return sha256hex(bidMessage(gameId, round, seat, cards, salt));
 }
 
+/**
+ * A seat's salt for one round, from the secret its join link carries in its fragment (which no
+ * server sees): HMAC-SHA-256, keyed with the secret's bytes, of `gops-salt-v1|<game_id>|<round>|<seat>`.
+ * Any phone holding the link can so reveal the seat's bid; the referee, which sees every bearer
+ * token but never a fragment, cannot.
+ */
+export function seatSalt(secret, gameId, round, seat) {
+  const key = Uint8Array.from(secret.match(/../g), (byte) => parseInt(byte, 16));
+  return sha256.hmac.hex(key, `gops-salt-v1|${gameId}|${round}|${seat}`);
+}
+
+/** The ranks from 1 to `ranks`, `size` at a time, each set in ascending order. */
+function* rankSets(ranks, size, from = 1) {
+  if (size === 0) { yield []; return; }
+  for (let r = from; r <= ranks - size + 1; r++) {
+    for (const rest of rankSets(ranks, size - 1, r + 1)) yield [r, ...rest];
+  }
+}
+
+/**
+ * The cards a commitment seals, given its salt: bids made with a link's secret are hashed in
+ * ascending order, so at most C(13, 6) = 1716 sets are tried. Null when none matches.
+ */
+export function openCommitment(commitment, gameId, round, seat, salt, { ranks, cards }) {
+  for (const set of rankSets(ranks, cards)) {
+    if (bidCommitment(gameId, round, seat, set, salt) === commitment) return set;
+  }
+  return null;
+}
+
 export function prizeCommitment(gameId, order, salt) {
   return sha256hex(`gops-prizes-v1|${gameId}|${order.join(',')}|${salt}`);
 }

@@ -40,13 +40,37 @@ export function toast(message, kind = 'error') {
   toastTimer = setTimeout(() => { el.hidden = true; }, 6000);
 }
 
-/** A problem+json refusal in the reader's language: a known code, else the referee's detail. */
+// Codes whose words name only the kind of refusal: the referee's own reason follows them.
+const REASON_FOLLOWS = new Set(['invalid_options', 'invalid_request', 'illegal_action', 'wrong_phase']);
+
+/** The fields a refused request named, each with the referee's words: "Players: Must be …". */
+function fieldErrors(errors, out = []) {
+  for (const [name, value] of Object.entries(errors || {})) {
+    if (Array.isArray(value)) {
+      const label = t(`gops.${name}`, {}, null) || t(`gofo.${name}`, {}, null) || name;
+      out.push(`${label}: ${value.join(' ')}`);
+    } else if (value && typeof value === 'object') {
+      fieldErrors(value, out);
+    }
+  }
+  return out;
+}
+
+/**
+ * A problem+json refusal in the reader's language: the page's words for a code it knows, followed
+ * (for a code that names only the kind of refusal) by the referee's reason — its `detail`, or the
+ * fields a refused request named; an unknown code: the referee's reason alone.
+ */
 export function problemText(error) {
+  if (error && error.status === 0) return t('error.network');
   const code = error && error.code;
   const known = code ? t(`error.${code}`, {}, null) : null;
-  if (known) return known;
-  if (error && error.status === 0) return t('error.network');
-  return (error && error.message) || t('error.unknown');
+  const problem = (error && error.problem) || {};
+  const fields = fieldErrors(problem.errors);
+  const reason = fields.length ? fields.join(' · ') : problem.detail || (error && error.message);
+  if (known && (!reason || !REASON_FOLLOWS.has(code))) return known;
+  if (known) return `${known.replace(/\.$/, '')} — ${reason}`;
+  return reason || t('error.unknown');
 }
 
 export function fail(error) {
@@ -101,10 +125,11 @@ export function number(name, value, min, max, placeholder) {
   return h('input', { type: 'number', name, id: `f-${name}`, value: value == null ? '' : String(value), min, max, inputmode: 'numeric', placeholder });
 }
 
-/** Join links and QR codes, one per seat; the token rides in the fragment. */
-export function joinLinks(kind, id, tokens) {
+/** Join links and QR codes, one per seat; the token (and the seat's secret, if any) ride in the fragment. */
+export function joinLinks(kind, id, tokens, secrets = []) {
   return tokens.map((token, seat) => {
-    const url = `${joinBase()}/play#${kind}=${encodeURIComponent(id)}&seat=${seat}&t=${encodeURIComponent(token)}`;
+    const secret = secrets[seat] ? `&k=${secrets[seat]}` : '';
+    const url = `${joinBase()}/play#${kind}=${encodeURIComponent(id)}&seat=${seat}&t=${encodeURIComponent(token)}${secret}`;
     return { seat, url };
   });
 }

@@ -1,0 +1,155 @@
+"""/play at a real table: a double tap, a bid revealed from another phone, the referee's reasons shown.
+
+Each test plays as players at a table do, in headless Chromium at 360 px on an insecure LAN-like
+origin (``tests/test_play.py`` sets those up: its fixtures and helpers are used here).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from urllib.parse import urlsplit
+
+import pytest
+import requests
+
+from test_play import (  # noqa: F401 - fixtures: browser (table.local), origin, phone
+    MOVE_POST,
+    browser,
+    clean,
+    create_gofo,
+    create_gops,
+    origin,
+    phone,
+    public_table,
+    ready,
+    shot,
+)
+
+pytestmark = pytest.mark.slow
+
+
+def moves_sent(page):
+    """The moves `page` sends from now on: [(path, body)]."""
+    sent = []
+
+    def record(request):
+        path = urlsplit(request.url).path
+        if request.method == "POST" and MOVE_POST.match(path):
+            sent.append((path, json.loads(request.post_data or "{}")))
+
+    page.on("request", record)
+    return sent
+
+
+def test_a_double_tap_at_the_tabletop_host_records_one_move(phone, origin, live_server):
+    """Two taps 120 ms apart on Enter: the first enters for the seat shown, and the second does not
+    land on the next seat's Enter, drawn in the same place as soon as the first move's answer came."""
+    host = phone()
+    host.clock.install()  # the page's timers: standing still from the first tap (below)
+    table_id = create_gofo(host, origin, mode="tabletop")
+    host.wait_for_function("() => document.body.dataset.live === 'live'")
+    sent = moves_sent(host)
+    view = public_table(live_server, table_id)
+    ready(host, view["version"], view["hand"]["to_act"])
+    host.fill("#amount-open", "2")
+    host.click("#actions [data-action='open']")
+    view = public_table(live_server, table_id, after=view["version"], pages=[host])
+    first = view["hand"]["to_act"]
+    ready(host, view["version"], first)
+    enter = "#actions [data-action='enter'][data-blind='false']"
+    host.wait_for_selector(f"{enter}:not([disabled])")
+    box = host.locator(enter).bounding_box()
+    x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+    # The page's clock stops, so however slow this machine is the second tap comes 120 ms (page
+    # time) after the first, and after the next seat's Enter is drawn under the finger.
+    host.clock.pause_at(host.evaluate("Date.now()") + 1000)
+    host.touchscreen.tap(x, y)
+    host.wait_for_function(
+        "s => document.body.dataset.acting === String(s) && document.body.dataset.busy !== 'yes'",
+        arg=(first + 1) % 3, timeout=30_000)
+    assert host.locator(enter).bounding_box() == box  # the next seat's Enter, where the finger is
+    host.clock.run_for(120)
+    host.touchscreen.tap(x, y)
+    host.clock.resume()
+    host.wait_for_timeout(1000)  # time for a move a second tap would have sent
+    host.wait_for_function("() => document.body.dataset.busy !== 'yes'")
+    after = public_table(live_server, table_id, pages=[host])
+    assert after["version"] == view["version"] + 1, "the second tap entered for the next seat"
+    assert after["hand"]["to_act"] == (first + 1) % 3
+    # A moment after it was drawn, the next seat's Enter takes taps.
+    host.wait_for_selector(f"{enter}:not([disabled])", timeout=30_000)
+    # Every move names the version its screen showed.
+    assert [(p.rsplit("/", 1)[1], b) for p, b in sent] == [
+        ("open", {"amount": 2, "version": view["version"] - 1}),
+        ("enter", {"blind": False, "version": view["version"]}),
+    ], sent
+    shot(host, "gofo-tabletop-double-tap")
+    clean(host)
+
+
+def toast(page):
+    page.wait_for_selector("#toast:not([hidden])")
+    return page.inner_text("#toast")
+
+
+def test_a_refused_game_shows_the_referees_reason(phone, origin):
+    """The referee's reason, not only the kind of refusal: a rule the options break (its detail),
+    a field out of range (the field, by its label, and the referee's words)."""
+    for locale, kind, field in (("en-US", "These options do not go together", "Players"),
+                                ("es-ES", "Estas opciones no van juntas", "Jugadores")):
+        page = phone(locale=locale)
+        page.goto(f"{origin}/play#new=gops")
+        page.select_option("#f-profile", "classic")
+        page.fill("#f-players", "3")
+        page.click("#gops-create-go")
+        assert toast(page) == f"{kind} — the classic profile is a 2-player game"
+        page.evaluate("document.getElementById('toast').hidden = true")
+        page.fill("#f-players", "9")
+        page.click("#gops-create-go")
+        said = toast(page)
+        assert said.endswith(f" — {field}: Must be greater than or equal to 2 and less than or equal to 7."), said
+        assert page.url.endswith("#new=gops")  # no game was made
+        shot(page, f"gops-refused-{locale}")
+        assert page.blocked == []
+
+
+def test_a_seat_reveals_from_a_fresh_phone_holding_only_its_link(phone, origin, live_server):
+    """A seat bids on one phone, which is then lost; another phone opens only the seat's link and
+    reveals the bid: the salt comes from the secret in the link's fragment, which no server sees.
+    A game made at /play has a deadline per phase, shown as a countdown, for the host to enforce."""
+    host = phone()
+    game_id, links = create_gops(host, origin, ranks=3)
+    secrets = [re.search(r"&k=([0-9a-f]{64})$", link).group(1) for link in links]
+    assert len(set(secrets)) == 2
+    created = requests.get(f"{live_server}/v1/gops/games/{game_id}", timeout=10).json()
+    assert created["rules"]["deadline_seconds"] == 300
+    host.wait_for_selector("#countdown")
+    assert re.fullmatch(r"Time left to play: [45]:\d\d", host.inner_text("#countdown")), host.inner_text("#countdown")
+    assert host.is_disabled("#enforce")  # not before the time is up
+
+    lost = phone()
+    lost.goto(links[0])
+    lost.click("#hand [data-card='2']")
+    lost.click("#bid")
+    lost.wait_for_selector("#scores tr[data-seat='0'][data-status='committed']")
+    lost.context.close()  # the phone seat 1 bid from is gone, with its storage
+
+    fresh = phone()
+    seen = []
+    fresh.on("request", lambda r: seen.append((r.url, r.post_data or "", json.dumps(r.headers))))
+    fresh.goto(links[0])
+    fresh.wait_for_selector("#scores tr[data-seat='0'][data-status='committed']")
+    other = phone(locale="es-ES")
+    other.goto(links[1])
+    other.click("#hand [data-card='3']")
+    other.click("#bid")
+    for page in (fresh, other, host):
+        page.wait_for_selector("#last-round[data-round='1']", timeout=30_000)
+    round_1 = requests.get(f"{live_server}/v1/gops/games/{game_id}", timeout=10).json()["history"][0]
+    assert round_1["bids"] == {"0": [2], "1": [3]}
+    assert fresh.locator("#prompt.error").count() == 0
+    # The secret never left the phone: in no request's address, body or headers.
+    assert seen and not [s for s in seen if secrets[0] in "".join(s)]
+    shot(fresh, "gops-revealed-from-a-fresh-phone")
+    clean(host, fresh, other)
