@@ -7,13 +7,14 @@ every value: one that cannot be used stops the start with a :class:`ConfigError`
 variable.  An empty variable counts as unset (except ``FORWARDED_ALLOW_IPS``, where empty means
 "trust no proxy").
 
-Who calls :func:`load`, once each:
+Who calls :func:`load`:
 
 * ``create_app`` (:mod:`service.web.app`), for each app: the settings go to
   ``app.extensions["referee_settings"]`` and, under the names the app reads, to ``app.config``
   (:meth:`Settings.app_config`), where ``create_app(overrides)`` may replace them (tests do);
-* ``deploy/gunicorn.conf.py``, when gunicorn reads its configuration, and the worker class
-  (:class:`service.ops.serving.Worker`) when gunicorn makes a worker;
+* ``deploy/gunicorn.conf.py``, when gunicorn reads its configuration; in gunicorn's master,
+  :func:`service.ops.serving.settle_reuse_port` when it starts and the worker class
+  (:class:`service.ops.serving.Worker`) when it makes a worker;
 * ``python -m service.run``.
 
 Variables that other programs read or set:
@@ -68,25 +69,20 @@ class Kind:
     parse: Callable[[str], Any]
 
 
-def integer(minimum: int = 0, maximum: int | None = None) -> Kind:
-    def parse(text: str) -> int:
-        value = int(text.strip())
-        if value < minimum or (maximum is not None and value > maximum):
-            raise ValueError
-        return value
+def _accepted(value: Any, usable: bool) -> Any:
+    if not usable:
+        raise ValueError(value)
+    return value
 
+
+def integer(minimum: int = 0, maximum: int | None = None) -> Kind:
     name = f"integer {minimum}–{maximum}" if maximum is not None else f"integer ≥ {minimum}"
-    return Kind(name, parse)
+    return Kind(name, lambda text: _accepted(
+        value := int(text), value >= minimum and (maximum is None or value <= maximum)))
 
 
 def seconds() -> Kind:
-    def parse(text: str) -> float:
-        value = float(text.strip())
-        if not value > 0 or value == float("inf"):
-            raise ValueError
-        return value
-
-    return Kind("seconds > 0", parse)
+    return Kind("seconds > 0", lambda text: _accepted(value := float(text), 0 < value < float("inf")))
 
 
 def fraction() -> Kind:
@@ -100,13 +96,7 @@ def fraction() -> Kind:
 
 
 def flag() -> Kind:
-    def parse(text: str) -> bool:
-        value = text.strip()
-        if value not in ("0", "1"):
-            raise ValueError
-        return value == "1"
-
-    return Kind("0 or 1", parse)
+    return Kind("0 or 1", lambda text: _accepted(text.strip(), text.strip() in ("0", "1")) == "1")
 
 
 def text() -> Kind:
@@ -114,35 +104,26 @@ def text() -> Kind:
 
 
 def choice(*options: str) -> Kind:
-    def parse(value: str) -> str:
-        if value.strip().lower() not in options:
-            raise ValueError
-        return value.strip().lower()
-
-    return Kind("one of " + ", ".join(options), parse)
+    return Kind("one of " + ", ".join(options),
+                lambda text: _accepted(text.strip().lower(), text.strip().lower() in options))
 
 
 def redis_url() -> Kind:
     schemes = ("redis", "rediss", "unix", "redis+cluster", "rediss+cluster")
 
-    def parse(value: str) -> str:
-        parts = urlsplit(value.strip())
+    def usable(parts) -> bool:
         scheme = parts.scheme.lower()
-        if scheme not in schemes or not (parts.path if scheme == "unix" else parts.netloc):
-            raise ValueError
-        return value.strip()
+        return scheme in schemes and bool(parts.path if scheme == "unix" else parts.netloc)
 
-    return Kind(", ".join(f"{scheme}://" for scheme in schemes[:-1]) + f" or {schemes[-1]}:// URL", parse)
+    return Kind(", ".join(f"{scheme}://" for scheme in schemes[:-1]) + f" or {schemes[-1]}:// URL",
+                lambda text: _accepted(text.strip(), usable(urlsplit(text.strip()))))
 
 
 def origin() -> Kind:
-    def parse(value: str) -> str:
-        parts = urlsplit(value.strip())
-        if parts.scheme not in ("http", "https") or not parts.netloc or parts.query or parts.fragment:
-            raise ValueError
-        return value.strip().rstrip("/")
+    def usable(parts) -> bool:
+        return parts.scheme in ("http", "https") and bool(parts.netloc) and not parts.query and not parts.fragment
 
-    return Kind("http(s) origin", parse)
+    return Kind("http(s) origin", lambda text: _accepted(text.strip(), usable(urlsplit(text.strip()))).rstrip("/"))
 
 
 def variable(name: str, kind: Kind, default: Any, what: str, *, example: str,
