@@ -86,13 +86,7 @@ def seconds() -> Kind:
 
 
 def fraction() -> Kind:
-    def parse(text: str) -> float:
-        value = float(text.strip())
-        if not 0 <= value <= 1:
-            raise ValueError
-        return value
-
-    return Kind("number 0–1", parse)
+    return Kind("number 0–1", lambda text: _accepted(value := float(text), 0 <= value <= 1))
 
 
 def flag() -> Kind:
@@ -126,7 +120,7 @@ def origin() -> Kind:
     return Kind("http(s) origin", lambda text: _accepted(text.strip(), usable(urlsplit(text.strip()))).rstrip("/"))
 
 
-def variable(name: str, kind: Kind, default: Any, what: str, *, example: str,
+def variable(name: str, kind: Kind, default: Any, *, example: str, what: str,
              shown_default: str | None = None, empty_is_unset: bool = True) -> Any:
     """A field of :class:`Settings`: the variable ``name``, read as ``kind``, ``default`` when unset."""
     return field(default=default, metadata={
@@ -150,204 +144,134 @@ class Settings:
     """Every environment variable the referee reads, as typed values."""
 
     # Store
-    redis_url: str | None = variable(
-        "REDIS_URL", redis_url(), None,
-        "Where game state lives: `redis://host:port/db` one server, `redis+cluster://h:p,h:p,…` a "
-        "cluster. Unset, `make run` starts an embedded Valkey.",
-        example="redis://valkey:6379/0", shown_default=f"embedded Valkey (`make run`), else `{DEFAULT_REDIS_URL}`")
-    redis_timeout: float = variable(
-        "REFEREE_REDIS_TIMEOUT", seconds(), 1.0,
-        "Seconds to wait for Redis before answering `503 store_unavailable` (a request never hangs).",
-        example="2.5")
-    redis_max_connections: int = variable(
-        "REFEREE_REDIS_MAX_CONNECTIONS", integer(1), 100,
-        "Redis connections each worker holds at most (per node on a cluster): one per request it "
-        "serves at once, up to this.",
-        example="50")
-    redis_pool_timeout: float = variable(
-        "REFEREE_REDIS_POOL_TIMEOUT", seconds(), 5.0,
-        "Seconds a request waits for a free Redis connection before `503 store_busy` (with `Retry-After`).",
-        example="2")
-    redis_wait_replicas: int | None = variable(
-        "REFEREE_REDIS_WAIT_REPLICAS", integer(0), None,
-        "After each write, `WAIT` until this many replicas have it (no acknowledged move lost on a failover).",
-        example="1", shown_default="`1` on a cluster, `0` on one server")
-    redis_wait_timeout_ms: int = variable(
-        "REFEREE_REDIS_WAIT_TIMEOUT_MS", integer(0), 500,
-        "The longest that `WAIT` may take, in ms (then the write stands, counted as unreplicated).",
-        example="1000")
-    key_prefix: str = variable(
-        "REFEREE_KEY_PREFIX", text(), "referee",
-        "Prefix of every key the store writes (lets several deployments share a Redis).",
-        example="referee-staging")
-    finished_game_ttl: int = variable(
-        "REFEREE_FINISHED_GAME_TTL", integer(1), 7 * 86400,
-        "Seconds a finished game stays readable (state, transcript).",
-        example="86400", shown_default="`604800` (7 days)")
-    idle_game_ttl: int = variable(
-        "REFEREE_IDLE_GAME_TTL", integer(1), 30 * 86400,
-        "Seconds after which a game nobody has touched is abandoned and expires.",
-        example="604800", shown_default="`2592000` (30 days)")
-    read_cache_size: int = variable(
-        "REFEREE_READ_CACHE_SIZE", integer(0), 256,
-        "Stored documents each worker keeps parsed for views (`0`: none).",
-        example="1024")
-    latest_records: int = variable(
-        "REFEREE_LATEST_RECORDS", integer(0), 256,
-        "Games whose latest stored bytes each worker keeps, so that a move on a game it saved or read "
-        "last is one Redis round trip, not two (`0`: every move reads its game first).",
-        example="1024")
-    data_dir: str = variable(
-        "REFEREE_DATA_DIR", text(), "data/valkey",
-        "Where `make run`'s embedded Valkey keeps its append-only file (used only when `REDIS_URL` is unset).",
-        example="/var/lib/referee")
+    redis_url: str | None = variable("REDIS_URL", redis_url(), None, example="redis://valkey:6379/0",
+        shown_default=f"embedded Valkey (`make run`), else `{DEFAULT_REDIS_URL}`",
+        what="Where game state lives: `redis://host:port/db` one server, "
+             "`redis+cluster://h:p,h:p,…` a cluster. Unset, `make run` starts an embedded Valkey.")
+    redis_timeout: float = variable("REFEREE_REDIS_TIMEOUT", seconds(), 1.0, example="2.5",
+        what="Seconds to wait for Redis before answering `503 store_unavailable` (a request never "
+             "hangs).")
+    redis_max_connections: int = variable("REFEREE_REDIS_MAX_CONNECTIONS", integer(1), 100, example="50",
+        what="Redis connections each worker holds at most (per node on a cluster): one per request "
+             "it serves at once, up to this.")
+    redis_pool_timeout: float = variable("REFEREE_REDIS_POOL_TIMEOUT", seconds(), 5.0, example="2",
+        what="Seconds a request waits for a free Redis connection before `503 store_busy` (with "
+             "`Retry-After`).")
+    redis_wait_replicas: int | None = variable("REFEREE_REDIS_WAIT_REPLICAS", integer(0), None, example="1",
+        shown_default="`1` on a cluster, `0` on one server",
+        what="After each write, `WAIT` until this many replicas have it (no acknowledged move lost "
+             "on a failover).")
+    redis_wait_timeout_ms: int = variable("REFEREE_REDIS_WAIT_TIMEOUT_MS", integer(0), 500, example="1000",
+        what="The longest that `WAIT` may take, in ms (then the write stands, counted as "
+             "unreplicated).")
+    key_prefix: str = variable("REFEREE_KEY_PREFIX", text(), "referee", example="referee-staging",
+        what="Prefix of every key the store writes (lets several deployments share a Redis).")
+    finished_game_ttl: int = variable("REFEREE_FINISHED_GAME_TTL", integer(1), 7 * 86400, example="86400",
+        shown_default="`604800` (7 days)",
+        what="Seconds a finished game stays readable (state, transcript).")
+    idle_game_ttl: int = variable("REFEREE_IDLE_GAME_TTL", integer(1), 30 * 86400, example="604800",
+        shown_default="`2592000` (30 days)",
+        what="Seconds after which a game nobody has touched is abandoned and expires.")
+    read_cache_size: int = variable("REFEREE_READ_CACHE_SIZE", integer(0), 256, example="1024",
+        what="Stored documents each worker keeps parsed for views (`0`: none).")
+    latest_records: int = variable("REFEREE_LATEST_RECORDS", integer(0), 256, example="1024",
+        what="Games whose latest stored bytes each worker keeps, so that a move on a game it saved "
+             "or read last is one Redis round trip, not two (`0`: every move reads its game first).")
+    data_dir: str = variable("REFEREE_DATA_DIR", text(), "data/valkey", example="/var/lib/referee",
+        what="Where `make run`'s embedded Valkey keeps its append-only file (used only when "
+             "`REDIS_URL` is unset).")
 
     # HTTP API
-    max_body_bytes: int = variable(
-        "REFEREE_MAX_BODY_BYTES", integer(0), 16 * 1024,
-        "Largest request body accepted, in bytes (larger: `413`), declared or chunked.",
-        example="32768")
-    rate_limit_per_minute: int = variable(
-        "REFEREE_RATE_LIMIT_PER_MINUTE", integer(0), 1200,
-        "Requests per minute per client, every route but `/healthz`, all API processes together "
-        "(through Redis; `0`: off).",
-        example="600")
-    create_limit_per_hour: int = variable(
-        "REFEREE_CREATE_LIMIT_PER_HOUR", integer(0), 120,
-        "Games (and Gofo tables) created per hour per client (`0`: off).",
-        example="30")
-    trusted_proxies: int = variable(
-        "REFEREE_TRUSTED_PROXIES", integer(0), 0,
-        "Reverse proxies in front of the app: the client is taken from `X-Forwarded-For` and the "
-        "scheme from `X-Forwarded-Proto` (`0`: the peer address).",
-        example="1")
-    cors_origins: str = variable(
-        "REFEREE_CORS_ORIGINS", text(), "",
-        "Origins browsers may call the API from, comma-separated, or `*` (empty: CORS off).",
-        example="https://play.example.org")
-    public_url: str | None = variable(
-        "REFEREE_PUBLIC_URL", origin(), None,
-        "The origin other phones reach this server at: `/play`'s join links name it (unset: the "
-        "origin the page was loaded from).",
-        example="http://192.168.1.20:8000")
-    check_views: bool | None = variable(
-        "REFEREE_CHECK_VIEWS", flag(), None,
-        "`1`: hold every view sent to its schema's dump, byte for byte (a difference is a `500` and a "
-        "log line); for tests and staging, it costs a dump per view.",
-        example="1", shown_default="`0` (on in test apps)")
-    stream_max_seconds: float = variable(
-        "REFEREE_STREAM_MAX_SECONDS", seconds(), 300.0,
-        "The longest an event stream or long poll lasts, in seconds.",
-        example="120")
-    stream_heartbeat_seconds: float = variable(
-        "REFEREE_STREAM_HEARTBEAT_SECONDS", seconds(), 15.0,
-        "Seconds between the `: keep-alive` comments of an event stream.",
-        example="5")
-    long_poll_default_seconds: float = variable(
-        "REFEREE_LONG_POLL_DEFAULT_SECONDS", seconds(), 30.0,
-        "How long a long poll without `?timeout=` waits, in seconds (at most `REFEREE_STREAM_MAX_SECONDS`).",
-        example="20")
-    stream_share: float = variable(
-        "REFEREE_STREAM_SHARE", fraction(), 0.75,
-        "The share of a worker's connections that streams and long polls may hold, past it `503 "
-        "too_many_streams`, so moves and reads always find room (`0`: no limit).",
-        example="0.5")
+    max_body_bytes: int = variable("REFEREE_MAX_BODY_BYTES", integer(0), 16 * 1024, example="32768",
+        what="Largest request body accepted, in bytes (larger: `413`), declared or chunked.")
+    rate_limit_per_minute: int = variable("REFEREE_RATE_LIMIT_PER_MINUTE", integer(0), 1200, example="600",
+        what="Requests per minute per client, every route but `/healthz`, all API processes "
+             "together (through Redis; `0`: off).")
+    create_limit_per_hour: int = variable("REFEREE_CREATE_LIMIT_PER_HOUR", integer(0), 120, example="30",
+        what="Games (and Gofo tables) created per hour per client (`0`: off).")
+    trusted_proxies: int = variable("REFEREE_TRUSTED_PROXIES", integer(0), 0, example="1",
+        what="Reverse proxies in front of the app: the client is taken from `X-Forwarded-For` and "
+             "the scheme from `X-Forwarded-Proto` (`0`: the peer address).")
+    cors_origins: str = variable("REFEREE_CORS_ORIGINS", text(), "", example="https://play.example.org",
+        what="Origins browsers may call the API from, comma-separated, or `*` (empty: CORS off).")
+    public_url: str | None = variable("REFEREE_PUBLIC_URL", origin(), None, example="http://192.168.1.20:8000",
+        what="The origin other phones reach this server at: `/play`'s join links name it (unset: "
+             "the origin the page was loaded from).")
+    check_views: bool | None = variable("REFEREE_CHECK_VIEWS", flag(), None, example="1",
+        shown_default="`0` (on in test apps)",
+        what="`1`: hold every view sent to its schema's dump, byte for byte (a difference is a "
+             "`500` and a log line); for tests and staging, it costs a dump per view.")
+    stream_max_seconds: float = variable("REFEREE_STREAM_MAX_SECONDS", seconds(), 300.0, example="120",
+        what="The longest an event stream or long poll lasts, in seconds.")
+    stream_heartbeat_seconds: float = variable("REFEREE_STREAM_HEARTBEAT_SECONDS", seconds(), 15.0, example="5",
+        what="Seconds between the `: keep-alive` comments of an event stream.")
+    long_poll_default_seconds: float = variable("REFEREE_LONG_POLL_DEFAULT_SECONDS", seconds(), 30.0, example="20",
+        what="How long a long poll without `?timeout=` waits, in seconds (at most "
+             "`REFEREE_STREAM_MAX_SECONDS`).")
+    stream_share: float = variable("REFEREE_STREAM_SHARE", fraction(), 0.75, example="0.5",
+        what="The share of a worker's connections that streams and long polls may hold, past it "
+             "`503 too_many_streams`, so moves and reads always find room (`0`: no limit).")
 
     # Logs and metrics
-    metrics_token: str = variable(
-        "REFEREE_METRICS_TOKEN", text(), "",
-        "When set, `GET /metrics` needs `Authorization: Bearer <token>` (empty: open; block it at the proxy).",
-        example="s3cret-scrape-token")
-    access_log: bool = variable(
-        "REFEREE_ACCESS_LOG", flag(), True,
-        "One JSON `request` log line per request (`0`: off).",
-        example="0")
-    metrics_dir: str | None = variable(
-        "PROMETHEUS_MULTIPROC_DIR", text(), None,
-        "Where gunicorn's workers keep their metric values, emptied at start; also read by "
-        "prometheus-client itself.",
-        example="/tmp/referee-metrics", shown_default="a fresh temporary directory (under gunicorn)")
+    metrics_token: str = variable("REFEREE_METRICS_TOKEN", text(), "", example="s3cret-scrape-token",
+        what="When set, `GET /metrics` needs `Authorization: Bearer <token>` (empty: open; block "
+             "it at the proxy).")
+    access_log: bool = variable("REFEREE_ACCESS_LOG", flag(), True, example="0",
+        what="One JSON `request` log line per request (`0`: off).")
+    metrics_dir: str | None = variable("PROMETHEUS_MULTIPROC_DIR", text(), None, example="/tmp/referee-metrics",
+        shown_default="a fresh temporary directory (under gunicorn)",
+        what="Where gunicorn's workers keep their metric values, emptied at start; also read by "
+             "prometheus-client itself.")
 
     # Serving (gunicorn)
-    host: str = variable(
-        "HOST", text(), "127.0.0.1",
-        "Address to listen on (`0.0.0.0`: every interface, e.g. for phones on the LAN).",
-        example="0.0.0.0")
-    port: int = variable(
-        "PORT", integer(0, 65535), 8000,
-        "Port to listen on.",
-        example="8080")
-    web_concurrency: int = variable(
-        "WEB_CONCURRENCY", integer(1), 2,
-        "gunicorn worker processes.",
-        example="4")
-    worker_class: str = variable(
-        "GUNICORN_WORKER_CLASS", text(), "service.ops.serving.Worker",
-        "gunicorn worker class: the default is gevent with a body deadline and a per-client "
-        "connection cap; `gthread` serves with threads (`GUNICORN_THREADS` each).",
-        example="gthread")
-    worker_connections: int = variable(
-        "GUNICORN_WORKER_CONNECTIONS", integer(1), 1000,
-        "Open connections per worker (gevent).",
-        example="2000")
-    threads: int = variable(
-        "GUNICORN_THREADS", integer(1), 4,
-        "Threads per worker (`gthread` only).",
-        example="8")
-    timeout: int = variable(
-        "GUNICORN_TIMEOUT", integer(0), 30,
-        "Seconds of silence after which gunicorn restarts a worker.",
-        example="60")
-    graceful_timeout: int = variable(
-        "GUNICORN_GRACEFUL_TIMEOUT", integer(0), 20,
-        "Seconds a stopping worker has to finish its requests.",
-        example="30")
-    keepalive: int = variable(
-        "GUNICORN_KEEPALIVE", integer(0), 5,
-        "Seconds within which a request's headers must arrive; an idle keep-alive connection is "
-        "closed after as long.",
-        example="10")
-    reuse_port: bool = variable(
-        "GUNICORN_REUSE_PORT", flag(), True,
-        "Each worker listens on a socket of its own (`SO_REUSEPORT`), so the kernel spreads "
-        "connections over the workers (`0`: one shared socket).",
-        example="0")
-    loglevel: str = variable(
-        "GUNICORN_LOGLEVEL", choice("debug", "info", "warning", "error", "critical"), "info",
-        "Level of gunicorn's own log lines.",
-        example="warning")
-    gunicorn_accesslog: str | None = variable(
-        "GUNICORN_ACCESSLOG", text(), None,
-        "gunicorn's own access log (`-`: stdout), besides the app's `request` lines.",
-        example="-", shown_default="off")
-    forwarded_allow_ips: str = variable(
-        "FORWARDED_ALLOW_IPS", text(), "127.0.0.1,::1",
-        "Proxies gunicorn trusts for `X-Forwarded-*`, comma-separated (empty: none).",
-        example="10.0.0.1", empty_is_unset=False)
-    body_timeout: float = variable(
-        "REFEREE_BODY_TIMEOUT", seconds(), 10.0,
-        "Seconds a request body may take to arrive (then `408 request_timeout`, connection closed).",
-        example="5")
-    max_connections_per_client: int = variable(
-        "REFEREE_MAX_CONNECTIONS_PER_CLIENT", integer(0), 100,
-        "Open connections per client address (IPv6: per /64) in each worker, then `429 "
-        "too_many_connections` (`0`: off; off behind `REFEREE_TRUSTED_PROXIES`).",
-        example="20")
+    host: str = variable("HOST", text(), "127.0.0.1", example="0.0.0.0",
+        what="Address to listen on (`0.0.0.0`: every interface, e.g. for phones on the LAN).")
+    port: int = variable("PORT", integer(0, 65535), 8000, example="8080",
+        what="Port to listen on.")
+    web_concurrency: int = variable("WEB_CONCURRENCY", integer(1), 2, example="4",
+        what="gunicorn worker processes.")
+    worker_class: str = variable("GUNICORN_WORKER_CLASS", text(), "service.ops.serving.Worker", example="gthread",
+        what="gunicorn worker class: the default is gevent with a body deadline and a per-client "
+             "connection cap; `gthread` serves with threads (`GUNICORN_THREADS` each).")
+    worker_connections: int = variable("GUNICORN_WORKER_CONNECTIONS", integer(1), 1000, example="2000",
+        what="Open connections per worker (gevent).")
+    threads: int = variable("GUNICORN_THREADS", integer(1), 4, example="8",
+        what="Threads per worker (`gthread` only).")
+    timeout: int = variable("GUNICORN_TIMEOUT", integer(0), 30, example="60",
+        what="Seconds of silence after which gunicorn restarts a worker.")
+    graceful_timeout: int = variable("GUNICORN_GRACEFUL_TIMEOUT", integer(0), 20, example="30",
+        what="Seconds a stopping worker has to finish its requests.")
+    keepalive: int = variable("GUNICORN_KEEPALIVE", integer(0), 5, example="10",
+        what="Seconds within which a request's headers must arrive; an idle keep-alive connection "
+             "is closed after as long.")
+    reuse_port: bool = variable("GUNICORN_REUSE_PORT", flag(), True, example="0",
+        what="Each worker listens on a socket of its own (`SO_REUSEPORT`), so the kernel spreads "
+             "connections over the workers (`0`: one shared socket).")
+    loglevel: str = variable("GUNICORN_LOGLEVEL", choice("debug", "info", "warning", "error", "critical"), "info", example="warning",
+        what="Level of gunicorn's own log lines.")
+    gunicorn_accesslog: str | None = variable("GUNICORN_ACCESSLOG", text(), None, example="-",
+        shown_default="off",
+        what="gunicorn's own access log (`-`: stdout), besides the app's `request` lines.")
+    forwarded_allow_ips: str = variable("FORWARDED_ALLOW_IPS", text(), "127.0.0.1,::1", example="10.0.0.1",
+        empty_is_unset=False,
+        what="Proxies gunicorn trusts for `X-Forwarded-*`, comma-separated (empty: none).")
+    body_timeout: float = variable("REFEREE_BODY_TIMEOUT", seconds(), 10.0, example="5",
+        what="Seconds a request body may take to arrive (then `408 request_timeout`, connection "
+             "closed).")
+    max_connections_per_client: int = variable("REFEREE_MAX_CONNECTIONS_PER_CLIENT", integer(0), 100, example="20",
+        what="Open connections per client address (IPv6: per /64) in each worker, then `429 "
+             "too_many_connections` (`0`: off; off behind `REFEREE_TRUSTED_PROXIES`).")
 
     # Set by other programs
-    worker_concurrency: int = variable(
-        "REFEREE_WORKER_CONCURRENCY", integer(0), 0,
-        "Set by `deploy/gunicorn.conf.py` in each worker: the requests it serves at once (gevent's "
-        "connections, gthread's threads), which size its Redis pool and its share of streams (`0`: unknown).",
-        example="1000")
-    listen_fds: str | None = variable(
-        "LISTEN_FDS", text(), None,
-        "Set by systemd when it hands over the listening sockets: the workers then share them.",
-        example="1")
-    gunicorn_fd: str | None = variable(
-        "GUNICORN_FD", text(), None,
-        "Set by gunicorn for a re-executed master (`USR2`): the workers then share its sockets.",
-        example="3,4")
+    worker_concurrency: int = variable("REFEREE_WORKER_CONCURRENCY", integer(0), 0, example="1000",
+        what="Set by `deploy/gunicorn.conf.py` in each worker: the requests it serves at once "
+             "(gevent's connections, gthread's threads), which size its Redis pool and its share "
+             "of streams (`0`: unknown).")
+    listen_fds: str | None = variable("LISTEN_FDS", text(), None, example="1",
+        what="Set by systemd when it hands over the listening sockets: the workers then share them.")
+    gunicorn_fd: str | None = variable("GUNICORN_FD", text(), None, example="3,4",
+        what="Set by gunicorn for a re-executed master (`USR2`): the workers then share its "
+             "sockets.")
 
     @classmethod
     def from_environ(cls, environ: Mapping[str, str]) -> Settings:
