@@ -1,23 +1,9 @@
 """gunicorn settings for the referee API (``gunicorn -c deploy/gunicorn.conf.py service.wsgi:app``).
 
-Everything is driven by the environment so that the same file serves
-``make run``, the test suite's live server, and a PaaS (``Procfile``):
-
-=====================  =========================  ===========
-variable               meaning                    default
-=====================  =========================  ===========
-PORT / HOST            bind address               8000 / 127.0.0.1
-WEB_CONCURRENCY        worker processes           2
-GUNICORN_WORKER_CLASS  gunicorn worker class      service.ops.serving.Worker (gevent)
-GUNICORN_WORKER_CONNECTIONS  connections per worker  1000
-GUNICORN_THREADS       threads per worker (gthread only)  4
-GUNICORN_TIMEOUT       worker timeout (s)         30
-GUNICORN_REUSE_PORT    a socket per worker (0: one shared)  1
-GUNICORN_LOGLEVEL      error-log level            info
-GUNICORN_ACCESSLOG     gunicorn's own access log ("-" stdout)    off (the app logs each request)
-FORWARDED_ALLOW_IPS    proxies trusted for X-Forwarded-*         127.0.0.1,::1
-PROMETHEUS_MULTIPROC_DIR  workers' metric files (emptied at start)  a fresh temp dir
-=====================  =========================  ===========
+Everything is driven by the environment, read through :mod:`service.config` (the variables, their
+defaults and examples: docs/configuration.md, section "Serving"), so that the same file serves
+``make run``, the test suite's live server, and a PaaS (``Procfile``).  A value that cannot be
+used stops gunicorn with a message naming the variable.
 
 HOST defaults to loopback so ``make run`` is private; the ``Procfile`` (a PaaS)
 and the Dockerfile bind ``0.0.0.0:$PORT`` explicitly.
@@ -35,15 +21,11 @@ import os
 import shutil
 import tempfile
 
+from service.config import load as load_settings, set_for_workers
 
-def _int(name: str, default: int) -> int:
-    try:
-        return int(os.environ.get(name, "") or default)
-    except ValueError:
-        return default
+settings = load_settings()
 
-
-bind = f"{os.environ.get('HOST') or '127.0.0.1'}:{_int('PORT', 8000)}"
+bind = f"{settings.host}:{settings.port}"
 
 # gevent workers (service.ops.serving.Worker: gunicorn's gevent worker plus a body deadline and a
 # per-client connection cap): an open event stream or a slow client holds a greenlet, not a
@@ -51,36 +33,36 @@ bind = f"{os.environ.get('HOST') or '127.0.0.1'}:{_int('PORT', 8000)}"
 # per move and per read gthread measured no faster (`python -m bench.workers`,
 # bench/README.md "Worker class"). GUNICORN_WORKER_CLASS=gthread brings back threads (then
 # GUNICORN_THREADS counts).
-worker_class = os.environ.get("GUNICORN_WORKER_CLASS") or "service.ops.serving.Worker"
-workers = _int("WEB_CONCURRENCY", 2)
-threads = _int("GUNICORN_THREADS", 4)
-worker_connections = _int("GUNICORN_WORKER_CONNECTIONS", 1000)  # open connections per worker
+worker_class = settings.worker_class
+workers = settings.web_concurrency
+threads = settings.threads
+worker_connections = settings.worker_connections  # open connections per worker
 
-timeout = _int("GUNICORN_TIMEOUT", 30)  # a worker that stops answering its heartbeat is restarted
-graceful_timeout = _int("GUNICORN_GRACEFUL_TIMEOUT", 20)
+timeout = settings.timeout  # a worker that stops answering its heartbeat is restarted
+graceful_timeout = settings.graceful_timeout
 # Each worker listens on a socket of its own (SO_REUSEPORT): the kernel spreads connections over
 # the workers, where a shared socket lets one worker take a whole burst (service.ops.serving.
 # settle_reuse_port, which also turns it off for Unix sockets, systemd's sockets and port 0;
 # service.ops.serving.keep_listening_plan keeps that on a reload).
-reuse_port = os.environ.get("GUNICORN_REUSE_PORT", "1") != "0"
+reuse_port = settings.reuse_port
 # gevent: a request's headers must arrive within this many seconds, and an idle keep-alive
 # connection is closed after it (bodies: REFEREE_BODY_TIMEOUT, service/ops/serving.py).
-keepalive = _int("GUNICORN_KEEPALIVE", 5)
+keepalive = settings.keepalive
 
 # Bounded request sizes (the API only takes small JSON bodies).
 limit_request_line = 8190
 limit_request_fields = 100
 limit_request_field_size = 8190
 
-forwarded_allow_ips = os.environ.get("FORWARDED_ALLOW_IPS", "127.0.0.1,::1")
+forwarded_allow_ips = settings.forwarded_allow_ips
 
 # gunicorn >= 25.1 opens a control socket at a fixed per-user path by default;
 # several servers on one machine (tests, make run) would fight over it.
 control_socket_disable = True
 
-loglevel = os.environ.get("GUNICORN_LOGLEVEL", "info")
+loglevel = settings.loglevel
 errorlog = "-"
-accesslog = os.environ.get("GUNICORN_ACCESSLOG", "") or None
+accesslog = settings.gunicorn_accesslog
 # gunicorn's access line is built only when asked for (service.ops.serving.Logger): with the
 # logconfig_dict below gunicorn would build it for every request, to be dropped.
 logger_class = "service.ops.serving.Logger"
@@ -119,7 +101,7 @@ def post_fork(server, worker):
     the app sizes its Redis pool and its share of streams (service.ops.serving.worker_concurrency)."""
     from service.ops.serving import worker_concurrency
 
-    os.environ["REFEREE_WORKER_CONCURRENCY"] = str(worker_concurrency(worker))
+    set_for_workers("REFEREE_WORKER_CONCURRENCY", str(worker_concurrency(worker)))
 
 
 def on_starting(server):
@@ -128,7 +110,7 @@ def on_starting(server):
     from service.ops.serving import settle_reuse_port
 
     settle_reuse_port(server)
-    path = os.environ.get("PROMETHEUS_MULTIPROC_DIR")
+    path = settings.metrics_dir
     if path:
         os.makedirs(path, exist_ok=True)
         for name in os.listdir(path):  # a previous run's values are not this run's
@@ -137,14 +119,16 @@ def on_starting(server):
     else:
         path = tempfile.mkdtemp(prefix="referee-metrics-")
         server.referee_metrics_tmp = path
-    os.environ["PROMETHEUS_MULTIPROC_DIR"] = path
+    server.referee_metrics_dir = path
+    set_for_workers("PROMETHEUS_MULTIPROC_DIR", path)  # the workers' prometheus-client reads it
 
 
 def child_exit(server, worker):
-    if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+    path = getattr(server, "referee_metrics_dir", None)
+    if path:
         from prometheus_client import multiprocess
 
-        multiprocess.mark_process_dead(worker.pid)
+        multiprocess.mark_process_dead(worker.pid, path)
 
 
 def on_exit(server):

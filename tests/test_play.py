@@ -52,12 +52,18 @@ def test_play_page_headers_and_join_base(app):
 
 
 def test_public_url_setting_names_the_join_base(redis_url, redis_client, monkeypatch):
+    from service.config import ConfigError
     from service.web.app import create_app
 
     monkeypatch.setenv("REFEREE_PUBLIC_URL", "http://192.168.1.20:8000/")
     client = create_app({"REDIS_URL": redis_url, "TESTING": True}).test_client()
     assert 'content="http://192.168.1.20:8000"' in client.get("/play").get_data(as_text=True)
-    monkeypatch.setenv("REFEREE_PUBLIC_URL", "javascript:alert(1)")  # not an origin: ignored
+    monkeypatch.setenv("REFEREE_PUBLIC_URL", "javascript:alert(1)")  # not an origin: refused at the start
+    with pytest.raises(ConfigError, match="REFEREE_PUBLIC_URL"):
+        create_app({"REDIS_URL": redis_url, "TESTING": True})
+    monkeypatch.delenv("REFEREE_PUBLIC_URL")
+    # Given to create_app, not an origin: ignored.
+    client = create_app({"REDIS_URL": redis_url, "TESTING": True, "PUBLIC_URL": "javascript:alert(1)"}).test_client()
     assert 'content="http://localhost"' in client.get("/play").get_data(as_text=True)
     # The setting is escaped into the attribute, never markup.
     client = create_app({"REDIS_URL": redis_url, "TESTING": True, "PUBLIC_URL": 'http://a"><script>x</script>'}).test_client()

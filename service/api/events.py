@@ -57,12 +57,6 @@ from service.api.gofo_schemas import GofoSeatViewSchema, GofoTableSchema
 from service.api.gops_schemas import GopsGameSchema, GopsSeatViewSchema
 
 STREAM_CONTENT_TYPE = "text/event-stream"
-# What the server allows, unless configured otherwise (create_app overrides or the environment).
-DEFAULTS = {
-    "STREAM_MAX_SECONDS": 300.0,  # REFEREE_STREAM_MAX_SECONDS: the longest a stream or long poll lasts
-    "STREAM_HEARTBEAT_SECONDS": 15.0,  # REFEREE_STREAM_HEARTBEAT_SECONDS: ": keep-alive" interval
-    "LONG_POLL_DEFAULT_SECONDS": 30.0,  # a long poll without ?timeout=
-}
 TIMEOUT_LIMIT = 300  # the largest ?timeout= a client may ask for
 RETRY_MS = 2000  # the reconnection delay the stream suggests to EventSource
 STORE_RETRY_SECONDS = 1.0  # a stream whose store is away looks again this often
@@ -76,12 +70,8 @@ blp = Blueprint(
 
 
 def setting(name: str) -> float:
-    import os
-
-    value = current_app.config.get(name)
-    if value is None:
-        value = os.environ.get(f"REFEREE_{name}") or DEFAULTS[name]
-    return float(value)
+    """STREAM_MAX_SECONDS, STREAM_HEARTBEAT_SECONDS or LONG_POLL_DEFAULT_SECONDS (service.config)."""
+    return float(current_app.config[name])
 
 
 class EventsQuerySchema(ma.Schema):

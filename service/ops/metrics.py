@@ -30,7 +30,6 @@ name                                               type       meaning
 
 from __future__ import annotations
 
-import os
 from contextlib import contextmanager
 from typing import Iterator
 
@@ -119,17 +118,14 @@ class ActiveGamesCollector(Collector):
         yield family
 
 
-def multiprocess_dir() -> str | None:
-    return os.environ.get("PROMETHEUS_MULTIPROC_DIR") or None
-
-
-def exposition(store) -> tuple[bytes, str]:
-    """The text exposition of every metric (all workers' in multiprocess mode) and its content type."""
-    if multiprocess_dir():
+def exposition(store, multiprocess_dir: str | None) -> tuple[bytes, str]:
+    """The text exposition of every metric and its content type: all workers' when
+    ``multiprocess_dir`` (``PROMETHEUS_MULTIPROC_DIR``) is set, else this process's."""
+    if multiprocess_dir:
         from prometheus_client import multiprocess
 
         registry = CollectorRegistry()
-        multiprocess.MultiProcessCollector(registry)
+        multiprocess.MultiProcessCollector(registry, path=multiprocess_dir)
     else:
         from prometheus_client import REGISTRY as registry
     per_scrape = CollectorRegistry(auto_describe=False)

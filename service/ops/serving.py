@@ -46,7 +46,6 @@ from __future__ import annotations
 
 import io
 import json
-import os
 import socket
 import struct
 import time
@@ -55,14 +54,8 @@ import gevent
 from gunicorn.glogging import Logger as GunicornLogger
 from gunicorn.workers.ggevent import GeventWorker
 
+from service import config
 from service.web.bodylimit import _read_at_most
-
-
-def _number(name: str, default: float) -> float:
-    try:
-        return float(os.environ.get(name) or default)
-    except ValueError:
-        return default
 
 
 def _problem(status: int, reason: str, code: str, detail: str, extra_headers: str = "") -> bytes:
@@ -152,10 +145,11 @@ class Worker(GeventWorker):
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
-        self.body_timeout = _number("REFEREE_BODY_TIMEOUT", 10.0)
-        self.body_limit = int(_number("REFEREE_MAX_BODY_BYTES", 16 * 1024))
-        proxied = _number("REFEREE_TRUSTED_PROXIES", 0) > 0
-        self.per_client = 0 if proxied else int(_number("REFEREE_MAX_CONNECTIONS_PER_CLIENT", 100))
+        settings = config.load()
+        self.body_timeout = settings.body_timeout
+        self.body_limit = settings.max_body_bytes
+        proxied = settings.trusted_proxies > 0
+        self.per_client = 0 if proxied else settings.max_connections_per_client
         self.open_by_client: dict[str, int] = {}
         self.connections: dict[gevent.Greenlet, _Connection] = {}  # every connection being handled
         self.open_by_listener: dict[object, int] = {}  # gunicorn gives each listener a pool of its own
@@ -396,7 +390,7 @@ def settle_reuse_port(arbiter) -> None:
     if not cfg.reuse_port or not hasattr(socket, "SO_REUSEPORT"):
         return
     addresses = list(cfg.address)
-    if (os.environ.get("LISTEN_FDS") or "GUNICORN_FD" in os.environ
+    if (config.load().sockets_handed_over
             or any(not isinstance(address, tuple) for address in addresses)):
         cfg.set("reuse_port", False)
         arbiter.log.info("reuse_port off: the workers share the arbiter's listening sockets")

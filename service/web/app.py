@@ -150,7 +150,9 @@ class RefereeFlask(Flask):
 def create_app(overrides: dict[str, Any] | None = None) -> Flask:
     app = RefereeFlask(__name__)
     app.url_map.merge_slashes = False  # /games//x is a 404, not a redirect to another resource
-    app.config.update(config.from_environment())
+    settings = config.load()
+    app.extensions["referee_settings"] = settings
+    app.config.update(settings.app_config())
     app.config.update(
         API_TITLE="Card-game referee",
         API_VERSION=__version__,
@@ -301,7 +303,7 @@ def create_app(overrides: dict[str, Any] | None = None) -> Flask:
             sent = request.headers.get("Authorization", "")
             if not hmac.compare_digest(sent.encode(), f"Bearer {token}".encode()):
                 return problems.problem(401, "unauthorized", "send the metrics token as a Bearer token")
-        body, content_type = metrics.exposition(app.extensions["referee_store"])
+        body, content_type = metrics.exposition(app.extensions["referee_store"], settings.metrics_dir)
         return app.response_class(body, content_type=content_type, headers={"Cache-Control": "no-store"})
 
     return app

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import hashlib
 import html
-import os
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -61,7 +60,7 @@ blp = Blueprint("play", __name__)
 
 def public_url() -> str | None:
     """``REFEREE_PUBLIC_URL`` / ``PUBLIC_URL``: the origin other phones reach this server at, or None."""
-    value = (current_app.config.get("PUBLIC_URL") or os.environ.get("REFEREE_PUBLIC_URL") or "").strip()
+    value = (current_app.config.get("PUBLIC_URL") or "").strip()
     if not value:
         return None
     parts = urlsplit(value)
