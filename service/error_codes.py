@@ -49,6 +49,7 @@ class ErrorCode(StrEnum):
     WRONG_PHASE = 'wrong_phase', (('409 — Gops', ''), ('409 — Gofo', ''))
     WRONG_ROUND = 'wrong_round', (('409 — Gops', ''),)
     WRONG_GAME = 'wrong_game', (('409 — Gops', ''),)
+    WRONG_SEAT = 'wrong_seat', (('409 — Gops', 'an action naming another seat than the one it is applied for (engine callers; the HTTP routes name the seat once)'),)
     ALREADY_COMMITTED = 'already_committed', (('409 — Gops', ''),)
     ALREADY_REVEALED = 'already_revealed', (('409 — Gops', ''),)
     COMMITMENT_MISMATCH = 'commitment_mismatch', (('409 — Gops', ''),)
