@@ -60,12 +60,6 @@ class Opening:
     cards: tuple[int, ...]
     salt: str
 
-    def __init__(self, cards: tuple[int, ...], salt: str) -> None:
-        # The frozen dataclass's __init__, written out: one Opening per reveal, and filling the
-        # instance dict directly costs half of object.__setattr__ per field (still frozen).
-        fields = self.__dict__
-        fields["cards"], fields["salt"] = cards, salt
-
     def to_dict(self) -> dict[str, Any]:
         return {"cards": list(self.cards), "salt": self.salt}
 
