@@ -405,17 +405,3 @@ class HandState(Betting, Stock, Showdown):
     def _do_look(self, seat: int, ev: Events) -> None:
         self.looked[seat] = True
         ev.append({"type": "looked", "seat": seat})
-
-    # --- what a seat may see (service.games.gofo.observer) ---------------------------------------------
-
-    def view(self, seat: int | None = None) -> dict[str, Any]:
-        """What ``seat`` may see (``None``: the public view): :func:`service.games.gofo.observer.hand_view`."""
-        from service.games.gofo.observer import hand_view
-
-        return hand_view(self, seat)
-
-    def visible_cards(self, seat: int) -> list[str]:
-        """The cards of its own hand ``seat`` may see now: :func:`service.games.gofo.observer.visible_cards`."""
-        from service.games.gofo.observer import visible_cards
-
-        return visible_cards(self, seat)
