@@ -214,6 +214,19 @@ def test_carryover_last_round_tie_only_last_pot_set_aside():
     assert d.g.result["winners"] == [1]
 
 
+def test_scores_are_whole_numbers_until_a_prize_is_split():
+    """Exact scores without fraction arithmetic where whole numbers do: an int per seat, a
+    Fraction only once a split share made one; the stored form is the same text either way."""
+    d = asc(ranks=5, resolution="split")
+    d.bid_round([2, 1])  # prize 1 to seat 0
+    d.bid_round([1, 3])  # prize 2 to seat 1
+    assert d.g.scores == [1, 2] and [type(s) for s in d.g.scores] == [int, int]
+    assert type(G.Gops.from_dict(d.state.to_dict()).game.scores[0]) is int
+    d.bid_round([4, 4])  # prize 3 split: 3/2 each
+    assert d.g.scores == [Fraction(5, 2), Fraction(7, 2)]
+    assert d.state.to_dict()["game"]["scores"] == ["5/2", "7/2"]
+
+
 def test_split_two_players_exact_half():
     d = asc(ranks=5, resolution="split")
     d.bid_round([1, 1])

@@ -6,7 +6,7 @@ deadline) and checks after every action:
 
 * conservation: points awarded + unclaimed/waiting prizes == prizes turned up;
 * hands shrink by exactly the bid of each seat that bid in a resolved round;
-* scores are non-negative Fractions;
+* scores are non-negative and exact (ints, or Fractions once a prize is split; never floats);
 * ``Gops.from_dict(state.to_dict())`` round-trips;
 * a random (usually illegal) action never half-applies: it either raises a
   typed error with the state unchanged, or it is applied as a whole;
@@ -108,7 +108,7 @@ class Player:
         g = state.game
         assert len(g.scores) == state.rules.players
         for s in g.scores:
-            assert isinstance(s, Fraction) and s >= 0
+            assert isinstance(s, (int, Fraction)) and s >= 0  # exact: never a float
         held = sum(g.scores, Fraction(0)) + sum(g.set_aside) + sum(g.carry) + sum(g.row)
         assert held == sum(g.turned)
         assert len(set(g.turned)) == len(g.turned) <= state.rules.ranks

@@ -8,6 +8,7 @@ from service.errors import RefereeError
 
 from service.games.gofo.actions import action_from_dict
 from service.games.gofo.cards import DECK
+from service.games.gofo.observer import hand_view
 from service.games.gofo.hand import (
     Corta, Decline, Discard, Enter, HandState, Look, NoVer, Open, Pass, Raise, Refiche,
     Shuffle, Ver, Voy,
@@ -362,23 +363,23 @@ def test_10_tie_break_counts_from_mano_seat_across_the_wrap() -> None:
 
 def test_views_show_own_cards_only_when_allowed() -> None:
     hand = play(four(), (1, Open(2)), (2, Enter(blind=True)))
-    assert hand.view(2)["my_cards"] == []          # blind: not looked
-    assert hand.view(3)["my_cards"] == []          # not looked yet
+    assert hand_view(hand, 2)["my_cards"] == []          # blind: not looked
+    assert hand_view(hand, 3)["my_cards"] == []          # not looked yet
     hand = play(hand, (3, Look()))
-    assert hand.view(3)["my_cards"] == ["3e", "4e"]
-    assert "my_cards" not in hand.view(None)
+    assert hand_view(hand, 3)["my_cards"] == ["3e", "4e"]
+    assert "my_cards" not in hand_view(hand, None)
     hand = play(hand, (3, Enter(False)), (0, Enter(False)), (1, Pass()), (2, Pass()))
-    assert hand.view(2)["my_cards"] == ["3c", "4c", "5c", "6c", "7c"]
-    assert hand.view(2)["my_value"] == 22
+    assert hand_view(hand, 2)["my_cards"] == ["3c", "4c", "5c", "6c", "7c"]
+    assert hand_view(hand, 2)["my_value"] == 22
 
 
 def test_declined_and_folded_hands_are_never_seen() -> None:
     hand = play(four(), (1, Open(2)), (2, Enter(True)), (3, Look()), (3, Decline()),
                 (0, Enter(False)), (1, Pass()), (2, Pass()), (1, Corta(1)), (2, NoVer()))
     folded = {"3c", "4c"} | set(hand.pile) - {"3e", "4e"}
-    assert hand.view(3)["my_cards"] == [] and hand.view(2)["my_cards"] == []
+    assert hand_view(hand, 3)["my_cards"] == [] and hand_view(hand, 2)["my_cards"] == []
     for seat in (0, 1, 2, 3, None):
-        flat = str(hand.view(seat))
+        flat = str(hand_view(hand, seat))
         assert not any(f"'{c}'" in flat for c in folded | {"3e", "4e"}), seat
 
 
@@ -386,7 +387,8 @@ def test_default_action_of_a_silent_player():
     """A table deadline moves a silent player the way silence moves him at a real table."""
     import random
 
-    from service.games.gofo.table import Table, chance_action
+    from service.games.gofo.chance import chance_action
+    from service.games.gofo.table import Table
 
     rng = random.Random(11)
     table = Table.new({"seats": 5})

@@ -7,7 +7,7 @@ from fractions import Fraction
 import pytest
 
 from service.games import gops
-from service.games.gops.records import parse_score
+from service.games.gops.records import frac_str, parse_score
 from service.games.gops.rules import MatchRules, Rules
 
 
@@ -48,4 +48,5 @@ def test_unhashable_values_are_parsed_not_kept():
 @pytest.mark.parametrize("text", ["0", "7", "91", "92", "1000", "15/2", "-3", "1/3"])
 def test_parse_score(text):
     assert parse_score(text) == Fraction(text)
-    assert type(parse_score(text)) is Fraction
+    assert type(parse_score(text)) is (Fraction if "/" in text else int)
+    assert frac_str(parse_score(text)) == text

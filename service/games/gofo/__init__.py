@@ -9,7 +9,10 @@
 * :mod:`service.games.gofo.chance` – the draw, the deck and the reshuffles, and their commitments.
 * :mod:`service.games.gofo.clock` – the turn clock.
 * :mod:`service.games.gofo.referee` – the stored record of a table and the moves on it (pure).
-* :mod:`service.games.gofo.verifier` – the offline transcript checker.
+* :mod:`service.games.gofo.verifier` – the offline transcript checker, with its parts: each entry's
+  shape, order and author (:mod:`~service.games.gofo.verify_entries`), the revealed decks
+  (:mod:`~service.games.gofo.verify_decks`) and the closed cards of the replay
+  (:mod:`~service.games.gofo.verify_unseen`).
 * :mod:`service.games.gofo.cards`, :mod:`service.games.gofo.value` – the 28-card deck, the value of a hand.
 
 Nothing here does I/O or draws random numbers by itself: every shuffle and draw is an input

@@ -39,13 +39,7 @@ from service.games.gofo.rules import (  # noqa: F401 - the vocabulary, named her
 from service.games.gofo.stock import PendingDraw, Restock, Stock
 from service.games.gofo.value import MAX_VALUE, MIN_VALUE
 
-# seat status within a hand (the names the hand used before :class:`Status`)
-OUT, PENDING, IN, DECLINED, FOLDED = Status.OUT, Status.PENDING, Status.IN, Status.DECLINED, Status.FOLDED
-
 Events = list[dict[str, Any]]
-_MODE = {m.value: m for m in Mode}
-_PHASE = {p.value: p for p in Phase}
-_STATUS = {s.value: s for s in Status}
 _CHANCE_PHASES = (Phase.SHUFFLE, Phase.RESHUFFLE, Phase.OVER)
 
 # A seat's move on its turn: the phase it belongs to, then its check and its application.
@@ -174,10 +168,10 @@ class HandState(Betting, Stock, Showdown):
         hand stored by an earlier version lacks takes its default."""
         bet, pending, canto = d.get("bet"), d.get("pending_draw"), d.get("canto")
         return cls(
-            mode=_MODE[d["mode"]], n=d["n"], dealer=d["dealer"], mano=d["mano"],
+            mode=Mode(d["mode"]), n=d["n"], dealer=d["dealer"], mano=d["mano"],
             stacks=list(d["stacks"]), committed=list(d["committed"]),
-            status=[_STATUS[s] for s in d["status"]], blind=list(d["blind"]), looked=list(d["looked"]),
-            phase=_PHASE[d.get("phase", "shuffle")], queue=list(d.get("queue", ())), opening=d.get("opening", 0),
+            status=[Status(s) for s in d["status"]], blind=list(d["blind"]), looked=list(d["looked"]),
+            phase=Phase(d.get("phase", "shuffle")), queue=list(d.get("queue", ())), opening=d.get("opening", 0),
             bet=Bet.from_dict(bet) if bet is not None else None,
             dealer_offered=d.get("dealer_offered", False), round=d.get("round", 0),
             after_corte=d.get("after_corte", False), final_discard=d.get("final_discard", False),
@@ -405,17 +399,3 @@ class HandState(Betting, Stock, Showdown):
     def _do_look(self, seat: int, ev: Events) -> None:
         self.looked[seat] = True
         ev.append({"type": "looked", "seat": seat})
-
-    # --- what a seat may see (service.games.gofo.observer) ---------------------------------------------
-
-    def view(self, seat: int | None = None) -> dict[str, Any]:
-        """What ``seat`` may see (``None``: the public view): :func:`service.games.gofo.observer.hand_view`."""
-        from service.games.gofo.observer import hand_view
-
-        return hand_view(self, seat)
-
-    def visible_cards(self, seat: int) -> list[str]:
-        """The cards of its own hand ``seat`` may see now: :func:`service.games.gofo.observer.visible_cards`."""
-        from service.games.gofo.observer import visible_cards
-
-        return visible_cards(self, seat)

@@ -18,13 +18,15 @@ from typing import Any, Iterable
 from service.games.gofo import clock
 from service.games.gofo.cards import sort_cards
 from service.games.gofo.chance import hand_id
+from service.games.gofo.hand import HandState
 from service.games.gofo.rules import HAND_SIZE, Mode, Status
+from service.games.gofo.table import Table
 from service.games.gofo.value import hand_value
 
 # ------------------------------------------------------------------ during a hand
 
 
-def visible_cards(hand: Any, seat: int) -> list[str]:
+def visible_cards(hand: HandState, seat: int) -> list[str]:
     """The cards of its own hand that ``seat`` may see now (dealt mode): all of them once it has
     looked (or the hand was completed), else only those past the first two.  A folded or declined
     hand is seen by nobody, its owner included."""
@@ -34,7 +36,7 @@ def visible_cards(hand: Any, seat: int) -> list[str]:
     return list(cards) if hand.looked[seat] else list(cards[2:])
 
 
-def known_out(hand: Any) -> list[str]:
+def known_out(hand: HandState) -> list[str]:
     """Tabletop: the cards thrown face up in this hand that are known to be out of play — in the pile
     since the last reported reshuffle (a reshuffle puts the pile back into the stock, so the cards
     thrown before it may be drawn again) or kept face up to a player's right.  Exactly the cards the
@@ -42,7 +44,7 @@ def known_out(hand: Any) -> list[str]:
     return sort_cards(set(hand.known_pile) | {c for k in hand.kept for c in k})
 
 
-def hand_view(hand: Any, seat: int | None = None) -> dict[str, Any]:
+def hand_view(hand: HandState, seat: int | None = None) -> dict[str, Any]:
     """What ``seat`` may see of a :class:`service.games.gofo.hand.HandState` (``None``: the public view).
     Cards appear only when allowed: one's own (the first two once looked at), face-up discards,
     cards kept to the right, and the hands shown at the canto."""
@@ -80,7 +82,7 @@ def hand_view(hand: Any, seat: int | None = None) -> dict[str, Any]:
     return public
 
 
-def table_view(table: Any, seat: int | None = None) -> dict[str, Any]:
+def table_view(table: Table, seat: int | None = None) -> dict[str, Any]:
     """Everything ``seat`` may see of a :class:`service.games.gofo.table.Table` (``None``: the public view).
 
     ``{"table": {options, dealer, hand_number, seats: [{front, behind, cajas, balance}],
@@ -209,13 +211,11 @@ def published(doc: dict[str, Any], number: int) -> dict[str, Any] | None:
     return publish(secret, result) if secret is not None and result is not None else None
 
 
-def record_view(doc: dict[str, Any], version: int, seat: int | None = None, table: Any = None) -> dict[str, Any]:
+def record_view(doc: dict[str, Any], version: int, seat: int | None = None, table: Table | None = None) -> dict[str, Any]:
     """The view of a stored table: :func:`table_view` of its state, with its id and version, the turn
     clock, the hand's id and deck commitment, the last finished hand's published deal and the
     first-dealer draw commitments (their decks only in the transcript).  ``table``: the
     :class:`~service.games.gofo.table.Table` of ``doc["state"]`` when the caller has it (else loaded)."""
-    from service.games.gofo.table import Table
-
     if table is None:
         table = Table.from_dict(doc["state"])
     data = table_view(table, seat)
@@ -270,7 +270,7 @@ def transcript_view(doc: dict[str, Any], version: int, entries: Iterable[dict[st
 # ------------------------------------------------------------------ the answer to a move
 
 
-def next_to_act(table: Any, caller: str | None) -> dict[str, Any]:
+def next_to_act(table: Table, caller: str | None) -> dict[str, Any]:
     """Who acts next at ``table`` and, when ``caller`` may see them, that seat's legal actions.
 
     ``caller``: ``host``, ``seat:N`` or ``None`` (nobody identified).  A seat sees the legal actions
@@ -287,14 +287,12 @@ def next_to_act(table: Any, caller: str | None) -> dict[str, Any]:
 
 
 def move_answer(doc: dict[str, Any], version: int, seat: int | None, caller: str | None,
-                table: Any = None) -> dict[str, Any]:
+                table: Table | None = None) -> dict[str, Any]:
     """The answer to a move (or an enforced deadline) stored at ``version``: the view of ``seat``
     (``None``: the public view) plus ``next`` (:func:`next_to_act`) and ``hand_result``: the result of
     the hand this move ended, as ``table.last_result`` publishes it (``None`` when the hand goes on).
     Whether the move ended a hand is the referee's record (``doc["hand_ended_at"]``: the version of
     the move that ended the last finished hand)."""
-    from service.games.gofo.table import Table
-
     if table is None:
         table = Table.from_dict(doc["state"])
     data = record_view(doc, version, seat, table)

@@ -6,6 +6,7 @@ events.  Chance is an input: when :meth:`Table.chance_request` is not ``None`` t
 the matching chance action (seat ``None``), e.g. ``chance_action(request, secrets.SystemRandom())``.
 
 >>> import random
+>>> from service.games.gofo.chance import chance_action
 >>> t = Table.new({"seats": 3, "caja": 60, "refill": 10})
 >>> t.chance_request()["kind"]
 'dealer_draw'
@@ -25,9 +26,7 @@ from service.errors import IllegalAction, InvalidAction, RefereeError, WrongPhas
 
 from service.games.gofo.actions import CODEC, Action, DealerDraw, Inaugurate, LegalAction, action_from_dict, record  # noqa: F401
 from service.games.gofo.cards import card_value, parse_cards
-from service.games.gofo.chance import chance_action  # noqa: F401 - named here as before
 from service.games.gofo.hand import HandState, _copy_record
-from service.games.gofo.observer import table_view as view  # noqa: F401 - named here as before
 from service.games.gofo.rules import TableOptions
 
 #: Every action type of a table by its ``type`` (a hand's and ``dealer_draw``).

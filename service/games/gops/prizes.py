@@ -17,7 +17,7 @@ from service.errors import IllegalAction, InvalidAction, NotYourTurn
 from service.games.gops import chance, clock
 from service.games.gops.actions import ChoosePrize, DealPrizes, ReportPrize
 from service.games.gops.records import Phase, frac_str, seal
-from service.games.gops.rules import PrizeOrder, Resolution, Unclaimed, Visibility, rank_name
+from service.games.gops.rules import PrizeOrder, Resolution, Unclaimed, rank_name
 
 if TYPE_CHECKING:
     from service.games.gops.state import Gops
@@ -52,9 +52,6 @@ class PrizeRow(_Base):
     def _reportable(self) -> list[int]:
         return [r for r in range(1, self.rules.ranks + 1) if r not in self.game.turned]
 
-    def _prize_public(self) -> bool:
-        return self.rules.visibility == Visibility.OPEN
-
     def _check_report_prize(self, action: ReportPrize, now: float) -> None:
         self._require_phase(Phase.PRIZE)
         rank = action.rank
@@ -68,7 +65,7 @@ class PrizeRow(_Base):
         g.turned.append(action.rank)
         g.row.append(action.rank)
         events.append({"type": "prize_reported", "round": g.round,
-                       "rank": action.rank if self._prize_public() else None})
+                       "rank": action.rank if self.rules.prize_public else None})
         if g.chooser is not None:  # open prizes: the row refilled between a winner's picks
             if self._row_full():
                 self._enter_phase(Phase.CHOOSE, now, events)
@@ -148,7 +145,7 @@ class PrizeRow(_Base):
             g.turned.append(prize)
             g.row.append(prize)
             events.append(
-                {"type": "prize_turned", "round": g.round, "rank": prize if self._prize_public() else None}
+                {"type": "prize_turned", "round": g.round, "rank": prize if self.rules.prize_public else None}
             )
         return True
 

@@ -8,11 +8,10 @@ begins with its own ``game_id`` (``<id>-<n>``), hands and prize order.
 
 from __future__ import annotations
 
-from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
 from service.games.gops import chance
-from service.games.gops.records import Departure, Game, Phase, Termination, frac_str
+from service.games.gops.records import Departure, Game, Phase, Termination, frac_str, parse_score
 from service.games.gops.rules import MatchFormat, PrizeOrder, Tiebreak
 
 if TYPE_CHECKING:
@@ -23,11 +22,6 @@ else:
     _Base = object
 
 Events = list[dict[str, Any]]
-
-
-def _score(text: str) -> Fraction:
-    """A recorded score (``frac_str``: ``"7"`` or ``"15/2"``), to add up a match's totals."""
-    return Fraction(text)
 
 
 def _argmax(values: list, among: list[int]) -> list[int]:
@@ -41,7 +35,7 @@ class MatchProgress(_Base):
         game_id = self.id if self.match.format == MatchFormat.SINGLE else f"{self.id}-{number}"
         g = Game(game_id=game_id, number=number)
         g.hands = [list(range(1, rules.ranks + 1)) for _ in range(rules.players)]
-        g.scores = [Fraction(0)] * rules.players  # (a Fraction is immutable: one zero serves every seat)
+        g.scores = [0] * rules.players
         g.won = [[] for _ in range(rules.players)]
         g.forfeited = {s: Departure.RESIGNED for s in self.resigned}
         self.game = g
@@ -90,7 +84,7 @@ class MatchProgress(_Base):
         match = self.match
         players = range(self.rules.players)
         eligible = [s for s in players if s not in self.resigned]
-        totals = [sum(_score(r["scores"][s]) for r in self.games) for s in players]
+        totals = [sum(parse_score(r["scores"][s]) for r in self.games) for s in players]
         wins = [sum(1 for r in self.games if r["winners"] == [s]) for s in players]
         played = len(self.games)
         winners: list[int] | None = None

@@ -60,12 +60,6 @@ class Opening:
     cards: tuple[int, ...]
     salt: str
 
-    def __init__(self, cards: tuple[int, ...], salt: str) -> None:
-        # The frozen dataclass's __init__, written out: one Opening per reveal, and filling the
-        # instance dict directly costs half of object.__setattr__ per field (still frozen).
-        fields = self.__dict__
-        fields["cards"], fields["salt"] = cards, salt
-
     def to_dict(self) -> dict[str, Any]:
         return {"cards": list(self.cards), "salt": self.salt}
 
@@ -86,13 +80,18 @@ def seal(commitment: str) -> str:
     return commitment[:SEAL_HEX]
 
 
-def frac_str(value: Fraction) -> str:
+Score = int | Fraction
+"""A score: a whole number of points, or an exact fraction once a prize was split."""
+
+
+def frac_str(value: Score) -> str:
+    """A score as stored and shown: ``"7"``, ``"15/2"``."""
     return str(value)
 
 
-def parse_score(text: str) -> Fraction:
-    """A stored score (:func:`frac_str`: ``"7"``, ``"15/2"``) as the Fraction it was."""
-    return Fraction(text)
+def parse_score(text: str) -> Score:
+    """A stored score (:func:`frac_str`) as the number it was: an int unless it is a fraction."""
+    return Fraction(text) if "/" in text else int(text)
 
 
 @dataclass
@@ -109,7 +108,7 @@ class Game:
     row: list[int] = field(default_factory=list)  # face-up prizes in the middle (m=1: the prize)
     carry: list[int] = field(default_factory=list)  # tied prizes waiting for the next winner
     carried_rounds: int = 0  # open prizes + carryover: extra picks owed to the next winner
-    scores: list[Fraction] = field(default_factory=list)
+    scores: list[Score] = field(default_factory=list)
     won: list[list[int]] = field(default_factory=list)
     set_aside: list[int] = field(default_factory=list)  # prizes nobody won
     commitments: dict[int, str] = field(default_factory=dict)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, fields, replace
+from functools import cached_property
 from typing import Any
 
 from service.errors import InvalidOptions
@@ -109,19 +110,27 @@ class Rules:
     open_prizes: int = 1
     deadline_seconds: int | None = None
 
-    @property
+    # What follows from the fields, worked out once per instance (the rules never change; the
+    # same stored rules load as the same instance, see from_dict).
+
+    @cached_property
     def rounds(self) -> int:
         """Rounds in one game: every card bid once, ⌊n/k⌋ with k-card bids."""
         return self.ranks // self.bid_cards
 
-    @property
+    @cached_property
     def total_points(self) -> int:
         return self.ranks * (self.ranks + 1) // 2
 
-    @property
+    @cached_property
     def blind_reported(self) -> bool:
         """Blind at a real table: the face-down prize is reported after the bids."""
         return self.prize_order == PrizeOrder.REPORTED and self.visibility == Visibility.BLIND
+
+    @cached_property
+    def prize_public(self) -> bool:
+        """Does everyone see each prize as it is turned up or reported (visibility ``open``)?"""
+        return self.visibility == Visibility.OPEN
 
     def validate(self) -> Rules:
         """These rules with their choices as enums, or an ``invalid_options`` refusal."""
@@ -162,16 +171,16 @@ class Rules:
             raise bad("deadline_seconds must be between 1 and 604800 (a week)")
         return typed
 
+    @cached_property
+    def _stored(self) -> dict[str, Any]:
+        stored = {f.name: getattr(self, f.name) for f in fields(self)}
+        for name in ("resolution", "unclaimed", "prize_order", "visibility"):
+            stored[name] = str(stored[name])  # plain strings in documents, whatever the caller passed
+        return stored
+
     def to_dict(self) -> dict[str, Any]:
-        """The stored form (a fresh dict each time; made once per instance: rules never change,
-        and every move writes them, every view shows them)."""
-        stored = self.__dict__.get("_stored")
-        if stored is None:
-            stored = {f.name: getattr(self, f.name) for f in fields(self)}
-            for name in ("resolution", "unclaimed", "prize_order", "visibility"):
-                stored[name] = str(stored[name])  # plain strings in documents, whatever the caller passed
-            object.__setattr__(self, "_stored", stored)  # not a field: no part of ==, hash or repr
-        data = dict(stored)
+        """The stored form (a fresh dict each time; every move writes the rules, every view shows them)."""
+        data = dict(self._stored)
         data["explicit_order"] = list(self.explicit_order)
         return data
 

@@ -11,7 +11,8 @@ copied per action.  The moves live in three mixins along the game's seams:
 * :class:`~service.games.gops.progress.MatchProgress` — a game's end, its result, the match.
 
 Chance is an explicit action (:class:`DealPrizes`), so a game replays exactly from its recorded
-actions (:func:`replay`).  Split scores are exact :class:`fractions.Fraction` values.
+actions (:func:`replay`).  Scores are whole numbers, exact :class:`fractions.Fraction` values once
+a prize is split.
 """
 
 from __future__ import annotations

@@ -16,7 +16,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from service.errors import RefereeError
 from service.games import commitments
+from service.games.gops import rules as gops_rules
+from service.games.gops import state as gops_state
+from service.games.gops.actions import action_from_dict
 from service.games.verification import (
     Report, _short, _is_int, _is_number, _diff, _check_version_coverage, _differing_keys,
 )
@@ -68,10 +72,6 @@ def _game_id(transcript_id: str, match_format: str, number: int) -> str:
 
 def verify_gops(transcript: dict[str, Any], prize_commitments: dict[int, str] | None = None) -> Report:
     """Check a Gops transcript; every problem found is a line of ``report.problems``."""
-    from service.games.gops import rules as gops_rules, state as gops_state
-    from service.games.gops.actions import action_from_dict
-    from service.errors import RefereeError
-
     tid = transcript.get("id")
     report = Report("gops", str(tid))
     given = dict(prize_commitments or {})

@@ -1,0 +1,233 @@
+"""The revealed decks of a Gofo transcript: each finished hand's deal against its deck commitment
+(:func:`check_deals`), what it opens against what the hand made public (:func:`check_openings`),
+and the shuffle and reshuffle entries against the deal, filled in for the replay
+(:func:`shuffle_order`, :func:`reshuffle_order`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from service.games import commitments
+from service.games.gofo import observer
+from service.games.gofo.cards import DECK, is_card, sort_cards
+from service.games.gofo.chance import MAX_RESHUFFLES
+from service.games.gofo.rules import Mode, Phase
+from service.games.gofo.verify_unseen import Unseen
+from service.games.verification import Report, _first_difference, _is_int, _short
+
+
+def check_deals(report: Report, tid: str, deals: Any, finished: int, mode: str,
+                given: dict[int, str]) -> dict[int, dict[str, Any]]:
+    """Check ``deals`` on their own: one per finished hand; the 28 leaves and the reshuffle key hash
+    hash to the commitment; the reshuffle key leaves hash to the key hash; every opening opens its
+    leaf and every revealed key its key leaf.  Return hand number -> deal (``openings`` as position ->
+    card and ``keys`` as reshuffle number -> key, the good ones only) for the replay."""
+    usable: dict[int, dict[str, Any]] = {}
+    if not isinstance(deals, list) or not all(isinstance(d, dict) for d in deals):
+        report.problem("deals: missing or not a list of deal objects")
+        return usable
+    if mode == Mode.TABLETOP:
+        if deals:
+            report.problem(f"deals: a tabletop table is played with real cards, but the transcript lists "
+                           f"{len(deals)} dealt deck{'s' if len(deals) != 1 else ''}")
+        for number in sorted(given):
+            report.problem(f"--deck-commitment {number}=…: a tabletop table has no dealt deck to check")
+        return usable
+    if len(deals) != finished:
+        report.problem(f"deals: the transcript lists {len(deals)} deal{'s' if len(deals) != 1 else ''} but "
+                       f"{finished} finished hand{'s' if finished != 1 else ''} (hands_finished); every finished "
+                       "hand's deck commitment is opened there")
+    digest = commitments.COMMITMENT_PATTERN.match
+    for index, deal in enumerate(deals):
+        number = index + 1
+        where = f"deals[{index}]"
+        if deal.get("hand") != number:
+            report.problem(f"{where}: is for hand {deal.get('hand')!r}, expected hand {number} "
+                           "(deals are listed in hand order, one per finished hand)")
+            continue
+        hid = f"{tid}-{number}"
+        if deal.get("hand_id") != hid:
+            report.problem(f"{where}: hand_id is {deal.get('hand_id')!r}, but hand {number} of table {tid} "
+                           f"hashes with the hand id {hid!r}")
+        if "order" in deal or "salt" in deal or "reshuffle_key" in deal or "reshuffles" in deal:
+            report.problem(f"{where}: carries a whole deck order, deck salt, reshuffle key or reshuffle orders "
+                           "(order/salt/reshuffle_key/reshuffles, the old formats); a finished hand opens only what "
+                           "service.games.gofo.deal allows, or a folded hand would be shown")
+        leaves, key_leaves, key_hash = deal.get("leaves"), deal.get("reshuffle_key_leaves"), deal.get("reshuffle_key_hash")
+        if not isinstance(leaves, list) or len(leaves) != len(DECK) \
+                or not all(isinstance(x, str) and digest(x) for x in leaves):
+            report.problem(f"{where}: leaves is not a list of {len(DECK)} SHA-256 digests (64 lowercase hex), one "
+                           f"per deck position of hand {number}")
+            continue
+        if not isinstance(key_hash, str) or not digest(key_hash):
+            report.problem(f"{where}: reshuffle_key_hash {_short(key_hash)!r} is not a SHA-256 digest "
+                           "(64 lowercase hex)")
+            continue
+        if not isinstance(key_leaves, list) or len(key_leaves) != MAX_RESHUFFLES \
+                or not all(isinstance(x, str) and digest(x) for x in key_leaves):
+            report.problem(f"{where}: reshuffle_key_leaves is not a list of {MAX_RESHUFFLES} SHA-256 digests, one "
+                           f"per possible reshuffle of hand {number}")
+            continue
+        leaves_hash = commitments.reshuffle_key_hash(hid, key_leaves)
+        if not commitments.matches(leaves_hash, key_hash):
+            report.problem(f"{where}: the reshuffle key leaves of hand {number} hash to {_short(leaves_hash)}, not to "
+                           f"the committed reshuffle_key_hash {_short(key_hash)}")
+        actual = commitments.deck_commitment(hid, leaves, key_hash)
+        published: list[tuple[str, Any]] = [(f"deals[{index}].commitment", deal.get("commitment"))]
+        if number in given:
+            published.append((f"--deck-commitment {number}", given[number]))
+        for source, expected in published:
+            if not isinstance(expected, str) or not digest(expected) or not commitments.matches(actual, expected):
+                report.problem(
+                    f"{where}: the leaves and reshuffle key hash of hand {number} hash to {_short(actual)}, "
+                    f"which does not match the deck commitment {_short(expected)} published for hand {hid} "
+                    f"({source})")
+        openings: dict[int, str] = {}
+        raw = deal.get("openings")
+        if not isinstance(raw, list):
+            report.problem(f"{where}: openings is not a list of {{position, card, salt}}")
+            raw = []
+        for i, opening in enumerate(raw):
+            at = f"{where}.openings[{i}]"
+            pos, card, salt = (opening.get(k) for k in ("position", "card", "salt")) \
+                if isinstance(opening, dict) else (None, None, None)
+            if not (_is_int(pos) and 0 <= pos < len(DECK) and is_card(card) and isinstance(salt, str)
+                    and commitments.SALT_PATTERN.match(salt)):
+                report.problem(f"{at}: not an opening (a position 0..{len(DECK) - 1}, a card of the deck and a "
+                               "64-hex salt)")
+                continue
+            if pos in openings:
+                report.problem(f"{at}: opens position {pos} a second time")
+                continue
+            if card in openings.values():
+                report.problem(f"{at}: opens {card} a second time (position {pos}); each card is at one position")
+                continue
+            leaf = commitments.card_leaf(hid, pos, card, salt)
+            if not commitments.matches(leaf, leaves[pos]):
+                report.problem(f"{at}: {card} at position {pos} with salt {_short(salt)} hashes to {_short(leaf)}, "
+                               f"not to the committed leaf {_short(leaves[pos])} (leaves[{pos}]): the position does "
+                               "not open")
+                continue
+            openings[pos] = card
+        keys: dict[int, str] = {}
+        raw = deal.get("reshuffle_keys")
+        if not isinstance(raw, list):
+            report.problem(f"{where}: reshuffle_keys is not a list of {{number, key}}")
+            raw = []
+        for i, item in enumerate(raw):
+            at = f"{where}.reshuffle_keys[{i}]"
+            k, key = (item.get("number"), item.get("key")) if isinstance(item, dict) else (None, None)
+            if not (_is_int(k) and 1 <= k <= MAX_RESHUFFLES and isinstance(key, str)
+                    and commitments.SALT_PATTERN.match(key)) or k in keys:
+                report.problem(f"{at}: not a reshuffle key (a number 1..{MAX_RESHUFFLES}, once, and 64 lowercase hex)")
+                continue
+            leaf = commitments.reshuffle_key_leaf(hid, k, key)
+            if not commitments.matches(leaf, key_leaves[k - 1]):
+                report.problem(f"{at}: the key of reshuffle {k} of hand {number} hashes to {_short(leaf)}, not to "
+                               f"the committed reshuffle_key_leaves[{k - 1}] {_short(key_leaves[k - 1])}")
+                continue
+            keys[k] = key
+        usable[number] = {"hand_id": hid, "openings": openings, "keys": keys, "where": where}
+    for number in sorted(n for n in given if not 1 <= n <= finished):
+        report.problem(f"--deck-commitment {number}=…: hand {number} is not a finished hand of this transcript "
+                       f"({finished} finished); only a finished hand's deck is revealed")
+    return usable
+
+
+def check_openings(report: Report, deals: dict[int, dict[str, Any]],
+                                 recorded: list[dict[str, Any]] | None) -> None:
+    """Exactly what ``service.games.gofo.deal`` allows is opened, judged from the recorded result (the
+    table's public record): every card first shown by a seat that never drew from a tainted
+    reshuffle, and the keys of the reshuffles nobody's secret went through — nothing unchecked that
+    could be checked, nothing that would tell a folded hand."""
+    by_hand = {r.get("hand"): r for r in recorded or [] if _is_int(r.get("hand"))}
+    for number, deal in sorted(deals.items()):
+        result = by_hand.get(number)
+        try:
+            expected = observer.opened_cards(result)
+            revealed = set(observer.revealed_reshuffles(result))
+        except (AttributeError, TypeError, KeyError, IndexError):
+            continue  # no usable result for the hand: reported with the results
+        opened = set(deal["openings"].values())
+        unopened = sort_cards(c for c in expected - opened if is_card(c))
+        if unopened:
+            report.problem(f"{deal['where']}: hand {number} first showed {unopened} from the deck (results), but "
+                           f"{'they are' if len(unopened) != 1 else 'it is'} not opened: where "
+                           f"{'they' if len(unopened) != 1 else 'it'} lay in the deck would go unchecked")
+        leaked = sort_cards(c for c in opened - expected if is_card(c))
+        if leaked:
+            report.problem(f"{deal['where']}: opens {leaked}, which hand {number} must keep closed (not shown, or "
+                           "shown by a seat that drew from a pile holding a folded hand): the referee must not "
+                           "tell a folded or unshown hand")
+        keys = set(deal["keys"])
+        if revealed - keys:
+            report.problem(f"{deal['where']}: the key of reshuffle{'s' if len(revealed - keys) != 1 else ''} "
+                           f"{sorted(revealed - keys)} of hand {number} is not revealed, though nothing secret went "
+                           "through it")
+        if keys - revealed:
+            report.problem(f"{deal['where']}: reveals the key of reshuffle{'s' if len(keys - revealed) != 1 else ''} "
+                           f"{sorted(keys - revealed)} of hand {number}, which must stay closed (its pile held a "
+                           "folded hand, or a seat that drew from it never showed)")
+
+
+
+def shuffle_order(report: Report, where: str, number: int, masked: Any,
+                        deal: dict[str, Any]) -> tuple[list[str], set[str]]:
+    """Check a finished hand's shuffle entry against the deal's openings (each opened card at its
+    position, null elsewhere; null as a whole when nothing opened) and fill it in for the engine; the
+    closed cards become stand-ins right after (``Unseen.after_shuffle``)."""
+    openings = deal["openings"]
+    expected = [openings.get(i) for i in range(len(DECK))]
+    if masked is None:
+        if openings:
+            report.problem(f"{where}: the shuffle order is withheld (null), but hand {number} is finished and "
+                           f"{deal['where']} opens {len(openings)} position{'s' if len(openings) != 1 else ''}; "
+                           "the shuffle entry must show the cards there")
+    elif not isinstance(masked, list) or len(masked) != len(DECK):
+        report.problem(f"{where}: the shuffle order is not a list of {len(DECK)} positions (a card or null each)")
+    elif masked != expected:
+        report.problem(
+            f"{where}: the shuffle of hand {number} shows the deck as {_short(masked, 40)}, not the positions "
+            f"opened in {deal['where']} (each opened card at its position, null elsewhere; "
+            f"{_first_difference(masked, expected)})")
+    public = set(openings.values())
+    closed = iter(c for c in DECK if c not in public)
+    return [openings[i] if i in openings else next(closed) for i in range(len(DECK))], public
+
+
+def reshuffle_order(report: Report, where: str, number: int, k: int, masked: Any, deal: dict[str, Any],
+                          hand: Any, unseen: Unseen, carries: dict[int, list[str]],
+                          tally: dict[str, int]) -> list[str] | None:
+    """The order to replay a finished hand's ``k``-th reshuffle with.  Revealed (its key is in the
+    deal): the pile must hold only known cards, and the entry must show exactly the order derived from
+    the key.  Closed: the entry shows ``null`` and the pile's cards become stand-ins (the drawer's
+    cards for the canto, if any, go on top).  ``None`` when the replay cannot go on."""
+    if hand is None or hand.phase is not Phase.RESHUFFLE or hand.pending_draw is None:
+        report.problem(f"{where}: a reshuffle, but replaying the entries before it, hand {number} needs no "
+                       "reshuffle here (the stock did not run out)")
+        return None
+    key = deal["keys"].get(k)
+    if key is not None:
+        hidden = [c for c in hand.pile if c in unseen.group]
+        if hidden:
+            report.problem(f"{where}: the key of reshuffle {k} of hand {number} is revealed, but its pile holds "
+                           f"{len(hidden)} card{'s' if len(hidden) != 1 else ''} the hand kept closed")
+            return None
+        seed = commitments.reshuffle_seed(deal["hand_id"], k, key)
+        expected = commitments.derived_shuffle(seed, sort_cards(hand.pile))
+        if masked != expected:
+            report.problem(f"{where}: reshuffle {k} of hand {number} orders the pile as {_short(masked, 40)}, but the "
+                           f"order derived from its revealed key (reshuffle_seed({deal['hand_id']}, {k}, key)) over "
+                           f"the pile {sort_cards(hand.pile)} is {expected}")
+        tally["derived"] += 1
+        return expected
+    if masked is not None:
+        report.problem(f"{where}: reshuffle {k} of hand {number} is kept closed (its key is not revealed), but its "
+                       "entry shows an order; a closed reshuffle's order is null (it would tell who drew which card)")
+    unseen.closed_reshuffle(hand)
+    order = list(hand.pile)
+    for i, card in enumerate(carries.pop(hand.pending_draw.seat, [])[:hand.pending_draw.count]):
+        unseen.place(order, i, card)
+    hand.pile = list(order)
+    tally["closed"] += 1
+    return order

@@ -1,0 +1,123 @@
+"""The entries of a Gofo transcript, one by one: how a problem names an entry (:func:`entry_name`), which
+entries are the referee's chance (:func:`is_chance`), each entry's shape, version and time order
+(:func:`check_entries`) and who may have made it (:func:`check_author`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from service.games.gofo.rules import Mode
+from service.games.verification import (
+    Report,
+    _check_version_coverage,
+    _is_int,
+    _is_number,
+)
+
+
+def entry_name(index: int, entry: Any) -> str:
+    """``entry #5 (version 4, hand 2, seat 3 open)`` — how Gofo problems name an entry."""
+    if not isinstance(entry, dict):
+        return f"entry #{index}"
+    action = entry.get("action")
+    kind = action.get("type") if isinstance(action, dict) else "?"
+    seat = entry.get("seat")
+    who = f"seat {seat} " if _is_int(seat) else ""
+    return f"entry #{index} (version {entry.get('version')}, hand {entry.get('hand')}, {who}{kind})"
+
+
+def is_chance(kind: str, mode: str) -> bool:
+    """Is an entry of this kind the referee's chance?  The first-dealer draw and the shuffle always;
+    a reshuffle only at a dealt table (at a tabletop table the dealer reports that the real pile was
+    reshuffled: a seat's action, without an order)."""
+    return kind in ("dealer_draw", "shuffle") or (kind == "reshuffle" and mode != Mode.TABLETOP)
+
+
+def check_author(report: Report, where: str, entry: dict[str, Any], seats: int, mode: str) -> None:
+    """Who made the entry (``by``) and for which seat the engine applied it (``seat``).
+
+    A seat's move is made by that seat, by the host at a tabletop table, or by the referee when the
+    seat's time ran out (``timeout: true``; the move itself is checked in the replay)."""
+    by, seat, kind = entry.get("by"), entry.get("seat"), entry["action"]["type"]
+    timeout = entry.get("timeout", False)
+    if kind == "create":
+        return  # the first entry is checked on its own; a second one is reported there
+    if is_chance(kind, mode):
+        if by != "referee":
+            report.problem(f"{where}: made by {by!r}, but only the referee supplies chance ({kind})")
+        if seat is not None:
+            report.problem(f"{where}: recorded for seat {seat!r}, but chance ({kind}) is applied for no seat (null)")
+        if timeout is not False:
+            report.problem(f"{where}: marked timeout {timeout!r}, but chance ({kind}) is nobody's turn")
+        return
+    if not _is_int(seat) or not 0 <= seat < seats:
+        report.problem(f"{where}: seat {seat!r} is not a seat of this {seats}-seat table")
+        return
+    if timeout is True:
+        if by != "referee":
+            report.problem(f"{where}: marked as a timeout, but made by {by!r}; only the referee moves a seat "
+                           "whose time ran out")
+        return
+    if timeout is not False:
+        report.problem(f"{where}: timeout is {timeout!r}, not true or absent")
+    if by == f"seat:{seat}":
+        return
+    if by == "host":
+        if mode != Mode.TABLETOP:
+            report.problem(f"{where}: made by 'host', but at a dealt table the host cannot act for a seat "
+                           f"(a {kind} for seat {seat} can only be made by 'seat:{seat}')")
+        return
+    also = " or the host" if mode == Mode.TABLETOP else ""
+    referee = " (the referee moves a seat only when its time ran out, marked timeout)" if by == "referee" else ""
+    report.problem(f"{where}: made by {by!r}, but a {kind} for seat {seat} can only be made by "
+                   f"'seat:{seat}'{also}{referee}")
+
+
+def check_entries(report: Report, entries: list[Any], seats: int, mode: str,
+                  top_version: Any) -> list[tuple[int, dict[str, Any]]]:
+    """Every entry's shape, version order, time order and author (:func:`check_author`); returns the
+    well-formed entries with their 1-based index, for the replay."""
+    shaped: list[tuple[int, dict[str, Any]]] = []
+    previous_version, previous_at = 0, None
+    for index, entry in enumerate(entries, 1):
+        where = entry_name(index, entry)
+        if not isinstance(entry, dict) or not isinstance(entry.get("action"), dict) \
+                or not isinstance(entry["action"].get("type"), str):
+            report.problem(f"{where}: not an entry object with an action and its type")
+            continue
+        bad = [k for k in ("version", "hand") if not _is_int(entry.get(k))]
+        if not _is_number(entry.get("at")):
+            bad.append("at")
+        if not isinstance(entry.get("by"), str):
+            bad.append("by")
+        if "seat" not in entry or not (entry["seat"] is None or _is_int(entry["seat"])):
+            bad.append("seat")
+        if bad:
+            report.problem(f"{where}: missing or malformed {', '.join(bad)}")
+            continue
+        version, at, kind = entry["version"], entry["at"], entry["action"]["type"]
+        chance = is_chance(kind, mode)
+        if index == 1 and version != 1:
+            report.problem(f"{where}: the first entry must be version 1")
+        if version < previous_version:
+            report.problem(f"{where}: version {version} comes after version {previous_version} "
+                           "(entries are out of order)")
+        elif version == previous_version and not chance:
+            report.problem(
+                f"{where}: repeats version {version}; only the referee's chance (draw, shuffle, reshuffle) "
+                "shares the version of the request that needed it (an entry was duplicated)")
+        elif version > previous_version and chance and index > 1:
+            report.problem(
+                f"{where}: the referee's {kind} has a version of its own ({version}); chance is supplied in the "
+                f"request that needed it, with its version ({previous_version})")
+        if previous_at is not None and at < previous_at:
+            report.problem(f"{where}: at {at} is earlier than the previous entry's {previous_at} "
+                           "(time goes backwards)")
+        if index > 1 and kind == "create":
+            report.problem(f"{where}: a second create entry")
+        elif index > 1:
+            check_author(report, where, entry, seats, mode)
+        previous_version, previous_at = version, at
+        shaped.append((index, entry))
+    _check_version_coverage(report, shaped, top_version)
+    return shaped
