@@ -18,10 +18,14 @@ What gunicorn's gevent worker already bounds, with ``deploy/gunicorn.conf.py``:
 What this worker adds:
 
 * **idle connections make room**: when every one of the worker's ``worker_connections`` is taken,
-  the connection idle the longest (kept alive, waiting for its next request) is closed for each new
-  one accepted, and a connection that finishes a request then is closed rather than kept alive, so
-  idle connections never keep a new client waiting.  (Streams keep to their share of the
-  connections: service.storage.live.StreamSlots.)
+  the connection idle the longest is closed for each new one accepted, and a connection that
+  finishes a request then is closed rather than kept alive, so idle connections never keep a new
+  client waiting.  Idle is kept alive and waiting for its next request, or new and silent: a
+  connection that has sent nothing ``NEW_CONNECTION_GRACE`` seconds after it was accepted (its
+  request may be on its way until then); while the worker stays full, those are closed as their
+  grace runs out, so connections that are opened and never used, from any number of addresses and
+  opened again as soon as they are closed, cannot hold the worker either.  (Streams keep to their
+  share of the connections: service.storage.live.StreamSlots.)
 
 * a **body deadline**: a request's body must arrive within ``REFEREE_BODY_TIMEOUT`` seconds
   (default 10), else ``408 request_timeout`` and the connection is closed — a client trickling a
@@ -127,16 +131,24 @@ class _OfferWriteDeadline:
         return self.app(environ, start_response)
 
 
-class _Connection:
-    """One connection a worker holds: its listener, whether it has served a request, and, while it
-    waits for the next request on a kept-alive connection, the timeout that ends the wait."""
+NEW_CONNECTION_GRACE = 0.25  # seconds a new connection has to start its request before it counts as idle
 
-    __slots__ = ("listener", "served", "idle")
+
+class _Connection:
+    """One connection a worker holds: its listener, when it was accepted, whether it has served a
+    request, and, while it waits for a request, the timeout that ends the wait."""
+
+    __slots__ = ("listener", "accepted", "served", "idle")
 
     def __init__(self, listener) -> None:
         self.listener = listener
+        self.accepted = time.monotonic()
         self.served = False
         self.idle: gevent.Timeout | None = None
+
+    def closable(self, now: float) -> bool:
+        """Idle enough to be closed for a new client: kept alive, or new and silent past its grace."""
+        return self.served or now - self.accepted >= NEW_CONNECTION_GRACE
 
 
 class Worker(GeventWorker):
@@ -153,13 +165,14 @@ class Worker(GeventWorker):
         self.open_by_client: dict[str, int] = {}
         self.connections: dict[gevent.Greenlet, _Connection] = {}  # every connection being handled
         self.open_by_listener: dict[object, int] = {}  # gunicorn gives each listener a pool of its own
-        self.idle: dict[gevent.Greenlet, _Connection] = {}  # kept-alive, waiting: the oldest first
+        self.idle: dict[gevent.Greenlet, _Connection] = {}  # waiting for a request: the oldest first
 
     def load_wsgi(self) -> None:
         super().load_wsgi()
         self.wsgi = _OfferWriteDeadline(self.wsgi)
 
     def run(self) -> None:
+        gevent.spawn(self._close_silent_while_full)
         try:
             super().run()
         finally:  # end the live-update listeners before the interpreter (and gevent's hub) goes
@@ -206,24 +219,36 @@ class Worker(GeventWorker):
         return self.open_by_listener.get(listener, 0) >= self.worker_connections
 
     def timeout_ctx(self):
-        """The wait for a connection's next request (gunicorn's keep-alive loop): ``keepalive``
-        seconds, and none at all after a request when the worker is full."""
+        """The wait for a connection's request (gunicorn's keep-alive loop, the first request
+        included): ``keepalive`` seconds, and none at all after a request when the worker is full."""
         timeout = super().timeout_ctx()  # gevent.Timeout(keepalive, False): on expiry, a quiet close
         current = gevent.getcurrent()
         connection = self.connections.get(current)
-        if connection is not None and connection.served:
-            if self._full(connection.listener):
+        if connection is not None:
+            if connection.served and self._full(connection.listener):
                 return gevent.Timeout(0, False)  # a request already sent is still read and served
             connection.idle = timeout
             self.idle[current] = connection
         return timeout
 
-    def _close_oldest_idle(self, listener) -> None:
-        for greenlet, connection in self.idle.items():
-            if connection.listener is listener:
+    def _close_oldest_idle(self, listener, every: bool = False) -> None:
+        """Close the listener's connection idle the longest (``every``: all of them) that may be
+        closed now (:meth:`_Connection.closable`)."""
+        now = time.monotonic()
+        for greenlet, connection in list(self.idle.items()):
+            if connection.listener is listener and connection.closable(now):
                 del self.idle[greenlet]
                 gevent.get_hub().loop.run_callback(_end_wait, greenlet, connection, connection.idle)
-                return
+                if not every:
+                    return
+
+    def _close_silent_while_full(self) -> None:
+        """A full worker accepts nothing, so no new connection comes to close an idle one: while it
+        stays full, the new connections that have sent nothing are closed as their grace runs out."""
+        while self.alive:
+            gevent.sleep(NEW_CONNECTION_GRACE / 2)
+            for listener in [listener for listener in self.open_by_listener if self._full(listener)]:
+                self._close_oldest_idle(listener, every=True)
 
     def _serving(self) -> None:
         current = gevent.getcurrent()
