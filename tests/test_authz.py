@@ -77,16 +77,16 @@ def every(which=lambda op: True):
     return pytest.mark.parametrize("game,op", argvalues, ids=ids)
 
 
+def names(op: Op) -> str:
+    return op.name
+
+
 def seat_op(op: Op) -> bool:
     return op.seat_op
 
 
 def table_op(op: Op) -> bool:
     return not op.seat_op
-
-
-def move(op: Op) -> bool:
-    return op.method == "POST"
 
 
 @pytest.fixture(name="gops_scene")
@@ -281,7 +281,6 @@ def test_token_in_the_body_is_ignored_or_refused(client, redis_client, scene, ga
 
 GOPS_SEAT_OPS = [op for op in GOPS_OPS if op.seat_op]
 GOPS_TABLE_OPS = [op for op in GOPS_OPS if not op.seat_op]
-names = lambda op: op.name  # noqa: E731
 
 
 def _gops_op(name: str) -> Op:
