@@ -1,16 +1,15 @@
-"""Hypothesis sweep of bad input at every Gops operation (Flask test client, real Valkey).
+"""Hypothesis sweep of bad input at every operation of both games (Flask test client, real Valkey).
 
-The operations come from the generated spec (``service.openapi.generate()``),
-so a new endpoint is swept as soon as it exists.  Each request gets a random
-or adversarial body (any JSON, wrong types per field, huge / negative /
-fractional numbers, unicode, long strings, NUL bytes, deep nesting, non-JSON,
-empty), random path parameters (unicode, ``..``, ``%00``, very long), random
-headers (garbage Authorization, huge headers, wrong Content-Type, bad
-Idempotency-Key / If-None-Match) and sometimes a method the path does not
-have.  Between fuzzed requests, plausible moves keep the game progressing so
-the fuzz reaches every phase.
+The operations come from the generated spec (``service.openapi.generate()``, every path under
+``/v1/gops/`` or ``/v1/gofo/``), so a new endpoint is swept as soon as it exists.  Each request gets a
+random or adversarial body (any JSON, wrong types per field, huge / negative / fractional numbers,
+unicode, long strings, NUL bytes, deep nesting, non-JSON, empty), random path parameters (unicode,
+``..``, ``%00``, very long), random headers (garbage Authorization, huge headers, wrong Content-Type,
+bad Idempotency-Key / If-None-Match) and sometimes a method the path does not have.  Between fuzzed
+requests, plausible moves and near misses of them keep the game or table progressing so the fuzz
+reaches every phase (tests/support/sweep_gops.py, tests/support/sweep_gofo.py).
 
-The only acceptable outcomes:
+The only acceptable outcomes (the oracle ``check`` of tests/support/sweep.py):
 
 * a 2xx whose JSON body matches the operation's response schema in the spec,
   and only for a body that matches the operation's request schema;
@@ -19,161 +18,58 @@ The only acceptable outcomes:
   ``status`` equal to the HTTP status, after which every stored key (hash,
   log list, idempotency records) is byte-identical to before.
 
-Never a 5xx.  After any request the stored game is consistent (the hash's
+Never a 5xx.  After any request the stored record is consistent (the hash's
 version equals the log's distinct versions 1..N).
 
-Bugs the sweep found once (a 500 on absurdly nested JSON or a 5000-digit
-number, non-integers accepted as integers, a trailing newline accepted in a hex
-field, an HTML redirect for an empty path segment) keep an exact reproduction
-at the end of this file.
+Then each game's own fixed requests: for Gops, exact reproductions of bugs the sweep found once (a 500
+on absurdly nested JSON or a 5000-digit number, non-integers accepted as integers, a trailing newline
+accepted in a hex field, an HTML redirect for an empty path segment); for Gofo, fixed adversarial
+bodies at every move of a dealt and a tabletop table, and bad table options.
 """
 
 from __future__ import annotations
 
 import json
-import urllib.parse
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
+from types import ModuleType
 
+import jsonschema
 import pytest
 import redis
 from hypothesis import given
 from hypothesis import strategies as st
+from support import sweep_gofo, sweep_gops
+from support.chance import seeded_referee
+from support.client import bearer
+from support.store import snapshot, stored
+from support.sweep import NOT_JSON, PROBLEM, sweep
 
 from service.games import commitments
-from support.chance import seeded_referee
-from support.store import snapshot, stored
-from support.sweep import (
-    ID_NASTIES,
-    PROBLEM,
-    SEAT_NASTIES,
-    Body,
-    Operation,
-    bodies,
-    check,
-    headers,
-    near_miss,
-    operations_under,
-    sweep,
-)
-from support.client import bearer
+from service.games.gofo.cards import DECK
 
 
-OPERATIONS = operations_under("/v1/gops/")
-POST_OPS = [o for o in OPERATIONS if o.method == "POST"]
+@dataclass(frozen=True)
+class Game:
+    """One game's sweep: its driver (``OPERATIONS``, ``one_request``, ``action_sequence``), the
+    operations it must reach, and how many examples each sweep draws."""
+
+    name: str
+    driver: ModuleType
+    must_cover: frozenset[str]
+    min_moves: int  # POST operations under /seats/{seat}/
+    one_request_examples: int
+    sequence_examples: int
 
 
-def test_the_sweep_covers_every_operation():
-    names = {o.name for o in OPERATIONS}
-    assert {"createGopsGame", "commitGopsBid", "revealGopsBid", "getGopsTranscript"} <= names
-    assert all(o.body_schema is not None for o in POST_OPS)
-
-
-# ------------------------------------------------------------ the world
-
-
-@dataclass
-class World:
-    client: Any
-    raw: redis.Redis
-    id: str
-    host: str
-    tokens: list[str]
-    bids: dict[tuple[int, int], tuple[list[int], str]] = field(default_factory=dict)
-    poisoned: set[tuple[int, int, str]] = field(default_factory=set)
-    kind: str = "gops"
-
-    @property
-    def base(self) -> str:
-        return f"/v1/gops/games/{self.id}"
-
-    def public(self) -> dict[str, Any]:
-        r = self.client.get(self.base)
-        assert r.status_code == 200, r.get_data()
-        return r.get_json()
-
-
-# Deterministic prize orders: the sequences' draws depend on the game's course, and hypothesis
-# needs the same draws to give the same game when it replays or shrinks an example.
-GAME_SETUPS = [
-    {"profile": "classic", "options": {"ranks": 4, "prize_order": "descending"}},
-    {"profile": "standard", "options": {"players": 3, "ranks": 3, "resolution": "split", "prize_order": "ascending"}},
-    {"profile": "standard", "options": {"ranks": 4, "open_prizes": 2, "prize_order": "explicit", "explicit_order": [2, 4, 1, 3]}},
-    {"profile": "standard", "options": {"ranks": 3, "prize_order": "reported"}},
-    {"profile": "standard", "options": {"ranks": 3, "prize_order": "reported", "visibility": "blind"}},
-    {"profile": "standard", "options": {"ranks": 4, "bid_cards": 2, "prize_order": "ascending"}},
-    {"profile": "classic", "options": {"ranks": 3, "deadline_seconds": 600, "prize_order": "descending"},
-     "match": {"format": "best_of", "games": 3}},
+GAMES = [
+    Game("gops", sweep_gops, frozenset({"createGopsGame", "commitGopsBid", "revealGopsBid", "getGopsTranscript"}),
+         min_moves=4, one_request_examples=700, sequence_examples=120),
+    Game("gofo", sweep_gofo, frozenset({"createGofoTable", "getGofoTable", "getGofoSeatView", "getGofoLedger",
+                                        "getGofoTranscript", "enforceGofoDeadline", "gofoOpen", "gofoNoVer",
+                                        "gofoDiscard", "gofoShow", "gofoReportReshuffle"}),
+         min_moves=15, one_request_examples=500, sequence_examples=60),
 ]
-# One request at a fresh game does not depend on the game's course: shuffled orders are fine there.
-SINGLE_SETUPS = [*GAME_SETUPS, {"profile": "classic"}, {"profile": "standard", "options": {"players": 7}}]
-
-
-def new_world(client, raw, setup: dict[str, Any]) -> World:
-    raw.flushdb()
-    r = client.post("/v1/gops/games", json=setup)
-    assert r.status_code == 201, r.get_data()
-    data = r.get_json()
-    return World(client, raw, data["id"], data["host_token"], data["seat_tokens"])
-
-
-# ------------------------------------------------------------ strategies
-
-
-@st.composite
-def paths(draw, world: World, op: Operation, players: int) -> tuple[str, bool, int | None]:
-    """The request path; whether it targets ``op`` as routed; the seat if any."""
-    routed = True
-    game_id = urllib.parse.quote(world.id, safe="")
-    if "{game_id}" in op.template and draw(st.integers(0, 4)) == 0:
-        routed = False
-        choice = draw(st.one_of(st.sampled_from(ID_NASTIES), st.text(min_size=1, max_size=30)))
-        game_id = choice if draw(st.booleans()) and choice in ID_NASTIES else urllib.parse.quote(choice, safe="")
-    seat: int | None = draw(st.integers(0, players - 1))
-    seat_text = str(seat)
-    if "{seat}" in op.template and draw(st.integers(0, 4)) == 0:
-        seat_text = draw(st.one_of(st.sampled_from(SEAT_NASTIES), st.integers().map(str)))
-        # werkzeug's int converter takes any run of decimal digits ("00", "１"): still this route.
-        seat = int(seat_text) if seat_text.isdecimal() else None
-        routed = routed and seat is not None
-    path = op.template.replace("{game_id}", game_id).replace("{seat}", seat_text)
-    return path, routed, seat
-
-
-# ------------------------------------------------------- plausible moves
-
-
-def plausible_move(world: World, state: dict[str, Any], draw) -> tuple[str, dict[str, Any], str] | None:
-    """A legal-looking move for the current phase (so the fuzz sees every phase)."""
-    phase, round_ = state["phase"], state["round"]
-    awaiting = state["awaiting"]
-    if phase == "commit" and awaiting:
-        seat = draw(st.sampled_from(awaiting))
-        hand = state["hands"][seat]
-        k = state["rules"]["bid_cards"]
-        cards = draw(st.permutations(hand))[:k]
-        salt = draw(st.text("0123456789abcdef", min_size=64, max_size=64))
-        world.bids[(state["game_number"], round_, seat)] = (cards, salt)
-        commitment = commitments.bid_commitment(state["game_id"], round_, seat, cards, salt)
-        return f"{world.base}/seats/{seat}/commit", {"round": round_, "commitment": commitment}, world.tokens[seat]
-    if phase == "reveal" and awaiting:
-        seat = draw(st.sampled_from(awaiting))
-        bid = world.bids.get((state["game_number"], round_, seat))
-        if bid is None:
-            return None
-        cards, salt = bid
-        return f"{world.base}/seats/{seat}/reveal", {"round": round_, "cards": cards, "salt": salt}, world.tokens[seat]
-    if phase == "choose" and state["chooser"] is not None:
-        seat = state["chooser"]
-        return f"{world.base}/seats/{seat}/choose", {"rank": draw(st.sampled_from(state["row"]))}, world.tokens[seat]
-    if phase == "prize":
-        left = [r for r in range(1, state["rules"]["ranks"] + 1) if r not in state["turned"]]
-        if left:
-            return f"{world.base}/prize", {"rank": draw(st.sampled_from(left))}, world.host
-    return None
-
-
-# ---------------------------------------------------------------- sweeps
+by_name = pytest.mark.parametrize("game", GAMES, ids=lambda game: game.name)
 
 
 @pytest.fixture
@@ -185,69 +81,45 @@ def raw(redis_url):
         client.close()
 
 
-def fuzz_one(world: World, draw, players: int) -> None:
-    op = draw(st.sampled_from(OPERATIONS))
-    method = op.method if draw(st.integers(0, 9)) else draw(st.sampled_from(["GET", "POST", "PUT", "PATCH", "DELETE"]))
-    path, routed, seat = draw(paths(world, op, players))
-    body = draw(bodies(op if method == "POST" else None)) if method != "GET" else Body(None, None, None, "none")
-    hdrs = draw(headers(world, seat))
-    check(world, op, method, path, routed, body, hdrs, snapshot(world.raw))
+# ------------------------------------------------------------ both games: the sweep
 
 
-@sweep(700)
-@given(data=st.data())
-def test_every_operation_refuses_garbage_cleanly(client, raw, redis_client, data):
-    """One adversarial request at any operation of a fresh game (any setup)."""
-    with seeded_referee():
-        setup = data.draw(st.sampled_from(SINGLE_SETUPS))
-        world = new_world(client, raw, setup)
-        fuzz_one(world, data.draw, len(world.tokens))
+@by_name
+def test_the_sweep_covers_every_operation(game):
+    operations = game.driver.OPERATIONS
+    assert game.must_cover <= {o.name for o in operations}
+    posts = [o for o in operations if o.method == "POST"]
+    assert all(o.body_schema is not None for o in posts)
+    assert len([o for o in posts if "{seat}" in o.template]) >= game.min_moves
 
 
-@sweep(120)
-@given(data=st.data())
-def test_random_action_sequences(client, raw, redis_client, data):
-    """Plausible moves interleaved with garbage: every phase of every setup gets fuzzed."""
-    with seeded_referee():
-        _gops_action_sequence(client, raw, data)
+@by_name
+def test_every_operation_refuses_garbage_cleanly(client, raw, redis_client, game):
+    """One adversarial request at any operation of a fresh game or table (any setup)."""
+
+    @sweep(game.one_request_examples)
+    @given(data=st.data())
+    def one_request(data):
+        with seeded_referee():
+            game.driver.one_request(client, raw, data.draw)
+
+    one_request()
 
 
-def _gops_action_sequence(client, raw, data) -> None:
-    setup = data.draw(st.sampled_from(GAME_SETUPS))
-    world = new_world(client, raw, setup)
-    players = len(world.tokens)
-    for _ in range(data.draw(st.integers(5, 40))):
-        kind = data.draw(st.sampled_from(["move", "move", "near", "near", "fuzz", "fuzz", "resign", "deadline"]))
-        state = world.public()
-        if kind in ("move", "near"):
-            move = plausible_move(world, state, data.draw)
-            if move is None:
-                continue
-            path, payload, token = move
-            op = next(o for o in POST_OPS if path.endswith(o.template.rsplit("/", 1)[1]))
-            if kind == "near":
-                payload = data.draw(near_miss(payload, state["version"]))
-            body = Body(json.dumps(payload).encode(), "application/json", payload, kind)
-            response = check(world, op, "POST", path, True, body, bearer(token),
-                             snapshot(world.raw))
-            seat_round = (state["game_number"], state["round"], path.split("/seats/")[-1].split("/")[0])
-            if kind == "near" and response.status_code == 200 and path.endswith("/commit"):
-                world.poisoned.add(seat_round)  # a near-miss commitment may be unrevealable
-            if kind == "move" and state["phase"] != "over" and seat_round not in world.poisoned:
-                assert response.status_code == 200, response.get_data()
-        elif kind in ("resign", "deadline") and data.draw(st.integers(0, 5)) == 0:
-            seat = data.draw(st.integers(0, players - 1))
-            suffix = f"/seats/{seat}/resign" if kind == "resign" else "/deadline"
-            op = next(o for o in POST_OPS if o.template.endswith(suffix.rsplit("/", 1)[1]))
-            token = world.tokens[seat] if kind == "resign" else world.host
-            body = Body(b"{}", "application/json", {}, kind)
-            check(world, op, "POST", world.base + suffix, True, body, bearer(token),
-                  snapshot(world.raw))
-        else:
-            fuzz_one(world, data.draw, players)
+@by_name
+def test_random_action_sequences(client, raw, redis_client, game):
+    """Plausible moves, near misses and garbage interleaved: every phase of every setup gets fuzzed."""
+
+    @sweep(game.sequence_examples)
+    @given(data=st.data())
+    def action_sequence(data):
+        with seeded_referee():
+            game.driver.action_sequence(client, raw, data.draw)
+
+    action_sequence()
 
 
-# ------------------------------------------- bugs the sweep found once: exact reproductions
+# ------------------------------------------- Gops: bugs the sweep found once, exact reproductions
 
 
 def _game(client) -> tuple[str, list[str]]:
@@ -255,18 +127,14 @@ def _game(client) -> tuple[str, list[str]]:
     return data["id"], data["seat_tokens"]
 
 
-def _stored(raw, game_id):
-    return stored(raw, "gops", game_id)
-
-
 @pytest.mark.parametrize("path", ["/v1/gops/games", "/seats/0/commit"])
 def test_kb1_deeply_nested_body_is_400_not_500(client, raw, redis_client, path):
     game_id, tokens = _game(client)
     url = path if path.startswith("/v1") else f"/v1/gops/games/{game_id}{path}"
-    before = _stored(raw, game_id)
+    before = stored(raw, "gops", game_id)
     r = client.post(url, data="[" * 5000 + "]" * 5000, content_type="application/json",
                     headers=bearer(tokens[0]))
-    assert _stored(raw, game_id) == before
+    assert stored(raw, "gops", game_id) == before
     assert r.status_code == 400 and r.get_json()["code"] == "malformed_json", r.get_data()
 
 
@@ -285,22 +153,22 @@ def test_kb3_non_integers_are_refused(client, raw, redis_client, body):
     game_id, tokens = _game(client)
     salt = "ab" * 32
     commitment = commitments.bid_commitment(game_id, 1, 0, [5], salt)
-    before = _stored(raw, game_id)
+    before = stored(raw, "gops", game_id)
     r = client.post(f"/v1/gops/games/{game_id}/seats/0/commit", json={"commitment": commitment, **body},
                     headers=bearer(tokens[0]))
     assert r.status_code == 422, r.get_data()[:200]
-    assert _stored(raw, game_id) == before
+    assert stored(raw, "gops", game_id) == before
 
 
 def test_kb4_commitment_with_trailing_newline_is_refused(client, raw, redis_client):
     game_id, tokens = _game(client)
     salt = "ab" * 32
     commitment = commitments.bid_commitment(game_id, 1, 0, [5], salt)
-    before = _stored(raw, game_id)
+    before = stored(raw, "gops", game_id)
     r = client.post(f"/v1/gops/games/{game_id}/seats/0/commit", json={"round": 1, "commitment": commitment + "\n"},
                     headers=bearer(tokens[0]))
     assert r.status_code == 422, r.get_data()[:200]
-    assert _stored(raw, game_id) == before
+    assert stored(raw, "gops", game_id) == before
 
 
 def test_kb5_empty_path_segment_is_a_problem_404(client, redis_client):
@@ -317,11 +185,11 @@ def test_a_body_that_is_not_utf8_json_text_is_malformed_json(client, raw, body):
     """The body is parsed once, as webargs parses it (UTF-8 text): what the json module would
     also take as bytes (a BOM, UTF-16) is refused as webargs refused it, 400 malformed_json."""
     game_id, tokens = _game(client)
-    before = _stored(raw, game_id)
+    before = stored(raw, "gops", game_id)
     r = client.post(f"/v1/gops/games/{game_id}/seats/0/commit", data=body, content_type="application/json",
                     headers=bearer(tokens[0]))
     assert r.status_code == 400 and r.get_json()["code"] == "malformed_json", r.get_data()
-    assert _stored(raw, game_id) == before
+    assert stored(raw, "gops", game_id) == before
 
 
 def test_a_move_s_body_is_parsed_once(client, monkeypatch):
@@ -347,3 +215,80 @@ def test_a_move_s_body_is_parsed_once(client, monkeypatch):
     assert [real(p) for p in parses] == [body]  # (before the answer is read: that is json too)
     assert r.status_code == 200, r.get_json()
     assert r.get_json()["commitments"] == {"0": "a" * 64}
+
+
+# ---------------------------------------------- Gofo: fixed adversarial requests at every move
+
+
+TABLES = sweep_gofo.TABLES
+MOVE_OPS, POST_OPS = sweep_gofo.MOVE_OPS, sweep_gofo.POST_OPS
+
+
+def _table(client, mode="dealt"):
+    data = client.post(TABLES, json={"seats": 3, "mode": mode}).get_json()
+    return data["id"], data["seat_tokens"], data["host_token"]
+
+
+ADVERSARIAL = [
+    ("deep_list", "[" * 5000 + "]" * 5000, "application/json"),
+    ("deep_object", '{"a":' * 3000 + "1" + "}" * 3000, "application/json"),
+    ("huge_int", '{"amount": 1' + "0" * 5000 + "}", "application/json"),
+    ("float", '{"amount": 1.5, "blind": true, "points": 20.0}', "application/json"),
+    ("string_int", '{"amount": "2", "points": "20"}', "application/json"),
+    ("nan", '{"amount": NaN}', "application/json"),
+    ("bool_as_int", '{"amount": true, "blind": 1, "points": false}', "application/json"),
+    ("null_body", "null", "application/json"),
+    ("array_body", "[]", "application/json"),
+    ("bad_card", '{"cards": ["3o\\n", "13o", "3x", "3O", "03o"]}', "application/json"),
+    ("too_many_cards", json.dumps({"cards": list(DECK[:6])}), "application/json"),
+    ("dup_cards", json.dumps({"cards": ["3o", "3o", "3o", "3o", "3o"]}), "application/json"),
+    ("count_and_cards", json.dumps({"cards": ["3o"], "count": 4}), "application/json"),
+    ("negative_count", json.dumps({"count": -1}), "application/json"),
+    ("version_float", '{"version": 1.0}', "application/json"),
+    ("bom", "\ufeff{}", "application/json"),
+    ("not_json", "{'amount': 1}", "application/json"),
+    ("form", "amount=1", "application/x-www-form-urlencoded"),
+    ("text", "{}", "text/plain"),
+    ("huge", '{"x": "' + "a" * 40000 + '"}', "application/json"),
+]
+
+
+@pytest.mark.parametrize("mode", ["dealt", "tabletop"])
+@pytest.mark.parametrize("label,data,ctype", ADVERSARIAL, ids=[a[0] for a in ADVERSARIAL])
+def test_every_move_refuses_fixed_garbage(client, raw, redis_client, mode, label, data, ctype):
+    """Each move and the deadline, with the right token (the host's at a tabletop table): a 2xx only
+    for a body the spec allows, otherwise a 4xx problem that changes nothing."""
+    table_id, tokens, host = _table(client, mode)
+    public = client.get(f"{TABLES}/{table_id}").get_json()
+    seat = public["hand"]["to_act"]
+    token = tokens[seat] if mode == "dealt" else host
+    for name, op in [*MOVE_OPS.items(), ("deadline", next(o for o in POST_OPS if o.template.endswith("/deadline")))]:
+        path = op.template.replace("{table_id}", table_id).replace("{seat}", str(seat))
+        before = stored(raw, "gofo", table_id), snapshot(raw)
+        r = client.post(path, data=data.encode("utf-8"), content_type=ctype,
+                        headers=bearer(token))
+        assert r.status_code < 500, (name, label, r.status_code, r.get_data()[:300])
+        if r.status_code >= 400:
+            assert r.mimetype == PROBLEM and r.get_json()["status"] == r.status_code, (name, label, r.get_data()[:300])
+            assert (stored(raw, "gofo", table_id), snapshot(raw)) == before, (name, label, r.get_json())
+        else:
+            body = json.loads(data) if ctype == "application/json" else NOT_JSON
+            assert body is not NOT_JSON and op.body_schema is not None
+
+            assert jsonschema.Draft7Validator(op.body_schema).is_valid(body), (name, label, r.status_code)
+            break  # the table moved on
+
+
+@pytest.mark.parametrize("body", [
+    {"seats": 2.0}, {"seats": "5"}, {"seats": True}, {"seats": 0}, {"seats": 10**30}, {"caja": -1},
+    {"caja": 5, "refill": 10}, {"initial_front": 0}, {"mode": "DEALT"}, {"mode": None}, {"turn_seconds": 4},
+    {"turn_seconds": 86401}, {"turn_seconds": 1.5}, {"seats": 5, "extra": 1}, [], None, "x",
+    {"caja": 1, "refill": 1, "initial_front": 1}, {"caja": 1_000_000, "refill": 1_000_000, "initial_front": 1_000_000},
+])
+def test_create_refuses_bad_options_cleanly(client, raw, redis_client, body):
+    before = snapshot(raw)
+    r = client.post(TABLES, data=json.dumps(body), content_type="application/json")
+    assert r.status_code < 500, r.get_data()[:300]
+    if r.status_code != 201:
+        assert 400 <= r.status_code < 500 and r.mimetype == PROBLEM, r.get_data()[:300]
+        assert snapshot(raw) == before

@@ -1,4 +1,4 @@
-"""The spec-driven bad-input sweep shared by the Gops and Gofo sweeps (tests/test_bad_input*.py).
+"""The spec-driven bad-input sweep shared by the Gops and Gofo sweeps (tests/test_bad_input.py).
 
 The operations come from the generated spec (``service.openapi.generate()``),
 so a new endpoint is swept as soon as it exists.  This module holds what does

@@ -1,21 +1,8 @@
-"""Hypothesis sweep of bad input at every Gofo operation (Flask test client, real Valkey).
-
-The Gofo counterpart of ``tests/test_bad_input.py``, with its strategies and its oracle (``check``):
-the operations come from the generated spec (``service.openapi.generate()``, every path under
-``/v1/gofo/``), so a new endpoint is swept as soon as it exists.  Each request gets a random or
-adversarial body, random path parameters (table id, seat), random headers and sometimes a method the
-path does not have; between fuzzed requests, random legal moves (taken from the seat's
-``legal_actions``) and near misses of them keep dealt and tabletop tables progressing through every
-phase and over several hands.
-
-The only acceptable outcomes: a 2xx whose body matches the operation's response schema, for a body
-the request schema allows; 304 for a GET with a matching ``If-None-Match``; a 4xx
-``application/problem+json`` after which every stored key is byte-identical.  Never a 5xx.  After
-every request the table's hash version equals the distinct versions 1..N of its log.
-"""
+"""The Gofo side of the bad-input sweep (tests/test_bad_input.py): a table to fuzz, its paths, and
+random legal moves (taken from the seat's ``legal_actions``) and near misses of them that keep dealt and
+tabletop tables progressing through every phase and over several hands."""
 
 from __future__ import annotations
-
 
 import json
 import random
@@ -23,19 +10,14 @@ import urllib.parse
 from dataclasses import dataclass, field
 from typing import Any
 
-import jsonschema
-import pytest
 import redis
-from hypothesis import given
 from hypothesis import strategies as st
 
 from service.games.gofo.cards import DECK
-from support.chance import seeded_referee
-from support.store import snapshot, stored, stored_doc
+from support.client import bearer
+from support.store import snapshot, stored_doc
 from support.sweep import (
     ID_NASTIES,
-    NOT_JSON,
-    PROBLEM,
     SEAT_NASTIES,
     Body,
     Operation,
@@ -44,10 +26,8 @@ from support.sweep import (
     headers,
     near_miss,
     operations_under,
-    sweep,
 )
 from support.sweep import assert_store_consistent as assert_versions_consistent
-from support.client import bearer
 
 TABLES = "/v1/gofo/tables"
 
@@ -55,14 +35,6 @@ TABLES = "/v1/gofo/tables"
 OPERATIONS = operations_under("/v1/gofo/")
 POST_OPS = [o for o in OPERATIONS if o.method == "POST"]
 MOVE_OPS = {o.template.rsplit("/", 1)[1]: o for o in POST_OPS if "{seat}" in o.template}
-
-
-def test_the_sweep_covers_every_gofo_operation():
-    names = {o.name for o in OPERATIONS}
-    assert {"createGofoTable", "getGofoTable", "getGofoSeatView", "getGofoLedger", "getGofoTranscript",
-            "enforceGofoDeadline", "gofoOpen", "gofoDiscard", "gofoShow", "gofoReportReshuffle"} <= names
-    assert len(MOVE_OPS) >= 15 and "no-ver" in MOVE_OPS
-    assert all(o.body_schema is not None for o in POST_OPS)
 
 
 # ------------------------------------------------------------ the world
@@ -102,11 +74,6 @@ SETUPS = [
     {"seats": 3, "mode": "tabletop", "caja": 40, "refill": 5},
     {"seats": 5, "mode": "tabletop", "turn_seconds": 5},
 ]
-
-
-def seeded_chance(seed: int = 7):
-    """The referee's chance and clock fixed per example (hypothesis replays need the same tables)."""
-    return seeded_referee(seed)
 
 
 def new_world(client, raw, setup: dict[str, Any], seed: int = 0) -> World:
@@ -157,7 +124,7 @@ def paths(draw, world: World, op: Operation) -> tuple[str, bool, int | None]:
 
 
 def _generable(node: Any) -> Any:
-    """The request schema as test_bad_input's ``from_schema`` can draw from: it draws at most 4 array
+    """The request schema as ``support.sweep.from_schema`` can draw from: it draws at most 4 array
     items, so ``minItems`` above 4 (a shown hand: exactly 5 cards) is capped there (the drawn body is
     then a near miss the spec refuses; ``plausible_move`` sends real 5-card hands)."""
     if isinstance(node, list):
@@ -218,7 +185,7 @@ def plausible_move(world: World, public: dict[str, Any], draw) -> tuple[int, str
 
 @st.composite
 def gofo_near_miss(draw, payload: dict[str, Any], version: int) -> dict[str, Any]:
-    """test_bad_input's near miss; card lists get card-shaped mistakes (its list mutations are numeric)."""
+    """``support.sweep.near_miss``; card lists get card-shaped mistakes (its list mutations are numeric)."""
     if "cards" not in payload or draw(st.integers(0, 2)) == 0:
         rest = {k: v for k, v in payload.items() if k != "cards"}
         if rest:
@@ -238,52 +205,30 @@ def gofo_near_miss(draw, payload: dict[str, Any], version: int) -> dict[str, Any
     return out
 
 
-# ---------------------------------------------------------------- sweeps
-
-
-@pytest.fixture
-def raw(redis_url):
-    client = redis.Redis.from_url(redis_url)
-    try:
-        yield client
-    finally:
-        client.close()
-
-
-@sweep(500)
-@given(data=st.data())
-def test_every_gofo_operation_refuses_garbage_cleanly(client, raw, redis_client, data):
+def one_request(client, raw, draw) -> None:
     """One adversarial request at any Gofo operation of a fresh table (any setup)."""
-    with seeded_chance():
-        world = new_world(client, raw, data.draw(st.sampled_from(SETUPS)))
-        fuzz_one(world, data.draw)
+    world = new_world(client, raw, draw(st.sampled_from(SETUPS)))
+    fuzz_one(world, draw)
 
 
-@sweep(60)
-@given(data=st.data())
-def test_random_gofo_action_sequences(client, raw, redis_client, data):
-    """Legal moves, near misses and garbage interleaved: every phase of dealt and tabletop hands
-    (and the hands after them) gets fuzzed."""
-    with seeded_chance():
-        _action_sequence(client, raw, data)
-
-
-def _action_sequence(client, raw, data) -> None:
-    world = new_world(client, raw, data.draw(st.sampled_from(SETUPS)))
-    for _ in range(data.draw(st.integers(10, 60))):
-        kind = data.draw(st.sampled_from(["move", "move", "move", "move", "near", "near", "fuzz", "fuzz", "deadline"]))
+def action_sequence(client, raw, draw) -> None:
+    """Legal moves, near misses, deadlines and garbage, interleaved: every phase of dealt and tabletop
+    hands (and the hands after them)."""
+    world = new_world(client, raw, draw(st.sampled_from(SETUPS)))
+    for _ in range(draw(st.integers(10, 60))):
+        kind = draw(st.sampled_from(["move", "move", "move", "move", "near", "near", "fuzz", "fuzz", "deadline"]))
         public = world.public()
         if kind in ("move", "near"):
-            move = plausible_move(world, public, data.draw)
+            move = plausible_move(world, public, draw)
             if move is None:
                 continue
             seat, name, payload = move
             op = MOVE_OPS[name]
             token = world.tokens[seat]
-            if world.mode == "tabletop" and data.draw(st.booleans()):
+            if world.mode == "tabletop" and draw(st.booleans()):
                 token = world.host  # one phone refereeing the real table
             if kind == "near":
-                payload = data.draw(gofo_near_miss(payload, public["version"]))
+                payload = draw(gofo_near_miss(payload, public["version"]))
             body = Body(json.dumps(payload).encode(), "application/json", payload, kind)
             path = op.template.replace("{table_id}", world.id).replace("{seat}", str(seat))
             response = checked(world, op, "POST", path, True, body, bearer(token))
@@ -291,85 +236,8 @@ def _action_sequence(client, raw, data) -> None:
                 assert response.status_code == 200, (name, payload, response.get_data())
         elif kind == "deadline":
             op = next(o for o in POST_OPS if o.template.endswith("/deadline"))
-            token = data.draw(st.sampled_from([world.host, *world.tokens]))
+            token = draw(st.sampled_from([world.host, *world.tokens]))
             body = Body(b"{}", "application/json", {}, kind)
             checked(world, op, "POST", world.base + "/deadline", True, body, bearer(token))
         else:
-            fuzz_one(world, data.draw)
-
-
-# ---------------------------------------------- fixed adversarial requests at every move
-
-
-def _table(client, mode="dealt"):
-    data = client.post(TABLES, json={"seats": 3, "mode": mode}).get_json()
-    return data["id"], data["seat_tokens"], data["host_token"]
-
-
-def _stored(raw, table_id):
-    return stored(raw, "gofo", table_id)
-
-
-ADVERSARIAL = [
-    ("deep_list", "[" * 5000 + "]" * 5000, "application/json"),
-    ("deep_object", '{"a":' * 3000 + "1" + "}" * 3000, "application/json"),
-    ("huge_int", '{"amount": 1' + "0" * 5000 + "}", "application/json"),
-    ("float", '{"amount": 1.5, "blind": true, "points": 20.0}', "application/json"),
-    ("string_int", '{"amount": "2", "points": "20"}', "application/json"),
-    ("nan", '{"amount": NaN}', "application/json"),
-    ("bool_as_int", '{"amount": true, "blind": 1, "points": false}', "application/json"),
-    ("null_body", "null", "application/json"),
-    ("array_body", "[]", "application/json"),
-    ("bad_card", '{"cards": ["3o\\n", "13o", "3x", "3O", "03o"]}', "application/json"),
-    ("too_many_cards", json.dumps({"cards": list(DECK[:6])}), "application/json"),
-    ("dup_cards", json.dumps({"cards": ["3o", "3o", "3o", "3o", "3o"]}), "application/json"),
-    ("count_and_cards", json.dumps({"cards": ["3o"], "count": 4}), "application/json"),
-    ("negative_count", json.dumps({"count": -1}), "application/json"),
-    ("version_float", '{"version": 1.0}', "application/json"),
-    ("bom", "\ufeff{}", "application/json"),
-    ("not_json", "{'amount': 1}", "application/json"),
-    ("form", "amount=1", "application/x-www-form-urlencoded"),
-    ("text", "{}", "text/plain"),
-    ("huge", '{"x": "' + "a" * 40000 + '"}', "application/json"),
-]
-
-
-@pytest.mark.parametrize("mode", ["dealt", "tabletop"])
-@pytest.mark.parametrize("label,data,ctype", ADVERSARIAL, ids=[a[0] for a in ADVERSARIAL])
-def test_every_move_refuses_fixed_garbage(client, raw, redis_client, mode, label, data, ctype):
-    """Each move and the deadline, with the right token (the host's at a tabletop table): a 2xx only
-    for a body the spec allows, otherwise a 4xx problem that changes nothing."""
-    table_id, tokens, host = _table(client, mode)
-    public = client.get(f"{TABLES}/{table_id}").get_json()
-    seat = public["hand"]["to_act"]
-    token = tokens[seat] if mode == "dealt" else host
-    for name, op in [*MOVE_OPS.items(), ("deadline", next(o for o in POST_OPS if o.template.endswith("/deadline")))]:
-        path = op.template.replace("{table_id}", table_id).replace("{seat}", str(seat))
-        before = _stored(raw, table_id), snapshot(raw)
-        r = client.post(path, data=data.encode("utf-8"), content_type=ctype,
-                        headers=bearer(token))
-        assert r.status_code < 500, (name, label, r.status_code, r.get_data()[:300])
-        if r.status_code >= 400:
-            assert r.mimetype == PROBLEM and r.get_json()["status"] == r.status_code, (name, label, r.get_data()[:300])
-            assert (_stored(raw, table_id), snapshot(raw)) == before, (name, label, r.get_json())
-        else:
-            body = json.loads(data) if ctype == "application/json" else NOT_JSON
-            assert body is not NOT_JSON and op.body_schema is not None
-
-            assert jsonschema.Draft7Validator(op.body_schema).is_valid(body), (name, label, r.status_code)
-            break  # the table moved on
-
-
-@pytest.mark.parametrize("body", [
-    {"seats": 2.0}, {"seats": "5"}, {"seats": True}, {"seats": 0}, {"seats": 10**30}, {"caja": -1},
-    {"caja": 5, "refill": 10}, {"initial_front": 0}, {"mode": "DEALT"}, {"mode": None}, {"turn_seconds": 4},
-    {"turn_seconds": 86401}, {"turn_seconds": 1.5}, {"seats": 5, "extra": 1}, [], None, "x",
-    {"caja": 1, "refill": 1, "initial_front": 1}, {"caja": 1_000_000, "refill": 1_000_000, "initial_front": 1_000_000},
-])
-def test_create_refuses_bad_options_cleanly(client, raw, redis_client, body):
-    before = snapshot(raw)
-    r = client.post(TABLES, data=json.dumps(body), content_type="application/json")
-    assert r.status_code < 500, r.get_data()[:300]
-    if r.status_code != 201:
-        assert 400 <= r.status_code < 500 and r.mimetype == PROBLEM, r.get_data()[:300]
-        assert snapshot(raw) == before
+            fuzz_one(world, draw)
