@@ -323,3 +323,136 @@ def test_covers_says_which_rules_the_exact_solver_applies_to():
     assert not solver.covers(2, 1, 3, "shuffled", "open")
     assert not solver.covers(2, 1, 1, "ascending", "open")
     assert not solver.covers(2, 1, 1, "shuffled", "dealer_sees_prize")
+
+
+# ---------------------------------------------------------------- the hint: GET /v1/gops/games/{id}/seats/{seat}/hint
+
+
+@pytest.fixture
+def http(client):
+    from support.gops_http import FlaskHttp
+
+    return FlaskHttp(client)
+
+
+def _hint(http, table, seat: int, token: str | None = None) -> tuple[int, dict]:
+    return http.get(f"{table.base}/seats/{seat}/hint", token or table.seat_tokens[seat])
+
+
+def _unseen(view) -> tuple[int, ...]:
+    seen = {r for r in view["turned"] if r is not None}
+    return tuple(r for r in range(1, view["rules"]["ranks"] + 1) if r not in seen)
+
+
+def _assert_equilibrium_hint(hint, hand, rival, prizes, prize, pot, carryover):
+    """The hint's value is the reference's, and its mix earns that value against every rival bid
+    (the continuations valued by the reference)."""
+    assert hint["exact"] is True
+    assert [a["cards"] for a in hint["actions"]] == [[c] for c in sorted(hand)]
+    assert sum(a["probability"] for a in hint["actions"]) == pytest.approx(1.0)
+    expected = sequence_form_value(hand, rival, prizes, prize=prize, pot=pot, carryover=carryover)
+    assert hint["value"] == pytest.approx(expected, abs=TOLERANCE)
+    mix = {a["cards"][0]: a["probability"] for a in hint["actions"]}
+    for b in rival:
+        earned = 0.0
+        for a, weight in mix.items():
+            points, next_pot = _round(a, b, prize, pot, not prizes, carryover)
+            rest_hand = tuple(x for x in hand if x != a)
+            rest_rival = tuple(x for x in rival if x != b)
+            later = sequence_form_value(rest_hand, rest_rival, prizes, pot=next_pot, carryover=carryover) if prizes else 0
+            earned += weight * (points + later)
+        assert earned >= expected - TOLERANCE
+
+
+@pytest.mark.parametrize("profile", ["standard", "classic"])
+def test_the_hint_is_the_equilibrium_of_the_seats_view(http, profile):
+    from support.gops_http import GopsTable
+
+    carryover = profile == "classic"
+    table = GopsTable.create(http, {"profile": profile, "options": {"ranks": 4}})
+    for _ in range(2):  # round 1, then round 2 after a tied round (its pot carried under classic)
+        view = table.seat_view(0)
+        assert view["phase"] == "commit"
+        hints = []
+        for seat in (0, 1):
+            status, hint = _hint(http, table, seat)
+            assert status == 200, hint
+            hints.append(hint)
+            _assert_equilibrium_hint(hint, tuple(view["hands"][seat]), tuple(view["hands"][1 - seat]),
+                                     _unseen(view), view["row"][0], sum(view["carry"]), carryover)
+        assert hints[0]["value"] == pytest.approx(-hints[1]["value"], abs=TOLERANCE)
+        card = min(set(view["hands"][0]) & set(view["hands"][1]))
+        table.play_round({0: [card], 1: [card]})  # a tie
+    assert sorted(table.seat_view(0)["carry"]) == (sorted([view["row"][0], *view["carry"]]) if carryover else [])
+
+
+def test_a_blind_hint_is_the_equilibrium_of_bidding_unseen(http):
+    from support.gops_http import GopsTable
+
+    table = GopsTable.create(http, {"profile": "standard", "options": {"ranks": 3, "visibility": "blind"}})
+    view = table.seat_view(0)
+    assert view["row"] == [None]
+    status, hint = _hint(http, table, 0)
+    assert status == 200 and hint["exact"]
+    assert hint["value"] == pytest.approx(0.0, abs=TOLERANCE)  # the same hands
+    table.play_round({0: [3], 1: [1]})
+    view = table.seat_view(1)
+    status, hint = _hint(http, table, 1)
+    assert status == 200, hint
+    expected = sequence_form_value(tuple(view["hands"][1]), tuple(view["hands"][0]), _unseen(view), blind=True)
+    assert hint["value"] == pytest.approx(expected, abs=TOLERANCE)
+    mix = {a["cards"][0]: a["probability"] for a in hint["actions"]}
+    # the mix is unexploitable: a best response of seat 0 against it (seat 1's view swapped back)
+    hand, rival = tuple(view["hands"][1]), tuple(view["hands"][0])
+    assert mix == pytest.approx(solver.solve(Position(hand, rival, _unseen(view), blind=True)).mix)
+    assert best_response_value(hand, rival, _unseen(view), blind=True) >= expected - TOLERANCE
+
+
+def test_a_hint_is_refused_outside_the_commit_phase_and_for_rules_not_covered(http):
+    from support.gops_http import GopsTable, new_salt
+
+    table = GopsTable.create(http, {"profile": "standard", "options": {"ranks": 4}})
+    status, problem = _hint(http, table, 1, token=table.seat_tokens[0])
+    assert status == 403 and problem["code"] == "not_your_seat"
+    status, problem = http.get(f"{table.base}/seats/0/hint")
+    assert status == 401
+    for seat in (0, 1):
+        assert table.commit(seat, 1, [2], salt := new_salt())[0] == 200
+    status, problem = _hint(http, table, 0)
+    assert status == 409 and problem["code"] == "hint_unavailable" and "commit phase" in problem["detail"]
+    for options in ({"players": 3}, {"bid_cards": 2}, {"open_prizes": 3}, {"prize_order": "ascending"},
+                    {"players": 3, "visibility": "dealer_sees_prize", "dealer_seat": 2}):
+        table = GopsTable.create(http, {"profile": "standard", "options": {"ranks": 6, **options}})
+        status, problem = _hint(http, table, 0)
+        assert status == 409 and problem["code"] == "hint_unavailable", (options, problem)
+    del salt
+
+
+def _dealt(order, visibility="open"):
+    state = G.Gops.new("h1", G.make_rules("standard", ranks=len(order), visibility=visibility))
+    state.apply(G.DealPrizes(tuple(order), "ab" * 32))
+    return state
+
+
+def test_what_the_seat_cannot_see_changes_no_hint():
+    """Two states that differ only in the order of the prizes still face down, in the rival's
+    committed bid, or (blind) in the prize in the middle give the seat the same hint; a prize it can
+    see does change it."""
+    from service.games import commitments
+
+    first, second = _dealt((3, 1, 4, 2)), _dealt((3, 2, 1, 4))
+    for seat, state, bid in ((1, first, (4,)), (1, second, (1,))):  # the rival (seat 1) commits differently
+        state.apply(G.Commit(seat, 1, commitments.bid_commitment("h1", 1, seat, bid, "cd" * 32)), seat=seat)
+    assert solver.hint(G.view(first, 0)) == solver.hint(G.view(second, 0))
+    assert solver.hint(G.view(first, 0))["exact"]
+    blind_first, blind_second = _dealt((3, 1, 4, 2), "blind"), _dealt((1, 3, 4, 2), "blind")
+    assert solver.hint(G.view(blind_first, 0)) == solver.hint(G.view(blind_second, 0))
+    blind_third = _dealt((3, 2, 4, 1), "blind")  # the same first prize, another hidden one next
+    for state in (blind_first, blind_third):
+        state.play_bids({0: (4,), 1: (2,)})
+    assert solver.hint(G.view(blind_first, 1)) == solver.hint(G.view(blind_third, 1))
+    # what the seat sees matters: the prize up, and (blind) which prize the last round was for
+    assert solver.hint(G.view(_dealt((3, 1, 4, 2)), 0)) != solver.hint(G.view(_dealt((4, 1, 3, 2)), 0))
+    other = _dealt((2, 1, 4, 3), "blind")
+    other.play_bids({0: (4,), 1: (2,)})
+    assert solver.hint(G.view(other, 1)) != solver.hint(G.view(blind_first, 1))

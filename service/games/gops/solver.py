@@ -56,6 +56,8 @@ import numpy as np
 from scipy import sparse
 from scipy.optimize import linprog
 
+from service.errors import IllegalAction
+
 #: The most cards a hand may hold for its whole game tree to be solved on the fly.
 EXACT_CARDS = 4
 
@@ -163,6 +165,48 @@ def future_value(hand: Sequence[int], rival: Sequence[int], prizes: Sequence[int
 def clear_memo() -> None:
     """Forget every solved position (the memo is bounded by :data:`MEMO_SIZE`)."""
     _exact_future.cache_clear()
+
+
+def seat_position(seat_view: dict) -> Position:
+    """The position of the seat whose view this is (what :func:`service.games.gops.observer.view`
+    shows that seat), from nothing but that view; ``hint_unavailable`` when the game is not in its
+    commit phase or its rules are not ones the solver covers (:func:`covers`).
+
+    Its hand and its rival's are in ``hands`` (spent bids are public); the prizes still to come are
+    the ranks not yet seen turned up; a prize in the middle hidden from the seat (``null`` in
+    ``row``) is one of those, each as likely."""
+    rules = seat_view["rules"]
+    if seat_view["phase"] != "commit":
+        raise IllegalAction(f"a hint is given in the commit phase, not in phase {seat_view['phase']!r}",
+                            code="hint_unavailable")
+    if not covers(rules["players"], rules["bid_cards"], rules["open_prizes"], rules["prize_order"],
+                  rules["visibility"]):
+        raise IllegalAction(
+            "hints are given for two seats bidding one card for one prize at a time, in a shuffled or reported "
+            "prize order, face up or blind for both seats", code="hint_unavailable")
+    seat = seat_view["seat"]
+    row = seat_view["row"]
+    seen = {rank for rank in seat_view["turned"] if rank is not None}
+    unseen = tuple(r for r in range(1, rules["ranks"] + 1) if r not in seen)
+    prize = row[0] if row and row[0] is not None else None
+    return Position(
+        hand=tuple(seat_view["hands"][seat]), rival=tuple(seat_view["hands"][1 - seat]), prizes=unseen,
+        prize=prize, pot=sum(seat_view["carry"]),
+        carryover=rules["unclaimed"] == "carryover" and rules["resolution"] != "split",
+        blind=prize is None)
+
+
+def hint(seat_view: dict) -> dict:
+    """The seat's equilibrium bid mix and value from its view (:func:`seat_position`, :func:`solve`):
+    ``{"exact": bool, "value": float, "actions": [{"cards": [c], "probability": p}, ...]}``, every
+    card of the hand once, lowest first."""
+    decision = solve(seat_position(seat_view))
+    return {
+        "exact": decision.exact,
+        "value": decision.value,
+        "actions": [{"cards": [card], "probability": p if p > 1e-12 else 0.0}
+                    for card, p in sorted(decision.mix.items())],
+    }
 
 
 # ---------------------------------------------------------------- the recursion
