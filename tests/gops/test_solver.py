@@ -20,9 +20,11 @@ import pytest
 from scipy import sparse
 from scipy.optimize import linprog
 
+from service.games import commitments
 from service.games import gops as G
 from service.games.gops import solver
 from service.games.gops.solver import Position
+from support.client import FlaskHttp, GopsGame, new_salt
 
 TOLERANCE = 1e-6
 
@@ -330,8 +332,6 @@ def test_covers_says_which_rules_the_exact_solver_applies_to():
 
 @pytest.fixture
 def http(client):
-    from support.gops_http import FlaskHttp
-
     return FlaskHttp(client)
 
 
@@ -366,10 +366,8 @@ def _assert_equilibrium_hint(hint, hand, rival, prizes, prize, pot, carryover):
 
 @pytest.mark.parametrize("profile", ["standard", "classic"])
 def test_the_hint_is_the_equilibrium_of_the_seats_view(http, profile):
-    from support.gops_http import GopsTable
-
     carryover = profile == "classic"
-    table = GopsTable.create(http, {"profile": profile, "options": {"ranks": 4}})
+    table = GopsGame.create(http, {"profile": profile, "options": {"ranks": 4}})
     for _ in range(2):  # round 1, then round 2 after a tied round (its pot carried under classic)
         view = table.seat_view(0)
         assert view["phase"] == "commit"
@@ -387,9 +385,7 @@ def test_the_hint_is_the_equilibrium_of_the_seats_view(http, profile):
 
 
 def test_a_blind_hint_is_the_equilibrium_of_bidding_unseen(http):
-    from support.gops_http import GopsTable
-
-    table = GopsTable.create(http, {"profile": "standard", "options": {"ranks": 3, "visibility": "blind"}})
+    table = GopsGame.create(http, {"profile": "standard", "options": {"ranks": 3, "visibility": "blind"}})
     view = table.seat_view(0)
     assert view["row"] == [None]
     status, hint = _hint(http, table, 0)
@@ -409,23 +405,20 @@ def test_a_blind_hint_is_the_equilibrium_of_bidding_unseen(http):
 
 
 def test_a_hint_is_refused_outside_the_commit_phase_and_for_rules_not_covered(http):
-    from support.gops_http import GopsTable, new_salt
-
-    table = GopsTable.create(http, {"profile": "standard", "options": {"ranks": 4}})
+    table = GopsGame.create(http, {"profile": "standard", "options": {"ranks": 4}})
     status, problem = _hint(http, table, 1, token=table.seat_tokens[0])
     assert status == 403 and problem["code"] == "not_your_seat"
     status, problem = http.get(f"{table.base}/seats/0/hint")
     assert status == 401
     for seat in (0, 1):
-        assert table.commit(seat, 1, [2], salt := new_salt())[0] == 200
+        assert table.commit(seat, 1, [2], new_salt())[0] == 200
     status, problem = _hint(http, table, 0)
     assert status == 409 and problem["code"] == "hint_unavailable" and "commit phase" in problem["detail"]
     for options in ({"players": 3}, {"bid_cards": 2}, {"open_prizes": 3}, {"prize_order": "ascending"},
                     {"players": 3, "visibility": "dealer_sees_prize", "dealer_seat": 2}):
-        table = GopsTable.create(http, {"profile": "standard", "options": {"ranks": 6, **options}})
+        table = GopsGame.create(http, {"profile": "standard", "options": {"ranks": 6, **options}})
         status, problem = _hint(http, table, 0)
         assert status == 409 and problem["code"] == "hint_unavailable", (options, problem)
-    del salt
 
 
 def _dealt(order, visibility="open"):
@@ -438,8 +431,6 @@ def test_what_the_seat_cannot_see_changes_no_hint():
     """Two states that differ only in the order of the prizes still face down, in the rival's
     committed bid, or (blind) in the prize in the middle give the seat the same hint; a prize it can
     see does change it."""
-    from service.games import commitments
-
     first, second = _dealt((3, 1, 4, 2)), _dealt((3, 2, 1, 4))
     for seat, state, bid in ((1, first, (4,)), (1, second, (1,))):  # the rival (seat 1) commits differently
         state.apply(G.Commit(seat, 1, commitments.bid_commitment("h1", 1, seat, bid, "cd" * 32)), seat=seat)
