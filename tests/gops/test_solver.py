@@ -19,12 +19,12 @@ import numpy as np
 import pytest
 from scipy import sparse
 from scipy.optimize import linprog
+from support.client import FlaskHttp, GopsGame, new_salt
 
 from service.games import commitments
 from service.games import gops as G
 from service.games.gops import solver
 from service.games.gops.solver import Position
-from support.client import FlaskHttp, GopsGame, new_salt
 
 TOLERANCE = 1e-6
 

@@ -36,14 +36,15 @@ in that form, and a memo of compressed positions serves every position that comp
 Swapping the seats negates the value (``f(V, Y) = -f(Y, V)``), and equal hands are worth ``0``.
 
 **How far it is exact.**  A position with ``n`` cards in each hand has ``Σ_j C(n, j)³`` sub-positions
-before compression; solving them all is fast for the last :data:`EXACT_CARDS` rounds (the times per
-decision by cards left are in ``docs/bots.md`` and in the module's ``__main__``).  With more cards
-left, :func:`solve` returns the matrix game of this round with the continuation *estimated*
-(``exact`` false): each later position is valued as if both seats bid uniformly at random from then
-on — every remaining prize (and the pot) is won by the seat whose random card is higher, so the
-estimate is ``(sum(P) + c) · mean_{i,j} sgn(V_i - Y_j)`` — except that a continuation with at most
-:data:`EXACT_CARDS` cards is solved exactly.  With ``EXACT_CARDS + 1`` cards left the decision is
-therefore exact as well.
+before compression.  A decision is exact with at most ``EXACT_CARDS + 1`` cards left: this round's
+matrix game over continuations of at most :data:`EXACT_CARDS` cards, each solved exactly.  The
+horizon is the last 5 rounds because a cold decision with 5 cards left solves its whole tree in about
+a tenth of a second (a third with blind prizes), while one with 6 cards left takes seconds, during
+which a request would hold its worker; ``python -m service.games.gops.solver`` prints the times by
+cards left.  With more cards left, :func:`solve` returns this round's matrix game with the
+continuation *estimated* (``exact`` false): each later position is valued as if both seats bid
+uniformly at random from then on — every remaining prize (and the pot) goes to the seat whose random
+card is higher — ``(sum(P) + c) · mean_{i,j} sgn(V_i - Y_j)``.
 """
 
 from __future__ import annotations
@@ -63,6 +64,7 @@ EXACT_CARDS = 4
 
 #: Compressed positions remembered across decisions (every process keeps its own).
 MEMO_SIZE = 1 << 16
+
 
 @dataclass(frozen=True)
 class Position:
@@ -140,19 +142,6 @@ def solve(position: Position, exact_cards: int = EXACT_CARDS) -> Decision:
                                continuation)
     value, mix = _matrix_solution(payoff)
     return Decision(value=value, mix={card: p for card, p in zip(hand, mix)}, exact=exact)
-
-
-def value(position: Position) -> float:
-    """The exact value of ``position`` to its seat (every sub-position solved, however many)."""
-    hand, rival = tuple(sorted(position.hand)), tuple(sorted(position.rival))
-    V, Y = compress(hand, rival)
-    carry = position.carryover
-    if position.blind:
-        payoff = _blind_matrix(V, Y, _sorted(position.prizes), position.pot, carry, _exact_future)
-    else:
-        payoff = _round_matrix(V, Y, position.prize, _sorted(position.prizes), position.pot, carry, False,
-                               _exact_future)
-    return _matrix_value(payoff)
 
 
 def future_value(hand: Sequence[int], rival: Sequence[int], prizes: Sequence[int], pot: int = 0,
@@ -381,19 +370,27 @@ def _linear_programmes(games: list[np.ndarray]) -> list[tuple[float, list[float]
     return solutions
 
 
-if __name__ == "__main__":  # time per decision by cards left: python -m service.games.gops.solver
+if __name__ == "__main__":  # python -m service.games.gops.solver [EXACT_CARDS]: time per decision by cards left
     import random
+    import statistics
     import sys
     import time
 
-    most = int(sys.argv[1]) if len(sys.argv) > 1 else EXACT_CARDS + 1
-    rng = random.Random(13)
-    for n in range(2, most + 1):
-        clear_memo()
-        hand, rival = sorted(rng.sample(range(1, 14), n)), sorted(rng.sample(range(1, 14), n))
-        prizes = rng.sample(range(1, 14), n)
-        started = time.perf_counter()
-        decision = solve(Position(tuple(hand), tuple(rival), tuple(prizes[1:]), prizes[0]), exact_cards=most)
-        took = time.perf_counter() - started
-        print(f"{n:2d} cards left: {took * 1e3:9.1f} ms cold, {_exact_future.cache_info().currsize:7d} positions, "
-              f"value {decision.value:+.4f}")
+    horizon = int(sys.argv[1]) if len(sys.argv) > 1 else EXACT_CARDS
+    rng = random.Random(2026)
+    for n in range(1, 14):
+        cold, warm = [], []
+        for _ in range(5):
+            hand, rival = sorted(rng.sample(range(1, 14), n)), sorted(rng.sample(range(1, 14), n))
+            prizes = rng.sample(range(1, 14), n)
+            position = Position(tuple(hand), tuple(rival), tuple(prizes[1:]), prizes[0])
+            clear_memo()
+            started = time.perf_counter()
+            decision = solve(position, exact_cards=horizon)
+            cold.append(time.perf_counter() - started)
+            started = time.perf_counter()
+            solve(position, exact_cards=horizon)
+            warm.append(time.perf_counter() - started)
+        print(f"{n:2d} cards left, exact {decision.exact!s:5}: cold median {statistics.median(cold) * 1e3:8.1f} ms, "
+              f"max {max(cold) * 1e3:8.1f} ms; warm median {statistics.median(warm) * 1e3:6.1f} ms; "
+              f"{_exact_future.cache_info().currsize} positions remembered", flush=True)
