@@ -39,12 +39,12 @@ Swapping the seats negates the value (``f(V, Y) = -f(Y, V)``), and equal hands a
 before compression.  A decision is exact with at most ``EXACT_CARDS + 1`` cards left: this round's
 matrix game over continuations of at most :data:`EXACT_CARDS` cards, each solved exactly.  The
 horizon is the last 5 rounds because a cold decision with 5 cards left solves its whole tree in about
-a tenth of a second (a third with blind prizes), while one with 6 cards left takes seconds, during
-which a request would hold its worker; ``python -m service.games.gops.solver`` prints the times by
-cards left.  With more cards left, :func:`solve` returns this round's matrix game with the
-continuation *estimated* (``exact`` false): each later position is valued as if both seats bid
-uniformly at random from then on — every remaining prize (and the pot) goes to the seat whose random
-card is higher — ``(sum(P) + c) · mean_{i,j} sgn(V_i - Y_j)``.
+a tenth of a second (a third with blind prizes), while one with 6 cards left takes about a second,
+several on a loaded machine, during which a request would hold its worker (``python -m
+service.games.gops.solver`` prints the times by cards left).  With more cards left, :func:`solve`
+returns this round's matrix game with the continuation *estimated* (``exact`` false): each later
+position is valued as if both seats bid uniformly at random from then on — every remaining prize
+(and the pot) goes to the seat whose random card is higher — ``(sum(P) + c) · mean_{i,j} sgn(V_i - Y_j)``.
 """
 
 from __future__ import annotations
