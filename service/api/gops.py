@@ -8,7 +8,7 @@ from flask.views import MethodView
 
 from service.games import commitments, gops
 from service.errors import Forbidden
-from service.games.gops import referee
+from service.games.gops import referee, solver
 from service.storage.store import Change, Record
 from service.api import common, idempotency, moves, views
 from service.api.gops_schemas import (
@@ -17,6 +17,7 @@ from service.api.gops_schemas import (
     CreateGopsGameSchema,
     EmptyActionSchema,
     GopsGameSchema,
+    GopsHintSchema,
     GopsSeatViewSchema,
     GopsTranscriptSchema,
     RankSchema,
@@ -193,6 +194,37 @@ class SeatView(MethodView):
         who = common.identify(record.doc["auth"], common.bearer_hash())
         common.require_seat(who, seat)
         return _view_answer(record, seat, GopsSeatViewSchema, referee.etag_tag)
+
+
+HINT_EXAMPLE = {"exact": True, "value": -2.3333333333333335,
+                "actions": [{"cards": [1], "probability": 0.5555555555555556},
+                            {"cards": [3], "probability": 0.4444444444444444}]}
+
+
+@blp.route("/<string:game_id>/seats/<seat:seat>/hint")
+class Hint(MethodView):
+    @blp.doc(operationId="getGopsHint", summary="What the equilibrium would bid: the seat's mix and value",
+             security=[{"bearerAuth": []}])
+    @blp.response(200, GopsHintSchema, example=HINT_EXAMPLE)
+    @common.error_responses(blp, "hint")
+    def get(self, game_id: str, seat: int):
+        """The seat's equilibrium bid mix and what the game is worth to it from here.
+
+        In the commit phase of a two-seat game, one card a bid, one prize in the middle, prizes
+        shuffled or reported, face up or blind: the seat's equilibrium of the zero-sum game of
+        point difference, worked out from this seat's view alone (its hand, its rival's remaining
+        cards — public, as every spent bid is —, the prizes not yet seen, the prize in the middle
+        when the seat may see it, the carried pot).  Exact once few cards are left (``exact``);
+        before that this round's matrix game with the later rounds estimated.  Anything else:
+        ``hint_unavailable`` (409).
+
+        The example: hand A, 3 against 2, 3, the prize 5 up and 4 to come: bid the ace 5 times in
+        9; the seat can expect to end 21/9 points behind from here.
+        """
+        record = common.fetched(KIND, game_id)
+        who = common.identify(record.doc["auth"], common.bearer_hash())
+        common.require_seat(who, seat)
+        return solver.hint(_view(record, seat))
 
 
 @blp.route("/<string:game_id>/seats/<seat:seat>/commit")

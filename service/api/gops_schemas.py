@@ -12,6 +12,7 @@ import marshmallow as ma
 from marshmallow import fields, validate
 
 from service.games import gops
+from service.games.gops import solver
 
 
 class FullMatch(validate.Regexp):
@@ -281,6 +282,23 @@ class GopsSeatViewSchema(GopsGameSchema):
     seat = fields.Integer(required=True)
     my_reveal = fields.Nested(RevealedBidSchema, allow_none=True, required=True, **_doc("Your own reveal this round (others' stay hidden until all reveal)."))
     legal_actions = fields.List(fields.Nested(LegalActionSchema), required=True)
+
+
+class HintActionSchema(ma.Schema):
+    cards = fields.List(fields.Integer(), required=True, **_doc("A legal bid: the cards it plays."))
+    probability = fields.Float(required=True, **_doc("How often the equilibrium bids it (0 to 1; they sum to 1)."))
+
+
+class GopsHintSchema(ma.Schema):
+    exact = fields.Boolean(required=True, **_doc(
+        "The exact equilibrium of the two-seat point-difference game (true once at most "
+        f"{solver.EXACT_CARDS + 1} cards are left in each hand); false: the later rounds are estimated as if both "
+        "seats bid at random from then on, and only this round's matrix game is solved."))
+    value = fields.Float(required=True, **_doc(
+        "The points this seat can expect to win from this round on (the pot included) minus those its rival "
+        "wins, both playing the equilibrium."))
+    actions = fields.List(fields.Nested(HintActionSchema), required=True, **_doc(
+        "Every legal bid, lowest card first, with the probability the equilibrium plays it."))
 
 
 class CreatedGopsGameSchema(ma.Schema):
