@@ -9,14 +9,18 @@
   made meanwhile get ``503 store_unavailable``).
 
 Then gunicorn serves ``service.wsgi:app`` with ``deploy/gunicorn.conf.py`` on
-``$HOST:$PORT`` (default 127.0.0.1:8000). Ctrl-C (or SIGTERM) stops gunicorn
+``$HOST:$PORT`` (default 127.0.0.1:8000). The first line printed names the address phones
+open to play (``/play``): ``REFEREE_PUBLIC_URL`` if set, else this machine's address on its
+network when ``HOST`` listens on every interface. Ctrl-C (or SIGTERM) stops gunicorn
 and then Valkey; gunicorn's exit code is this program's exit code.
 Extra arguments are passed on to gunicorn.
 """
 
 from __future__ import annotations
 
+import ipaddress
 import signal
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -36,6 +40,40 @@ def gunicorn_argv(extra: list[str], settings: config.Settings) -> list[str]:
     else:  # installed without the repo: same essentials as the config file
         argv += ["--bind", f"{settings.host}:{settings.port}", "--worker-class", "gthread"]
     return argv + [*extra, "service.wsgi:app"]
+
+
+def lan_address() -> str | None:
+    """This machine's address on its local network: the one a connection out leaves from (a UDP
+    socket's connect sends nothing). None without a network."""
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+        try:
+            probe.connect(("192.0.2.1", 9))  # TEST-NET-1: never reached, only routed
+            return probe.getsockname()[0]
+        except OSError:
+            return None
+
+
+def startup_message(settings: config.Settings, store: str, lan: str | None) -> str:
+    """What ``make run`` prints first: the address of ``/play`` for phones at the table (`lan`:
+    this machine's address on its network), then the API's, the docs' and the store."""
+    base = f"http://{settings.host}:{settings.port}"
+    every_interface = settings.host in ("0.0.0.0", "::", "")
+    try:
+        loopback = ipaddress.ip_address(settings.host).is_loopback
+    except ValueError:
+        loopback = settings.host == "localhost"
+    if settings.public_url:
+        play = f"play at {settings.public_url}/play"
+    elif every_interface and lan:
+        play = f"play at http://{lan}:{settings.port}/play (phones on this network)"
+        base = f"http://{lan}:{settings.port}"
+    elif every_interface or loopback:
+        local = f"http://127.0.0.1:{settings.port}"
+        play = f"play at {local}/play" + ("" if every_interface else " (this computer only: HOST=0.0.0.0 lets phones on the network join)")
+        base = local
+    else:
+        play = f"play at {base}/play"
+    return f"referee: {play}\n  API {base}/  docs {base}/docs  spec {base}/openapi.json  store {store}"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -66,11 +104,7 @@ def main(argv: list[str] | None = None) -> int:
     else:
         store = settings.redis_url
 
-    base = f"http://{settings.host}:{settings.port}"
-    print(
-        f"referee API at {base}/  spec {base}/openapi.json  docs {base}/docs  store {store}",
-        flush=True,
-    )
+    print(startup_message(settings, store, lan_address()), flush=True)
 
     stop_requests = 0
     proc: subprocess.Popen[bytes] | None = None
