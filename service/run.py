@@ -9,7 +9,7 @@
   made meanwhile get ``503 store_unavailable``).
 
 Then gunicorn serves ``service.wsgi:app`` with ``deploy/gunicorn.conf.py`` on
-``$HOST:$PORT`` (default 127.0.0.1:8000). The first line printed names the address phones
+``$HOST:$PORT`` (default 127.0.0.1:8000) in a process group of its own. The first line printed names the address phones
 open to play (``/play``): ``REFEREE_PUBLIC_URL`` if set, else this machine's address on its
 network when ``HOST`` listens on every interface. Ctrl-C (or SIGTERM) stops gunicorn
 and then Valkey; gunicorn's exit code is this program's exit code.
@@ -27,6 +27,7 @@ from pathlib import Path
 
 from service import config
 from service.storage.embedded import EmbeddedServerError, Supervisor, start_server
+from service.storage.valkey import _preexec_die_with_parent as die_with_parent
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 GUNICORN_CONF = REPO_ROOT / "deploy" / "gunicorn.conf.py"
@@ -40,6 +41,11 @@ def gunicorn_argv(extra: list[str], settings: config.Settings) -> list[str]:
     else:  # installed without the repo: same essentials as the config file
         argv += ["--bind", f"{settings.host}:{settings.port}", "--worker-class", "gthread"]
     return argv + [*extra, "service.wsgi:app"]
+
+
+def die_with_this_program() -> dict:
+    """Popen's arguments that stop a child if this program dies (Linux), as Valkey is stopped."""
+    return {"preexec_fn": die_with_parent} if sys.platform.startswith("linux") else {}
 
 
 def lan_address() -> str | None:
@@ -73,7 +79,7 @@ def startup_message(settings: config.Settings, store: str, lan: str | None) -> s
         base = local
     else:
         play = f"play at {base}/play"
-    return f"referee: {play}\n  API {base}/  docs {base}/docs  spec {base}/openapi.json  store {store}"
+    return f"referee: {play}\nreferee API at {base}/  spec {base}/openapi.json  docs {base}/docs  store {store}"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -114,13 +120,19 @@ def main(argv: list[str] | None = None) -> int:
         stop_requests += 1
         if proc is None or proc.poll() is not None:
             return
-        # 1st: graceful (a terminal Ctrl-C already sent gunicorn SIGINT too);
+        # 1st: graceful (gunicorn has its own process group: a terminal Ctrl-C reaches only
+        # this program, and gunicorn's workers finish their requests and exit cleanly — told
+        # to quit at once, a gevent worker prints a SystemExit traceback per worker);
         # 2nd: impatient, kill the master (its workers notice and exit).
+        if stop_requests == 1:
+            print(f"referee: stopping; open requests and event streams get up to {settings.graceful_timeout} s"
+                  " (again to stop now)", flush=True)
         proc.send_signal(signal.SIGTERM if stop_requests == 1 else signal.SIGKILL)
 
     old = {s: signal.signal(s, on_signal) for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
     try:
-        proc = subprocess.Popen(gunicorn_argv(extra, settings), env=config.child_environment(**handed))
+        proc = subprocess.Popen(gunicorn_argv(extra, settings), env=config.child_environment(**handed),
+                                process_group=0, **die_with_this_program())
         if stop_requests:  # a signal came before proc was set
             proc.terminate()
         try:

@@ -5,11 +5,16 @@ from __future__ import annotations
 
 import ipaddress
 import json
+import os
 import re
+import signal
 import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
+import requests
 
 from service import config, run
 
@@ -33,7 +38,8 @@ def test_make_run_names_the_address_phones_open(settings):
     line = run.startup_message(settings(HOST="0.0.0.0", PORT="8000"), "a store", "192.168.1.20")
     first = line.splitlines()[0]
     assert first == "referee: play at http://192.168.1.20:8000/play (phones on this network)", line
-    assert "docs http://192.168.1.20:8000/docs" in line and "store a store" in line
+    assert line.splitlines()[1] == ("referee API at http://192.168.1.20:8000/  spec http://192.168.1.20:8000/openapi.json"
+                                    "  docs http://192.168.1.20:8000/docs  store a store"), line
     # The default, this computer only: it says so, and how to let phones in.
     line = run.startup_message(settings(), "a store", "192.168.1.20")
     assert line.startswith("referee: play at http://127.0.0.1:8000/play (this computer only: HOST=0.0.0.0"), line
@@ -45,6 +51,49 @@ def test_make_run_names_the_address_phones_open(settings):
     assert line.startswith("referee: play at http://127.0.0.1:8000/play") and "0.0.0.0" not in line, line
     lan = run.lan_address()
     assert lan is None or ipaddress.ip_address(lan).version == 4
+
+
+@pytest.mark.slow
+def test_ctrl_c_on_make_run_stops_without_tracebacks(tmp_path):
+    """`python -m service.run` (what `make run` runs), a phone's event stream open, then Ctrl-C
+    (SIGINT to the terminal's whole process group): gunicorn's workers finish and exit without a
+    SystemExit traceback, and the program exits 0."""
+    from service.storage.embedded import free_port
+
+    port = free_port()
+    env = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "TEST_REDIS_URL")}
+    env.update(PORT=str(port), HOST="127.0.0.1", REFEREE_DATA_DIR=str(tmp_path / "valkey"),
+               PYTHONUNBUFFERED="1", WEB_CONCURRENCY="2",
+               PYTHONPATH=os.pathsep.join([str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])]))
+    log = tmp_path / "run.log"
+    with open(log, "wb") as out:
+        proc = subprocess.Popen([sys.executable, "-m", "service.run"], cwd=tmp_path, env=env,
+                                stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
+                                start_new_session=True)  # a terminal's foreground group of its own
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 120
+        while True:
+            assert proc.poll() is None, log.read_text(errors="replace")
+            try:
+                if requests.get(f"{base}/play", timeout=2).status_code == 200:
+                    break
+            except requests.RequestException:
+                pass
+            assert time.monotonic() < deadline, log.read_text(errors="replace")
+            time.sleep(0.1)
+        assert log.read_text().splitlines()[0].startswith(f"referee: play at {base}/play")
+        for _ in range(4):  # a request on each worker, most likely
+            requests.get(f"{base}/healthz", timeout=10)
+        os.killpg(proc.pid, signal.SIGINT)
+        assert proc.wait(timeout=120) == 0, log.read_text(errors="replace")
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    said = log.read_text(errors="replace")
+    assert "Traceback" not in said and "SystemExit" not in said, said
+    assert "Worker exiting" in said, said
 
 
 def test_browsers_get_the_referees_icon(client):
