@@ -136,3 +136,25 @@ def test_files_the_walkthroughs_write_are_ignored_by_git():
     ignored = subprocess.run(["git", "check-ignore", "--no-index", *sorted(written)], cwd=ROOT,
                              capture_output=True, text=True, timeout=60).stdout.split()
     assert sorted(ignored) == sorted(written)
+
+
+@pytest.mark.slow
+def test_gunicorn_announces_the_address_it_listens_at(redis_server):
+    """Each worker binds a socket of its own (reuse_port): gunicorn's "Listening at:" still names
+    the address, not nothing."""
+    from service.storage.embedded import free_port
+    from test_listening import _gunicorn
+
+    port = free_port()
+    proc = _gunicorn(port, redis_server.url)
+    lines = []
+    try:
+        for line in proc.stdout:
+            lines.append(line)
+            if "Booting worker" in line:
+                break
+    finally:
+        proc.terminate()
+        proc.communicate(timeout=60)
+    said = "".join(lines)
+    assert re.search(rf'"Listening at: http://127\.0\.0\.1:{port} \(\d+\)"', said), said
