@@ -58,6 +58,18 @@ MEASURE = """
 """
 
 
+# Every panel open (again, if a redraw closed it), and the ledger's hands read: what a player sees
+# who has opened everything.
+UNFOLDED = """
+() => {
+  const closed = [...document.querySelectorAll('details:not([open])')];
+  closed.forEach((d) => { d.open = true; });
+  return closed.length === 0 && document.body.dataset.busy !== 'yes'
+    && (!document.getElementById('ledger') || document.querySelector('#ledger-hands ol') !== null);
+}
+"""
+
+
 class Screens:
     """Opens screens on one phone per language and gathers what does not fit."""
 
@@ -74,12 +86,7 @@ class Screens:
             page.wait_for_function(ready, timeout=30_000)
             page.wait_for_function("() => ['live', 'polling'].includes(document.body.dataset.live)"
                                    " || !/^(gops|gofo)-(seat|host)$/.test(document.body.dataset.page)")
-            page.wait_for_timeout(300)  # the first version the stream brings: drawn again
-            page.evaluate("() => document.querySelectorAll('details').forEach((d) => { d.open = true; })")
-            page.wait_for_timeout(300)  # an unfolded panel that loads (the ledger) draws what it read
-            if page.locator("#ledger").count():
-                page.wait_for_selector("#ledger-hands ol", state="attached", timeout=30_000)
-            page.wait_for_function("() => document.body.dataset.busy !== 'yes'", timeout=30_000)
+            page.wait_for_function(UNFOLDED, timeout=30_000)
             seen = page.evaluate(MEASURE, [WIDTH, TAP])
             label = f"{name} ({locale})"
             self.seen.append(label)
