@@ -9,20 +9,25 @@
   made meanwhile get ``503 store_unavailable``).
 
 Then gunicorn serves ``service.wsgi:app`` with ``deploy/gunicorn.conf.py`` on
-``$HOST:$PORT`` (default 127.0.0.1:8000). Ctrl-C (or SIGTERM) stops gunicorn
+``$HOST:$PORT`` (default 127.0.0.1:8000) in a process group of its own. The first line printed names the address phones
+open to play (``/play``): ``REFEREE_PUBLIC_URL`` if set, else this machine's address on its
+network when ``HOST`` listens on every interface. Ctrl-C (or SIGTERM) stops gunicorn
 and then Valkey; gunicorn's exit code is this program's exit code.
 Extra arguments are passed on to gunicorn.
 """
 
 from __future__ import annotations
 
+import ipaddress
 import signal
+import socket
 import subprocess
 import sys
 from pathlib import Path
 
 from service import config
 from service.storage.embedded import EmbeddedServerError, Supervisor, start_server
+from service.storage.valkey import _preexec_die_with_parent as die_with_parent
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 GUNICORN_CONF = REPO_ROOT / "deploy" / "gunicorn.conf.py"
@@ -36,6 +41,45 @@ def gunicorn_argv(extra: list[str], settings: config.Settings) -> list[str]:
     else:  # installed without the repo: same essentials as the config file
         argv += ["--bind", f"{settings.host}:{settings.port}", "--worker-class", "gthread"]
     return argv + [*extra, "service.wsgi:app"]
+
+
+def die_with_this_program() -> dict:
+    """Popen's arguments that stop a child if this program dies (Linux), as Valkey is stopped."""
+    return {"preexec_fn": die_with_parent} if sys.platform.startswith("linux") else {}
+
+
+def lan_address() -> str | None:
+    """This machine's address on its local network: the one a connection out leaves from (a UDP
+    socket's connect sends nothing). None without a network."""
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+        try:
+            probe.connect(("192.0.2.1", 9))  # TEST-NET-1: never reached, only routed
+            return probe.getsockname()[0]
+        except OSError:
+            return None
+
+
+def startup_message(settings: config.Settings, store: str, lan: str | None) -> str:
+    """What ``make run`` prints first: the address of ``/play`` for phones at the table (`lan`:
+    this machine's address on its network), then the API's, the docs' and the store."""
+    base = f"http://{settings.host}:{settings.port}"
+    every_interface = settings.host in ("0.0.0.0", "::", "")
+    try:
+        loopback = ipaddress.ip_address(settings.host).is_loopback
+    except ValueError:
+        loopback = settings.host == "localhost"
+    if settings.public_url:
+        play = f"play at {settings.public_url}/play"
+    elif every_interface and lan:
+        play = f"play at http://{lan}:{settings.port}/play (phones on this network)"
+        base = f"http://{lan}:{settings.port}"
+    elif every_interface or loopback:
+        local = f"http://127.0.0.1:{settings.port}"
+        play = f"play at {local}/play" + ("" if every_interface else " (this computer only: HOST=0.0.0.0 lets phones on the network join)")
+        base = local
+    else:
+        play = f"play at {base}/play"
+    return f"referee: {play}\nreferee API at {base}/  spec {base}/openapi.json  docs {base}/docs  store {store}"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -66,11 +110,7 @@ def main(argv: list[str] | None = None) -> int:
     else:
         store = settings.redis_url
 
-    base = f"http://{settings.host}:{settings.port}"
-    print(
-        f"referee API at {base}/  spec {base}/openapi.json  docs {base}/docs  store {store}",
-        flush=True,
-    )
+    print(startup_message(settings, store, lan_address()), flush=True)
 
     stop_requests = 0
     proc: subprocess.Popen[bytes] | None = None
@@ -80,13 +120,19 @@ def main(argv: list[str] | None = None) -> int:
         stop_requests += 1
         if proc is None or proc.poll() is not None:
             return
-        # 1st: graceful (a terminal Ctrl-C already sent gunicorn SIGINT too);
+        # 1st: graceful (gunicorn has its own process group: a terminal Ctrl-C reaches only
+        # this program, and gunicorn's workers finish their requests and exit cleanly — told
+        # to quit at once, a gevent worker prints a SystemExit traceback per worker);
         # 2nd: impatient, kill the master (its workers notice and exit).
+        if stop_requests == 1:
+            print(f"referee: stopping; open requests and event streams get up to {settings.graceful_timeout} s"
+                  " (again to stop now)", flush=True)
         proc.send_signal(signal.SIGTERM if stop_requests == 1 else signal.SIGKILL)
 
     old = {s: signal.signal(s, on_signal) for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
     try:
-        proc = subprocess.Popen(gunicorn_argv(extra, settings), env=config.child_environment(**handed))
+        proc = subprocess.Popen(gunicorn_argv(extra, settings), env=config.child_environment(**handed),
+                                process_group=0, **die_with_this_program())
         if stop_requests:  # a signal came before proc was set
             proc.terminate()
         try:

@@ -134,7 +134,7 @@ class Games(MethodView):
         CreateGopsGameSchema,
         required=False,
         examples={
-            "classic": {"summary": "Two players, ties carry over (seed 000)", "value": {"profile": "classic"}},
+            "classic": {"summary": "Two players, 13 cards each, ties carry the prize over", "value": {"profile": "classic"}},
             "three_players_split": {
                 "summary": "Three players, ties split the pot, 10-minute deadlines",
                 "value": {"profile": "standard", "options": {"players": 3, "resolution": "split", "deadline_seconds": 600}},

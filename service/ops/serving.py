@@ -50,6 +50,7 @@ from __future__ import annotations
 
 import io
 import json
+import logging
 import socket
 import struct
 import time
@@ -443,6 +444,23 @@ def settle_reuse_port(arbiter) -> None:
             finally:
                 probe.close()
             time.sleep(1.0)
+    # gunicorn announces the arbiter's own sockets ("Listening at:  (pid)" with none): name the
+    # addresses the workers bind instead.
+    urls = ",".join(f"http://[{h}]:{p}" if ":" in str(h) else f"http://{h}:{p}" for h, p in addresses)
+    arbiter.log.error_log.addFilter(_AnnouncedAddresses(urls))
+
+
+class _AnnouncedAddresses(logging.Filter):
+    """Puts `urls` in gunicorn's "Listening at:" line when the arbiter itself listens on nothing."""
+
+    def __init__(self, urls: str) -> None:
+        super().__init__()
+        self.urls = urls
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.msg == "Listening at: %s (%s)" and record.args and record.args[0] == "":
+            record.args = (self.urls, *record.args[1:])
+        return True
 
 
 def keep_listening_plan(arbiter) -> None:

@@ -7,6 +7,8 @@
   bundles, committed unmodified under ``service/web/docs_ui/`` (see its README for
   the exact versions and how to update them) and served at a URL that names
   the version: ``/docs/assets/<package>@<version>/<file>``, cached for a year.
+* ``/favicon.ico``: the icon of ``/play``, which browsers ask for on every page (``/docs``
+  and ``/redoc`` included).
 * ``/openapi.json`` names the server it was fetched from in ``servers``
   (``served_spec``), so "Try it out" and a client generated from the served
   document point at the right place on any host and port; the committed
@@ -20,6 +22,8 @@ from pathlib import Path
 from typing import Any
 
 from flask import Blueprint, Flask, abort, request, send_from_directory
+
+from service.web.play import STATIC_DIR as PLAY_STATIC_DIR
 
 ASSETS_DIR = Path(__file__).resolve().parent / "docs_ui"
 ASSETS_PREFIX = "/docs/assets"
@@ -74,6 +78,12 @@ def asset(package: str, version: str, filename: str):
     response = send_from_directory(known[1], filename, max_age=365 * 24 * 3600)
     response.cache_control.immutable = True
     return response
+
+
+@blp.get("/favicon.ico")
+def favicon():
+    """The referee's icon (the card of ``/play``): what browsers ask for by this name."""
+    return send_from_directory(PLAY_STATIC_DIR, "icon.svg", mimetype="image/svg+xml", max_age=24 * 3600)
 
 
 def served_spec(spec: dict[str, Any]) -> dict[str, Any]:

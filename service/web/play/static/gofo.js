@@ -506,7 +506,9 @@ function actionsPanel(hand, seat, send, ui, { tabletop, title, id = 'actions' })
       button(t(`gofo.act.${move.replace('-', '_')}`), move, () => ({ amount: Math.min(a.max, Math.max(a.min, Number(input.value) || a.min)) })));
   };
   const raiseText = (n) => `${t('gofo.amount_plus', { n })} · ${t('gofo.amount_to', { to: L + n })}`;
-  for (const a of legal) {
+  // At the canto the points pad, the move most made, comes first: above conceding and showing.
+  const ordered = [...legal].sort((a, b) => Number(b.type === 'declare') - Number(a.type === 'declare'));
+  for (const a of ordered) {
     switch (a.type) {
       case 'look': moves.push(button(t('gofo.act.look'), 'look', () => ({}), { cls: 'secondary big' })); break;
       case 'open': moves.push(amountMove('open', 'open', (n) => t('gofo.open_amount', { n }))); break;
