@@ -283,7 +283,7 @@ def print_summary(report: dict) -> None:
         p("\n== Profile of a Gops move (CPU self-time shares) ==")
         for area, share in list(report["profile"]["areas"].items())[:8]:
             p(f"  {share:6.1%}  {area}")
-    p("\n== Issue 9 targets ==")
+    p("\n== Targets ==")
     for row in report["targets"]:
         now = row["now"]
         p(f"  {row['figure']:<36} now {now if isinstance(now, int) else round(now, 4):<10} target {row['target']:<8} "

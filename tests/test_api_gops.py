@@ -131,7 +131,7 @@ def test_open_prizes_winner_chooses(http):
 
 
 def test_open_prizes_owed_picks_are_taken_from_the_refilled_row(http):
-    """Issue 8, 6c and 6d, over HTTP: the winner of a round after two carried ties takes 1, 2 and then 4
+    """Over HTTP: the winner of a round after two carried ties takes 1, 2 and then 4
     from the row refilled between picks and wins 7–3; the tied rounds name no winner."""
     from service import verify
 
@@ -260,7 +260,7 @@ def _normalized(readable, table: GopsGame) -> str:
 
 
 def test_no_one_can_read_a_commitment_before_committing(client, http):
-    """Issue 8, item 5: until every seat of the round has committed, the public, the other seats, the
+    """until every seat of the round has committed, the public, the other seats, the
     transcript and the ETags show only *that* a seat committed. Two games that differ only in seat 0's
     bid look exactly alike to everyone else, ETags included."""
     seen = []
@@ -415,7 +415,7 @@ def test_card_not_in_hand(http):
 
 
 def test_opened_illegal_bid_is_forfeited_to_the_lowest_card(http):
-    """Issue 8, 6a: a commitment to a spent card used to stall the game forever (no deadline set)."""
+    """a commitment to a spent card used to stall the game forever (no deadline set)."""
     from service import verify
 
     table = GopsGame.create(http, {"profile": "classic", "options": {"ranks": 3, "prize_order": "ascending"}})

@@ -51,7 +51,7 @@ def _store(app) -> Store:
 
 
 def test_a_finished_two_player_gops_game_takes_at_most_4_kib(app, client, raw):
-    """Issue 9's target, measured as bench measures it (bench.redis_counts._usage: MEMORY USAGE,
+    """The memory target, measured as bench measures it (bench.redis_counts._usage: MEMORY USAGE,
     SAMPLES 0, summed over every key with the game's hash tag).  Keeping the history or the log
     twice, or uncompressed, breaks it: the same game stored the old way takes ~19 KiB."""
     store = _store(app)

@@ -231,7 +231,7 @@ def _seen_by(state: G.Gops, entries: list[dict], seat: int | None) -> str:
 
 
 def test_commitments_withheld_from_everyone_else_until_all_committed():
-    """Issue 8, item 5: until every seat of the round has committed, the others see only *that* a
+    """until every seat of the round has committed, the others see only *that* a
     seat committed — in the view, the transcript and the events — never its commitment."""
     d = Logged(new_game("g1", players=3, ranks=5, prize_order="ascending"))
     c0, _ = d.commit(0, 3)

@@ -629,7 +629,7 @@ def test_card_already_spent_refused_state_unchanged():
     ((7,), "no_such_rank"),       # a rank this 5-rank game does not have
 ])
 def test_opened_illegal_bid_is_forfeited_to_the_lowest_card(committed, code):
-    """Issue 8, 6a: a seat that committed to an illegal bid can still open it; it plays its lowest card,
+    """a seat that committed to an illegal bid can still open it; it plays its lowest card,
     the round resolves and the game goes on (it used to stall forever)."""
     d = asc(ranks=5)
     d.bid_round([5, 1])  # seat 0 spends 5, seat 1 spends the A
@@ -801,7 +801,7 @@ def test_open_prizes_split_tie_nobody_picks():
 
 
 def test_open_prizes_winner_owed_more_picks_than_the_row_takes_them_all():
-    """Issue 8, 6c: the row is refilled between picks, so carried picks are never lost."""
+    """the row is refilled between picks, so carried picks are never lost."""
     d = Driver(new_game("g1", players=2, ranks=4, prize_order="explicit", explicit_order=(1, 2, 3, 4),
                         open_prizes=2, resolution="none", unclaimed="carryover"))
     d.bid_round([1, 1])
@@ -857,7 +857,7 @@ def test_open_prizes_chooser_resigning_while_the_row_is_refilled():
 
 
 def test_open_prizes_tie_records_no_winners():
-    """Issue 8, 6d: a round where nobody took anything says winners [], also under split."""
+    """a round where nobody took anything says winners [], also under split."""
     d = asc(players=3, ranks=6, open_prizes=2, resolution="split", unclaimed="discard")
     d.bid_round([4, 4, 1])
     rec = d.g.history[0]
