@@ -8,7 +8,7 @@ from flask.views import MethodView
 
 from service.games import commitments, gops
 from service.errors import Forbidden
-from service.games.gops import referee, solver
+from service.games.gops import referee
 from service.storage.store import Change, Record
 from service.api import common, idempotency, moves, views
 from service.api.gops_schemas import (
@@ -224,6 +224,9 @@ class Hint(MethodView):
         record = common.fetched(KIND, game_id)
         who = common.identify(record.doc["auth"], common.bearer_hash())
         common.require_seat(who, seat)
+        # numpy and scipy (~50 MB of every worker's memory) are loaded by the first hint, not at start
+        from service.games.gops import solver
+
         return solver.hint(_view(record, seat))
 
 

@@ -12,7 +12,6 @@ import marshmallow as ma
 from marshmallow import fields, validate
 
 from service.games import gops
-from service.games.gops import solver
 
 
 class FullMatch(validate.Regexp):
@@ -292,7 +291,7 @@ class HintActionSchema(ma.Schema):
 class GopsHintSchema(ma.Schema):
     exact = fields.Boolean(required=True, **_doc(
         "The exact equilibrium of the two-seat point-difference game (true once at most "
-        f"{solver.EXACT_CARDS + 1} cards are left in each hand); false: the later rounds are estimated as if both "
+        "5 cards are left in each hand); false: the later rounds are estimated as if both "
         "seats bid at random from then on, and only this round's matrix game is solved."))
     value = fields.Float(required=True, **_doc(
         "The points this seat can expect to win from this round on (the pot included) minus those its rival "

@@ -447,3 +447,22 @@ def test_what_the_seat_cannot_see_changes_no_hint():
     other = _dealt((2, 1, 4, 3), "blind")
     other.play_bids({0: (4,), 1: (2,)})
     assert solver.hint(G.view(other, 1)) != solver.hint(G.view(blind_first, 1))
+
+
+def test_the_hint_schema_states_the_solver_s_horizon():
+    """The spec says when a hint is exact; the schema spells the number (it does not import the
+    solver, whose numpy and scipy load with the first hint only): it must be the solver's."""
+    from service.api.gops_schemas import GopsHintSchema
+
+    description = GopsHintSchema().fields["exact"].metadata["description"]
+    assert f"at most {solver.EXACT_CARDS + 1} cards are left" in description
+
+
+def test_serving_does_not_load_the_solver_until_a_hint_is_asked():
+    import subprocess
+    import sys
+
+    code = ("import sys; from service.web.app import create_app; "
+            "create_app({'REDIS_URL': 'redis://127.0.0.1:1/0'}); print('scipy' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip().splitlines()[-1] == "False"
