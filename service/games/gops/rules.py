@@ -290,10 +290,6 @@ def make_rules(profile: str = "standard", **options: Any) -> Rules:
     ...
     service.errors.InvalidOptions: the classic profile is a 2-player game
     """
-    if not options:
-        cached = _PROFILE_RULES.get(profile)
-        if cached is not None:
-            return cached
     if profile not in PROFILES:
         raise InvalidOptions(
             f"unknown profile {profile!r}; profiles are {', '.join(PROFILES)}",
@@ -308,15 +304,7 @@ def make_rules(profile: str = "standard", **options: Any) -> Rules:
     base.update({k: v for k, v in options.items() if v is not None})
     if "explicit_order" in base:
         base["explicit_order"] = tuple(base["explicit_order"])
-    rules = Rules(**base).validate()
-    if not options:
-        _PROFILE_RULES[profile] = rules
-    return rules
-
-
-# A profile's rules without options, made once: Rules are frozen (every field immutable), and
-# validating a profile costs ~17 µs, as much as starting the game it is for.
-_PROFILE_RULES: dict[str, Rules] = {}
+    return Rules(**base).validate()
 
 
 def make_match_rules(
