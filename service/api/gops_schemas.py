@@ -127,6 +127,21 @@ class CreateGopsGameSchema(ma.Schema):
         "(absent: a single game)."))
 
 
+class BotSchema(ma.Schema):
+    """One seat the referee plays (both games' create bodies take a list of these)."""
+
+    seat = fields.Integer(required=True, strict=True, validate=validate.Range(min=0), **_doc(
+        "The seat the referee plays (0-based; its entry in seat_tokens is null)."))
+    level = fields.Integer(required=True, strict=True, validate=validate.Range(min=1, max=8), **_doc(
+        "1 (weakest) to 8 (strongest): docs/bots.md has the table of what each level does."))
+
+
+def bots_field() -> fields.List:
+    return fields.List(fields.Nested(BotSchema), load_default=list, validate=validate.Length(max=16), **_doc(
+        "Seats the referee plays itself, each at a level; any number of seats, each at most once. A bot "
+        "moves as soon as its move is due, in the request that made it due."))
+
+
 class VersionedSchema(ma.Schema):
     version = fields.Integer(strict=True, validate=validate.Range(min=1), **_doc("Optional: the state version this move was decided on; if the game has moved on the move is refused with stale_version."))
 
