@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import time
 from copy import deepcopy
+from collections.abc import Collection
 from typing import Any, Callable
 
 import flask_smorest
@@ -132,20 +133,24 @@ def bearer_hash() -> str | None:
     return auth.token_hash(token)
 
 
-def new_tokens(seats: int) -> tuple[str, list[str], dict[str, Any]]:
-    """Fresh host and seat tokens, and the hashes to store."""
+def new_tokens(seats: int, bots: Collection[int] = ()) -> tuple[str, list[str | None], dict[str, Any]]:
+    """Fresh host and seat tokens, and the hashes to store; none for a seat in ``bots`` (the
+    referee plays it: nobody can act for it)."""
     host = auth.new_token()
-    seat_tokens = [auth.new_token() for _ in range(seats)]
-    hashes = {"host": auth.token_hash(host), "seats": [auth.token_hash(t) for t in seat_tokens]}
+    seat_tokens = [None if seat in bots else auth.new_token() for seat in range(seats)]
+    hashes = {"host": auth.token_hash(host),
+              "seats": [None if t is None else auth.token_hash(t) for t in seat_tokens]}
     return host, seat_tokens, hashes
 
 
-def create_game(kind: str, referee: Any, options: dict[str, Any]) -> tuple[Record, str, list[str]]:
+def create_game(kind: str, referee: Any, options: dict[str, Any]) -> tuple[Record, str, list[str | None]]:
     """A new game of ``kind`` made by its ``referee`` from the create request's ``options``: the
-    record as stored, the host's token and the seats' (shown once: only their hashes are kept)."""
+    record as stored, the host's token and the seats' (shown once: only their hashes are kept; ``None``
+    for a seat the referee plays)."""
     id = auth.new_game_id()
     doc, entries = referee.create(id, options, now())
-    host, seat_tokens, hashes = new_tokens(referee.seat_count(doc))
+    bots = {int(seat) for seat in doc.get("bots", {})}  # the seats the referee plays: no token
+    host, seat_tokens, hashes = new_tokens(referee.seat_count(doc), bots)
     doc["auth"] = hashes
     return store().create(kind, id, doc, entries), host, seat_tokens
 
@@ -163,7 +168,7 @@ def identify(doc_auth: dict[str, Any], presented: str | None) -> str:
     if auth.same_hash(presented, doc_auth["host"]):
         who = "host"
     for seat, stored in enumerate(doc_auth["seats"]):
-        if auth.same_hash(presented, stored):
+        if stored is not None and auth.same_hash(presented, stored):
             who = f"seat:{seat}"
     if who is None:
         raise Unauthorized("the bearer token is not valid for this game", code="invalid_token")

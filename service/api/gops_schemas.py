@@ -117,6 +117,21 @@ def variants_ref(converter, field, ret=None, **kwargs) -> dict:
     return {"allOf": [{"$ref": f"#/components/schemas/{field.component}"}]}
 
 
+class BotSchema(ma.Schema):
+    """One seat the referee plays (both games' create bodies take a list of these)."""
+
+    seat = fields.Integer(required=True, strict=True, validate=validate.Range(min=0, max=6), **_doc(
+        "The seat the referee plays (0-based, a seat of the game; its entry in seat_tokens is null)."))
+    level = fields.Integer(required=True, strict=True, validate=validate.Range(min=1, max=8), **_doc(
+        "1 (weakest) to 8 (strongest): docs/bots.md has the table of what each level does."))
+
+
+def bots_field() -> fields.List:
+    return fields.List(fields.Nested(BotSchema), load_default=list, validate=validate.Length(max=7), **_doc(
+        "Seats the referee plays itself, each at a level; any number of seats, each at most once. A bot "
+        "moves as soon as its move is due, in the request that made it due."))
+
+
 class CreateGopsGameSchema(ma.Schema):
     profile = fields.String(load_default="standard", validate=validate.OneOf(list(gops.PROFILES)), **_doc("classic (2 players, ties carry over) or standard (ties discarded)."))
     options = fields.Nested(GopsOptionsSchema, load_default=dict, **_doc("Overrides of the profile."))
@@ -125,21 +140,7 @@ class CreateGopsGameSchema(ma.Schema):
                      "GopsMatch", load_default=lambda: {"format": "single"}, **_doc(
         "Several games as one match: one of the four formats, each with exactly its own fields "
         "(absent: a single game)."))
-
-
-class BotSchema(ma.Schema):
-    """One seat the referee plays (both games' create bodies take a list of these)."""
-
-    seat = fields.Integer(required=True, strict=True, validate=validate.Range(min=0), **_doc(
-        "The seat the referee plays (0-based; its entry in seat_tokens is null)."))
-    level = fields.Integer(required=True, strict=True, validate=validate.Range(min=1, max=8), **_doc(
-        "1 (weakest) to 8 (strongest): docs/bots.md has the table of what each level does."))
-
-
-def bots_field() -> fields.List:
-    return fields.List(fields.Nested(BotSchema), load_default=list, validate=validate.Length(max=16), **_doc(
-        "Seats the referee plays itself, each at a level; any number of seats, each at most once. A bot "
-        "moves as soon as its move is due, in the request that made it due."))
+    bots = bots_field()
 
 
 class VersionedSchema(ma.Schema):
@@ -290,6 +291,8 @@ class GopsGameSchema(ma.Schema):
     games = fields.List(fields.Nested(GameResultSchema), required=True)
     resigned = fields.List(fields.Integer(), required=True)
     result = fields.Nested(MatchResultSchema, allow_none=True, required=True)
+    bots = fields.List(fields.Nested(BotSchema), required=True, **_doc(
+        "The seats the referee plays, and at what level (empty: every seat is a person's)."))
 
 
 class GopsSeatViewSchema(GopsGameSchema):
@@ -318,7 +321,8 @@ class GopsHintSchema(ma.Schema):
 class CreatedGopsGameSchema(ma.Schema):
     id = fields.String(required=True)
     host_token = fields.String(required=True, **_doc("Bearer token of the host (shown once)."))
-    seat_tokens = fields.List(fields.String(), required=True, **_doc("Bearer token of each seat, by seat number (shown once)."))
+    seat_tokens = fields.List(fields.String(allow_none=True), required=True, **_doc(
+        "Bearer token of each seat, by seat number (shown once); null for a seat the referee plays (a bot)."))
     game = fields.Nested(GopsGameSchema, required=True)
 
 

@@ -14,7 +14,7 @@ Nothing leaves the service without passing through here.  Secrets and when they 
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from service.games.gops import clock
@@ -40,8 +40,10 @@ def view_clock(state: Gops, seat: int | None, now: float | None) -> bool:
     return seat is not None and now is not None and clock.passed(state, now)
 
 
-def view(state: Gops, seat: int | None = None, now: float | None = None) -> dict[str, Any]:
-    """What ``seat`` may see (``None``: the public, anyone with the game id).
+def view(state: Gops, seat: int | None = None, now: float | None = None,
+         bots: Mapping[str, int] | None = None) -> dict[str, Any]:
+    """What ``seat`` may see (``None``: the public, anyone with the game id); ``bots``: the seats the
+    referee plays and their levels (the record's ``bots``), shown to everyone.
 
     Public: every remaining hand (spent bids are public), the prizes in the
     middle unless hidden by ``blind`` / ``dealer_sees_prize``, who has
@@ -92,6 +94,7 @@ def view(state: Gops, seat: int | None = None, now: float | None = None) -> dict
         "games": [_game_record(r) for r in state.games],
         "resigned": list(state.resigned),
         "result": _record(state.result),
+        "bots": [{"seat": int(s), "level": level} for s, level in (bots or {}).items()],
     }
     if seat is not None:
         data["seat"] = seat

@@ -5,20 +5,32 @@ The functions every referee module has (:mod:`service.games.contract`): :func:`c
 :func:`transcript`; and Gops' own: :func:`seat_out`, :func:`game_number`, :func:`view_clock`.
 
 Pure, no I/O: :mod:`service.api.gops` loads a document, hands it here with the caller's move, and
-stores what comes back.  A stored document is ``{"kind", "state", "created_at", "updated_at"}``
-and the ``auth`` the caller adds; ``state`` is :meth:`Gops.to_dict`.  Every change is logged as
-transcript entries ``{"version", "at", "by", "game", "round", "action"}`` — the move, then the
-referee's deals it called for (:func:`service.games.gops.chance.supply`), at the same version.
+stores what comes back.  A stored document is ``{"kind", "state", "bots", "bot_bids",
+"created_at", "updated_at"}`` and the ``auth`` the caller adds; ``state`` is :meth:`Gops.to_dict`.
+Every change is logged as transcript entries ``{"version", "at", "by", "game", "round", "action"}``
+— the move, then the referee's deals it called for (:func:`service.games.gops.chance.supply`) and
+the bots' moves it made due, all at the same version.
+
+**Bots.**  ``bots`` maps a seat the referee plays (``"1"``) to its level.  After every move, and at
+create, each bot seat whose move is due makes it (:func:`_bot_moves`), in seat order, until no bot
+owes one: it commits when its round opens, reveals once every seat has committed, and takes its
+prize when it won the pick.  It decides from its seat's view (:func:`view`, what a client of that
+seat gets) and a random source, nothing else (:mod:`service.games.gops.bot`); its bid is salted and
+committed like anyone's, and kept in ``bot_bids`` — the referee's secret, never shown — until it
+reveals.  Its entries are made ``by`` ``"bot:<seat>"``.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from service.errors import IllegalAction
+from collections.abc import Mapping
+
+from service.errors import IllegalAction, InvalidOptions
+from service.games import commitments, entropy
 from service.games.contract import Action, Applied
-from service.games.gops import chance, observer
-from service.games.gops.actions import EnforceDeadline, action_to_dict
+from service.games.gops import bot, chance, observer
+from service.games.gops.actions import ChoosePrize, Commit, EnforceDeadline, Reveal, action_to_dict
 from service.games.gops.rules import MatchFormat, MatchRules, Rules, make_match_rules, make_rules
 from service.games.gops.state import Gops
 
@@ -42,14 +54,31 @@ def check_options(options: dict[str, Any]) -> tuple[Rules, MatchRules]:
     return rules, make_match_rules(**options.get("match", {}))
 
 
+def check_bots(bots: list[dict[str, int]], players: int) -> dict[str, int]:
+    """The create request's ``bots`` (``[{"seat", "level"}]``) as the document keeps them,
+    ``{"<seat>": level}`` in seat order; ``invalid_bots`` for a seat the game lacks or one named twice."""
+    seats = [b["seat"] for b in bots]
+    if any(seat >= players for seat in seats):
+        raise InvalidOptions(f"a bot on seat {max(seats)}, but the game has seats 0 to {players - 1}",
+                             code="invalid_bots")
+    if len(set(seats)) != len(seats):
+        raise InvalidOptions("a seat is named twice in bots", code="invalid_bots")
+    return {str(b["seat"]): b["level"] for b in sorted(bots, key=lambda b: b["seat"])}
+
+
 def create(game_id: str, options: dict[str, Any], at: float) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """The document (without ``auth``) and first log entries of a new game: the create entry and
-    the first deal.  ``options``: as for :func:`check_options`."""
+    """The document (without ``auth``) and first log entries of a new game: the create entry, the
+    first deal and the bots' first moves.  ``options``: as for :func:`check_options`, and ``bots``."""
     rules, match = check_options(options)
+    bots = check_bots(options.get("bots", []), rules.players)
     state = Gops.new(game_id, rules, match, now=at)
-    entries = [entry(1, at, "host", {"type": "create", "rules": rules.to_dict(), "match": match.to_dict()}, 1)]
-    entries += _deals(state, at, 1)
-    doc = {"kind": KIND, "state": state.to_dict(), "created_at": at, "updated_at": at}
+    made = {"type": "create", "rules": rules.to_dict(), "match": match.to_dict()}
+    if bots:
+        made["bots"] = [{"seat": int(seat), "level": level} for seat, level in bots.items()]
+    entries = [entry(1, at, "host", made, 1), *_deals(state, at, 1)]
+    bids: dict[str, dict[str, Any]] = {}
+    entries += _bot_moves(state, bots, bids, at, 1)
+    doc = {"kind": KIND, "state": state.to_dict(), "bots": bots, "bot_bids": bids, "created_at": at, "updated_at": at}
     return doc, entries
 
 
@@ -97,7 +126,51 @@ def play(doc: dict[str, Any], version: int, who: str, at: float, seat: int | Non
         return None
     version += 1
     entries = [entry(version, at, who, action, game, round_), *_deals(state, at, version)]
-    return Applied(dict(doc, state=state.to_dict(), updated_at=at), entries, state.over, state)
+    bids = dict(doc.get("bot_bids", {}))  # the document given is left as it was
+    entries += _bot_moves(state, doc.get("bots", {}), bids, at, version)
+    new = dict(doc, state=state.to_dict(), updated_at=at)
+    if bids or "bot_bids" in doc:
+        new["bot_bids"] = bids
+    return Applied(new, entries, state.over, state)
+
+
+def _bot_moves(state: Gops, bots: Mapping[str, int], bids: dict[str, dict[str, Any]], at: float,
+               version: int) -> list[dict[str, Any]]:
+    """Every move the bot seats owe, in seat order, until none owes one (a bot's move may make
+    another's due: the last commit opens the reveals); their entries and the deals they call for.
+    ``bids``: each bot's committed bid and salt until it reveals (changed in place)."""
+    entries: list[dict[str, Any]] = []
+    moved = True
+    while moved and not state.over:
+        moved = False
+        for key, level in bots.items():
+            action = _bot_move(state, int(key), level, bots, bids, at)
+            if action is not None:
+                game, round_ = state.game.number, state.game.round
+                state.apply(action, seat=int(key), now=at)
+                entries += [entry(version, at, f"bot:{key}", action, game, round_), *_deals(state, at, version)]
+                moved = True
+    return entries
+
+
+def _bot_move(state: Gops, seat: int, level: int, bots: Mapping[str, int], bids: dict[str, dict[str, Any]],
+              at: float) -> Action | None:
+    """The move bot ``seat`` owes now (``None``: none), decided from its seat's view alone."""
+    seen = observer.view(state, seat, at, bots)
+    due = {legal["type"] for legal in seen["legal_actions"]}
+    game = state.game
+    if "commit" in due:
+        cards = bot.bid(seen, level, entropy.source())
+        salt = commitments.new_salt()
+        bids[str(seat)] = {"game": game.number, "round": game.round, "cards": list(cards), "salt": salt}
+        commitment = commitments.bid_commitment(game.game_id, game.round, seat, cards, salt)
+        return Commit(seat, game.round, commitment, game.number)
+    if "reveal" in due:
+        bid = bids.pop(str(seat))
+        return Reveal(seat, bid["round"], tuple(bid["cards"]), bid["salt"], bid["game"])
+    if "choose_prize" in due:
+        return ChoosePrize(seat, bot.choose(seen, level, entropy.source()))
+    return None
 
 
 def enforce(doc: dict[str, Any], version: int, who: str, at: float, state: Gops | None = None) -> Applied | None:
@@ -109,7 +182,7 @@ def view(doc: dict[str, Any], version: int, seat: int | None, now: float,
          state: Gops | None = None) -> dict[str, Any]:
     """What ``seat`` (``None``: the public) may see of the record at ``version``; ``state``: the
     document's state when the caller has it (:attr:`Applied.state`), else it is loaded from ``doc``."""
-    data = observer.view(load(doc) if state is None else state, seat, now)
+    data = observer.view(load(doc) if state is None else state, seat, now, doc.get("bots"))
     data["version"] = version
     return data
 

@@ -49,21 +49,35 @@ _SEAT_ACTIONS = ("commit", "reveal", "choose_prize", "resign")
 _TABLE_ACTIONS = ("report_prize", "enforce_deadline")
 
 
-def _check_by(report: Report, where: str, entry: dict[str, Any], players: int) -> None:
+def _check_by(report: Report, where: str, entry: dict[str, Any], players: int, bots: set[int]) -> None:
     by = entry.get("by")
     action = entry["action"]
     kind = action.get("type")
     if kind in _SEAT_ACTIONS:
         seat = action.get("seat")
-        if by != f"seat:{seat}":
-            report.problem(f"{where}: made by {by!r}, but a {kind} for seat {seat!r} can only be made by 'seat:{seat}'")
+        author = f"bot:{seat}" if seat in bots else f"seat:{seat}"  # the referee plays a bot seat: nobody else
+        if by != author:
+            report.problem(f"{where}: made by {by!r}, but a {kind} for seat {seat!r} can only be made by {author!r}")
     elif kind == "deal_prizes":
         if by != "referee":
             report.problem(f"{where}: made by {by!r}, but only the referee deals the prizes")
     elif kind in _TABLE_ACTIONS:
-        seats = {f"seat:{s}" for s in range(players)}
+        seats = {f"seat:{s}" for s in range(players) if s not in bots}
         if by != "host" and by not in seats:
             report.problem(f"{where}: made by {by!r}, but a {kind} comes from the host or a seat of this game")
+
+
+def _bots(report: Report, first: dict[str, Any], players: int) -> set[int]:
+    """The seats the create entry says the referee plays (``bots``: ``[{"seat", "level"}]``, absent: none)."""
+    listed = first["action"].get("bots", [])
+    shaped = isinstance(listed, list) and all(
+        isinstance(b, dict) and _is_int(b.get("seat")) and 0 <= b["seat"] < players
+        and _is_int(b.get("level")) and 1 <= b["level"] <= 8 for b in listed)
+    if not shaped or len({b["seat"] for b in listed}) != len(listed):
+        report.problem(f"{_where(1, first)}: bots {listed!r} is not a list of distinct seats of this game, "
+                       "each with a level 1 to 8")
+        return set()
+    return {b["seat"] for b in listed}
 
 
 def _game_id(transcript_id: str, match_format: str, number: int) -> str:
@@ -115,9 +129,9 @@ def verify_gops(transcript: dict[str, Any], prize_commitments: dict[int, str] | 
         if version < previous_version:
             report.problem(f"{where}: version {version} comes after version {previous_version} "
                            "(entries are out of order)")
-        elif version == previous_version and kind != "deal_prizes":
+        elif version == previous_version and kind != "deal_prizes" and not entry["by"].startswith("bot:"):
             report.problem(
-                f"{where}: repeats version {version}; only the referee's deal may share the version "
+                f"{where}: repeats version {version}; only the referee's deal and a bot's move may share the version "
                 "of the action that triggered it (an entry was duplicated)")
         if previous_at is not None and at < previous_at:
             report.problem(f"{where}: at {at} is earlier than the previous entry's {previous_at} "
@@ -148,6 +162,8 @@ def verify_gops(transcript: dict[str, Any], prize_commitments: dict[int, str] | 
         report.problem(f"{_where(1, first)}: the rules/match are not valid Gops rules: {exc}")
         return report
 
+    bots = _bots(report, first, rules.players)
+
     # ---- replay, entry by entry, with independent commitment checks alongside
     create_at = first["at"]
     try:
@@ -173,7 +189,7 @@ def verify_gops(transcript: dict[str, Any], prize_commitments: dict[int, str] | 
         where = _where(index, entry)
         action = entry["action"]
         kind = action["type"]
-        _check_by(report, where, entry, rules.players)
+        _check_by(report, where, entry, rules.players, bots)
         if entry["game"] != state.game.number or entry["round"] != state.game.round:
             report.problem(f"{where}: recorded for game {entry['game']} round {entry['round']}, but replaying "
                            f"the entries before it, the game is at game {state.game.number} round "
