@@ -92,6 +92,7 @@ class ErrorCode(StrEnum):
     UNSUPPORTED_MEDIA_TYPE = 'unsupported_media_type', (('415', ''),)
     INVALID_REQUEST = 'invalid_request', (('422', 'with field-by-field `errors`; unknown fields are refused'),)
     INVALID_OPTIONS = 'invalid_options', (('422', ''),)
+    INVALID_NAMES = 'invalid_names', (('422', 'more names than the game has seats'),)
     INVALID_BOTS = 'invalid_bots', (('422', 'a bot on a seat the game does not have, a seat twice, or on a tabletop table'),)
     UNKNOWN_PROFILE = 'unknown_profile', (('422', ''),)
     UNKNOWN_OPTION = 'unknown_option', (('422', ''),)

@@ -15,7 +15,7 @@ from marshmallow import missing
 from webargs.flaskparser import FlaskParser
 
 from service.api import auth, ratelimit
-from service.errors import Forbidden, Unauthorized
+from service.errors import Forbidden, InvalidOptions, Unauthorized
 from service.storage.store import Record, Store, not_found
 
 # Error statuses each kind of operation documents (names of flask-smorest's registered responses).
@@ -148,9 +148,14 @@ def create_game(kind: str, referee: Any, options: dict[str, Any]) -> tuple[Recor
     record as stored, the host's token and the seats' (shown once: only their hashes are kept; ``None``
     for a seat the referee plays)."""
     id = auth.new_game_id()
-    doc, entries = referee.create(id, options, now())
+    names = options.get("names", [])
+    doc, entries = referee.create(id, {k: v for k, v in options.items() if k != "names"}, now())
+    seats = referee.seat_count(doc)
+    if len(names) > seats:
+        raise InvalidOptions(f"{len(names)} names for {seats} seats", code="invalid_names")
+    doc["names"] = [*names, *[None] * (seats - len(names))]  # the record's, shown in every view
     bots = {int(seat) for seat in doc.get("bots", {})}  # the seats the referee plays: no token
-    host, seat_tokens, hashes = new_tokens(referee.seat_count(doc), bots)
+    host, seat_tokens, hashes = new_tokens(seats, bots)
     doc["auth"] = hashes
     return store().create(kind, id, doc, entries), host, seat_tokens
 

@@ -20,7 +20,8 @@ from service.games import gofo
 from service.errors import Forbidden, NotFound
 from service.games.gofo import referee
 from service.storage.store import Change, Record
-from service.api import common, idempotency, moves, views
+from service.api import common, idempotency, moves, names, views
+from service.api.gops_schemas import NameSchema
 from service.api.gofo_schemas import (
     AmountSchema,
     CreatedGofoTableSchema,
@@ -112,6 +113,22 @@ class DeadlineMove(moves.Move):
 
     def answer(self, record: Record) -> dict[str, Any]:
         return _answer(record, None)
+
+
+class GofoRename(names.Rename):
+    """A seat names itself (:mod:`service.api.names`); at a tabletop table the host may name any seat."""
+
+    def seats(self, record: Record) -> int:
+        return referee.seat_count(record.doc)
+
+    def over(self, record: Record) -> bool:
+        return False  # a session has no end: names may change between any two hands
+
+    def authorize(self, who: str, record: Record) -> None:
+        _require_seat_or_tabletop_host(who, record, self.seat)
+
+    def answer(self, record: Record) -> dict[str, Any]:
+        return _view(record, self.seat)
 
 
 def _act(table_id: str, seat: int, body: dict[str, Any], make: Callable[[dict[str, Any]], Any]):
@@ -275,6 +292,19 @@ class EnforceDeadline(MethodView):
         a real table — no ver, pass, voy, decline, stand pat; a silent mano opens 1 chip; a silent seat
         inaugurating a new caja puts inauguration_front in front if it is allowed, else the smallest front."""
         return _enforce_deadline(table_id, body or {})
+
+
+@blp.route("/<string:table_id>/seats/<seat:seat>/name")
+class NameSeat(MethodView):
+    @blp.doc(operationId="nameGofoSeat", summary="Set your name", security=[{"bearerAuth": []}],
+             parameters=[common.IDEMPOTENCY_KEY_PARAMETER])
+    @blp.arguments(NameSchema, example={"name": "Ana"})
+    @blp.response(200, GofoSeatViewSchema)
+    @common.error_responses(blp, "act")
+    def post(self, body: dict[str, Any], table_id: str, seat: int):
+        """Set or change this seat's name, shown to everyone in views, the ledger and the transcript (up
+        to 24 characters; spaces around it are dropped). At a tabletop table the host may name any seat."""
+        return moves.act(KIND, table_id, body, GofoRename(seat, body["name"]))
 
 
 def _register_move(path: str, operation_id: str, summary: str, schema: type, example: dict,

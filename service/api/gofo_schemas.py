@@ -12,7 +12,7 @@ from marshmallow import fields, validate
 from service.games.gofo.cards import DECK
 from service.games.gofo.hand import MODES
 from service.games.gofo.rules import INAUGURATIONS
-from service.api.gops_schemas import VersionedSchema
+from service.api.gops_schemas import VersionedSchema, names_field
 
 CARD = validate.OneOf(DECK, error="not a Gofo card (rank 3-7, 11 or 12, then suit o/c/e/b, e.g. 11e)")
 CARD_DOC = "A card: rank 3–7, 11 (caballo) or 12 (rey), then the suit o (oros), c (copas), e (espadas), b (bastos); e.g. 11e."
@@ -92,6 +92,7 @@ class CreateGofoTableSchema(ma.Schema):
         "Seconds a seat has to move once it is its turn; after that anyone at the table may enforce the "
         "deadline and the seat makes the move a silent player makes (no ver, pass, voy, decline, stand pat; "
         "a silent mano opens 1). None (default): no deadline."))
+    names = names_field()
 
 
 class OpenSchema(VersionedSchema):
@@ -326,6 +327,8 @@ class GofoTableSchema(ma.Schema):
     version = fields.Integer(required=True)
     table = fields.Nested(GofoTableInfoSchema, required=True)
     hand = fields.Nested(GofoHandSchema, allow_none=True, required=True)
+    names = fields.List(fields.String(allow_none=True), required=True, **_doc(
+        "Each seat's name, null when it has none (POST …/seats/{seat}/name sets one)."))
 
 
 class GofoSeatViewSchema(GofoTableSchema):
@@ -366,6 +369,7 @@ class LedgerSchema(ma.Schema):
     hands_played = fields.Integer(required=True)
     seats = fields.List(fields.Nested(LedgerSeatSchema), required=True)
     results = fields.List(fields.Nested(HandResultSchema), required=True, **_doc("Every finished hand, in order."))
+    names = fields.List(fields.String(allow_none=True), required=True, **_doc("Each seat's name (null: none)."))
 
 
 class GofoTranscriptEntrySchema(ma.Schema):
@@ -387,5 +391,6 @@ class GofoTranscriptSchema(ma.Schema):
     entries = fields.List(fields.Nested(GofoTranscriptEntrySchema), required=True)
     deals = fields.List(fields.Nested(DealRevealSchema), required=True, **_doc("Finished hands' deck commitments, opened at every card each made public."))
     turn_seconds = fields.Integer(allow_none=True, required=True, **_doc("The table's turn deadline, if any."))
+    names = fields.List(fields.String(allow_none=True), required=True, **_doc("Each seat's name (null: none)."))
     hands_finished = fields.Integer(required=True, **_doc("Hands played to the end; entries after them belong to the hand in progress."))
     results = fields.List(fields.Nested(HandResultSchema), required=True, **_doc("Every finished hand's result, in order."))

@@ -10,7 +10,7 @@ from service.games import commitments, gops
 from service.errors import Forbidden
 from service.games.gops import referee
 from service.storage.store import Change, Record
-from service.api import common, idempotency, moves, views
+from service.api import common, idempotency, moves, names, views
 from service.api.gops_schemas import (
     CommitSchema,
     CreatedGopsGameSchema,
@@ -20,6 +20,7 @@ from service.api.gops_schemas import (
     GopsHintSchema,
     GopsSeatViewSchema,
     GopsTranscriptSchema,
+    NameSchema,
     RankSchema,
     RevealSchema,
 )
@@ -49,6 +50,7 @@ CREATE_LINKS = {
     "RevealBid": {"operationId": "revealGopsBid", "parameters": {**_ID, "seat": 0}},
     "ChoosePrize": {"operationId": "chooseGopsPrize", "parameters": {**_ID, "seat": 0}},
     "Resign": {"operationId": "resignGopsSeat", "parameters": {**_ID, "seat": 0}},
+    "NameSeat": {"operationId": "nameGopsSeat", "parameters": {**_ID, "seat": 0}},
     "ReportPrize": {"operationId": "reportGopsPrize", "parameters": _ID},
     "EnforceDeadline": {"operationId": "enforceGopsDeadline", "parameters": _ID},
 }
@@ -113,6 +115,25 @@ class GopsMove(moves.Move):
         action = MOVES[self.name](state, self.seat, self.body)
         applied = referee.play(record.doc, record.version, who, at, self.seat, action, state)
         return None if applied is None else Change(applied.doc, applied.entries, applied.finished, applied.state)
+
+    def answer(self, record: Record) -> dict[str, Any]:
+        return _view(record, self.seat)
+
+
+class GopsRename(names.Rename):
+    """A seat names itself (:mod:`service.api.names`), while it is in the game; a finished game's
+    names are final."""
+
+    def authorize(self, who: str, record: Record) -> None:
+        common.require_seat(who, self.seat)
+        if referee.seat_out(record.doc, self.seat):
+            raise Forbidden(f"seat {self.seat} is out of the game: its token can no longer act", code="seat_out")
+
+    def seats(self, record: Record) -> int:
+        return referee.seat_count(record.doc)
+
+    def over(self, record: Record) -> bool:
+        return _state(record).over
 
     def answer(self, record: Record) -> dict[str, Any]:
         return _view(record, self.seat)
@@ -281,6 +302,19 @@ class ResignSeat(MethodView):
         """Leave the game (and the rest of the match). The seat wins nothing more;
         with one seat left the game ends and that seat wins."""
         return _act(game_id, body or {}, "resign", seat=seat)
+
+
+@blp.route("/<string:game_id>/seats/<seat:seat>/name")
+class NameSeat(MethodView):
+    @blp.doc(operationId="nameGopsSeat", parameters=[common.IDEMPOTENCY_KEY_PARAMETER], summary="Set your name",
+             security=[{"bearerAuth": []}])
+    @blp.arguments(NameSchema, example={"name": "Ana"})
+    @blp.response(200, GopsSeatViewSchema)
+    @common.error_responses(blp, "act")
+    def post(self, body: dict[str, Any], game_id: str, seat: int):
+        """Set or change this seat's name, shown to everyone in views and transcripts (up to 24
+        characters; spaces around it are dropped). Until the game is over."""
+        return moves.act(KIND, game_id, body, GopsRename(seat, body["name"]))
 
 
 @blp.route("/<string:game_id>/prize")

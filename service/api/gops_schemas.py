@@ -126,6 +126,38 @@ class BotSchema(ma.Schema):
         "1 (weakest) to 8 (strongest): docs/bots.md has the table of what each level does."))
 
 
+NAME_LENGTH = 24
+#: Printable text with something besides spaces: no control characters or line separators.
+NAME_PATTERN = r"^[^\u0000-\u001f\u007f-\u009f\u2028\u2029]*\S[^\u0000-\u001f\u007f-\u009f\u2028\u2029]*$"
+
+
+class PlayerName(fields.String):
+    """A player's name as people type it: up to 24 characters of text (no control characters), kept
+    without the spaces around it. Clients show it as text: escaping is theirs, as for any string."""
+
+    def __init__(self, **kwargs):
+        super().__init__(validate=[validate.Length(min=1, max=NAME_LENGTH), FullMatch(NAME_PATTERN)], **kwargs)
+
+    def _deserialize(self, value, attr, data, **kwargs):
+        super()._deserialize(value, attr, data, **kwargs)  # its type
+        return value
+
+    def deserialize(self, value, attr=None, data=None, **kwargs):
+        name = super().deserialize(value, attr, data, **kwargs)  # checked as sent, then kept without spaces around
+        return name.strip() if isinstance(name, str) else name
+
+
+def names_field() -> fields.List:
+    return fields.List(PlayerName(allow_none=True, **_doc("A name, or null for a seat without one.")),
+                       validate=validate.Length(max=7), **_doc(
+        "Optional player names by seat (null or left out: no name); a seat may set or change its own "
+        "later (POST …/seats/{seat}/name). Shown to everyone in views and transcripts."))
+
+
+class NameSchema(ma.Schema):
+    name = PlayerName(required=True, **_doc("The seat's name: up to 24 characters, no control characters."))
+
+
 def bots_field() -> fields.List:
     return fields.List(fields.Nested(BotSchema), load_default=list, validate=validate.Length(max=7), **_doc(
         "Seats the referee plays itself, each at a level; any number of seats, each at most once. A bot "
@@ -141,6 +173,7 @@ class CreateGopsGameSchema(ma.Schema):
         "Several games as one match: one of the four formats, each with exactly its own fields "
         "(absent: a single game)."))
     bots = bots_field()
+    names = names_field()
 
 
 class VersionedSchema(ma.Schema):
@@ -293,6 +326,8 @@ class GopsGameSchema(ma.Schema):
     result = fields.Nested(MatchResultSchema, allow_none=True, required=True)
     bots = fields.List(fields.Nested(BotSchema), required=True, **_doc(
         "The seats the referee plays, and at what level (empty: every seat is a person's)."))
+    names = fields.List(fields.String(allow_none=True), required=True, **_doc(
+        "Each seat's name, null when it has none (POST …/seats/{seat}/name sets one)."))
 
 
 class GopsSeatViewSchema(GopsGameSchema):
@@ -344,3 +379,4 @@ class GopsTranscriptSchema(ma.Schema):
     match = fields.Nested(MatchRulesSchema, required=True)
     entries = fields.List(fields.Nested(TranscriptEntrySchema), required=True)
     result = fields.Nested(TranscriptResultSchema, allow_none=True, required=True)
+    names = fields.List(fields.String(allow_none=True), required=True, **_doc("Each seat's name (null: none)."))

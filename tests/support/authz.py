@@ -80,7 +80,7 @@ def _post(client, path, body, token=None):
 GAMES = "/v1/gops/games"
 GOPS_BODIES: dict[str, dict[str, Any]] = {
     "commit": {"round": 1, "commitment": "ab" * 32}, "reveal": {"round": 1, "cards": [1], "salt": "cd" * 32},
-    "choose": {"rank": 13}, "resign": {}, "prize": {"rank": 13}, "deadline": {},
+    "choose": {"rank": 13}, "resign": {}, "prize": {"rank": 13}, "deadline": {}, "name": {"name": "Ana"},
 }
 GOPS_OPS = token_operations(GAMES, GOPS_BODIES)
 
@@ -189,7 +189,7 @@ GOFO_BODIES: dict[str, dict[str, Any]] = {
     "open": {"amount": 1}, "look": {}, "enter": {"blind": False}, "decline": {}, "raise": {"amount": 1},
     "pass": {}, "ver": {}, "no-ver": {}, "voy": {}, "corta": {"amount": 1}, "refiche": {"amount": 1},
     "discard": {"cards": []}, "show": {"cards": ["6e", "7e", "11e", "12e", "4o"]}, "declare": {"points": 20},
-    "muck": {}, "reshuffle": {}, "inaugurate": {"front": 20}, "deadline": {},
+    "muck": {}, "reshuffle": {}, "inaugurate": {"front": 20}, "deadline": {}, "name": {"name": "Ana"},
 }
 GOFO_OPS = token_operations(TABLES, GOFO_BODIES)
 

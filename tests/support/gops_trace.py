@@ -164,10 +164,10 @@ def _old_view_games(shown: Any, stored: Any, opened: Opened) -> Any:
 
 
 def _without_bots(view: dict[str, Any]) -> dict[str, Any]:
-    """A view without ``bots`` (the seats the referee plays, which the goldens predate): empty in
-    every playout here, as the engine alone plays no seat."""
-    if view.pop("bots", []) != []:
-        raise AssertionError("an engine playout has no bots")
+    """A view without ``bots`` and ``names`` (the record's seats the referee plays and players'
+    names, which the goldens predate): empty in every playout here, which has no record."""
+    if view.pop("bots", []) != [] or any(view.pop("names", [])):
+        raise AssertionError("an engine playout has no bots and no names")
     return view
 
 

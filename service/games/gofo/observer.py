@@ -221,6 +221,7 @@ def record_view(doc: dict[str, Any], version: int, seat: int | None = None, tabl
     data = table_view(table, seat)
     data["id"] = doc["id"]
     data["version"] = version
+    data["names"] = _names(doc)
     data["table"]["options"]["turn_seconds"] = doc.get("turn_seconds")
     current = doc["deals"].get(str(table.hand_number))
     if data["hand"] is not None:
@@ -239,7 +240,7 @@ def ledger_view(doc: dict[str, Any], version: int) -> dict[str, Any]:
     """Each seat's front, behind, cajas and balance, and every finished hand's result."""
     data = record_view(doc, version)
     return {"id": doc["id"], "version": version, "hands_played": len(doc["results"]),
-            "seats": data["table"]["seats"], "results": doc["results"]}
+            "seats": data["table"]["seats"], "results": doc["results"], "names": data["names"]}
 
 
 def transcript_view(doc: dict[str, Any], version: int, entries: Iterable[dict[str, Any]],
@@ -264,7 +265,12 @@ def transcript_view(doc: dict[str, Any], version: int, entries: Iterable[dict[st
     return {"id": doc["id"], "kind": kind, "version": version,
             "options": doc["state"]["options"], "entries": shown, "deals": deals,
             "hands_finished": current - 1, "results": doc["results"],
-            "turn_seconds": doc.get("turn_seconds")}
+            "turn_seconds": doc.get("turn_seconds"), "names": _names(doc)}
+
+
+def _names(doc: dict[str, Any]) -> list[str | None]:
+    """The players' names, by seat (the record's: ``None`` for a seat without one)."""
+    return doc.get("names") or [None] * doc["state"]["options"]["seats"]
 
 
 # ------------------------------------------------------------------ the answer to a move

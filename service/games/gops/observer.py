@@ -41,9 +41,9 @@ def view_clock(state: Gops, seat: int | None, now: float | None) -> bool:
 
 
 def view(state: Gops, seat: int | None = None, now: float | None = None,
-         bots: Mapping[str, int] | None = None) -> dict[str, Any]:
+         bots: Mapping[str, int] | None = None, names: list[str | None] | None = None) -> dict[str, Any]:
     """What ``seat`` may see (``None``: the public, anyone with the game id); ``bots``: the seats the
-    referee plays and their levels (the record's ``bots``), shown to everyone.
+    referee plays and their levels, ``names``: the players' names (the record's), shown to everyone.
 
     Public: every remaining hand (spent bids are public), the prizes in the
     middle unless hidden by ``blind`` / ``dealer_sees_prize``, who has
@@ -95,6 +95,7 @@ def view(state: Gops, seat: int | None = None, now: float | None = None,
         "resigned": list(state.resigned),
         "result": _record(state.result),
         "bots": [{"seat": int(s), "level": level} for s, level in (bots or {}).items()],
+        "names": list(names) if names is not None else [None] * rules.players,
     }
     if seat is not None:
         data["seat"] = seat

@@ -156,7 +156,7 @@ def _bot_moves(state: Gops, bots: Mapping[str, int], bids: dict[str, dict[str, A
 def _bot_move(state: Gops, seat: int, level: int, bots: Mapping[str, int], bids: dict[str, dict[str, Any]],
               at: float) -> Action | None:
     """The move bot ``seat`` owes now (``None``: none), decided from its seat's view alone."""
-    seen = observer.view(state, seat, at, bots)
+    seen = observer.view(state, seat, at, bots)  # what a client of the seat gets (but the version and names, which decide nothing)
     due = {legal["type"] for legal in seen["legal_actions"]}
     game = state.game
     if "commit" in due:
@@ -182,7 +182,7 @@ def view(doc: dict[str, Any], version: int, seat: int | None, now: float,
          state: Gops | None = None) -> dict[str, Any]:
     """What ``seat`` (``None``: the public) may see of the record at ``version``; ``state``: the
     document's state when the caller has it (:attr:`Applied.state`), else it is loaded from ``doc``."""
-    data = observer.view(load(doc) if state is None else state, seat, now, doc.get("bots"))
+    data = observer.view(load(doc) if state is None else state, seat, now, doc.get("bots"), doc.get("names"))
     data["version"] = version
     return data
 
@@ -201,4 +201,5 @@ def transcript(doc: dict[str, Any], version: int, entries: list[dict[str, Any]])
     """The public transcript of the record at ``version`` (entries logged after it are left out)."""
     state = load(doc)
     shown = [e for e in entries if e["version"] <= version]
-    return {"id": state.id, "kind": KIND, "version": version, **observer.transcript(state, shown)}
+    names = doc.get("names") or [None] * state.rules.players
+    return {"id": state.id, "kind": KIND, "version": version, **observer.transcript(state, shown), "names": names}

@@ -1,0 +1,42 @@
+"""Players' names: a seat sets or changes its own (``POST …/seats/{seat}/name``), in any game.
+
+A name is the record's, not the game's: the rules never read it, every view and transcript shows
+it (``names``: one entry per seat, ``null`` without one). Given at create (``names`` in the body:
+:func:`service.api.common.create_game`) or later by the seat itself, through the one write path
+(:mod:`service.api.moves`): a new version, announced to live streams like any move, with no
+transcript entry (nothing in the game changed). Once a game is over its names are final.
+"""
+
+from __future__ import annotations
+
+from service.api import common, moves
+from service.errors import GameOver
+from service.storage.records import Change, Record
+
+
+class Rename(moves.Move):
+    """Seat ``seat`` (its own token) names itself ``name``. A game's API module subclasses it with
+    what only the game knows: its seats, whether it is over, and the answer (the seat's view)."""
+
+    def __init__(self, seat: int, name: str) -> None:
+        self.seat, self.name = seat, name
+
+    def seats(self, record: Record) -> int:
+        raise NotImplementedError
+
+    def over(self, record: Record) -> bool:
+        raise NotImplementedError
+
+    def authorize(self, who: str, record: Record) -> None:
+        common.require_seat(who, self.seat)
+
+    def apply(self, record: Record, who: str, at: float) -> Change | None:
+        if self.over(record):
+            raise GameOver("the game is over: its names are final", code="game_over")
+        names = list(record.doc.get("names") or [None] * self.seats(record))
+        if names[self.seat] == self.name:
+            return None  # the same name again: nothing changes
+        names[self.seat] = self.name
+        # The game's state is unchanged: a record that holds its own state object passes it on.
+        return Change(dict(record.doc, names=names, updated_at=at), [], False,
+                      None if record.shared else record.state)
