@@ -59,7 +59,7 @@ def test_the_host_names_the_seats_of_a_tabletop_table(http):
     assert status == 200 and view["names"][3] == "Tía Marta", view
 
 
-@pytest.mark.parametrize("name", ["", "   ", "x" * 25, "a\nb", "tab\there", "\u2028", 7, None])
+@pytest.mark.parametrize("name", ["", "   ", "x" * 25, "a\nb", "tab\there", "\u2028", "\u0105\u0006", " \x7f ", 7, None])
 def test_bad_names_are_refused_and_nothing_changes(http, kind, name):
     game = _create(http, kind)
     before = game.public()

@@ -62,6 +62,8 @@ RULES_ACROSS_FIELDS = [
     ("bad_resumed_ledger", r"every front is at least 1, every behind 0 up to below a caja", None),
     ("bad_resumed_ledger", r"a resumed session names its next dealer", None),
     ("chips_not_conserved", r"chips are not conserved", None),
+    # Names and bots of both games: against the seats the game has.
+    ("invalid_names", r"\d+ names for \d+ seats", None),
     # Bots of both games: against the seats the game has, and each seat once.
     ("invalid_bots", r"a bot on seat \d+, but the game has seats", None),
     ("invalid_bots", r"a seat is named twice in bots", None),

@@ -128,7 +128,8 @@ class BotSchema(ma.Schema):
 
 NAME_LENGTH = 24
 #: Printable text with something besides spaces: no control characters or line separators.
-NAME_PATTERN = r"^[^\u0000-\u001f\u007f-\u009f\u2028\u2029]*\S[^\u0000-\u001f\u007f-\u009f\u2028\u2029]*$"
+_TEXT = r"\u0000-\u001f\u007f-\u009f\u2028\u2029"  # what a name never holds (a class's negation)
+NAME_PATTERN = rf"^[^{_TEXT}]*[^\s{_TEXT}][^{_TEXT}]*$"
 
 
 class PlayerName(fields.String):
