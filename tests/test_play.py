@@ -105,9 +105,11 @@ def test_no_asset_reaches_another_host():
 
 
 def test_both_languages_are_complete():
-    source = (STATIC / "i18n.js").read_text(encoding="utf-8")
-    blocks = re.split(r"\n  (en|es): \{\n", source)
-    messages = {blocks[i]: set(re.findall(r"^\s+'?([\w.]+)'?:", blocks[i + 1], re.MULTILINE)) for i in (1, 3)}
+    messages = {"en": set(), "es": set()}
+    for name in ("i18n.js", "i18n_bots.js"):  # i18n.js merges the second's dictionaries into its own
+        blocks = re.split(r"\n  (en|es): \{\n", (STATIC / name).read_text(encoding="utf-8"))
+        for i in (1, 3):
+            messages[blocks[i]] |= set(re.findall(r"^\s+'?([\w.]+)'?:", blocks[i + 1], re.MULTILINE))
     assert messages["en"] == messages["es"], messages["en"] ^ messages["es"]
     used = set()
     for path in STATIC.glob("*.js"):

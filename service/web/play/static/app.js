@@ -4,6 +4,8 @@ import { selfTest } from './sha256.js';
 import { h, mount, savedGames } from './ui.js';
 import * as gops from './gops.js';
 import * as gofo from './gofo.js';
+import * as bots from './bots.js';
+import { clearSeats } from './seats.js';
 
 let current = null;
 
@@ -14,7 +16,8 @@ function home(root) {
     h('p', {}, t('app.intro')),
     h('div', { class: 'stack' },
       h('a', { class: 'button primary big', href: '#new=gops', id: 'new-gops' }, t('app.new_gops')),
-      h('a', { class: 'button primary big', href: '#new=gofo', id: 'new-gofo' }, t('app.new_gofo'))),
+      h('a', { class: 'button primary big', href: '#new=gofo', id: 'new-gofo' }, t('app.new_gofo')),
+      h('a', { class: 'button secondary big', href: '#new=referee', id: 'new-referee' }, t('bots.play'))),
     saved.length ? h('section', { class: 'panel' },
       h('h2', {}, t('app.on_this_phone')),
       h('ul', { class: 'saved' }, saved.slice(0, 10).map((g) => h('li', {},
@@ -27,6 +30,7 @@ function home(root) {
 function route() {
   if (current && current.stop) current.stop();
   current = null;
+  clearSeats();
   const root = document.getElementById('app');
   document.body.dataset.page = '';
   document.body.dataset.phase = '';
@@ -39,6 +43,7 @@ function route() {
   const page = (name) => { document.body.dataset.page = name; };
   if (params.get('new') === 'gops') { page('gops-new'); gops.createPage(root); }
   else if (params.get('new') === 'gofo') { page('gofo-new'); gofo.createPage(root); }
+  else if (params.get('new') === 'referee') { page('referee-new'); bots.createPage(root); }
   else if (params.get('gops') && params.has('seat')) { page('gops-seat'); current = gops.seatPage(root, params); }
   else if (params.get('gops')) { page('gops-host'); current = gops.hostPage(root, params); }
   else if (params.get('gofo') && params.has('seat')) { page('gofo-seat'); current = gofo.seatPage(root, params); }

@@ -5,6 +5,9 @@ import { h, mount, fail, toast, field, select, number, joinLinks, saveGame, save
 import { bidCommitment, openCommitment, prizeCommitment, randomHex, seatSalt } from './sha256.js';
 import { qrSvg } from './qr.js';
 import * as frac from './frac.js';
+import { showSeats } from './seats.js';
+import { gopsHints } from './hints.js';
+import { namesField, ownName } from './names.js';
 
 const path = (id) => `/v1/gops/games/${encodeURIComponent(id)}`;
 
@@ -16,10 +19,13 @@ const DEFAULT_DEADLINE_SECONDS = 300;
 
 export function createPage(root) {
   const opt = (values) => values.map((v) => [v, t(`gops.opt.${v}`)]);
+  const players = number('players', 2, 2, 7);
+  const names = namesField(players, 7);
   const form = h('form', { class: 'stack', id: 'gops-create', novalidate: true },
     h('h1', {}, t('gops.new')),
     field(t('gops.profile'), select('profile', opt(['classic', 'standard']), 'classic'), t('gops.profile_hint')),
-    field(t('gops.players'), number('players', 2, 2, 7)),
+    field(t('gops.players'), players),
+    names.element,
     field(t('gops.ranks'), number('ranks', 13, 1, 13)),
     field(t('gops.prize_order'), select('prize_order', opt(['shuffled', 'ascending', 'descending', 'reported']), 'shuffled'), t('gops.prize_order_hint')),
     field(t('gops.visibility'), select('visibility', opt(['open', 'blind', 'dealer_sees_prize']), 'open')),
@@ -54,7 +60,7 @@ export function createPage(root) {
     const button = form.querySelector('button[type=submit]');
     button.disabled = true;
     try {
-      const r = await call('POST', '/v1/gops/games', { body: { profile: value('profile'), options, match } });
+      const r = await call('POST', '/v1/gops/games', { body: { profile: value('profile'), options, match, names: names.names() } });
       // Each seat's secret, from which its phone derives its salts: in the seat's link only.
       const secrets = r.data.seat_tokens.map(() => randomHex(32));
       saveGame('gops', r.data.id, { host: r.data.host_token, seats: r.data.seat_tokens, secrets });
@@ -303,11 +309,14 @@ export function seatPage(root, params) {
   const revealing = new Set();
   let verified = false;
   const verifySlot = h('section', { class: 'panel', id: 'verify' });
+  const hints = gopsHints(id, seat, token);
+  const myName = ownName('gops', id, seat, token, (next) => apply(next));
 
   const apply = (next) => {
     if (!next || (view && next.version < view.version)) return;
     if (view && view.round !== next.round) selected = [];
     view = next;
+    showSeats(view);
     render();
     autoReveal();
   };
@@ -425,14 +434,17 @@ export function seatPage(root, params) {
     const legal = view.legal_actions.map((a) => a.type);
     mount(root,
       h('h1', {}, t('gops.title_seat', { seat: seatName(seat) })),
+      myName.row(view, 'top'),
       header(view),
       countdown(view),
       view.phase === 'over' ? null : prizePanel(view),
       view.phase === 'over' ? null : actionPanel(),
+      hints.panel(view),
       lastRound(view),
       seatsTable(view, seat),
       resultPanel(view),
       view.phase === 'over' ? verifySlot : historyPanel(view.history),
+      myName.row(view, 'bottom'),
       legal.includes('resign') ? h('button', {
         type: 'button', class: 'danger', id: 'resign',
         on: { click: () => { if (confirm(t('gops.resign_confirm'))) send('resign', {}); } },
@@ -466,6 +478,7 @@ export function hostPage(root, params) {
   const apply = (next) => {
     if (!next || (view && next.version < view.version)) return;
     view = next;
+    showSeats(view);
     render();
   };
 

@@ -1,5 +1,6 @@
 // Spanish and English, both complete (tests/test_play.py checks every key exists in both).
 // The language comes from navigator.language, and the header button switches it (kept on the phone).
+import { BOT_MESSAGES } from './i18n_bots.js';
 
 export const MESSAGES = {
   en: {
@@ -583,6 +584,8 @@ export const MESSAGES = {
     'error.no_inauguration_pending': 'Este puesto no tiene una caja nueva que inaugurar.',
   },
 };
+
+for (const code of Object.keys(MESSAGES)) Object.assign(MESSAGES[code], BOT_MESSAGES[code]);
 
 const KEY = 'referee:lang';
 

@@ -1,5 +1,6 @@
 // Small DOM helpers shared by the pages.
 import { t } from './i18n.js';
+import { seatLabel } from './seats.js';
 
 /** h('button', {class: 'big', on: {click}}, 'text', child...) */
 export function h(tag, props, ...kids) {
@@ -125,15 +126,18 @@ export function number(name, value, min, max, placeholder) {
   return h('input', { type: 'number', name, id: `f-${name}`, value: value == null ? '' : String(value), min, max, inputmode: 'numeric', placeholder });
 }
 
-/** Join links and QR codes, one per seat; the token (and the seat's secret, if any) ride in the fragment. */
+/** Join links and QR codes, one per seat the referee does not play (a bot's token is null); the token
+ * (and the seat's secret, if any) ride in the fragment. */
 export function joinLinks(kind, id, tokens, secrets = []) {
-  return tokens.map((token, seat) => {
+  return tokens.flatMap((token, seat) => {
+    if (!token) return [];
     const secret = secrets[seat] ? `&k=${secrets[seat]}` : '';
     const url = `${joinBase()}/play#${kind}=${encodeURIComponent(id)}&seat=${seat}&t=${encodeURIComponent(token)}${secret}`;
-    return { seat, url };
+    return [{ seat, url }];
   });
 }
 
+/** The seat as players know it: the referee's bot, the player's name, else "Seat N". */
 export function seatName(seat) {
-  return t('seat_n', { n: seat + 1 });
+  return seatLabel(seat) || t('seat_n', { n: seat + 1 });
 }

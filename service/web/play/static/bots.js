@@ -1,0 +1,49 @@
+// "Play against the referee": a two-seat Gops game on one phone, the referee's bot in seat 2.
+import { call } from './api.js';
+import { t } from './i18n.js';
+import { h, mount, fail, field, select, number, saveGame } from './ui.js';
+import { randomHex } from './sha256.js';
+
+export const LEVELS = [1, 2, 3, 4, 5, 6, 7, 8];
+export const DEFAULT_LEVEL = 4;
+
+/** The level picker: 1 (bids at random) to 8 (the exact equilibrium near the end), with the line saying so. */
+export function levelField(name = 'level', label = t('bots.level')) {
+  return field(label, select(name, LEVELS.map((n) => [n, t('bots.level_n', { n })]), DEFAULT_LEVEL), t('bots.levels_line'));
+}
+
+export function createPage(root) {
+  const name = h('input', { type: 'text', name: 'name', id: 'f-name', maxlength: 24, autocomplete: 'nickname' });
+  const form = h('form', { class: 'stack', id: 'referee-create', novalidate: true },
+    h('h1', {}, t('bots.title')),
+    h('p', {}, t('bots.intro')),
+    levelField(),
+    field(t('bots.ranks'), number('ranks', 13, 1, 13)),
+    field(t('bots.your_name'), name),
+    h('button', { type: 'submit', class: 'primary big', id: 'referee-create-go' }, t('bots.go')));
+  form.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    const ranks = Number(form.elements.ranks.value) || 13;
+    const body = {
+      profile: 'classic',
+      options: { ranks },
+      bots: [{ seat: 1, level: Number(form.elements.level.value) }],
+    };
+    const mine = name.value.trim();
+    if (mine) body.names = [mine, null];
+    const button = form.querySelector('button[type=submit]');
+    button.disabled = true;
+    try {
+      const r = await call('POST', '/v1/gops/games', { body });
+      const secrets = r.data.seat_tokens.map((token) => (token ? randomHex(32) : null));
+      saveGame('gops', r.data.id, { host: r.data.host_token, seats: r.data.seat_tokens, secrets });
+      // Straight to the player's own seat: the only seat with a token.
+      const seat = r.data.seat_tokens.findIndex((token) => token);
+      location.hash = `gops=${encodeURIComponent(r.data.id)}&seat=${seat}&t=${encodeURIComponent(r.data.seat_tokens[seat])}&k=${secrets[seat]}`;
+    } catch (error) {
+      fail(error);
+      button.disabled = false;
+    }
+  });
+  mount(root, form);
+}

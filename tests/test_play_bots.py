@@ -1,0 +1,271 @@
+"""/play against the referee: a Gops game on one phone against a bot, the hint, and players' names.
+
+Played as a player would, in headless Chromium at 360 px on an insecure LAN-like origin
+(``tests/test_play.py`` sets those up: its fixtures and helpers are used here).
+"""
+
+from __future__ import annotations
+
+import re
+from urllib.parse import parse_qs
+
+import pytest
+import requests
+
+from support.client import bearer
+from test_play import (  # noqa: F401 - fixtures: browser (table.local), origin, phone
+    browser,
+    clean,
+    origin,
+    phone,
+    rank,
+    readable,
+    shot,
+)
+from test_play_small_screens import Screens
+
+pytestmark = pytest.mark.slow
+
+BOT = {"en": "🤖 Referee · level {}", "es": "🤖 Árbitro · nivel {}"}
+
+
+def fragment(page) -> dict[str, str]:
+    return {k: v[0] for k, v in parse_qs(page.url.split("#", 1)[1]).items()}
+
+
+def play_against_the_referee(page, origin, *, level=None, ranks=None, name=None):
+    """From the home page to the player's own seat of a new game against the referee's bot."""
+    page.goto(f"{origin}/play")
+    page.click("#new-referee")
+    page.wait_for_selector("#referee-create-go")
+    if level is not None:
+        page.select_option("#f-level", str(level))
+    if ranks is not None:
+        page.fill("#f-ranks", str(ranks))
+    if name is not None:
+        page.fill("#f-name", name)
+    page.click("#referee-create-go")
+    page.wait_for_function("() => document.body.dataset.page === 'gops-seat' && document.body.dataset.phase === 'commit'")
+    page.wait_for_selector("#hand [data-card]:not([disabled])")
+    return fragment(page)
+
+
+def seat_view(live_server, where):
+    return requests.get(f"{live_server}/v1/gops/games/{where['gops']}/seats/{where['seat']}",
+                        headers=bearer(where["t"]), timeout=10).json()
+
+
+def test_a_whole_gops_game_against_the_referee(phone, origin, live_server):
+    page = phone()
+    page.goto(f"{origin}/play")
+    assert page.inner_text("#new-referee") == "Play against the referee"
+    page.click("#new-referee")
+    page.wait_for_selector("#referee-create-go")
+    form = page.inner_text("#referee-create")
+    assert "Level 1 bids at random; level 8 plays the exact equilibrium in the last 5 rounds." in form
+    assert page.eval_on_selector("#f-level", "s => [s.value, s.options.length]") == ["4", 8]  # 1-8, 4 unless chosen
+    shot(page, "referee-new")
+    readable(page)
+    where = play_against_the_referee(page, origin, level=8, ranks=5, name="Ana <b>x</b>")
+    # Straight to the player's own seat (no links page): the referee plays seat 2.
+    assert where["seat"] == "0" and re.fullmatch(r"[0-9a-f]{64}", where["k"])
+    view = seat_view(live_server, where)
+    assert view["bots"] == [{"seat": 1, "level": 8}] and view["names"] == ["Ana <b>x</b>", None]
+    assert view["rules"]["ranks"] == 5 and view["rules"]["players"] == 2
+    # The bot's seat is shown as the referee's, the player's by the name typed — as text.
+    assert page.inner_text("#scores tr[data-seat='1'] th") == "🤖 Referee · level 8"
+    assert page.inner_text("#scores tr[data-seat='0'] th") == "Ana <b>x</b> (you)"
+    assert "Ana <b>x</b>" in page.inner_text("h1") and page.locator("#app b").count() == 0
+    # The hint is off unless switched on: no suggestion on the screen.
+    assert page.get_attribute("#hint", "data-on") == "no" and page.locator("#hint-mix").count() == 0
+    shot(page, "referee-seat")
+    readable(page)
+    for rnd in range(1, 6):
+        page.wait_for_selector("#hand [data-card]:not([disabled])")
+        card = int(page.get_attribute("#hand [data-card]", "data-card"))
+        page.click(f"#hand [data-card='{card}']")
+        page.click("#bid")
+        # The referee's answer comes in the same exchange: the round resolves without a second phone.
+        page.wait_for_selector(f"#last-round[data-round='{rnd}']", timeout=30_000)
+        text = page.inner_text("#last-round")
+        assert f"Ana <b>x</b>: {rank(card)}" in text and "🤖 Referee · level 8: " in text, text
+    page.wait_for_selector("#verdict[data-verdict='verified']", timeout=30_000)
+    final = requests.get(f"{live_server}/v1/gops/games/{where['gops']}", timeout=10).json()
+    assert final["phase"] == "over" and len(final["history"]) == 5
+    assert page.eval_on_selector_all("#scores td.score", "els => els.map(e => e.textContent)") == final["scores"]
+    assert page.locator("#hint").count() == 0 and page.locator("#name-form").count() == 0
+    shot(page, "referee-over")
+    readable(page)
+    # From the phone's saved games the host page: a join link for the player's seat only, none for the bot.
+    page.goto(f"{origin}/play")
+    page.click("ul.saved a")
+    page.wait_for_function("() => document.body.dataset.page === 'gops-host' && document.body.dataset.phase === 'over'")
+    page.eval_on_selector("#links", "d => { d.open = true; }")
+    assert page.eval_on_selector_all(".join", "els => els.map(e => e.dataset.seat)") == ["0"]
+    assert page.locator(".join svg.qr").count() == 1 and page.inner_text(".join h3") == "Ana <b>x</b>"
+    assert page.inner_text("#scores tr[data-seat='1'] th") == "🤖 Referee · level 8"
+    clean(page)
+
+
+def test_the_referee_in_spanish(phone, origin, live_server):
+    page = phone(locale="es-ES")
+    page.goto(f"{origin}/play")
+    assert page.inner_text("#new-referee") == "Jugar contra el árbitro"
+    page.click("#new-referee")
+    page.wait_for_selector("#referee-create-go")
+    assert page.inner_text("#referee-create h1") == "Jugar contra el árbitro"
+    assert "el 8 juega el equilibrio exacto en las 5 últimas rondas" in page.inner_text("#referee-create")
+    where = play_against_the_referee(page, origin, ranks=3)
+    assert page.inner_text("#scores tr[data-seat='1'] th") == BOT["es"].format(4)
+    assert page.inner_text("#scores tr[data-seat='0'] th") == "Puesto 1 (tú)"  # no name typed
+    assert seat_view(live_server, where)["names"] == [None, None]
+    page.click("#hand [data-card='3']")
+    page.click("#bid")
+    page.wait_for_selector("#last-round[data-round='1']", timeout=30_000)
+    assert f"{BOT['es'].format(4)}: " in page.inner_text("#last-round")
+    # The language switched mid-game: the bot's seat in English.
+    page.click("#lang")
+    page.wait_for_function("() => document.body.dataset.phase === 'commit'")
+    page.wait_for_selector("#scores")
+    assert page.inner_text("#scores tr[data-seat='1'] th") == BOT["en"].format(4)
+    clean(page)
+
+
+def test_the_hint_shows_the_equilibrium_when_switched_on(phone, origin, live_server):
+    page = phone()
+    where = play_against_the_referee(page, origin, level=8, ranks=5)
+    hint_url = f"{live_server}/v1/gops/games/{where['gops']}/seats/0/hint"
+    asked = []
+    page.on("request", lambda r: r.url.endswith("/seats/0/hint") and asked.append(r.url))
+    assert page.inner_text("#hint-toggle") == "💡 Hint: off"
+    assert page.locator("#hint-mix").count() == 0 and asked == []  # off: the referee is not even asked
+    page.click("#hint-toggle")
+    page.wait_for_selector("#hint-mix li")
+    assert page.inner_text("#hint-toggle") == "💡 Hint: on"
+    hint = requests.get(hint_url, headers=bearer(where["t"]), timeout=10).json()
+    assert hint["exact"] is True  # five cards left: the exact equilibrium
+    shown = page.eval_on_selector_all("#hint-mix li", "els => els.map(e => [e.dataset.cards, Number(e.dataset.probability), e.innerText])")
+    played = [a for a in hint["actions"] if a["probability"] > 1e-9]
+    assert [s[0] for s in shown] == [",".join(map(str, a["cards"])) for a in played]  # cards never played: left out
+    assert len(played) < len(hint["actions"]) or len(played) == 5
+    for (_, probability, text), action in zip(shown, played):
+        assert probability == pytest.approx(action["probability"])
+        pct = round(action["probability"] * 100)
+        assert text.replace("\n", " ").split() == [rank(action["cards"][0]), f"{pct}%" if pct else "<1%"]
+    value = page.get_attribute("#hint-value", "data-value")
+    assert float(value) == pytest.approx(hint["value"]) and page.get_attribute("#hint-value", "data-exact") == "yes"
+    signed = round(hint["value"], 1)
+    words = page.inner_text("#hint-value")
+    assert words.startswith("Expected: " + ("0" if signed == 0 else f"+{signed}" if signed > 0 else f"−{abs(signed)}"))
+    assert words.endswith("exact")
+    shot(page, "referee-hint")
+    readable(page)
+    # Remembered on this phone: on after a reload, one request a round.
+    page.reload()
+    page.wait_for_selector("#hint-mix li")
+    page.click(f"#hand [data-card='{played[0]['cards'][0]}']")
+    page.click("#bid")
+    page.wait_for_selector("#last-round[data-round='1']", timeout=30_000)
+    page.wait_for_selector("#hint-mix li")  # round 2's hint
+    assert len(asked) == 3, asked
+    # Off again: gone, and not asked for in the next round.
+    page.click("#hint-toggle")
+    assert page.locator("#hint-mix").count() == 0 and page.inner_text("#hint-toggle") == "💡 Hint: off"
+    page.click("#hand [data-card]:not([disabled])")
+    page.click("#bid")
+    page.wait_for_selector("#last-round[data-round='2']", timeout=30_000)
+    page.wait_for_selector("#hand [data-card]:not([disabled])")
+    assert page.locator("#hint-mix").count() == 0 and len(asked) == 3
+    clean(page)
+
+
+def test_a_hint_the_referee_cannot_give_is_said_quietly(phone, origin, live_server):
+    """Three seats, two of them the referee's: no hint for 3 players (409 hint_unavailable); its detail shown."""
+    created = requests.post(f"{live_server}/v1/gops/games", json={
+        "profile": "standard", "options": {"players": 3, "ranks": 4},
+        "bots": [{"seat": 1, "level": 3}, {"seat": 2, "level": 8}]}, timeout=10).json()
+    token = created["seat_tokens"][0]
+    assert created["seat_tokens"][1:] == [None, None]
+    problem = requests.get(f"{live_server}/v1/gops/games/{created['id']}/seats/0/hint", headers=bearer(token), timeout=10)
+    assert problem.status_code == 409 and problem.json()["code"] == "hint_unavailable"
+    page = phone(locale="es-ES")
+    page.goto(f"{origin}/play")
+    page.evaluate("localStorage.setItem('referee:hints', 'on')")
+    page.goto(f"{origin}/play#gops={created['id']}&seat=0&t={token}")
+    page.wait_for_selector("#hint-unavailable")
+    assert page.inner_text("#hint-unavailable") == problem.json()["detail"]
+    assert page.get_attribute("#hint-unavailable", "data-code") == "hint_unavailable"
+    assert page.inner_text("#hint-toggle") == "💡 Pista: sí"
+    assert page.evaluate("document.getElementById('toast').hidden")  # quietly: no error toast
+    names = page.eval_on_selector_all("#scores tbody th", "els => els.map(e => e.textContent)")
+    assert names == ["Puesto 1 (tú)", BOT["es"].format(3), BOT["es"].format(8)]
+    # The browser's own console line for the refused request is the only error.
+    assert page.blocked == [] and page.errors and all("status of 409" in e for e in page.errors), page.errors
+
+
+def test_names_typed_at_create_and_by_a_joining_player(phone, origin, live_server):
+    host = phone()
+    host.goto(f"{origin}/play")
+    host.click("#new-gops")
+    host.select_option("#f-profile", "standard")
+    host.fill("#f-players", "3")
+    host.fill("#f-ranks", "3")
+    host.click("#names summary")
+    assert host.locator("#names input").count() == 3  # one per player, as many as the form says
+    host.fill("#f-name-0", "Ana")
+    host.fill("#f-name-2", "<img src=x onerror=f()>")
+    host.click("#gops-create-go")
+    host.wait_for_selector(".join input.link")
+    links = host.eval_on_selector_all(".join input.link", "els => els.map(e => e.value)")
+    game_id = re.search(r"#gops=([^&]+)&", links[0]).group(1)
+    assert host.eval_on_selector_all(".join h3", "els => els.map(e => e.textContent)") == \
+        ["Ana", "Seat 2", "<img src=x onerror=f()>"]
+    assert host.locator("#app img").count() == 0
+    public = requests.get(f"{live_server}/v1/gops/games/{game_id}", timeout=10).json()
+    assert public["names"] == ["Ana", None, "<img src=x onerror=f()>"]
+    # Seat 2 joins without a name: the page asks for one at the top, and keeps what is typed across redraws.
+    p1 = phone(locale="es-ES")
+    p1.goto(links[1])
+    p1.wait_for_selector("#name-form[data-named='no']")
+    assert p1.inner_text("h1").endswith("Puesto 2")
+    p1.click("#my-name")
+    p1.keyboard.type("Be")
+    commit = "async ([id, link]) => {" \
+             " const { call } = await import('/play/assets/api.js');" \
+             " const { bidCommitment, seatSalt } = await import('/play/assets/sha256.js');" \
+             " const p = new URLSearchParams(link.split('#')[1]);" \
+             " await call('POST', `/v1/gops/games/${id}/seats/0/commit`, { token: p.get('t')," \
+             "   body: { round: 1, commitment: bidCommitment(id, 1, 0, [1], seatSalt(p.get('k'), id, 1, 0)) } }); }"
+    host.evaluate(commit, [game_id, links[0]])
+    p1.wait_for_selector("#scores tr[data-seat='0'][data-status='committed']")  # a redraw while typing
+    p1.keyboard.type("a")
+    assert p1.input_value("#my-name") == "Bea"
+    p1.click("#my-name-save")
+    p1.wait_for_selector("#name-form[data-named='yes']")
+    assert p1.inner_text("h1").endswith("Bea")
+    assert p1.eval_on_selector_all("#scores tbody th", "els => els.map(e => e.textContent)") == \
+        ["Ana", "Bea (tú)", "<img src=x onerror=f()>"]
+    # Every phone shows it: the host's too.
+    host.wait_for_function("() => [...document.querySelectorAll('#scores tbody th')].some((e) => e.textContent === 'Bea')")
+    assert requests.get(f"{live_server}/v1/gops/games/{game_id}", timeout=10).json()["names"][1] == "Bea"
+    clean(host, p1)
+
+
+def test_the_new_screens_fit_a_360_px_phone(phone, origin, live_server):
+    screens = Screens(phone)
+    screens.check("referee-new", f"{origin}/play#new=referee", "() => document.getElementById('referee-create-go')")
+    screens.check("gops-new-names", f"{origin}/play#new=gops", "() => document.querySelectorAll('#names input').length === 2")
+    created = requests.post(f"{live_server}/v1/gops/games", json={
+        "profile": "classic", "options": {"ranks": 13}, "bots": [{"seat": 1, "level": 8}],
+        "names": ["Maximiliana Villalobos", None]}, timeout=10).json()
+    for page in screens.pages.values():
+        page.goto(f"{origin}/play")
+        page.evaluate("localStorage.setItem('referee:hints', 'on')")
+    url = f"{origin}/play#gops={created['id']}&seat=0&t={created['seat_tokens'][0]}"
+    # 13 cards left: an estimate, with every legal bid the mix plays.
+    screens.check("referee-seat-hint", url, "() => document.querySelector('#hint-mix li') && document.body.dataset.phase === 'commit'")
+    unnamed = requests.post(f"{live_server}/v1/gops/games", json={
+        "profile": "classic", "options": {"ranks": 13}, "bots": [{"seat": 1, "level": 1}]}, timeout=10).json()
+    url = f"{origin}/play#gops={unnamed['id']}&seat=0&t={unnamed['seat_tokens'][0]}"
+    screens.check("referee-seat-unnamed", url, "() => document.querySelector(\"#name-form[data-named='no']\") && document.querySelector('#hint-mix li')")
+    screens.assert_fit(["referee-new", "gops-new-names", "referee-seat-hint", "referee-seat-unnamed"])
