@@ -255,6 +255,7 @@ def test_the_new_screens_fit_a_360_px_phone(phone, origin, live_server):
     screens = Screens(phone)
     screens.check("referee-new", f"{origin}/play#new=referee", "() => document.getElementById('referee-create-go')")
     screens.check("gops-new-names", f"{origin}/play#new=gops", "() => document.querySelectorAll('#names input').length === 2")
+    screens.check("gofo-new-names", f"{origin}/play#new=gofo", "() => document.querySelectorAll('#names input').length === 5")
     created = requests.post(f"{live_server}/v1/gops/games", json={
         "profile": "classic", "options": {"ranks": 13}, "bots": [{"seat": 1, "level": 8}],
         "names": ["Maximiliana Villalobos", None]}, timeout=10).json()
@@ -268,4 +269,32 @@ def test_the_new_screens_fit_a_360_px_phone(phone, origin, live_server):
         "profile": "classic", "options": {"ranks": 13}, "bots": [{"seat": 1, "level": 1}]}, timeout=10).json()
     url = f"{origin}/play#gops={unnamed['id']}&seat=0&t={unnamed['seat_tokens'][0]}"
     screens.check("referee-seat-unnamed", url, "() => document.querySelector(\"#name-form[data-named='no']\") && document.querySelector('#hint-mix li')")
-    screens.assert_fit(["referee-new", "gops-new-names", "referee-seat-hint", "referee-seat-unnamed"])
+    screens.assert_fit(["referee-new", "gops-new-names", "gofo-new-names", "referee-seat-hint", "referee-seat-unnamed"])
+
+
+def test_names_at_a_gofo_table(phone, origin, live_server):
+    host = phone(locale="es-ES")
+    host.goto(f"{origin}/play")
+    host.click("#new-gofo")
+    host.select_option("#f-mode", "dealt")
+    host.fill("#f-seats", "3")
+    host.click("#names summary")
+    assert host.locator("#names input").count() == 3
+    host.fill("#f-name-1", "Tía Marta")
+    host.click("#gofo-create-go")
+    host.wait_for_selector(".join input.link")
+    table_id = re.search(r"#gofo=([^&]+)&", host.url).group(1)
+    assert requests.get(f"{live_server}/v1/gofo/tables/{table_id}", timeout=10).json()["names"] == [None, "Tía Marta", None]
+    assert host.eval_on_selector_all(".join h3", "els => els.map(e => e.textContent)") == ["Puesto 1", "Tía Marta", "Puesto 3"]
+    links = host.eval_on_selector_all(".join input.link", "els => els.map(e => e.value)")
+    seat = phone()
+    seat.goto(links[2])
+    seat.wait_for_selector("#name-form[data-named='no']")
+    seat.fill("#my-name", "Ramón")
+    seat.click("#my-name-save")
+    seat.wait_for_selector("#name-form[data-named='yes']")
+    assert seat.inner_text("h1").endswith("Ramón")
+    assert seat.inner_text("#seats").count("Tía Marta") == 1 and "Ramón (you)" in seat.inner_text("#seats")
+    host.wait_for_function("() => document.getElementById('seats') && document.getElementById('seats').textContent.includes('Ramón')")
+    assert requests.get(f"{live_server}/v1/gofo/tables/{table_id}", timeout=10).json()["names"] == [None, "Tía Marta", "Ramón"]
+    clean(host, seat)

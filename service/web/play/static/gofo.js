@@ -3,6 +3,8 @@
 import { call, watch } from './api.js';
 import { t, lang } from './i18n.js';
 import { h, mount, fail, field, select, number, joinLinks, saveGame, savedGame, seatName, joinBase, isLoopback } from './ui.js';
+import { showSeats } from './seats.js';
+import { namesField, ownName } from './names.js';
 import { sha256hex } from './sha256.js';
 import { qrSvg } from './qr.js';
 import { liveBadge } from './gops.js';
@@ -99,10 +101,13 @@ function moveState(ui, disabled = false) {
 // ------------------------------------------------------------------ create
 
 export function createPage(root) {
+  const seats = number('seats', 5, 2, 6);
+  const names = namesField(seats, 6);
   const form = h('form', { class: 'stack', id: 'gofo-create', novalidate: true },
     h('h1', {}, t('gofo.new')),
     field(t('gofo.mode'), select('mode', [['dealt', t('gofo.mode.dealt')], ['tabletop', t('gofo.mode.tabletop')]], 'dealt')),
-    field(t('gofo.seats'), number('seats', 5, 2, 6)),
+    field(t('gofo.seats'), seats),
+    names.element,
     field(t('gofo.caja'), number('caja', 100, 1, 1000000)),
     field(t('gofo.refill'), number('refill', 10, 1, 1000000)),
     field(t('gofo.initial_front'), number('initial_front', 30, 1, 1000000)),
@@ -122,6 +127,7 @@ export function createPage(root) {
     if (form.elements.inauguration.value === 'chosen') body.inauguration = 'chosen';
     if (form.elements.inauguration_front.value) body.inauguration_front = int('inauguration_front');
     if (form.elements.turn_seconds.value) body.turn_seconds = int('turn_seconds');
+    if (names.names()) body.names = names.names();
     const button = form.querySelector('button[type=submit]');
     button.disabled = true;
     try {
@@ -666,12 +672,14 @@ export function seatPage(root, params) {
   let view = null;
   let ended = null; // {version, result}: the hand_result of the move that ended a hand
   const ui = { busy: false, render: () => render() };
+  const myName = ownName('gofo', id, seat, token, (next) => apply(next));
 
   const apply = (next) => {
     // A version already shown is not drawn again: a redraw under a finger can swallow a tap.
     if (!next || (view && next.version <= view.version)) return;
     if (view && view.hand && next.hand && view.hand.hand_id !== next.hand.hand_id) { ui.discard = []; ui.show = []; ui.faceUp = []; }
     view = next;
+    showSeats(view);
     rememberDeck(view);
     render();
   };
@@ -714,6 +722,7 @@ export function seatPage(root, params) {
     settleOn(view.version);
     mount(root,
       h('h1', {}, t('gofo.title_seat', { seat: seatName(seat) })),
+      myName.row(view, 'top'),
       handOverBanner(ended, view),
       handHeader(view),
       turn === seat ? h('p', { class: 'warning', id: 'your-turn' }, t('gofo.your_turn')) : null,
@@ -724,7 +733,8 @@ export function seatPage(root, params) {
       potsPanel(hand),
       seatsTable(view, seat),
       lastHandPanel(view),
-      ledgerPanel(id, view));
+      ledgerPanel(id, view),
+      myName.row(view, 'bottom'));
   }
 
   mount(root, h('p', { class: 'muted' }, t('loading')));
@@ -764,6 +774,7 @@ export function hostPage(root, params) {
     if (!incoming || (view && incoming.version <= view.version)) return false;
     if (view && view.hand && incoming.hand && view.hand.hand_id !== incoming.hand.hand_id) { ui.show = []; ui.faceUp = []; }
     view = incoming;
+    showSeats(view);
     rememberDeck(view);
     return true;
   };
