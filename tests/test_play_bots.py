@@ -115,7 +115,20 @@ def test_the_referee_in_spanish(phone, origin, live_server):
     page.wait_for_selector("#referee-create-go")
     assert page.inner_text("#referee-create h1") == "Jugar contra el árbitro"
     assert "el 8 juega el equilibrio exacto en las 5 últimas rondas" in page.inner_text("#referee-create")
-    where = play_against_the_referee(page, origin, ranks=3)
+    # Two taps 120 ms apart on Jugar: one game.
+    creates = []
+    page.on("request", lambda r: r.method == "POST" and r.url.endswith("/v1/gops/games") and creates.append(r.url))
+    page.fill("#f-ranks", "3")
+    box = page.locator("#referee-create-go").bounding_box()
+    x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+    page.touchscreen.tap(x, y)
+    page.wait_for_timeout(120)
+    page.touchscreen.tap(x, y)
+    page.wait_for_function("() => document.body.dataset.page === 'gops-seat' && document.body.dataset.phase === 'commit'")
+    page.wait_for_selector("#hand [data-card]:not([disabled])")
+    page.wait_for_timeout(500)
+    assert len(creates) == 1, creates
+    where = fragment(page)
     assert page.inner_text("#scores tr[data-seat='1'] th") == BOT["es"].format(4)
     assert page.inner_text("#scores tr[data-seat='0'] th") == "Puesto 1 (tú)"  # no name typed
     assert seat_view(live_server, where)["names"] == [None, None]
