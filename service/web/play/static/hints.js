@@ -45,15 +45,16 @@ function gopsHintBody(hint) {
 }
 
 /**
- * A Gops seat's hint panel, kept across the page's redraws: `panel(view)` gives the element to draw
- * (null once the game is over). The hint of a round is asked for once, when that seat may bid.
+ * A hint panel kept across the page's redraws: the switch, and below it the hint when it is on.
+ * `shown(view)`: whether the panel is drawn at all; `when(view)`: a key naming the decision the seat
+ * faces now (null: none), whose hint is asked for once at `url`; `show(data)`: what to draw of it.
  */
-export function gopsHints(id, seat, token) {
+function hintBox({ url, token, shown, when, waiting, show }) {
   const body = h('div', { class: 'hint-body', id: 'hint-body' });
   const toggle = h('button', { type: 'button', class: 'secondary hint-toggle', id: 'hint-toggle', on: { click: flip } });
   const panel = h('section', { class: 'panel hint', id: 'hint' }, toggle, body);
   let view = null;
-  let asked = null; // the round (game and version of the hand) whose hint is shown or on its way
+  let asked = null; // the decision whose hint is shown or on its way
 
   function flip() {
     setHints(!hintsOn());
@@ -66,29 +67,88 @@ export function gopsHints(id, seat, token) {
     toggle.setAttribute('aria-pressed', on ? 'true' : 'false');
     toggle.textContent = `${t('hint.toggle')}: ${on ? t('hint.on') : t('hint.off')}`;
     panel.dataset.on = on ? 'yes' : 'no';
-    if (!on || !view) { mount(body); return; }
-    const bidding = view.legal_actions.some((a) => a.type === 'commit');
-    if (!bidding) { asked = null; mount(body, h('p', { class: 'muted small' }, t('hint.next_bid'))); return; }
-    const round = `${view.game_id}:${view.round}`;
-    if (asked === round) return;
-    asked = round;
+    if (!on || !view) { asked = null; mount(body); return; }
+    const key = when(view);
+    if (key == null) { asked = null; mount(body, h('p', { class: 'muted small' }, t(waiting))); return; }
+    if (asked === key) return;
+    asked = key;
     mount(body, h('p', { class: 'muted' }, t('hint.loading')));
-    call('GET', `/v1/gops/games/${encodeURIComponent(id)}/seats/${seat}/hint`, { token }).then((r) => {
-      if (asked !== round) return;
-      mount(body, h('h2', {}, t('hint.title')), gopsHintBody(r.data));
+    call('GET', url, { token }).then((r) => {
+      if (asked === key) mount(body, show(r.data));
     }, (error) => {
-      if (asked !== round) return;
+      if (asked !== key) return;
       const detail = error.code === 'hint_unavailable' && error.problem.detail ? error.problem.detail : problemText(error);
       mount(body, h('p', { class: 'muted small', id: 'hint-unavailable', data: { code: error.code } }, detail));
     });
   }
 
   return {
+    /** The panel to draw for `next` (null: none). */
     panel(next) {
       view = next;
-      if (!view || view.phase === 'over' || view.resigned.includes(seat)) return null;
+      if (!view || !shown(view)) return null;
       draw();
       return panel;
     },
   };
+}
+
+/** A Gops seat's hint: in the commit phase, the equilibrium's mix over its bids and its value. */
+export function gopsHints(id, seat, token) {
+  return hintBox({
+    url: `/v1/gops/games/${encodeURIComponent(id)}/seats/${seat}/hint`,
+    token,
+    shown: (view) => view.phase !== 'over' && !view.resigned.includes(seat),
+    when: (view) => (view.legal_actions.some((a) => a.type === 'commit') ? `${view.game_id}:${view.round}` : null),
+    waiting: 'hint.next_bid',
+    show: (data) => [h('h2', {}, t('hint.title')), gopsHintBody(data)],
+  });
+}
+
+/** A Gofo hint's suggested move in words: "Corta +4", "Discard 3 swords, 5 cups". */
+function gofoMove(move, cardText) {
+  if (!move || !move.type) return null;
+  const name = t(`gofo.act.${move.type === 'enter' && move.blind ? 'enter_blind' : move.type}`, {}, move.type);
+  const parts = [name];
+  if (typeof move.amount === 'number') parts.push(`+${move.amount}`);
+  if (Array.isArray(move.cards)) parts.push(move.cards.length ? move.cards.map(cardText).join(', ') : t('hint.stand_pat'));
+  else if (typeof move.count === 'number') parts.push(String(move.count));
+  return parts.join(' ');
+}
+
+function gofoHintBody(hint, cardText) {
+  const kids = [];
+  const move = gofoMove(hint.suggestion, cardText);
+  if (move) kids.push(h('p', { class: 'big-text', id: 'hint-move', data: { move: hint.suggestion.type } }, t('hint.gofo_move', { move })));
+  if (hint.value != null) kids.push(h('p', { id: 'hint-value', data: { value: hint.value } }, t('hint.gofo_value', { n: hint.value })));
+  if (hint.bet) {
+    kids.push(h('p', { id: 'hint-odds', data: { win: hint.bet.win_chance, odds: hint.bet.pot_odds } },
+      t('hint.gofo_win', { pct: percent(hint.bet.win_chance), rivals: hint.bet.rivals }), ' · ',
+      hint.bet.to_call ? t('hint.gofo_odds', { pct: percent(hint.bet.pot_odds), call: hint.bet.to_call, pot: hint.bet.pot }) : t('hint.gofo_free')));
+  }
+  if (hint.discards && hint.discards.length) {
+    kids.push(h('table', { class: 'scores hint-discards', id: 'hint-discards' },
+      h('thead', {}, h('tr', {}, h('th', {}, t('hint.gofo_throw')), h('th', { class: 'num' }, t('hint.gofo_expected')), h('th', { class: 'num' }, t('hint.gofo_improve')))),
+      h('tbody', {}, hint.discards.slice(0, 5).map((d) => h('tr', { data: { cards: d.cards.join(',') } },
+        h('td', {}, d.cards.length ? d.cards.map(cardText).join(', ') : t('hint.stand_pat')),
+        h('td', { class: 'num' }, d.expected_value.toFixed(1)),
+        h('td', { class: 'num' }, percent(d.improve)))))));
+  }
+  return kids;
+}
+
+/**
+ * A dealt Gofo seat's hint: while the seat is to act, the move the strongest bot would make, the
+ * hand's value, the chance to win against the pot odds, each discard's expected value and chance
+ * to improve. `cardText(code)` names a card.
+ */
+export function gofoHints(id, seat, token, cardText) {
+  return hintBox({
+    url: `/v1/gofo/tables/${encodeURIComponent(id)}/seats/${seat}/hint`,
+    token,
+    shown: (view) => view.table.options.mode === 'dealt',
+    when: (view) => (view.hand && view.hand.to_act === seat && (view.hand.legal_actions || []).length ? String(view.version) : null),
+    waiting: 'hint.gofo_your_turn',
+    show: (data) => [h('h2', {}, t('hint.gofo_title')), gofoHintBody(data, cardText)],
+  });
 }
