@@ -63,10 +63,10 @@ LEVELS: dict[int, Level] = {
     2: Level(samples=6, noise=0.25, enter=0.6, raise_share=9.0, cut_share=9.0, call_margin=0.6),
     3: Level(samples=16, noise=0.15, enter=0.7, raise_share=2.4, cut_share=2.0, call_margin=0.8),
     4: Level(samples=30, noise=0.10, enter=0.8, raise_share=2.2, cut_share=1.8, call_margin=0.9),
-    5: Level(samples=50, noise=0.07, discard_samples=12, enter=0.85, raise_share=2.0, cut_share=1.7),
-    6: Level(samples=80, noise=0.04, discard_samples=20, enter=0.9, raise_share=1.9, cut_share=1.6),
-    7: Level(samples=120, noise=0.02, discard_samples=30, enter=0.9, raise_share=1.8, cut_share=1.5),
-    8: Level(samples=200, noise=0.0, discard_samples=40, enter=0.95, raise_share=1.8, cut_share=1.5),
+    5: Level(samples=60, noise=0.07, discard_samples=30, enter=0.85, raise_share=2.0, cut_share=1.7),
+    6: Level(samples=120, noise=0.04, discard_samples=60, enter=0.9, raise_share=1.9, cut_share=1.6),
+    7: Level(samples=200, noise=0.02, discard_samples=100, enter=0.9, raise_share=1.8, cut_share=1.5),
+    8: Level(samples=400, noise=0.0, discard_samples=150, enter=0.95, raise_share=1.8, cut_share=1.5),
 }
 
 
@@ -144,14 +144,9 @@ def _discard(seat_view: dict[str, Any], legal: dict[str, Any], rule: Level, rng:
     cards = list(legal.get("cards") or strength.my_cards(seat_view))
     most = legal["max"]
     if rule.discard_samples:
-        best, best_value = (), -1.0
-        for throw in strength.candidate_discards(cards):
-            if len(throw) > most:
-                continue
-            expected, _improve = strength.discard_outcomes(seat_view, throw, rule.discard_samples, rng)
-            if expected > best_value:
-                best, best_value = throw, expected
-        return best
+        options = [t for t in strength.candidate_discards(cards) if len(t) <= most]
+        outcomes = strength.discard_outcomes(seat_view, options, rule.discard_samples, rng)
+        return max(zip(options, outcomes), key=lambda pair: pair[1][0])[0]
     keep = set(strength.greedy_keep(cards))
     throw = sorted((c for c in cards if c not in keep), key=lambda c: (strength.value([c]), DECK.index(c)))
     return tuple(throw[:most])

@@ -58,12 +58,13 @@ def hint(seat_view: dict[str, Any], rng: random.Random) -> dict[str, Any]:
 def _discards(seat_view: dict[str, Any], legal: dict[str, Any], rng: random.Random) -> list[dict[str, Any]]:
     cards = list(legal.get("cards") or [])
     order = {c: i for i, c in enumerate(DECK)}
-    out = []
+    throws = []
     for mask in range(1 << len(cards)):
         throw = tuple(sorted((c for i, c in enumerate(cards) if mask >> i & 1), key=order.__getitem__))
-        if len(throw) > legal["max"]:
-            continue
-        expected, improve = strength.discard_outcomes(seat_view, throw, DISCARD_SAMPLES, rng)
-        out.append({"cards": list(throw), "expected_value": round(expected, 2), "improve": round(improve, 4)})
+        if len(throw) <= legal["max"]:
+            throws.append(throw)
+    outcomes = strength.discard_outcomes(seat_view, throws, DISCARD_SAMPLES, rng)
+    out = [{"cards": list(throw), "expected_value": round(expected, 2), "improve": round(improve, 4)}
+           for throw, (expected, improve) in zip(throws, outcomes)]
     out.sort(key=lambda d: (-d["expected_value"], len(d["cards"]), [order[c] for c in d["cards"]]))
     return out

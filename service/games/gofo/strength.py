@@ -187,29 +187,35 @@ def win_chance(view: dict[str, Any], samples: int, rng: random.Random, *, draws:
     return wins / samples if samples else 0.0
 
 
-def discard_outcomes(view: dict[str, Any], throw: Sequence[str], samples: int, rng: random.Random,
-                     draws: int | None = None) -> tuple[float, float]:
-    """Throwing ``throw`` now: the expected value of the hand after this draw and the later ones
-    (kept greedily, :func:`greedy_keep`), and the chance it ends above the value held now."""
+def discard_outcomes(view: dict[str, Any], throws: Sequence[Sequence[str]], samples: int, rng: random.Random,
+                     draws: int | None = None) -> list[tuple[float, float]]:
+    """For each set of cards to throw now (``throws``): the expected value of the hand after this
+    draw and the later ones (kept greedily, :func:`greedy_keep`), and the chance it ends above the
+    value held now.  Every option is weighed on the same ``samples`` sampled orders of the unseen
+    cards, so the options' differences are not sampling noise."""
     mine = my_cards(view)
-    kept = [c for c in mine if c not in throw]
     pool = unseen_cards(view)
     now = value(mine)
     later = max(0, (draws_left(view) if draws is None else draws) - 1)
-    if not throw:
-        if not later:
-            return float(now), 0.0
-    total = 0
-    better = 0
+    decks = []
     for _ in range(samples):
         deck = pool[:]
         rng.shuffle(deck)
-        cards = kept + deck[:len(throw)]
-        cards, _at = _finish(cards, deck, len(throw), later)
-        final = value(cards)
-        total += final
-        better += final > now
-    return total / samples, better / samples
+        decks.append(deck)
+    out = []
+    for throw in throws:
+        if not throw and not later:
+            out.append((float(now), 0.0))
+            continue
+        kept = [c for c in mine if c not in throw]
+        total = better = 0
+        for deck in decks:
+            cards, _at = _finish(kept + deck[:len(throw)], deck, len(throw), later)
+            final = value(cards)
+            total += final
+            better += final > now
+        out.append((total / samples, better / samples) if samples else (float(now), 0.0))
+    return out
 
 
 def candidate_discards(cards: Sequence[str]) -> list[tuple[str, ...]]:
