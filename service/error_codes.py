@@ -61,7 +61,7 @@ class ErrorCode(StrEnum):
     NO_DEADLINE = 'no_deadline', (('409 — Gops', ''),)
     NOBODY_LATE = 'nobody_late', (('409 — Gops', ''),)
     GAME_OVER = 'game_over', (('409 — Gops', ''),)
-    HINT_UNAVAILABLE = 'hint_unavailable', (('409 — Gops', 'a hint outside the commit phase, or for rules the solver does not cover'),)
+    HINT_UNAVAILABLE = 'hint_unavailable', (('409 — Gops', 'a hint outside the commit phase, or for rules the solver does not cover'), ('409 — Gofo', 'a hint for a seat that is not to act, or at a tabletop table'))
     MUST_ANSWER = 'must_answer', (('409 — Gofo', ''),)
     NOTHING_TO_ANSWER = 'nothing_to_answer', (('409 — Gofo', ''),)
     MUST_SHOW = 'must_show', (('409 — Gofo', ''),)

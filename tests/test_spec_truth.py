@@ -67,6 +67,7 @@ RULES_ACROSS_FIELDS = [
     # Bots of both games: against the seats the game has, and each seat once.
     ("invalid_bots", r"a bot on seat \d+, but the game has seats", None),
     ("invalid_bots", r"a seat is named twice in bots", None),
+    ("invalid_bots", r"a bot sits only at a dealt table", None),
 ]
 
 

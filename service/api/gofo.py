@@ -16,9 +16,9 @@ from typing import Any, Callable
 
 from flask.views import MethodView
 
-from service.games import gofo
+from service.games import entropy, gofo
 from service.errors import Forbidden, NotFound
-from service.games.gofo import referee
+from service.games.gofo import hint, referee
 from service.storage.store import Change, Record
 from service.api import common, idempotency, moves, names, views
 from service.api.gops_schemas import NameSchema
@@ -30,6 +30,7 @@ from service.api.gofo_schemas import (
     DiscardSchema,
     EnterSchema,
     GofoDeadlineAnswerSchema,
+    GofoHintSchema,
     GofoMoveAnswerSchema,
     GofoSeatViewSchema,
     GofoTableSchema,
@@ -253,6 +254,34 @@ class SeatView(MethodView):
         who = common.identify(record.doc["auth"], common.bearer_hash())
         _require_seat_or_tabletop_host(who, record, seat)
         return _view_answer(record, seat, GofoSeatViewSchema)
+
+
+HINT_EXAMPLE = {
+    "phase": "speaking", "cards": ["5o", "11o", "12o", "4c", "7e"], "value": 22, "discards": None,
+    "bet": {"to_call": 0, "pot": 8, "pot_odds": 0.0, "win_chance": 0.4125, "rivals": 3},
+    "suggestion": {"type": "corta", "amount": 4},
+}
+
+
+@blp.route("/<string:table_id>/seats/<seat:seat>/hint")
+class Hint(MethodView):
+    @blp.doc(operationId="getGofoHint", summary="The seat's odds: its hand's value, each discard's prospects, pot odds",
+             security=[{"bearerAuth": []}])
+    @blp.response(200, GofoHintSchema, example=HINT_EXAMPLE)
+    @common.error_responses(blp, "hint")
+    def get(self, table_id: str, seat: int):
+        """For the seat to act at a dealt table, from its own view only (the cards it has not seen
+        are sampled): the hand's value now; at a discard, every legal set of cards to throw with the
+        expected value after the draws and the chance to improve; where chips are at stake, the pot
+        odds and the estimated chance to win; and the move the strongest bot would make.  Estimates
+        are sampled, so two hints can differ slightly.  Not the seat's turn, or a tabletop table:
+        ``hint_unavailable`` (409)."""
+        record = common.fetched(KIND, table_id)
+        who = common.identify(record.doc["auth"], common.bearer_hash())
+        if not 0 <= seat < referee.seat_count(record.doc):
+            raise NotFound(f"this table has no seat {seat}", code="no_such_seat")
+        common.require_seat(who, seat)
+        return hint.hint(_view(record, seat), entropy.source())
 
 
 @blp.route("/<string:table_id>/ledger")

@@ -12,7 +12,7 @@ from marshmallow import fields, validate
 from service.games.gofo.cards import DECK
 from service.games.gofo.hand import MODES
 from service.games.gofo.rules import INAUGURATIONS
-from service.api.gops_schemas import VersionedSchema, names_field
+from service.api.gops_schemas import BotSchema, VersionedSchema, bots_field, names_field
 
 CARD = validate.OneOf(DECK, error="not a Gofo card (rank 3-7, 11 or 12, then suit o/c/e/b, e.g. 11e)")
 CARD_DOC = "A card: rank 3–7, 11 (caballo) or 12 (rey), then the suit o (oros), c (copas), e (espadas), b (bastos); e.g. 11e."
@@ -93,6 +93,7 @@ class CreateGofoTableSchema(ma.Schema):
         "deadline and the seat makes the move a silent player makes (no ver, pass, voy, decline, stand pat; "
         "a silent mano opens 1). None (default): no deadline."))
     names = names_field()
+    bots = bots_field()
 
 
 class OpenSchema(VersionedSchema):
@@ -329,6 +330,8 @@ class GofoTableSchema(ma.Schema):
     hand = fields.Nested(GofoHandSchema, allow_none=True, required=True)
     names = fields.List(fields.String(allow_none=True), required=True, **_doc(
         "Each seat's name, null when it has none (POST …/seats/{seat}/name sets one)."))
+    bots = fields.List(fields.Nested(BotSchema), required=True, **_doc(
+        "The seats the referee plays, and at what level, by seat (empty: every seat is a person's)."))
 
 
 class GofoSeatViewSchema(GofoTableSchema):
@@ -356,10 +359,41 @@ class GofoDeadlineAnswerSchema(GofoTableSchema, GofoMoveAnswerMixin):
     """The answer to an enforced deadline: the public view, who acts next, and the result of a hand it ended."""
 
 
+class GofoHintDiscardSchema(ma.Schema):
+    cards = fields.List(Card(), required=True, **_doc("The cards to throw (none: stand pat)."))
+    expected_value = fields.Float(required=True, **_doc(
+        "The hand's expected value at the canto after this discard and the later ones (each keeping its best suit)."))
+    improve = fields.Float(required=True, **_doc("The chance the hand ends worth more than it is now."))
+
+
+class GofoHintBetSchema(ma.Schema):
+    to_call = fields.Integer(required=True, **_doc("Chips the seat must put in to match the bet in force (0: none)."))
+    pot = fields.Integer(required=True, **_doc("Chips in the middle now."))
+    pot_odds = fields.Float(required=True, **_doc(
+        "to_call / (pot + to_call): the chance to win at which calling breaks even."))
+    win_chance = fields.Float(required=True, **_doc(
+        "The estimated chance that this hand ends best among the seats still able to win (sampled from the "
+        "cards this seat has not seen; when cutting is possible, as if it cut: one discard left)."))
+    rivals = fields.Integer(required=True, **_doc("Other seats still able to win the hand (in, or still to enter)."))
+
+
+class GofoHintSchema(ma.Schema):
+    phase = fields.String(required=True, **_doc("The hand's phase the hint is for."))
+    cards = fields.List(Card(), required=True, **_doc("The seat's cards it can see now."))
+    value = fields.Integer(allow_none=True, required=True, **_doc("The hand's value now (null until the seat sees five cards)."))
+    discards = fields.List(fields.Nested(GofoHintDiscardSchema), allow_none=True, required=True, **_doc(
+        "At a discard: every legal set of cards to throw, the best expected value first (null elsewhere)."))
+    bet = fields.Nested(GofoHintBetSchema, allow_none=True, required=True, **_doc(
+        "Where chips are at stake (entering, raising, speaking, answering a bet): the pot odds and the chance "
+        "to win (null elsewhere)."))
+    suggestion = fields.Dict(required=True, **_doc("The move the strongest bot (level 8) would make now."))
+
+
 class CreatedGofoTableSchema(ma.Schema):
     id = fields.String(required=True)
     host_token = fields.String(required=True, **_doc("Bearer token of the host (shown once). At a tabletop table it may act for any seat."))
-    seat_tokens = fields.List(fields.String(), required=True, **_doc("Bearer token of each seat (shown once)."))
+    seat_tokens = fields.List(fields.String(allow_none=True), required=True, **_doc(
+        "Bearer token of each seat (shown once); null for a seat the referee plays (a bot)."))
     table = fields.Nested(GofoTableSchema, required=True)
 
 
@@ -376,7 +410,7 @@ class GofoTranscriptEntrySchema(ma.Schema):
     timeout = fields.Boolean(**_doc("The referee moved this seat because its time ran out."))
     version = fields.Integer(required=True)
     at = fields.Float(required=True)
-    by = fields.String(required=True, **_doc("host, seat:N or referee."))
+    by = fields.String(required=True, **_doc("host, seat:N, bot:N (a seat the referee plays) or referee."))
     seat = fields.Integer(allow_none=True, required=True, **_doc("The seat the engine applied it for (null: chance)."))
     hand = fields.Integer(required=True)
     action = fields.Dict(required=True, **_doc("The action; a deck or reshuffle order is withheld (null) until the hand is over, then shows only the opened cards (see DealReveal)."))

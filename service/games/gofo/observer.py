@@ -214,7 +214,8 @@ def published(doc: dict[str, Any], number: int) -> dict[str, Any] | None:
 def record_view(doc: dict[str, Any], version: int, seat: int | None = None, table: Table | None = None) -> dict[str, Any]:
     """The view of a stored table: :func:`table_view` of its state, with its id and version, the turn
     clock, the hand's id and deck commitment, the last finished hand's published deal and the
-    first-dealer draw commitments (their decks only in the transcript).  ``table``: the
+    first-dealer draw commitments (their decks only in the transcript), and the seats the referee
+    plays (``bots``: ``[{"seat", "level"}]`` by seat, ``[]`` when none).  ``table``: the
     :class:`~service.games.gofo.table.Table` of ``doc["state"]`` when the caller has it (else loaded)."""
     if table is None:
         table = Table.from_dict(doc["state"])
@@ -222,6 +223,8 @@ def record_view(doc: dict[str, Any], version: int, seat: int | None = None, tabl
     data["id"] = doc["id"]
     data["version"] = version
     data["names"] = _names(doc)
+    data["bots"] = [{"seat": int(s), "level": level}
+                    for s, level in sorted((doc.get("bots") or {}).items(), key=lambda item: int(item[0]))]
     data["table"]["options"]["turn_seconds"] = doc.get("turn_seconds")
     current = doc["deals"].get(str(table.hand_number))
     if data["hand"] is not None:

@@ -21,8 +21,10 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+from service.errors import InvalidOptions
+from service.games import entropy
 from service.games.contract import Applied
-from service.games.gofo import chance, clock, observer
+from service.games.gofo import bot, chance, clock, observer
 from service.games.gofo.actions import Action, DealerDraw, action_to_dict
 from service.games.gofo.cards import RandomLike
 from service.games.gofo.rules import Mode, TableOptions
@@ -41,19 +43,46 @@ def entry(version: int, at: float, by: str, seat: int | None, hand: int, action:
 def create(table_id: str, options: dict[str, Any], at: float, rng: RandomLike | None = None,
            new_salt: Callable[[], str] | None = None) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """A new table's document (without ``auth``) and its first entries: the create entry, the
-    first-dealer draw (until a dealer is drawn) and the first hand's shuffle.  ``options``: the
-    table options and ``turn_seconds``; refused with ``InvalidOptions`` (:class:`TableOptions`)."""
+    first-dealer draw (until a dealer is drawn), the first hand's shuffle and the moves of the bots
+    to act before a person (:func:`_bot_moves`).  ``options``: the table options, ``turn_seconds``
+    and ``bots`` (:func:`check_bots`); refused with ``InvalidOptions`` (:class:`TableOptions`)."""
     body = dict(options)
     turn_seconds = body.pop("turn_seconds", None)
+    listed = body.pop("bots", None) or []
     options = TableOptions.from_dict({k: v for k, v in body.items() if v is not None})
+    bots = check_bots(listed, options)
     doc: dict[str, Any] = {"kind": KIND, "id": table_id, "deals": {}, "draws": [], "results": [],
-                           "turn_seconds": turn_seconds, "turn_since": at,
+                           "turn_seconds": turn_seconds, "turn_since": at, "bots": bots,
                            "created_at": at, "updated_at": at}
-    entries = [entry(1, at, "host", None, 0, {"type": "create", "options": options.to_dict()})]
+    made: dict[str, Any] = {"type": "create", "options": options.to_dict()}
+    if bots:
+        made["bots"] = [{"seat": int(seat), "level": level} for seat, level in bots.items()]
+    entries = [entry(1, at, "host", None, 0, made)]
     table = Table.new(options)
     _supply_chance(table, doc, 1, at, entries, rng, new_salt)
     doc["state"] = table.to_dict()
+    if bots:
+        _bot_moves(doc, table, 1, at, entries, rng, new_salt)
+        doc["state"] = table.to_dict()
     return doc, entries
+
+
+def check_bots(bots: list[dict[str, int]], options: TableOptions) -> dict[str, int]:
+    """The create request's ``bots`` (``[{"seat", "level"}]``) as the document keeps them,
+    ``{"<seat>": level}`` in seat order; ``invalid_bots`` for a seat the table lacks, a seat named
+    twice, or any bot at a tabletop table (the referee sees no card there to decide from)."""
+    if not bots:
+        return {}
+    if options.mode is Mode.TABLETOP:
+        raise InvalidOptions("a bot sits only at a dealt table (at a tabletop table the cards are real)",
+                             code="invalid_bots")
+    seats = [b["seat"] for b in bots]
+    if any(seat >= options.seats for seat in seats):
+        raise InvalidOptions(f"a bot on seat {max(seats)}, but the game has seats 0 to {options.seats - 1}",
+                             code="invalid_bots")
+    if len(set(seats)) != len(seats):
+        raise InvalidOptions("a seat is named twice in bots", code="invalid_bots")
+    return {str(b["seat"]): b["level"] for b in sorted(bots, key=lambda b: b["seat"])}
 
 
 def play(doc: dict[str, Any], version: int, who: str, at: float, seat: int | None, action: Action,
@@ -70,30 +99,79 @@ def enforce(doc: dict[str, Any], version: int, who: str, at: float, state: Table
             rng: RandomLike | None = None, new_salt: Callable[[], str] | None = None) -> Applied:
     """The move silence makes for the seat to act once its turn deadline has passed
     (:func:`service.games.gofo.clock.timeout_move`), entered as the referee's (whoever asked,
-    ``who``), marked ``timeout``."""
+    ``who``), marked ``timeout``; then the bots' moves it made due.
+
+    A bot to act is never late: it waits only at a table whose every seat is a bot, between two of
+    its hands (:func:`_bot_moves`), and then asking plays its next hand at once, deadline or not."""
     table = load(doc) if state is None else state
+    seat = table.to_act()
+    if seat is not None and str(seat) in doc.get("bots", {}):
+        new = _next_doc(doc, table.hand_number)
+        version += 1
+        entries: list[dict[str, Any]] = []
+        _bot_moves(new, table, version, at, entries, rng, new_salt)
+        new.update(state=table.to_dict(), updated_at=at)
+        return Applied(new, entries, False, table)
     seat, action = clock.timeout_move(table, clock.turn_deadline(doc), at)
     return _apply(doc, table, version, "referee", at, seat, action, rng, new_salt, timeout=True)
 
 
 def _apply(doc: dict[str, Any], table: Table, version: int, who: str, at: float, seat: int, action: Action,
            rng: RandomLike | None, new_salt: Callable[[], str] | None, timeout: bool = False) -> Applied:
-    number, before = table.hand_number, clock.turn_marker(table)
-    table.apply(action, seat=seat)  # checked first: an illegal move raises here, before anything changes
     version += 1
-    move = entry(version, at, who, seat, number, action)
-    if timeout:
-        move["timeout"] = True
-    entries = [move]
-    new = _next_doc(doc, number)
-    _supply_chance(table, new, version, at, entries, rng, new_salt)  # may finish the hand (a reshuffle, then the canto)
-    if table.hand_number != number and table.last_result is not None:
-        new["results"].append(observer._copy(table.last_result))
-        new["hand_ended_at"] = version  # this move ended the hand: its answer carries the result
-    if clock.restarts_clock(action, before, clock.turn_marker(table)):
-        new["turn_since"] = at  # the clock of the seat to act restarts with every move
+    new = _next_doc(doc, table.hand_number)
+    entries: list[dict[str, Any]] = []
+    _move(new, table, version, at, who, seat, action, entries, rng, new_salt, timeout)
+    _bot_moves(new, table, version, at, entries, rng, new_salt)
     new.update(state=table.to_dict(), updated_at=at)
     return Applied(new, entries, False, table)
+
+
+def _move(doc: dict[str, Any], table: Table, version: int, at: float, by: str, seat: int, action: Action,
+          entries: list[dict[str, Any]], rng: RandomLike | None, new_salt: Callable[[], str] | None,
+          timeout: bool = False) -> None:
+    """Apply one seat's move and the chance it calls for to ``table`` and to ``doc`` (its own copy,
+    changed in place: the results, the hand that ended, the turn clock); its entries go to ``entries``."""
+    number, before = table.hand_number, clock.turn_marker(table)
+    table.apply(action, seat=seat)  # checked first: an illegal move raises here, before anything changes
+    move = entry(version, at, by, seat, number, action)
+    if timeout:
+        move["timeout"] = True
+    entries.append(move)
+    _supply_chance(table, doc, version, at, entries, rng, new_salt)  # may finish the hand (a reshuffle, then the canto)
+    if table.hand_number != number and table.last_result is not None:
+        doc["results"].append(observer._copy(table.last_result))
+        doc["hand_ended_at"] = version  # this move ended the hand: its answer carries the result
+    if clock.restarts_clock(action, before, clock.turn_marker(table)):
+        doc["turn_since"] = at  # the clock of the seat to act restarts with every move
+
+
+#: A bound on the bots' moves in one request; the bots' own rule stops them long before it
+#: (:func:`_bot_moves`): a bot left to act waits for the next request (``enforce`` plays it).
+MAX_BOT_MOVES = 2000
+
+
+def _bot_moves(doc: dict[str, Any], table: Table, version: int, at: float, entries: list[dict[str, Any]],
+               rng: RandomLike | None, new_salt: Callable[[], str] | None) -> None:
+    """While the seat to act is a bot (``doc["bots"]``), it moves: it decides from exactly the view
+    a client of that seat gets (:func:`service.games.gofo.observer.record_view`, its legal actions
+    included) and a random source (``rng``, else :func:`service.games.entropy.source`), and its move is
+    applied like any seat's (:func:`_move`), made ``by`` ``"bot:<seat>"`` at ``version`` (the version
+    of the request that made it due).  It stops when a person must act, and at a table whose every
+    seat is a bot once the hand in progress has ended (a table of bots plays one hand a request)."""
+    bots = doc.get("bots") or {}
+    if not bots:
+        return
+    everyone = len(bots) == table.n
+    start = table.hand_number
+    source = rng if rng is not None else entropy.source()
+    for _ in range(MAX_BOT_MOVES):
+        seat = table.to_act()
+        if seat is None or str(seat) not in bots or (everyone and table.hand_number != start):
+            return
+        seen = observer.record_view(doc, version, seat, table)
+        action = bot.act(seen, bots[str(seat)], source)
+        _move(doc, table, version, at, f"bot:{seat}", seat, action, entries, rng, new_salt)
 
 
 def _next_doc(doc: dict[str, Any], number: int) -> dict[str, Any]:

@@ -36,7 +36,7 @@ from service.games.gofo.verify_decks import (
     reshuffle_order,
     shuffle_order,
 )
-from service.games.gofo.verify_entries import check_entries, entry_name, is_chance
+from service.games.gofo.verify_entries import bot_seats, check_entries, entry_name, is_chance
 from service.games.gofo.verify_unseen import Unseen
 from service.games.verification import (
     Report,
@@ -99,7 +99,8 @@ def verify_gofo(transcript: dict[str, Any], deck_commitments: dict[int, str] | N
                        f"hand 1 (by {first.get('by')!r}, seat {first.get('seat')!r}, hand {first.get('hand')!r})")
 
     # ---- every entry's shape, version order, time order and author
-    shaped = check_entries(report, entries, seats, mode, top_version)
+    bots = bot_seats(report, first, seats, mode)
+    shaped = check_entries(report, entries, seats, mode, top_version, bots)
 
     # ---- the revealed decks, on their own
     deals = check_deals(report, tid, transcript.get("deals"), finished, mode, given)

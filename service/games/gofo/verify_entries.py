@@ -1,6 +1,7 @@
 """The entries of a Gofo transcript, one by one: how a problem names an entry (:func:`entry_name`), which
-entries are the referee's chance (:func:`is_chance`), each entry's shape, version and time order
-(:func:`check_entries`) and who may have made it (:func:`check_author`)."""
+entries are the referee's chance (:func:`is_chance`), the seats the referee plays (:func:`bot_seats`),
+each entry's shape, version and time order (:func:`check_entries`) and who may have made it
+(:func:`check_author`)."""
 
 from __future__ import annotations
 
@@ -33,11 +34,35 @@ def is_chance(kind: str, mode: str) -> bool:
     return kind in ("dealer_draw", "shuffle") or (kind == "reshuffle" and mode != Mode.TABLETOP)
 
 
-def check_author(report: Report, where: str, entry: dict[str, Any], seats: int, mode: str) -> None:
+def bot_seats(report: Report, first: dict[str, Any], seats: int, mode: str) -> set[int]:
+    """The seats the create entry says the referee plays (its action's ``bots``: ``[{"seat",
+    "level"}]``; absent: none; never at a tabletop table)."""
+    listed = first["action"].get("bots", [])
+    shaped = isinstance(listed, list) and all(
+        isinstance(b, dict) and _is_int(b.get("seat")) and 0 <= b["seat"] < seats
+        and _is_int(b.get("level")) and 1 <= b["level"] <= 8 for b in listed)
+    if not shaped or len({b["seat"] for b in listed}) != len(listed):
+        report.problem(f"{entry_name(1, first)}: bots {listed!r} is not a list of distinct seats of this table, "
+                       "each with a level 1 to 8")
+        return set()
+    if listed and mode == Mode.TABLETOP:
+        report.problem(f"{entry_name(1, first)}: bots at a tabletop table; the referee plays seats only at a dealt table")
+    return {b["seat"] for b in listed}
+
+
+def is_bot_move(entry: dict[str, Any], bots: set[int]) -> bool:
+    """Is the entry a move the referee made for a seat it plays (``by`` ``bot:<seat>``)?"""
+    seat = entry.get("seat")
+    return _is_int(seat) and seat in bots and entry.get("by") == f"bot:{seat}" and entry.get("timeout") is None
+
+
+def check_author(report: Report, where: str, entry: dict[str, Any], seats: int, mode: str,
+                 bots: set[int] = frozenset()) -> None:
     """Who made the entry (``by``) and for which seat the engine applied it (``seat``).
 
     A seat's move is made by that seat, by the host at a tabletop table, or by the referee when the
-    seat's time ran out (``timeout: true``; the move itself is checked in the replay)."""
+    seat's time ran out (``timeout: true``; the move itself is checked in the replay).  A seat the
+    referee plays (``bots``) moves only as ``bot:<seat>``, and only such a seat does."""
     by, seat, kind = entry.get("by"), entry.get("seat"), entry["action"]["type"]
     timeout = entry.get("timeout", False)
     if kind == "create":
@@ -60,6 +85,14 @@ def check_author(report: Report, where: str, entry: dict[str, Any], seats: int, 
         return
     if timeout is not False:
         report.problem(f"{where}: timeout is {timeout!r}, not true or absent")
+    if seat in bots:
+        if by != f"bot:{seat}":
+            report.problem(f"{where}: made by {by!r}, but seat {seat} is played by the referee (a bot): its "
+                           f"{kind} can only be made by 'bot:{seat}'")
+        return
+    if by == f"bot:{seat}":
+        report.problem(f"{where}: made by {by!r}, but the create entry does not list seat {seat} among the bots")
+        return
     if by == f"seat:{seat}":
         return
     if by == "host":
@@ -74,9 +107,10 @@ def check_author(report: Report, where: str, entry: dict[str, Any], seats: int, 
 
 
 def check_entries(report: Report, entries: list[Any], seats: int, mode: str,
-                  top_version: Any) -> list[tuple[int, dict[str, Any]]]:
+                  top_version: Any, bots: set[int] = frozenset()) -> list[tuple[int, dict[str, Any]]]:
     """Every entry's shape, version order, time order and author (:func:`check_author`); returns the
-    well-formed entries with their 1-based index, for the replay."""
+    well-formed entries with their 1-based index, for the replay.  Like chance, a bot's move shares
+    the version of the request that made it due (or, the first of a request, has one of its own)."""
     shaped: list[tuple[int, dict[str, Any]]] = []
     previous_version, previous_at = 0, None
     for index, entry in enumerate(entries, 1):
@@ -97,15 +131,16 @@ def check_entries(report: Report, entries: list[Any], seats: int, mode: str,
             continue
         version, at, kind = entry["version"], entry["at"], entry["action"]["type"]
         chance = is_chance(kind, mode)
+        shares = chance or is_bot_move(entry, bots)  # made in the request of the entry before it
         if index == 1 and version != 1:
             report.problem(f"{where}: the first entry must be version 1")
         if version < previous_version:
             report.problem(f"{where}: version {version} comes after version {previous_version} "
                            "(entries are out of order)")
-        elif version == previous_version and not chance:
+        elif version == previous_version and not shares:
             report.problem(
                 f"{where}: repeats version {version}; only the referee's chance (draw, shuffle, reshuffle) "
-                "shares the version of the request that needed it (an entry was duplicated)")
+                "and a bot's move share the version of the request that needed it (an entry was duplicated)")
         elif version > previous_version and chance and index > 1:
             report.problem(
                 f"{where}: the referee's {kind} has a version of its own ({version}); chance is supplied in the "
@@ -116,7 +151,7 @@ def check_entries(report: Report, entries: list[Any], seats: int, mode: str,
         if index > 1 and kind == "create":
             report.problem(f"{where}: a second create entry")
         elif index > 1:
-            check_author(report, where, entry, seats, mode)
+            check_author(report, where, entry, seats, mode, bots)
         previous_version, previous_at = version, at
         shaped.append((index, entry))
     _check_version_coverage(report, shaped, top_version)

@@ -1,0 +1,141 @@
+"""``python -m bench.bots_gofo [--deals N] [--seats 4] [--front 30]`` – how strong each Gofo bot level is.
+
+Engine only (no service, no store): one hand at a time on :class:`service.games.gofo.hand.HandState`,
+every seat starting with ``--front`` chips, the dealer at seat 0.  Two kinds of seat share a table,
+alternating (A, B, A, B…): a bot level against the level below it, and each level against a seat
+that always calls (enters seen, answers every bet with ver, never raises or cuts, opens the
+minimum, keeps its best suit at a discard).
+
+**Duplicate deals.**  Each deal (a deck order, and the orders of any reshuffles, all from the
+deal's seed) is played once per rotation of the seats, so every seat position holds every card
+for both sides; a deal's figure is side A's mean chips won per seat per hand over its rotations.
+The figure reported is the mean over deals with a 95 % interval (1.96 standard errors); Gofo is
+zero-sum, so side B's is its negation.  The bots decide from the seat's view
+(:func:`service.games.gofo.observer.hand_view`) and their own seeded ``random.Random``.
+
+Also the time of one bot decision (:func:`service.games.gofo.bot.act`), median and p99 by
+level, over every decision made in the run.  Writes ``bench/results/bots_gofo.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import random
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+from service.games.gofo import bot, observer, strength
+from service.games.gofo.actions import Action, Discard, Enter, Look, Open, Pass, Ver, Voy
+from service.games.gofo.cards import DECK
+from service.games.gofo.chance import chance_action
+from service.games.gofo.hand import HandState, Shuffle
+
+RESULTS = Path(__file__).resolve().parent / "results"
+Policy = Callable[[dict[str, Any], random.Random], Action]
+TIMES: dict[str, list[float]] = {}
+
+
+def level_policy(level: int) -> Policy:
+    def decide(view: dict[str, Any], rng: random.Random) -> Action:
+        start = time.perf_counter()
+        action = bot.act(view, level, rng)
+        TIMES.setdefault(str(level), []).append(time.perf_counter() - start)
+        return action
+    return decide
+
+
+def caller(view: dict[str, Any], rng: random.Random) -> Action:
+    """Always calls: never folds, never raises or cuts."""
+    legal = {a["type"]: a for a in view["hand"]["legal_actions"]}
+    if "open" in legal:
+        return Open(legal["open"]["min"])
+    if "enter" in legal:
+        return Enter(blind=False)
+    if "ver" in legal:
+        return Ver()
+    if "pass" in legal:
+        return Pass()
+    if "voy" in legal:
+        return Voy()
+    if "discard" in legal:
+        cards = list(legal["discard"]["cards"])
+        keep = set(strength.greedy_keep(cards))
+        return Discard(tuple(c for c in cards if c not in keep)[:legal["discard"]["max"]])
+    return Look()
+
+
+def play_hand(seed: int, policies: list[Policy], front: int, rngs: list[random.Random]) -> list[int]:
+    """One hand dealt from ``seed``; each seat's net chips."""
+    n = len(policies)
+    hand = HandState.new("dealt", 0, [front] * n)
+    hand.apply(Shuffle(tuple(random.Random(seed).sample(DECK, len(DECK)))))
+    reshuffles = 0
+    while not hand.is_over():
+        seat = hand.to_act()
+        if seat is None:
+            reshuffles += 1
+            hand.apply(chance_action(hand.chance_request(), random.Random(seed * 100 + reshuffles)))
+            continue
+        view = {"hand": observer.hand_view(hand, seat), "table": {}}
+        hand.apply(policies[seat](view, rngs[seat]), seat=seat)
+    return list(hand.result["net"])
+
+
+def duplicate(a: Policy, b: Policy, deals: int, seats: int, front: int, seed: int) -> dict[str, Any]:
+    """Side A's chips per seat per hand against side B, over ``deals`` duplicate deals."""
+    figures = []
+    for deal in range(deals):
+        total = 0.0
+        for shift in range(seats):
+            policies = [a if (s + shift) % 2 == 0 else b for s in range(seats)]
+            rngs = [random.Random(seed * 7919 + deal * 31 + s) for s in range(seats)]
+            net = play_hand(seed * 100_003 + deal, policies, front, rngs)
+            mine = [net[s] for s in range(seats) if (s + shift) % 2 == 0]
+            total += sum(mine) / len(mine)
+        figures.append(total / seats)
+    mean = statistics.fmean(figures)
+    half = 1.96 * statistics.stdev(figures) / math.sqrt(len(figures)) if len(figures) > 1 else float("nan")
+    return {"chips_per_hand": round(mean, 3), "ci95": [round(mean - half, 3), round(mean + half, 3)],
+            "deals": deals, "hands": deals * seats}
+
+
+def main(argv: list[str] | None = None) -> dict[str, Any]:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--deals", type=int, default=150, help="duplicate deals per pairing (each played once per seat rotation)")
+    parser.add_argument("--seats", type=int, default=4, help="seats at the table (even: the two sides alternate)")
+    parser.add_argument("--front", type=int, default=30, help="every seat's chips in front at the start of a hand")
+    parser.add_argument("--levels", type=int, nargs="*", default=list(range(1, 9)))
+    parser.add_argument("--seed", type=int, default=27)
+    parser.add_argument("--out", type=Path, default=RESULTS / "bots_gofo.json")
+    args = parser.parse_args(argv)
+    started = time.perf_counter()
+    pairs, against_caller = {}, {}
+    for level in args.levels:
+        if level > 1 and level - 1 in args.levels:
+            pairs[f"{level} vs {level - 1}"] = duplicate(level_policy(level), level_policy(level - 1),
+                                                         args.deals, args.seats, args.front, args.seed + level)
+            print(f"{level} vs {level - 1}: {pairs[f'{level} vs {level - 1}']}", flush=True)
+        against_caller[str(level)] = duplicate(level_policy(level), caller, args.deals, args.seats, args.front,
+                                               args.seed + 100 + level)
+        print(f"{level} vs caller: {against_caller[str(level)]}", flush=True)
+    speed = {level: {"decisions": len(t), "median_ms": round(1000 * statistics.median(t), 3),
+                     "p99_ms": round(1000 * sorted(t)[min(len(t) - 1, int(0.99 * len(t)))], 3)}
+             for level, t in sorted(TIMES.items(), key=lambda kv: int(kv[0]))}
+    given = sys.argv[1:] if argv is None else argv
+    result = {"command": " ".join(["python -m bench.bots_gofo", *given]),
+              "seats": args.seats, "front": args.front, "deals": args.deals, "seed": args.seed,
+              "level_vs_level_below": pairs, "level_vs_caller": against_caller,
+              "decision_time": speed, "seconds": round(time.perf_counter() - started, 1)}
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(result, indent=2) + "\n")
+    print(json.dumps(speed, indent=2))
+    return result
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,70 @@
+"""What a good player would weigh now, for a Gofo seat: :func:`hint`, from the seat's view alone.
+
+The estimates are the strongest bot's (:mod:`service.games.gofo.strength`, level 8 of
+:mod:`service.games.gofo.bot`), sampled from the cards the seat has not seen; ``suggestion`` is the
+move that bot would make with the same ``rng``.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from service.errors import IllegalAction
+from service.games.gofo import bot, strength
+from service.games.gofo.actions import action_to_dict
+from service.games.gofo.cards import DECK
+
+#: Deals sampled for the chance to win, and per discard for its expected value.
+WIN_SAMPLES = 400
+DISCARD_SAMPLES = 200
+_BETS = ("enter", "raise", "refiche", "ver", "corta")
+
+
+def hint(seat_view: dict[str, Any], rng: random.Random) -> dict[str, Any]:
+    """For the seat to act: ``value`` (its hand's value now, ``null`` until it sees five cards),
+    ``discards`` (at a discard: every legal set of cards to throw with its ``expected_value`` after the
+    draws and its ``improve`` chance, best first), ``bet`` (where chips are at stake: ``to_call``,
+    ``pot``, ``pot_odds`` — what calling costs over the pot after calling — and ``win_chance``) and
+    ``suggestion`` (the level-8 bot's move).  Anywhere else: ``IllegalAction`` ``hint_unavailable``."""
+    hand = seat_view.get("hand")
+    legal = {a["type"]: a for a in (hand or {}).get("legal_actions") or []}
+    if hand is None or hand.get("to_act") != hand.get("seat") or not (legal.keys() - {"look", "muck", "declare"}) \
+            or hand.get("mode") != "dealt":
+        raise IllegalAction("a hint is given to the seat to act in a hand dealt by the referee",
+                            code="hint_unavailable")
+    mine = strength.my_cards(seat_view)
+    answer: dict[str, Any] = {
+        "phase": hand["phase"], "cards": mine,
+        "value": strength.value(mine) if len(mine) == 5 else None,
+        "discards": None, "bet": None,
+    }
+    if "discard" in legal:
+        answer["discards"] = _discards(seat_view, legal["discard"], rng)
+    if legal.keys() & set(_BETS):
+        cost = strength.to_call(seat_view)
+        pot = strength.pot(seat_view)
+        draws = 1 if "corta" in legal else None  # cutting leaves one discard
+        answer["bet"] = {
+            "to_call": cost, "pot": pot,
+            "pot_odds": round(cost / (pot + cost), 4) if cost else 0.0,
+            "win_chance": round(strength.win_chance(seat_view, WIN_SAMPLES, rng, draws=draws), 4),
+            "rivals": len(strength.rivals(seat_view)),
+        }
+    answer["suggestion"] = action_to_dict(bot.act(seat_view, 8, rng))
+    return answer
+
+
+def _discards(seat_view: dict[str, Any], legal: dict[str, Any], rng: random.Random) -> list[dict[str, Any]]:
+    cards = list(legal.get("cards") or [])
+    order = {c: i for i, c in enumerate(DECK)}
+    throws = []
+    for mask in range(1 << len(cards)):
+        throw = tuple(sorted((c for i, c in enumerate(cards) if mask >> i & 1), key=order.__getitem__))
+        if len(throw) <= legal["max"]:
+            throws.append(throw)
+    outcomes = strength.discard_outcomes(seat_view, throws, DISCARD_SAMPLES, rng)
+    out = [{"cards": list(throw), "expected_value": round(expected, 2), "improve": round(improve, 4)}
+           for throw, (expected, improve) in zip(throws, outcomes)]
+    out.sort(key=lambda d: (-d["expected_value"], len(d["cards"]), [order[c] for c in d["cards"]]))
+    return out

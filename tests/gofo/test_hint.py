@@ -1,0 +1,104 @@
+"""The Gofo hint: from the seat's view alone, the hand's value, every legal discard's prospects
+(checked against an exact count over the unseen cards) and the pot odds."""
+
+from __future__ import annotations
+
+import itertools
+import random
+
+import pytest
+
+from service.errors import IllegalAction
+from service.games import entropy
+from service.games.gofo import observer, referee, strength
+from service.games.gofo.hint import hint
+from service.games.gofo.value import hand_value
+
+AT = 1_000.0
+
+
+def _table_at(phase: str, seed: int, final: bool = False):
+    """A 3-seat table played by level-5 bots for seats 1 and 2 and a scripted seat 0 until seat 0
+    is to act in ``phase`` (``final``: the last discard, after a corte)."""
+    from service.games.gofo import bot
+    with entropy.seeded(seed):
+        doc, _ = referee.create("hint", {"seats": 3}, AT)
+    table = referee.load(doc)
+    rng = random.Random(seed)
+    for _ in range(200):
+        seat = table.to_act()
+        if seat is None:
+            return None
+        view = observer.record_view(doc, 1, seat, table)
+        hand = view["hand"]
+        if seat == 0 and hand["phase"] == phase and (not final or hand["final_discard"]):
+            return doc, table, view
+        legal = {a["type"] for a in hand["legal_actions"]}
+        if seat == 0 and "corta" in legal and final:
+            move = bot.Corta(1)
+        elif seat == 0 and "decline" in legal:
+            move = bot.Enter(blind=False)
+        elif "no_ver" in legal:
+            move = bot.Ver()
+        else:
+            move = bot.act(view, 5, rng)
+        if table.hand_number > 1:
+            return None
+        table.apply(move, seat=seat)
+    return None
+
+
+def _find(phase: str, final: bool = False):
+    for seed in range(50):
+        found = _table_at(phase, seed, final)
+        if found is not None:
+            return found
+    raise AssertionError(f"no table reached {phase}")
+
+
+def test_every_discard_of_the_last_draw_matches_an_exact_count():
+    """At the last discard, throwing k cards and drawing k of the unseen cards: the expected value
+    and the chance to improve, counted exactly over every draw, within sampling error."""
+    _, _, view = _find("discard", final=True)
+    answer = hint(view, random.Random(1))
+    mine = view["hand"]["my_cards"]
+    assert answer["value"] == hand_value(mine)
+    legal = next(a for a in view["hand"]["legal_actions"] if a["type"] == "discard")
+    assert len(answer["discards"]) == sum(1 for k in range(legal["max"] + 1) for _ in itertools.combinations(mine, k))
+    values = [d["expected_value"] for d in answer["discards"]]
+    assert values == sorted(values, reverse=True)
+    unseen = [c for c in strength.unseen_cards(view)]
+    assert not set(unseen) & set(mine)
+    for option in answer["discards"]:
+        throw = option["cards"]
+        kept = [c for c in mine if c not in throw]
+        draws = list(itertools.combinations(unseen, len(throw)))
+        finals = [hand_value(kept + list(d)) for d in draws]
+        exact = sum(finals) / len(finals)
+        improve = sum(f > answer["value"] for f in finals) / len(finals)
+        assert abs(option["expected_value"] - exact) < 1.0, (throw, option, exact)
+        assert abs(option["improve"] - improve) < 0.12, (throw, option, improve)
+    stand = next(d for d in answer["discards"] if d["cards"] == [])
+    assert stand == {"cards": [], "expected_value": float(answer["value"]), "improve": 0.0}
+
+
+def test_a_bet_hint_gives_the_pot_odds():
+    _, _, view = _find("betting")
+    answer = hint(view, random.Random(2))
+    bet = answer["bet"]
+    hand = view["hand"]
+    me = hand["seat"]
+    assert bet["to_call"] == min(hand["resto"][me], hand["bet"]["level"] - hand["committed"][me]) > 0
+    assert bet["pot"] == sum(hand["committed"])
+    assert bet["pot_odds"] == pytest.approx(bet["to_call"] / (bet["pot"] + bet["to_call"]), abs=1e-4)
+    assert 0.0 <= bet["win_chance"] <= 1.0 and bet["rivals"] >= 1
+    assert answer["suggestion"]["type"] in ("ver", "no_ver")
+
+
+def test_no_hint_for_a_seat_not_to_act():
+    doc, table, view = _find("speaking")
+    other = observer.record_view(doc, 1, 1, table)
+    with pytest.raises(IllegalAction) as caught:
+        hint(other, random.Random(0))
+    assert caught.value.code == "hint_unavailable"
+    assert hint(view, random.Random(0))["bet"]["to_call"] == 0
