@@ -20,6 +20,7 @@ from test_play import (  # noqa: F401 - fixtures: browser (table.local), origin,
     phone,
     rank,
     readable,
+    ready,
     shot,
 )
 from test_play_small_screens import Screens
@@ -282,7 +283,12 @@ def test_the_new_screens_fit_a_360_px_phone(phone, origin, live_server):
         "profile": "classic", "options": {"ranks": 13}, "bots": [{"seat": 1, "level": 1}]}, timeout=10).json()
     url = f"{origin}/play#gops={unnamed['id']}&seat=0&t={unnamed['seat_tokens'][0]}"
     screens.check("referee-seat-unnamed", url, "() => document.querySelector(\"#name-form[data-named='no']\") && document.querySelector('#hint-mix li')")
-    screens.assert_fit(["referee-new", "gops-new-names", "gofo-new-names", "referee-seat-hint", "referee-seat-unnamed"])
+    table = requests.post(f"{live_server}/v1/gofo/tables", json={
+        "seats": 4, "caja": 100, "refill": 10, "initial_front": 30,
+        "bots": [{"seat": 1, "level": 5}, {"seat": 2, "level": 8}, {"seat": 3, "level": 2}]}, timeout=10).json()
+    url = f"{origin}/play#gofo={table['id']}&seat=0&t={table['seat_tokens'][0]}"
+    screens.check("gofo-seat-bots-hint", url, "() => document.querySelector('#hint-move, #hint-unavailable') && document.body.dataset.busy !== 'yes'")
+    screens.assert_fit(["referee-new", "gops-new-names", "gofo-new-names", "referee-seat-hint", "referee-seat-unnamed", "gofo-seat-bots-hint"])
 
 
 def test_names_at_a_gofo_table(phone, origin, live_server):
@@ -311,3 +317,78 @@ def test_names_at_a_gofo_table(phone, origin, live_server):
     host.wait_for_function("() => document.getElementById('seats') && document.getElementById('seats').textContent.includes('Ramón')")
     assert requests.get(f"{live_server}/v1/gofo/tables/{table_id}", timeout=10).json()["names"] == [None, "Tía Marta", "Ramón"]
     clean(host, seat)
+
+
+def test_a_dealt_gofo_table_filled_with_the_referees_bots(phone, origin, live_server):
+    """One player and two of the referee's bots at a dealt table, the hint on: the hand played to its end."""
+    page = phone(locale="es-ES")
+    page.goto(f"{origin}/play")
+    page.evaluate("localStorage.setItem('referee:hints', 'on')")
+    page.click("#new-gofo")
+    page.select_option("#f-mode", "tabletop")
+    assert page.locator("#bots").is_hidden()  # real cards: the referee cannot play a seat
+    page.select_option("#f-mode", "dealt")
+    page.fill("#f-seats", "3")
+    page.dispatch_event("#f-seats", "input")
+    assert page.eval_on_selector_all("#f-bot_seats option", "els => els.map(e => e.textContent)") == \
+        ["Ninguno: todos son jugadores", "Los 1 últimos", "Los 2 últimos"]
+    page.select_option("#f-bot_seats", "2")
+    page.select_option("#f-bot_level", "8")
+    page.fill("#f-caja", "100")
+    page.fill("#f-refill", "10")
+    page.fill("#f-initial_front", "30")
+    page.click("#gofo-create-go")
+    # One player: straight to that seat.
+    page.wait_for_function("() => document.body.dataset.page === 'gofo-seat' && document.body.dataset.version")
+    where = fragment(page)
+    assert where["seat"] == "0"
+    base = f"{live_server}/v1/gofo/tables/{where['gofo']}"
+    view = requests.get(f"{base}/seats/0", headers=bearer(where["t"]), timeout=10).json()
+    assert view["bots"] == [{"seat": 1, "level": 8}, {"seat": 2, "level": 8}]
+    rows = page.eval_on_selector_all("#seats tbody th", "els => els.map(e => e.firstChild.textContent)")
+    assert rows == ["Puesto 1", BOT["es"].format(8), BOT["es"].format(8)]
+    hinted = set()
+    for _ in range(60):
+        view = requests.get(f"{base}/seats/0", headers=bearer(where["t"]), timeout=10).json()
+        if view["table"]["hand_number"] > 1:
+            break
+        hand = view["hand"]
+        assert hand["to_act"] == 0, hand  # the bots have answered in the same request: a person must act
+        ready(page, view["version"], 0)
+        actions = page.eval_on_selector_all("#actions [data-action]", "els => els.map(e => e.dataset.action)")
+        page.wait_for_selector("#hint-move, #hint-unavailable")
+        if page.locator("#hint-move").count():
+            legal = {a["type"] for a in hand["legal_actions"]}
+            assert page.get_attribute("#hint-move", "data-move") in legal
+            assert page.inner_text("#hint-move").startswith("Sugerencia: ")
+            if hand["phase"] == "discard":
+                assert page.locator("#hint-discards tbody tr").count() >= 1
+            hinted.add(hand["phase"])
+        if "open" in actions:
+            page.fill("#amount-open", "2")
+            page.click("#actions [data-action='open']")
+        elif "look" in actions:
+            page.click("#actions [data-action='look']")
+        elif "enter" in actions:
+            page.click("#actions [data-action='enter'][data-blind='false']")
+        elif "pass" in actions:
+            page.click("#actions [data-action='pass']")
+        elif "voy" in actions:
+            page.click("#actions [data-action='voy']")
+        elif "ver" in actions:
+            page.click("#actions [data-action='ver']")
+        elif "discard" in actions:
+            page.click("#actions [data-action='discard']")
+        else:
+            raise AssertionError(f"no move chosen among {actions} in {hand['phase']}")
+        page.wait_for_function("v => Number(document.body.dataset.version) > v && document.body.dataset.busy !== 'yes'",
+                               arg=view["version"], timeout=30_000)
+    else:
+        raise AssertionError("the hand did not end")
+    assert hinted, "no hint was shown"
+    result = view["table"]["last_result"]
+    assert sum(result["net"]) == 0
+    page.wait_for_selector("#last-hand #deal-verdict [data-verdict='verified']", timeout=30_000)
+    assert BOT["es"].format(8) in page.inner_text("#last-hand")
+    shot(page, "gofo-bots-hand-over")
+    clean(page)

@@ -5,6 +5,8 @@ import { t, lang } from './i18n.js';
 import { h, mount, fail, field, select, number, joinLinks, saveGame, savedGame, seatName, joinBase, isLoopback } from './ui.js';
 import { showSeats } from './seats.js';
 import { namesField, ownName } from './names.js';
+import { gofoBotsField } from './bots.js';
+import { gofoHints } from './hints.js';
 import { sha256hex } from './sha256.js';
 import { qrSvg } from './qr.js';
 import { liveBadge } from './gops.js';
@@ -103,10 +105,13 @@ function moveState(ui, disabled = false) {
 export function createPage(root) {
   const seats = number('seats', 5, 2, 6);
   const names = namesField(seats, 6);
+  const mode = select('mode', [['dealt', t('gofo.mode.dealt')], ['tabletop', t('gofo.mode.tabletop')]], 'dealt');
+  const bots = gofoBotsField(seats, mode);
   const form = h('form', { class: 'stack', id: 'gofo-create', novalidate: true },
     h('h1', {}, t('gofo.new')),
-    field(t('gofo.mode'), select('mode', [['dealt', t('gofo.mode.dealt')], ['tabletop', t('gofo.mode.tabletop')]], 'dealt')),
+    field(t('gofo.mode'), mode),
     field(t('gofo.seats'), seats),
+    bots.element,
     names.element,
     field(t('gofo.caja'), number('caja', 100, 1, 1000000)),
     field(t('gofo.refill'), number('refill', 10, 1, 1000000)),
@@ -128,12 +133,16 @@ export function createPage(root) {
     if (form.elements.inauguration_front.value) body.inauguration_front = int('inauguration_front');
     if (form.elements.turn_seconds.value) body.turn_seconds = int('turn_seconds');
     if (names.names()) body.names = names.names();
+    if (bots.bots()) body.bots = bots.bots();
     const button = form.querySelector('button[type=submit]');
     button.disabled = true;
     try {
       const r = await call('POST', '/v1/gofo/tables', { body });
       saveGame('gofo', r.data.id, { host: r.data.host_token, seats: r.data.seat_tokens, mode: body.mode });
-      location.hash = `gofo=${encodeURIComponent(r.data.id)}&host=${encodeURIComponent(r.data.host_token)}`;
+      const people = r.data.seat_tokens.flatMap((token, seat) => (token ? [seat] : []));
+      location.hash = people.length === 1 && body.bots // one player among the referee's bots: straight to that seat
+        ? `gofo=${encodeURIComponent(r.data.id)}&seat=${people[0]}&t=${encodeURIComponent(r.data.seat_tokens[people[0]])}`
+        : `gofo=${encodeURIComponent(r.data.id)}&host=${encodeURIComponent(r.data.host_token)}`;
     } catch (error) {
       fail(error);
       button.disabled = false;
@@ -673,6 +682,7 @@ export function seatPage(root, params) {
   let ended = null; // {version, result}: the hand_result of the move that ended a hand
   const ui = { busy: false, render: () => render() };
   const myName = ownName('gofo', id, seat, token, (next) => apply(next));
+  const hints = gofoHints(id, seat, token, (code) => `${parseCard(code).rank} ${suitName(parseCard(code).suit)}`);
 
   const apply = (next) => {
     // A version already shown is not drawn again: a redraw under a finger can swallow a tap.
@@ -729,6 +739,7 @@ export function seatPage(root, params) {
       inaugurationPanel(view, [seat], send, ui, () => (hand ? hand.legal_actions : null)),
       myCardsPanel(hand, seat),
       hand ? actionsPanel(hand, seat, send, ui, { tabletop, title: t('gofo.actions') }) : null,
+      hints.panel(view),
       turn !== seat ? deadlineButton(id, view, token, afterDeadline, render) : null,
       potsPanel(hand),
       seatsTable(view, seat),

@@ -52,7 +52,7 @@ function gopsHintBody(hint) {
 function hintBox({ url, token, shown, when, waiting, show }) {
   const body = h('div', { class: 'hint-body', id: 'hint-body' });
   const toggle = h('button', { type: 'button', class: 'secondary hint-toggle', id: 'hint-toggle', on: { click: flip } });
-  const panel = h('section', { class: 'panel hint', id: 'hint' }, toggle, body);
+  const panel = h('section', { class: 'panel hint-panel', id: 'hint' }, toggle, body);
   let view = null;
   let asked = null; // the decision whose hint is shown or on its way
 
