@@ -30,10 +30,10 @@ function home(root) {
 function route() {
   if (current && current.stop) current.stop();
   current = null;
-  clearSeats();
   const root = document.getElementById('app');
   document.body.dataset.page = '';
   document.body.dataset.phase = '';
+  clearSeats();
   window.scrollTo(0, 0);
   if (!selfTest()) {
     mount(root, h('p', { class: 'error', id: 'sha-check', data: { ok: 'no' } }, t('app.sha_failed')));

@@ -50,28 +50,34 @@ export function createPage(root) {
 
 /**
  * On the Gofo create form, for a dealt table: how many of the last seats the referee plays, and at
- * what level. `bots()` gives the create body's list (undefined: none, or a tabletop table).
+ * what level. Put `element` in the form, then `bind(form)` (its `seatsName` and `modeName` fields
+ * drive it). `bots()` gives the create body's list (undefined: none, or a tabletop table).
  */
-export function gofoBotsField(seatsField, modeField) {
+export function gofoBotsField(seatsName, modeName) {
   const count = h('select', { name: 'bot_seats', id: 'f-bot_seats' });
   const level = levelField('bot_level', t('bots.fill_level'));
   level.querySelector('.hint').textContent = t('bots.gofo_levels_line');
   const panel = h('div', { class: 'stack', id: 'bots' }, field(t('bots.fill'), count, t('bots.fill_hint')), level);
-  const seats = () => Math.max(2, Math.min(6, Number(seatsField.value) || 2));
+  let form = null;
+  const seats = () => Math.max(2, Math.min(6, Number(form.elements[seatsName].value) || 2));
+  const dealt = () => form.elements[modeName].value === 'dealt';
   const draw = () => {
     const chosen = Math.min(Number(count.value) || 0, seats() - 1);
     mount(count, Array.from({ length: seats() }, (_, n) =>
       h('option', { value: n, selected: n === chosen }, n === 0 ? t('bots.fill_none') : t('bots.fill_n', { n }))));
-    panel.hidden = modeField.value !== 'dealt';
+    panel.hidden = !dealt();
   };
-  seatsField.addEventListener('input', draw);
-  modeField.addEventListener('change', draw);
-  draw();
   return {
     element: panel,
+    bind(owner) {
+      form = owner;
+      form.elements[seatsName].addEventListener('input', draw);
+      form.elements[modeName].addEventListener('change', draw);
+      draw();
+    },
     bots() {
       const n = Number(count.value) || 0;
-      if (modeField.value !== 'dealt' || n === 0) return undefined;
+      if (!dealt() || n === 0) return undefined;
       const lvl = Number(panel.querySelector('select[name=bot_level]').value);
       return Array.from({ length: n }, (_, i) => ({ seat: seats() - n + i, level: lvl }));
     },

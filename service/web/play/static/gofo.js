@@ -3,11 +3,11 @@
 import { call, watch } from './api.js';
 import { t, lang } from './i18n.js';
 import { h, mount, fail, field, select, number, joinLinks, saveGame, savedGame, seatName, joinBase, isLoopback } from './ui.js';
+import { sha256hex } from './sha256.js';
 import { showSeats } from './seats.js';
 import { namesField, ownName } from './names.js';
 import { gofoBotsField } from './bots.js';
 import { gofoHints } from './hints.js';
-import { sha256hex } from './sha256.js';
 import { qrSvg } from './qr.js';
 import { liveBadge } from './gops.js';
 
@@ -103,14 +103,12 @@ function moveState(ui, disabled = false) {
 // ------------------------------------------------------------------ create
 
 export function createPage(root) {
-  const seats = number('seats', 5, 2, 6);
-  const names = namesField(seats, 6);
-  const mode = select('mode', [['dealt', t('gofo.mode.dealt')], ['tabletop', t('gofo.mode.tabletop')]], 'dealt');
-  const bots = gofoBotsField(seats, mode);
+  const names = namesField('seats', 6);
+  const bots = gofoBotsField('seats', 'mode');
   const form = h('form', { class: 'stack', id: 'gofo-create', novalidate: true },
     h('h1', {}, t('gofo.new')),
-    field(t('gofo.mode'), mode),
-    field(t('gofo.seats'), seats),
+    field(t('gofo.mode'), select('mode', [['dealt', t('gofo.mode.dealt')], ['tabletop', t('gofo.mode.tabletop')]], 'dealt')),
+    field(t('gofo.seats'), number('seats', 5, 2, 6)),
     bots.element,
     names.element,
     field(t('gofo.caja'), number('caja', 100, 1, 1000000)),
@@ -124,6 +122,8 @@ export function createPage(root) {
       field(t('gofo.inauguration_front'), number('inauguration_front', null, 1, 1000000, t('gofo.same_as_initial')), t('gofo.inauguration_front_hint')),
       field(t('gofo.turn_seconds'), number('turn_seconds', null, 5, 86400, t('none')))),
     h('button', { type: 'submit', class: 'primary big', id: 'gofo-create-go' }, t('gofo.create')));
+  names.bind(form);
+  bots.bind(form);
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
     const int = (name) => Number(form.elements[name].value);
@@ -678,11 +678,11 @@ export function seatPage(root, params) {
   const seat = Number(params.get('seat'));
   const token = params.get('t');
   const seatPath = `${path(id)}/seats/${seat}`;
+  const myName = ownName('gofo', id, seat, token, (next) => apply(next));
+  const hintPanel = gofoHints(id, seat, token, (code) => `${parseCard(code).rank} ${suitName(parseCard(code).suit)}`);
   let view = null;
   let ended = null; // {version, result}: the hand_result of the move that ended a hand
   const ui = { busy: false, render: () => render() };
-  const myName = ownName('gofo', id, seat, token, (next) => apply(next));
-  const hints = gofoHints(id, seat, token, (code) => `${parseCard(code).rank} ${suitName(parseCard(code).suit)}`);
 
   const apply = (next) => {
     // A version already shown is not drawn again: a redraw under a finger can swallow a tap.
@@ -739,13 +739,13 @@ export function seatPage(root, params) {
       inaugurationPanel(view, [seat], send, ui, () => (hand ? hand.legal_actions : null)),
       myCardsPanel(hand, seat),
       hand ? actionsPanel(hand, seat, send, ui, { tabletop, title: t('gofo.actions') }) : null,
-      hints.panel(view),
+      hintPanel.panel(view),
       turn !== seat ? deadlineButton(id, view, token, afterDeadline, render) : null,
       potsPanel(hand),
       seatsTable(view, seat),
+      myName.row(view, 'bottom'),
       lastHandPanel(view),
-      ledgerPanel(id, view),
-      myName.row(view, 'bottom'));
+      ledgerPanel(id, view));
   }
 
   mount(root, h('p', { class: 'muted' }, t('loading')));

@@ -19,12 +19,11 @@ const DEFAULT_DEADLINE_SECONDS = 300;
 
 export function createPage(root) {
   const opt = (values) => values.map((v) => [v, t(`gops.opt.${v}`)]);
-  const players = number('players', 2, 2, 7);
-  const names = namesField(players, 7);
+  const names = namesField('players', 7);
   const form = h('form', { class: 'stack', id: 'gops-create', novalidate: true },
     h('h1', {}, t('gops.new')),
     field(t('gops.profile'), select('profile', opt(['classic', 'standard']), 'classic'), t('gops.profile_hint')),
-    field(t('gops.players'), players),
+    field(t('gops.players'), number('players', 2, 2, 7)),
     names.element,
     field(t('gops.ranks'), number('ranks', 13, 1, 13)),
     field(t('gops.prize_order'), select('prize_order', opt(['shuffled', 'ascending', 'descending', 'reported']), 'shuffled'), t('gops.prize_order_hint')),
@@ -70,6 +69,7 @@ export function createPage(root) {
       button.disabled = false;
     }
   });
+  names.bind(form);
   mount(root, form);
 }
 
@@ -306,11 +306,11 @@ export function seatPage(root, params) {
   let view = null;
   let selected = [];
   let busy = false;
+  const hintPanel = gopsHints(id, seat, token);
+  const myName = ownName('gops', id, seat, token, (next) => apply(next));
   const revealing = new Set();
   let verified = false;
   const verifySlot = h('section', { class: 'panel', id: 'verify' });
-  const hints = gopsHints(id, seat, token);
-  const myName = ownName('gops', id, seat, token, (next) => apply(next));
 
   const apply = (next) => {
     if (!next || (view && next.version < view.version)) return;
@@ -439,12 +439,12 @@ export function seatPage(root, params) {
       countdown(view),
       view.phase === 'over' ? null : prizePanel(view),
       view.phase === 'over' ? null : actionPanel(),
-      hints.panel(view),
+      hintPanel.panel(view),
       lastRound(view),
       seatsTable(view, seat),
+      myName.row(view, 'bottom'),
       resultPanel(view),
       view.phase === 'over' ? verifySlot : historyPanel(view.history),
-      myName.row(view, 'bottom'),
       legal.includes('resign') ? h('button', {
         type: 'button', class: 'danger', id: 'resign',
         on: { click: () => { if (confirm(t('gops.resign_confirm'))) send('resign', {}); } },

@@ -8,29 +8,33 @@ import { nameOf } from './seats.js';
 export const NAME_MAX = 24;
 
 /**
- * An optional name per seat on a create form, as many as `countField` (the form's players or
- * seats input) says. `names()` gives the create body's list, or undefined when none was typed.
+ * An optional name per seat on a create form, as many as the form's `countName` field (players or
+ * seats) says: put `element` in the form, then `bind(form)`. `names()` gives the create body's list,
+ * or undefined when none was typed.
  */
-export function namesField(countField, max) {
+export function namesField(countName, max) {
   const list = h('div', { class: 'names-list' });
   const inputs = [];
   const panel = h('details', { class: 'more', id: 'names' }, h('summary', {}, t('names.title')), list);
+  let form = null;
+  const count = () => Math.min(max, Math.max(0, Number(form.elements[countName].value) || 0));
   const draw = () => {
-    const count = Math.min(max, Math.max(0, Number(countField.value) || 0));
-    while (inputs.length < count) {
+    while (inputs.length < count()) {
       const n = inputs.length;
       inputs.push(h('label', { class: 'field' }, h('span', { class: 'label' }, t('names.seat', { n: n + 1 })),
         h('input', { type: 'text', name: `name-${n}`, id: `f-name-${n}`, maxlength: NAME_MAX, autocomplete: 'off' })));
     }
-    mount(list, inputs.slice(0, count));
+    mount(list, inputs.slice(0, count()));
   };
-  countField.addEventListener('input', draw);
-  draw();
   return {
     element: panel,
+    bind(owner) {
+      form = owner;
+      form.elements[countName].addEventListener('input', draw);
+      draw();
+    },
     names() {
-      const count = Math.min(max, Math.max(0, Number(countField.value) || 0));
-      const typed = inputs.slice(0, count).map((label) => label.querySelector('input').value.trim() || null);
+      const typed = inputs.slice(0, count()).map((label) => label.querySelector('input').value.trim() || null);
       return typed.some((name) => name) ? typed : undefined;
     },
   };
