@@ -158,21 +158,29 @@ def clear_memo() -> None:
 
 def seat_position(seat_view: dict) -> Position:
     """The position of the seat whose view this is (what :func:`service.games.gops.observer.view`
-    shows that seat), from nothing but that view; ``hint_unavailable`` when the game is not in its
-    commit phase or its rules are not ones the solver covers (:func:`covers`).
-
-    Its hand and its rival's are in ``hands`` (spent bids are public); the prizes still to come are
-    the ranks not yet seen turned up; a prize in the middle hidden from the seat (``null`` in
-    ``row``) is one of those, each as likely."""
+    shows that seat), from nothing but that view (:func:`position_of`); ``hint_unavailable`` when
+    the game is not in its commit phase or its rules are not ones the solver covers (:func:`covers`)."""
     rules = seat_view["rules"]
-    if seat_view["phase"] != "commit":
-        raise IllegalAction(f"a hint is given in the commit phase, not in phase {seat_view['phase']!r}",
-                            code="hint_unavailable")
+    _require_commit_phase(seat_view)
     if not covers(rules["players"], rules["bid_cards"], rules["open_prizes"], rules["prize_order"],
                   rules["visibility"]):
         raise IllegalAction(
-            "hints are given for two seats bidding one card for one prize at a time, in a shuffled or reported "
-            "prize order, face up or blind for both seats", code="hint_unavailable")
+            "the exact solver covers two seats bidding one card for one prize at a time, in a shuffled or "
+            "reported prize order, face up or blind for both seats", code="hint_unavailable")
+    return position_of(seat_view)
+
+
+def position_of(seat_view: dict) -> Position:
+    """The solver's position for the seat whose view this is, in a two-seat game of one-card bids
+    for one prize in the middle, whatever the prize order and visibility.
+
+    Its hand and its rival's are in ``hands`` (spent bids are public); the prizes still to come are
+    the ranks not yet seen turned up, each as likely next (so a fixed order is treated as shuffled);
+    a prize in the middle hidden from the seat (``null`` in ``row``, or not yet reported) is one of
+    those, each as likely, and so is every later one (``blind``: under ``dealer_sees_prize`` the
+    dealer's rival bids as if neither seat saw the prizes, the dealer as if both did).  Where
+    :func:`covers` says so this is exactly the seat's position; elsewhere an approximation."""
+    rules = seat_view["rules"]
     seat = seat_view["seat"]
     row = seat_view["row"]
     seen = {rank for rank in seat_view["turned"] if rank is not None}
@@ -185,10 +193,37 @@ def seat_position(seat_view: dict) -> Position:
         blind=prize is None)
 
 
+def _require_commit_phase(seat_view: dict) -> None:
+    if seat_view["phase"] != "commit":
+        raise IllegalAction(f"a hint is given in the commit phase, not in phase {seat_view['phase']!r}",
+                            code="hint_unavailable")
+
+
 def hint(seat_view: dict) -> dict:
-    """The seat's equilibrium bid mix and value from its view (:func:`seat_position`, :func:`solve`):
-    ``{"exact": bool, "value": float, "actions": [{"cards": [c], "probability": p}, ...]}``, every
-    card of the hand once, lowest first."""
+    """What the seat would do well to bid, from its view alone, in the commit phase (else
+    ``hint_unavailable``): ``{"exact": bool, "value": float, "actions": [{"cards": [...],
+    "probability": p}, ...]}``.
+
+    Rules the solver covers (:func:`covers`): the seat's equilibrium (:func:`seat_position`,
+    :func:`solve`) — ``value`` its points minus its rival's from this round on, both playing the
+    equilibrium, exact when ``exact``; ``actions`` every card of the hand once, lowest first.
+
+    Any other rules: ``exact`` false; ``actions`` the mix of the level-8 bot
+    (:func:`service.games.gops.bot.policy`), its bids of positive probability in increasing
+    order; ``value`` estimated (:func:`service.games.gops.bot.estimated_value`): with two seats
+    the seat's points minus its rival's, with three or more the seat's own expected points, from
+    this round on."""
+    rules = seat_view["rules"]
+    _require_commit_phase(seat_view)
+    if not covers(rules["players"], rules["bid_cards"], rules["open_prizes"], rules["prize_order"],
+                  rules["visibility"]):
+        from service.games.gops import bot
+
+        return {
+            "exact": False,
+            "value": bot.estimated_value(seat_view),
+            "actions": [{"cards": list(cards), "probability": p} for cards, p in bot.policy(seat_view, 8)],
+        }
     decision = solve(seat_position(seat_view))
     return {
         "exact": decision.exact,
