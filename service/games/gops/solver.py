@@ -26,6 +26,9 @@ What the exact solver covers (:func:`covers`): two players, ``bid_cards`` 1, ``o
 
 Not covered: three or more seats, multi-card bids, open prize rows, fixed prize orders
 (ascending, descending, explicit), and ``dealer_sees_prize`` (one seat knows more than the other).
+For those :func:`hint` gives the level-8 bot's mix and an estimated value
+(:mod:`service.games.gops.bot`), which uses this solver as a model where two seats bid one card
+for one prize (:func:`position_of`).
 
 **Only the order of the bid cards matters.**  A bid is only ever compared with the rival's bid of
 the same round (``sgn(V_i - Y_j)``); card values never enter a payoff.  So renaming the cards left
