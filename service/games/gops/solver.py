@@ -26,9 +26,9 @@ What the exact solver covers (:func:`covers`): two players, ``bid_cards`` 1, ``o
 
 Not covered: three or more seats, multi-card bids, open prize rows, fixed prize orders
 (ascending, descending, explicit), and ``dealer_sees_prize`` (one seat knows more than the other).
-For those :func:`hint` gives the level-8 bot's mix and an estimated value
-(:mod:`service.games.gops.bot`), which uses this solver as a model where two seats bid one card
-for one prize (:func:`position_of`).
+For those :func:`hint` gives the level-8 bot's mix and an estimated value: this solver as a model
+where two seats bid one card for one prize (:func:`position_of`), else the rules of
+:mod:`service.games.gops.heuristics`.
 
 **Only the order of the bid cards matters.**  A bid is only ever compared with the rival's bid of
 the same round (``sgn(V_i - Y_j)``); card values never enter a payoff.  So renaming the cards left
@@ -61,6 +61,7 @@ from scipy import sparse
 from scipy.optimize import linprog
 
 from service.errors import IllegalAction
+from service.games.gops import heuristics
 
 #: The most cards a hand may hold for its whole game tree to be solved on the fly.
 EXACT_CARDS = 4
@@ -211,28 +212,34 @@ def hint(seat_view: dict) -> dict:
     :func:`solve`) — ``value`` its points minus its rival's from this round on, both playing the
     equilibrium, exact when ``exact``; ``actions`` every card of the hand once, lowest first.
 
-    Any other rules: ``exact`` false; ``actions`` the mix of the level-8 bot
-    (:func:`service.games.gops.bot.policy`), its bids of positive probability in increasing
-    order; ``value`` estimated (:func:`service.games.gops.bot.estimated_value`): with two seats
-    the seat's points minus its rival's, with three or more the seat's own expected points, from
-    this round on."""
+    Any other rules: ``exact`` false, ``actions`` the mix the level-8 bot plays
+    (:mod:`service.games.gops.bot`), its bids of positive probability in increasing order, and
+    ``value`` estimated.  Two seats bidding one card for one prize (a fixed prize order,
+    ``dealer_sees_prize``): this solver on :func:`position_of` — ``value`` the seat's points minus
+    its rival's.  Otherwise the quantile rule (:func:`service.games.gops.heuristics.quantile_mix`)
+    and :func:`service.games.gops.heuristics.random_play_value` — with two seats the seat's points
+    minus its rival's, with three or more **the seat's own expected points** from this round on,
+    as if every seat bid uniformly at random from now on."""
     rules = seat_view["rules"]
     _require_commit_phase(seat_view)
-    if not covers(rules["players"], rules["bid_cards"], rules["open_prizes"], rules["prize_order"],
-                  rules["visibility"]):
-        from service.games.gops import bot
-
+    if covers(rules["players"], rules["bid_cards"], rules["open_prizes"], rules["prize_order"],
+              rules["visibility"]):
+        decision = solve(seat_position(seat_view))
         return {
-            "exact": False,
-            "value": bot.estimated_value(seat_view),
-            "actions": [{"cards": list(cards), "probability": p} for cards, p in bot.policy(seat_view, 8)],
+            "exact": decision.exact,
+            "value": decision.value,
+            "actions": [{"cards": [card], "probability": p if p > 1e-12 else 0.0}
+                        for card, p in sorted(decision.mix.items())],
         }
-    decision = solve(seat_position(seat_view))
+    if rules["players"] == 2 and rules["bid_cards"] == 1 and rules["open_prizes"] == 1:
+        decision = solve(position_of(seat_view))
+        value, mix = decision.value, {(card,): p for card, p in decision.mix.items()}
+    else:
+        value, mix = heuristics.random_play_value(seat_view), heuristics.quantile_mix(seat_view)
     return {
-        "exact": decision.exact,
-        "value": decision.value,
-        "actions": [{"cards": [card], "probability": p if p > 1e-12 else 0.0}
-                    for card, p in sorted(decision.mix.items())],
+        "exact": False,
+        "value": value,
+        "actions": [{"cards": list(cards), "probability": p} for cards, p in sorted(mix.items()) if p > 1e-12],
     }
 
 
