@@ -107,7 +107,7 @@ def test_the_links_page_seats_players_in_order_and_the_creator_plays_in_one_tap(
     host.wait_for_function("() => document.body.dataset.page === 'gofo-host'")
     assert f"#gofo={table_id}&host=" in host.url
     host.click("#lang")
-    assert "hacia la derecha (sentido antihorario)" in host.inner_text("#seating")
+    assert "hacia la derecha: sentido antihorario" in host.inner_text("#seating")
     assert host.inner_text("#play-as") == "Jugar como Puesto 1 en este teléfono"
     gops_host = phone()
     _, links = create_gops(gops_host, origin, ranks=3)

@@ -948,7 +948,7 @@ export function hostPage(root, params) {
     return h('details', { class: 'panel', id: 'links', ...remembered(linksOpen, true) },
       h('summary', {}, t('host.join_links')),
       isLoopback(base) ? loopbackWarning(base) : null,
-      h('p', { class: 'big-text', id: 'seating' }, t('host.seating_gofo')),
+      h('p', { class: 'seating', id: 'seating' }, t('host.seating_gofo')),
       playAsFirstSeat(links),
       h('p', { class: 'hint' }, t('host.links_hint')),
       links.map(({ seat, url }) => h('div', { class: 'join', data: { seat } },

@@ -45,7 +45,7 @@ function ticks(lo, hi) {
  */
 export function lineChart({ id, title, desc, xTitle, xs, series, strip, stripTitle }) {
   const W = 340;
-  const left = 40;
+  const left = 42;
   const right = 10;
   const top = 10;
   const plotH = 150;
@@ -68,9 +68,9 @@ export function lineChart({ id, title, desc, xTitle, xs, series, strip, stripTit
     s('desc', { id: descId }, desc),
     ys.map((v) => s('g', { class: 'grid' },
       s('line', { x1: left, x2: W - right, y1: Y(v), y2: Y(v), stroke: v === 0 ? '#000' : '#bbb', 'stroke-width': v === 0 ? 1.5 : 1 }),
-      s('text', { x: left - 4, y: Y(v) + 4, 'text-anchor': 'end', 'font-size': 13 }, String(v)))),
+      s('text', { x: left - 4, y: Y(v) + 4, 'text-anchor': 'end', 'font-size': 14 }, String(v)))),
     xs.map((label, i) => (i % every === 0 || i === n - 1
-      ? s('text', { x: X(i), y: top + plotH + 16, 'text-anchor': 'middle', 'font-size': 13 }, String(label)) : null)),
+      ? s('text', { x: X(i), y: top + plotH + 16, 'text-anchor': 'middle', 'font-size': 14 }, String(label)) : null)),
     series.map((line, k) => s('g', { class: 'series', 'data-seat': line.seat },
       s('polyline', {
         points: line.values.map((v, i) => `${X(i).toFixed(1)},${Y(v).toFixed(1)}`).join(' '),
@@ -79,7 +79,7 @@ export function lineChart({ id, title, desc, xTitle, xs, series, strip, stripTit
       }),
       line.values.map((v, i) => (n <= 16 || i === n - 1 ? marker(MARKERS[k % MARKERS.length], X(i), Y(v), COLOURS[k % COLOURS.length]) : null)))),
     strip ? strip.map((cell, i) => s('text', {
-      x: X(i + 1), y: top + plotH + 20 + 17, 'text-anchor': 'middle', 'font-size': 14, 'font-weight': 800,
+      x: X(i + 1), y: top + plotH + 20 + 17, 'text-anchor': 'middle', 'font-size': 15, 'font-weight': 800,
       fill: cell.seat == null ? '#555' : COLOURS[series.findIndex((x) => x.seat === cell.seat) % COLOURS.length], class: 'strip',
     }, cell.text)) : null,
     strip && stripTitle ? s('text', { x: left - 4, y: top + plotH + 20 + 17, 'text-anchor': 'end', 'font-size': 12 }, stripTitle) : null,
