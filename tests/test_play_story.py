@@ -11,7 +11,6 @@ import re
 
 import pytest
 import requests
-
 from test_play import (  # noqa: F401 - fixtures: browser (table.local), origin, phone
     ARTIFACTS,
     PHONE,
@@ -27,6 +26,7 @@ from test_play import (  # noqa: F401 - fixtures: browser (table.local), origin,
 from test_play_small_screens import Screens
 
 pytestmark = pytest.mark.slow
+
 
 def screen_shot(page, name, top=None):
     """What the phone's screen shows (not the whole page), from `top` (a selector) if given:
@@ -52,7 +52,7 @@ def test_redraws_keep_what_the_player_opened(phone, origin, live_server):
     """The host's join links stay as the host left them (closed in round 1, open after it); a
     seat's "Rounds so far" stays open when another seat bids; another language keeps the card picked."""
     host = phone()
-    game_id, links = create_gops(host, origin, ranks=3)
+    _, links = create_gops(host, origin, ranks=3)
     assert is_open(host, "#links")  # nobody has played: open, to hand the codes out
     host.click("#links > summary")
     p0 = phone()
@@ -121,12 +121,11 @@ def test_the_links_page_seats_players_in_order_and_the_creator_plays_in_one_tap(
 def test_the_create_form_shows_only_what_applies_and_describes_the_choice(phone, origin):
     page = phone()
     page.goto(f"{origin}/play#new=gops")
-    visible = lambda sel: page.is_visible(sel)  # noqa: E731
-    assert not visible("#f-games") and not visible("#f-target")  # "One game"
+    assert not page.is_visible("#f-games") and not page.is_visible("#f-target")  # "One game"
     page.select_option("#f-format", "best_of")
-    assert visible("#f-games") and not visible("#f-target")
+    assert page.is_visible("#f-games") and not page.is_visible("#f-target")
     page.select_option("#f-format", "target")
-    assert visible("#f-target") and not visible("#f-games")
+    assert page.is_visible("#f-target") and not page.is_visible("#f-games")
     # The hint describes the option chosen.
     assert page.inner_text("#f-prize_order-hint").startswith("The referee shuffles the prizes")
     page.select_option("#f-prize_order", "reported")
@@ -195,7 +194,7 @@ Object.defineProperty(Navigator.prototype, 'wakeLock', { configurable: true, get
 
 def test_a_turn_is_noticed_once_and_the_screen_stays_awake(phone, origin, live_server):
     host = phone()
-    game_id, links = create_gops(host, origin, ranks=3)
+    _, links = create_gops(host, origin, ranks=3)
     p0 = phone()
     p1 = phone()
     p0.add_init_script(PHONE_FEATURES)
@@ -306,21 +305,21 @@ def play_hands(table, hands):
             return
         hand = table.answer["hand"]
         seat, phase = hand["to_act"], hand["phase"]
-        move = lambda name, body=None: table.move(seat, name, body or {}, table.host)  # noqa: E731
         if phase == "opening":
-            move("open", {"amount": 2})
+            name, body = "open", {"amount": 2}
         elif phase == "entering":
-            move("enter", {"blind": False})
+            name, body = "enter", {"blind": False}
         elif phase in ("raising", "betting"):
-            move("pass")
+            name, body = "pass", {}
         elif phase == "speaking":
-            move("voy")
+            name, body = "voy", {}
         elif phase == "discard":
-            move("discard", {"count": 0})
+            name, body = "discard", {"count": 0}
         elif phase == "canto" and hand["canto"]["stage"] == "declare":
-            move("declare", {"points": 30 if seat == hand["mano"] else 20})
+            name, body = "declare", {"points": 30 if seat == hand["mano"] else 20}
         else:
-            move("muck")
+            name, body = "muck", {}
+        table.move(seat, name, body, table.host)
     raise AssertionError("the hands never ended")
 
 
