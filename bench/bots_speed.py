@@ -11,7 +11,7 @@ time, so each latency is one request's. Whole two-seat classic Gops games are pl
 
 The bot games' moves are compared with the plain games' moves of the same kind played in the same
 run, interleaved (the machine is shared: only ratios within one run mean anything): p50 and p99
-of each, and their ratio. Writes ``bench/results/bots_speed.json``.
+of each kind and of both together (``move``), and their ratios. Writes ``bench/results/bots_speed.json``.
 """
 
 from __future__ import annotations
@@ -117,6 +117,8 @@ def main(argv: list[str] | None = None) -> int:
         referee.stop()
         valkey.stop()
 
+    for label in ["plain", *(f"level{n}" for n in args.levels)]:  # every move of seat 0, both kinds
+        timings[f"{label} move"] = timings[f"{label} commit"] + timings[f"{label} reveal"]
     report = {"games": args.games, "figures": {}}
     for label, values in timings.items():
         kind = label.split()[1]

@@ -308,7 +308,7 @@ def test_two_phones_play_a_whole_gops_game(phone, origin, live_server):
     assert final["phase"] == "over"
     scores = p0.eval_on_selector_all("#scores td.score", "els => els.map(e => e.textContent)")
     assert scores == final["scores"]
-    assert p1.inner_text("#verdict").startswith("✔ verificado")
+    assert p1.inner_text("#verdict") == "✔ Juego limpio comprobado"
     assert p0.locator("#transcript-1 li").count() == 6
     shot(p0, "gops-verified")
     readable(p0)
@@ -701,10 +701,11 @@ def test_five_phones_play_a_dealt_gofo_hand(phone, origin, live_server):
         assert page.eval_on_selector_all("#last-hand .net li", "els => els.map(e => Number(e.dataset.net))") == result["net"]
         # The hand's record, round by round, every entry of it (the first-dealer draw included).
         assert page.locator("#hand-transcript li").count() == len(entries)
-    verdict = pages[0].inner_text("#deal-verdict")
+    assert pages[0].inner_text("#deal-verdict .verdict") == "✔ Fair deal checked"
+    verdict = pages[0].text_content("#deal-verdict")  # how it was checked: one tap away
     draws = sum(e["action"]["type"] == "dealer_draw" for e in entries)  # a tie draws again
     assert "deck matches its commitment" in verdict and f"first-dealer draw ({draws} round(s)) matches" in verdict, verdict
-    assert pages[3].inner_text("#deal-verdict").startswith("✔ verificado")
+    assert pages[3].inner_text("#deal-verdict .verdict") == "✔ Reparto limpio comprobado"
     titles = pages[0].eval_on_selector_all("#hand-transcript h3", "els => els.map(e => e.textContent)")
     assert titles[0] == "Opening and entering" and titles[1] == "Round 1", titles
     pages[0].click("#hand-transcript summary")

@@ -84,7 +84,7 @@ class Screens:
             page.goto("about:blank")
             page.goto(url)
             page.wait_for_function(ready, timeout=30_000)
-            page.wait_for_function("() => ['live', 'polling'].includes(document.body.dataset.live)"
+            page.wait_for_function("() => ['live', 'polling', 'done'].includes(document.body.dataset.live)"
                                    " || !/^(gops|gofo)-(seat|host)$/.test(document.body.dataset.page)")
             page.wait_for_function(UNFOLDED, timeout=30_000)
             seen = page.evaluate(MEASURE, [WIDTH, TAP])

@@ -231,13 +231,14 @@ class Hint(MethodView):
     def get(self, game_id: str, seat: int):
         """The seat's equilibrium bid mix and what the game is worth to it from here.
 
-        In the commit phase of a two-seat game, one card a bid, one prize in the middle, prizes
-        shuffled or reported, face up or blind: the seat's equilibrium of the zero-sum game of
-        point difference, worked out from this seat's view alone (its hand, its rival's remaining
-        cards — public, as every spent bid is —, the prizes not yet seen, the prize in the middle
-        when the seat may see it, the carried pot).  Exact once few cards are left (``exact``);
-        before that this round's matrix game with the later rounds estimated.  Anything else:
-        ``hint_unavailable`` (409).
+        In the commit phase, worked out from this seat's view alone (its hand, its rivals' remaining
+        cards — public, as every spent bid is —, the prizes not yet seen, the prize in the middle when
+        the seat may see it, the carried pot). For two seats bidding one card for one prize at a time,
+        prizes shuffled or reported, face up or blind: the seat's equilibrium of the zero-sum game of
+        point difference, exact once few cards are left (``exact``), before that this round's matrix
+        game with the later rounds estimated. Any other rules: the level-8 bot's mix and an estimate
+        (``exact`` false; with three or more seats ``value`` is the seat's own expected points).
+        Outside the commit phase: ``hint_unavailable`` (409).
 
         The example: hand A, 3 against 2, 3, the prize 5 up and 4 to come: bid the ace 5 times in
         9; the seat can expect to end 21/9 points behind from here.

@@ -344,14 +344,16 @@ class HintActionSchema(ma.Schema):
 
 class GopsHintSchema(ma.Schema):
     exact = fields.Boolean(required=True, **_doc(
-        "The exact equilibrium of the two-seat point-difference game (true once at most "
-        "5 cards are left in each hand); false: the later rounds are estimated as if both "
-        "seats bid at random from then on, and only this round's matrix game is solved."))
+        "The exact equilibrium of the two-seat point-difference game (true once at most 5 cards are left "
+        "in each hand, for rules the solver covers); false: an estimate — for covered rules this round's "
+        "matrix game with the later rounds valued as if both seats bid at random, for any other rules "
+        "the level-8 bot's mix."))
     value = fields.Float(required=True, **_doc(
-        "The points this seat can expect to win from this round on (the pot included) minus those its rival "
-        "wins, both playing the equilibrium."))
+        "Two seats: the points this seat can expect to win from this round on (the pot included) minus "
+        "those its rival wins. Three or more seats: the points this seat can expect to win from here."))
     actions = fields.List(fields.Nested(HintActionSchema), required=True, **_doc(
-        "Every legal bid, lowest card first, with the probability the equilibrium plays it."))
+        "Bids with the probability the equilibrium (or the level-8 bot) plays them, lowest card first: "
+        "every legal bid for rules the solver covers, else only those it plays."))
 
 
 class CreatedGopsGameSchema(ma.Schema):

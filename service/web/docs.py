@@ -7,6 +7,8 @@
   bundles, committed unmodified under ``service/web/docs_ui/`` (see its README for
   the exact versions and how to update them) and served at a URL that names
   the version: ``/docs/assets/<package>@<version>/<file>``, cached for a year.
+* ReDoc's bundle is served with its one off-site address (its vendor's logo) emptied, so
+  ``/redoc`` asks no other host for anything (``redoc_bundle``).
 * ``/favicon.ico``: the icon of ``/play``, which browsers ask for on every page (``/docs``
   and ``/redoc`` included).
 * ``/openapi.json`` names the server it was fetched from in ``servers``
@@ -18,10 +20,11 @@
 from __future__ import annotations
 
 import json
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from flask import Blueprint, Flask, abort, request, send_from_directory
+from flask import Blueprint, Flask, Response, abort, request, send_from_directory
 
 from service.web.play import STATIC_DIR as PLAY_STATIC_DIR
 
@@ -50,8 +53,6 @@ REDOC_URL = f"{ASSETS_PREFIX}/redoc@{REDOC_VERSION}/redoc.standalone.js"
 
 # Everything the pages load comes from this server. Swagger UI's page has an inline
 # bootstrap script and both UIs set inline styles; ReDoc runs its search in a blob: worker.
-# ReDoc's bundle also hard-codes an <img> of its vendor's logo on cdn.redoc.ly: this policy
-# refuses it before any request is made (the image then hides itself).
 DOCS_CSP = "; ".join([
     "default-src 'none'",
     "script-src 'self' 'unsafe-inline'",
@@ -66,6 +67,23 @@ DOCS_CSP = "; ".join([
 ])
 DOCS_PAGES = ("/docs", "/redoc")
 
+# ReDoc's bundle hard-codes one off-site address: an <img> of its vendor's logo on a CDN, in the
+# menu's footer. The bundle is served with that address emptied (an image with no source fails at
+# once, and ReDoc then leaves it out), so /redoc asks no other host for anything and the page's
+# policy has nothing to refuse; the committed file stays as the registry ships it.
+REDOC_BUNDLE = "redoc.standalone.js"
+REDOC_LOGO = b'"https://cdn.redoc.ly/redoc/logo-mini.svg"'
+
+
+@lru_cache(maxsize=1)
+def redoc_bundle() -> bytes:
+    """ReDoc's bundle as served: its vendor's logo address emptied."""
+    source = (PACKAGES["redoc"][1] / REDOC_BUNDLE).read_bytes()
+    if source.count(REDOC_LOGO) != 1:
+        raise RuntimeError(f"ReDoc {REDOC_VERSION}: its logo address is not where it was (update REDOC_LOGO)")
+    return source.replace(REDOC_LOGO, b'""')
+
+
 blp = Blueprint("docs_assets", __name__)
 
 
@@ -74,8 +92,13 @@ def asset(package: str, version: str, filename: str):
     known = PACKAGES.get(package)
     if known is None or known[0] != version:
         abort(404)
-    # send_from_directory refuses paths that leave the directory (404).
-    response = send_from_directory(known[1], filename, max_age=365 * 24 * 3600)
+    if package == "redoc" and filename == REDOC_BUNDLE:
+        response = Response(redoc_bundle(), mimetype="text/javascript")
+        response.cache_control.max_age = 365 * 24 * 3600
+        response.cache_control.public = True
+    else:
+        # send_from_directory refuses paths that leave the directory (404).
+        response = send_from_directory(known[1], filename, max_age=365 * 24 * 3600)
     response.cache_control.immutable = True
     return response
 

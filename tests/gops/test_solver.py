@@ -404,7 +404,7 @@ def test_a_blind_hint_is_the_equilibrium_of_bidding_unseen(http):
     assert best_response_value(hand, rival, _unseen(view), blind=True) >= expected - TOLERANCE
 
 
-def test_a_hint_is_refused_outside_the_commit_phase_and_for_rules_not_covered(http):
+def test_a_hint_is_refused_outside_the_commit_phase_and_to_other_seats(http):
     table = GopsGame.create(http, {"profile": "standard", "options": {"ranks": 4}})
     status, problem = _hint(http, table, 1, token=table.seat_tokens[0])
     assert status == 403 and problem["code"] == "not_your_seat"
@@ -414,11 +414,51 @@ def test_a_hint_is_refused_outside_the_commit_phase_and_for_rules_not_covered(ht
         assert table.commit(seat, 1, [2], new_salt())[0] == 200
     status, problem = _hint(http, table, 0)
     assert status == 409 and problem["code"] == "hint_unavailable" and "commit phase" in problem["detail"]
+
+
+def test_rules_the_solver_does_not_cover_get_the_level_8_bot_s_hint(http):
+    from service.games.gops import bot, heuristics
+
     for options in ({"players": 3}, {"bid_cards": 2}, {"open_prizes": 3}, {"prize_order": "ascending"},
                     {"players": 3, "visibility": "dealer_sees_prize", "dealer_seat": 2}):
         table = GopsGame.create(http, {"profile": "standard", "options": {"ranks": 6, **options}})
-        status, problem = _hint(http, table, 0)
-        assert status == 409 and problem["code"] == "hint_unavailable", (options, problem)
+        status, hint = _hint(http, table, 0)
+        assert status == 200, (options, hint)
+        view = table.seat_view(0)
+        assert hint["exact"] is False
+        rules = view["rules"]
+        if rules["players"] == 2 and rules["bid_cards"] == 1 and rules["open_prizes"] == 1:
+            assert hint["value"] == pytest.approx(solver.solve(solver.position_of(view)).value)
+        else:
+            assert hint["value"] == pytest.approx(heuristics.random_play_value(view))
+        assert hint["actions"] == [{"cards": list(cards), "probability": pytest.approx(p)}
+                                   for cards, p in bot.policy(view, 8)]
+        assert sum(a["probability"] for a in hint["actions"]) == pytest.approx(1.0)
+        k = view["rules"]["bid_cards"]
+        assert all(len(set(a["cards"])) == k and set(a["cards"]) <= set(view["hands"][0]) for a in hint["actions"])
+
+
+def test_with_three_seats_the_hint_s_value_is_the_seat_s_expected_points():
+    """Three seats holding the same cards at the start, a tied pot carried: by symmetry each can
+    expect a third of every point in the game."""
+    state = G.Gops.new("t3", G.make_rules("standard", players=3, resolution="highest_unique", unclaimed="carryover"))
+    state.apply(G.DealPrizes(tuple(range(13, 0, -1)), "ab" * 32))
+    for seat in range(3):
+        hint = solver.hint(G.view(state, seat))
+        assert hint["exact"] is False
+        assert hint["value"] == pytest.approx(91 / 3)
+    state.play_bids({0: (13,), 1: (12,), 2: (1,)})  # seat 0 spent its king, seat 1 its queen, seat 2 its ace
+    values = [solver.hint(G.view(state, seat))["value"] for seat in range(3)]
+    assert values[0] < values[1] < 78 / 3 < values[2] and sum(values) == pytest.approx(78)
+
+
+def test_a_fixed_prize_order_gets_the_solver_s_estimate_marked_inexact():
+    state = G.Gops.new("f1", G.make_rules("standard", ranks=5, prize_order="ascending"))
+    state.play_bids({0: (5,), 1: (1,)})
+    view = G.view(state, 1)
+    hint = solver.hint(view)
+    assert hint["exact"] is False  # the later prizes are known in order: the solver's shuffled order is a model
+    assert hint["value"] == pytest.approx(solver.solve(Position((2, 3, 4, 5), (1, 2, 3, 4), (3, 4, 5), 2)).value)
 
 
 def _dealt(order, visibility="open"):

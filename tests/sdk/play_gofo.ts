@@ -168,7 +168,7 @@ async function main(baseUrl: string): Promise<void> {
   check(created.table.table.lastDeal === null, "no deal revealed yet");
   check(canonical(created.table.table.seats.map((s) => s.front)) === canonical([30, 30, 30, 30, 30]), "fronts of 30");
   const seats = created.seatTokens.map(
-    (token) => new GofoApi(new Configuration({ basePath: baseUrl, accessToken: token })),
+    (token) => new GofoApi(new Configuration({ basePath: baseUrl, accessToken: token ?? undefined })),  // null: a bot's seat
   );
 
   const publicView = async (): Promise<GofoTable> => {

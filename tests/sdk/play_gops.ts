@@ -107,7 +107,7 @@ async function main(baseUrl: string): Promise<void> {
   check(typeof prizeCommitment === "string" && /^[0-9a-f]{64}$/.test(prizeCommitment), "a prize commitment");
 
   const seats = created.seatTokens.map(
-    (token) => new GopsApi(new Configuration({ basePath: baseUrl, accessToken: token })),
+    (token) => new GopsApi(new Configuration({ basePath: baseUrl, accessToken: token ?? undefined })),  // null: a bot's seat
   );
 
   // A refusal comes back as problem+json the client can read.

@@ -26,6 +26,9 @@ What the exact solver covers (:func:`covers`): two players, ``bid_cards`` 1, ``o
 
 Not covered: three or more seats, multi-card bids, open prize rows, fixed prize orders
 (ascending, descending, explicit), and ``dealer_sees_prize`` (one seat knows more than the other).
+For those :func:`hint` gives the level-8 bot's mix and an estimated value: this solver as a model
+where two seats bid one card for one prize (:func:`position_of`), else the rules of
+:mod:`service.games.gops.heuristics`.
 
 **Only the order of the bid cards matters.**  A bid is only ever compared with the rival's bid of
 the same round (``sgn(V_i - Y_j)``); card values never enter a payoff.  So renaming the cards left
@@ -58,6 +61,7 @@ from scipy import sparse
 from scipy.optimize import linprog
 
 from service.errors import IllegalAction
+from service.games.gops import heuristics
 
 #: The most cards a hand may hold for its whole game tree to be solved on the fly.
 EXACT_CARDS = 4
@@ -158,21 +162,29 @@ def clear_memo() -> None:
 
 def seat_position(seat_view: dict) -> Position:
     """The position of the seat whose view this is (what :func:`service.games.gops.observer.view`
-    shows that seat), from nothing but that view; ``hint_unavailable`` when the game is not in its
-    commit phase or its rules are not ones the solver covers (:func:`covers`).
-
-    Its hand and its rival's are in ``hands`` (spent bids are public); the prizes still to come are
-    the ranks not yet seen turned up; a prize in the middle hidden from the seat (``null`` in
-    ``row``) is one of those, each as likely."""
+    shows that seat), from nothing but that view (:func:`position_of`); ``hint_unavailable`` when
+    the game is not in its commit phase or its rules are not ones the solver covers (:func:`covers`)."""
     rules = seat_view["rules"]
-    if seat_view["phase"] != "commit":
-        raise IllegalAction(f"a hint is given in the commit phase, not in phase {seat_view['phase']!r}",
-                            code="hint_unavailable")
+    _require_commit_phase(seat_view)
     if not covers(rules["players"], rules["bid_cards"], rules["open_prizes"], rules["prize_order"],
                   rules["visibility"]):
         raise IllegalAction(
-            "hints are given for two seats bidding one card for one prize at a time, in a shuffled or reported "
-            "prize order, face up or blind for both seats", code="hint_unavailable")
+            "the exact solver covers two seats bidding one card for one prize at a time, in a shuffled or "
+            "reported prize order, face up or blind for both seats", code="hint_unavailable")
+    return position_of(seat_view)
+
+
+def position_of(seat_view: dict) -> Position:
+    """The solver's position for the seat whose view this is, in a two-seat game of one-card bids
+    for one prize in the middle, whatever the prize order and visibility.
+
+    Its hand and its rival's are in ``hands`` (spent bids are public); the prizes still to come are
+    the ranks not yet seen turned up, each as likely next (so a fixed order is treated as shuffled);
+    a prize in the middle hidden from the seat (``null`` in ``row``, or not yet reported) is one of
+    those, each as likely, and so is every later one (``blind``: under ``dealer_sees_prize`` the
+    dealer's rival bids as if neither seat saw the prizes, the dealer as if both did).  Where
+    :func:`covers` says so this is exactly the seat's position; elsewhere an approximation."""
+    rules = seat_view["rules"]
     seat = seat_view["seat"]
     row = seat_view["row"]
     seen = {rank for rank in seat_view["turned"] if rank is not None}
@@ -185,16 +197,49 @@ def seat_position(seat_view: dict) -> Position:
         blind=prize is None)
 
 
+def _require_commit_phase(seat_view: dict) -> None:
+    if seat_view["phase"] != "commit":
+        raise IllegalAction(f"a hint is given in the commit phase, not in phase {seat_view['phase']!r}",
+                            code="hint_unavailable")
+
+
 def hint(seat_view: dict) -> dict:
-    """The seat's equilibrium bid mix and value from its view (:func:`seat_position`, :func:`solve`):
-    ``{"exact": bool, "value": float, "actions": [{"cards": [c], "probability": p}, ...]}``, every
-    card of the hand once, lowest first."""
-    decision = solve(seat_position(seat_view))
+    """What the seat would do well to bid, from its view alone, in the commit phase (else
+    ``hint_unavailable``): ``{"exact": bool, "value": float, "actions": [{"cards": [...],
+    "probability": p}, ...]}``.
+
+    Rules the solver covers (:func:`covers`): the seat's equilibrium (:func:`seat_position`,
+    :func:`solve`) — ``value`` its points minus its rival's from this round on, both playing the
+    equilibrium, exact when ``exact``; ``actions`` every card of the hand once, lowest first.
+
+    Any other rules: ``exact`` false, ``actions`` the mix the level-8 bot plays
+    (:mod:`service.games.gops.bot`), its bids of positive probability in increasing order, and
+    ``value`` estimated.  Two seats bidding one card for one prize (a fixed prize order,
+    ``dealer_sees_prize``): this solver on :func:`position_of` — ``value`` the seat's points minus
+    its rival's.  Otherwise the quantile rule (:func:`service.games.gops.heuristics.quantile_mix`)
+    and :func:`service.games.gops.heuristics.random_play_value` — with two seats the seat's points
+    minus its rival's, with three or more **the seat's own expected points** from this round on,
+    as if every seat bid uniformly at random from now on."""
+    rules = seat_view["rules"]
+    _require_commit_phase(seat_view)
+    if covers(rules["players"], rules["bid_cards"], rules["open_prizes"], rules["prize_order"],
+              rules["visibility"]):
+        decision = solve(seat_position(seat_view))
+        return {
+            "exact": decision.exact,
+            "value": decision.value,
+            "actions": [{"cards": [card], "probability": p if p > 1e-12 else 0.0}
+                        for card, p in sorted(decision.mix.items())],
+        }
+    if rules["players"] == 2 and rules["bid_cards"] == 1 and rules["open_prizes"] == 1:
+        decision = solve(position_of(seat_view))
+        value, mix = decision.value, {(card,): p for card, p in decision.mix.items()}
+    else:
+        value, mix = heuristics.random_play_value(seat_view), heuristics.quantile_mix(seat_view)
     return {
-        "exact": decision.exact,
-        "value": decision.value,
-        "actions": [{"cards": [card], "probability": p if p > 1e-12 else 0.0}
-                    for card, p in sorted(decision.mix.items())],
+        "exact": False,
+        "value": value,
+        "actions": [{"cards": list(cards), "probability": p} for cards, p in sorted(mix.items()) if p > 1e-12],
     }
 
 

@@ -2,6 +2,7 @@
 import { lang, setLang, t } from './i18n.js';
 import { selfTest } from './sha256.js';
 import { h, mount, savedGames } from './ui.js';
+import { quiet } from './turn.js';
 import * as gops from './gops.js';
 import * as gofo from './gofo.js';
 import * as bots from './bots.js';
@@ -24,12 +25,15 @@ function home(root) {
         h('a', { href: `#${g.kind}=${encodeURIComponent(g.id)}&host=${encodeURIComponent(g.host)}` },
           `${g.kind === 'gops' ? 'Gops' : 'Gofo'} ${g.id}`), ' ',
         h('span', { class: 'muted' }, new Date(g.at).toLocaleString(lang())))))) : null,
-    h('p', { class: 'muted small', id: 'sha-check', data: { ok: selfTest() ? 'yes' : 'no' } }, selfTest() ? `✔ ${t('app.sha_ok')}` : ''));
+    // What the hashing self-test means to a player; what was tested, one tap away.
+    h('details', { class: 'why small', id: 'sha-check', data: { ok: 'yes' } },
+      h('summary', {}, `✔ ${t('app.sha_ok')}`), h('p', {}, t('app.sha_ok_how'))));
 }
 
 function route() {
   if (current && current.stop) current.stop();
   current = null;
+  quiet();
   const root = document.getElementById('app');
   document.body.dataset.page = '';
   document.body.dataset.phase = '';
@@ -64,7 +68,9 @@ function showLang() {
 document.getElementById('lang').addEventListener('click', () => {
   setLang(lang() === 'es' ? 'en' : 'es');
   showLang();
-  route();
+  // A game's page is drawn again in the other language, keeping what the player picked and opened.
+  if (current && current.redraw) current.redraw();
+  else route();
 });
 window.addEventListener('hashchange', route);
 showLang();

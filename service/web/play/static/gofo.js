@@ -2,14 +2,16 @@
 // host phone runs a table played with real cards).
 import { call, watch } from './api.js';
 import { t, lang } from './i18n.js';
-import { h, mount, fail, field, select, number, joinLinks, saveGame, savedGame, seatName, joinBase, isLoopback } from './ui.js';
+import { h, mount, fail, field, select, number, joinLinks, saveGame, savedGame, seatName, joinBase, isLoopback, remembered, describedField, playAsFirstSeat, backToLinks } from './ui.js';
+import { turnNotice } from './turn.js';
+import { gofoStory } from './story.js';
 import { sha256hex } from './sha256.js';
 import { showSeats } from './seats.js';
 import { namesField, ownName } from './names.js';
 import { gofoBotsField } from './bots.js';
 import { gofoHints } from './hints.js';
 import { qrSvg } from './qr.js';
-import { liveBadge } from './gops.js';
+import { liveBadge, loopbackWarning } from './gops.js';
 
 const path = (id) => `/v1/gofo/tables/${encodeURIComponent(id)}`;
 const SUITS = ['o', 'c', 'e', 'b'];
@@ -107,7 +109,8 @@ export function createPage(root) {
   const bots = gofoBotsField('seats', 'mode');
   const form = h('form', { class: 'stack', id: 'gofo-create', novalidate: true },
     h('h1', {}, t('gofo.new')),
-    field(t('gofo.mode'), select('mode', [['dealt', t('gofo.mode.dealt')], ['tabletop', t('gofo.mode.tabletop')]], 'dealt')),
+    describedField(t('gofo.mode'), select('mode', [['dealt', t('gofo.mode.dealt')], ['tabletop', t('gofo.mode.tabletop')]], 'dealt'),
+      { dealt: t('gofo.mode_hint.dealt'), tabletop: t('gofo.mode_hint.tabletop') }),
     field(t('gofo.seats'), number('seats', 5, 2, 6)),
     bots.element,
     names.element,
@@ -116,7 +119,8 @@ export function createPage(root) {
     field(t('gofo.initial_front'), number('initial_front', 30, 1, 1000000)),
     // A new caja's first front: the rule book lets its player choose 2× or 3× the refill
     // ("inauguración de caja"), so a table opened here asks him; "fixed" is for tables that agree one amount.
-    field(t('gofo.inauguration'), select('inauguration', [['chosen', t('gofo.inauguration.chosen')], ['fixed', t('gofo.inauguration.fixed')]], 'chosen')),
+    describedField(t('gofo.inauguration'), select('inauguration', [['chosen', t('gofo.inauguration.chosen')], ['fixed', t('gofo.inauguration.fixed')]], 'chosen'),
+      { chosen: t('gofo.inauguration_hint.chosen'), fixed: t('gofo.inauguration_hint.fixed') }),
     h('details', { class: 'more' },
       h('summary', {}, t('more_options')),
       field(t('gofo.inauguration_front'), number('inauguration_front', null, 1, 1000000, t('gofo.same_as_initial')), t('gofo.inauguration_front_hint')),
@@ -200,7 +204,7 @@ function seatsTable(view, me) {
   });
   return h('section', { class: 'panel' },
     h('table', { class: 'scores', id: 'seats' },
-      h('thead', {}, h('tr', {}, h('th', {}, ''), h('th', { class: 'num' }, t('gofo.resto')), h('th', { class: 'num' }, t('gofo.in_hand')), h('th', {}, t('gofo.status')), h('th', {}, ''))),
+      h('thead', {}, h('tr', {}, h('th', {}, ''), h('th', { class: 'num' }, t('gofo.resto')), h('th', { class: 'num' }, t('gofo.in_hand')), h('th', {}, t('gofo.status')), h('th', { class: 'num' }, t('gofo.cards_held')))),
       h('tbody', {}, rows)));
 }
 
@@ -429,7 +433,8 @@ function lastHandPanel(view) {
     if (outcome.ok && outcome.cards != null) parts.push(t('verify.deck_ok', { n: outcome.cards }));
     if (outcome.ok && outcome.draws) parts.push(t('verify.draw_ok', { n: outcome.draws }));
     mount(slot, outcome.ok
-      ? (parts.length ? h('p', { class: 'verdict ok', data: { verdict: 'verified' } }, '✔ ', parts.join(' · ')) : null)
+      ? (parts.length ? [h('p', { class: 'verdict ok', data: { verdict: 'verified' } }, '✔ ', t('verify.fair_deal')),
+        h('details', { class: 'why', id: 'deal-how' }, h('summary', {}, t('verify.how')), h('p', {}, parts.join(' · ')))] : null)
       : h('p', { class: 'verdict bad', data: { verdict: 'mismatch' } }, '✘ ', outcome.problem));
     if (transcript && result.hand) mount(record, handTranscript(transcript, result.hand, transcriptOpen));
   });
@@ -444,17 +449,22 @@ function lastHandPanel(view) {
     record);
 }
 
+// The ledger stays open or closed as the player left it, across redraws (reset for each page).
+const ledgerOpen = { open: null };
+
 function ledgerPanel(id, view) {
   const slot = h('div', { id: 'ledger-hands' });
+  const chart = h('div', { id: 'ledger-chart' });
   const show = async () => {
     try {
       const r = await call('GET', `${path(id)}/ledger`);
+      mount(chart, gofoStory(r.data.results, view.table.seats.length));
       mount(slot, h('ol', {}, r.data.results.map((res) => h('li', {}, res.net.map((n, s) => `${seatName(s)} ${n > 0 ? '+' : ''}${n}`).join(' · ')))));
     } catch (error) {
       fail(error);
     }
   };
-  return h('details', { class: 'panel', id: 'ledger', on: { toggle: (e) => { if (e.target.open) show(); } } },
+  return h('details', { class: 'panel', id: 'ledger', ...remembered(ledgerOpen, false, (e) => { if (e.target.open) show(); }) },
     h('summary', {}, t('gofo.ledger')),
     h('table', { class: 'scores' },
       h('thead', {}, h('tr', {}, h('th', {}, ''), h('th', { class: 'num' }, t('gofo.front')), h('th', { class: 'num' }, t('gofo.behind')),
@@ -462,6 +472,7 @@ function ledgerPanel(id, view) {
       h('tbody', {}, view.table.seats.map((s) => h('tr', { data: { seat: s.seat } }, h('th', {}, seatName(s.seat)),
         h('td', { class: 'num' }, String(s.front)), h('td', { class: 'num' }, String(s.behind)),
         h('td', { class: 'num' }, String(s.cajas)), h('td', { class: 'num balance' }, String(s.balance)))))),
+    chart,
     slot);
 }
 
@@ -683,6 +694,7 @@ export function seatPage(root, params) {
   let view = null;
   let ended = null; // {version, result}: the hand_result of the move that ended a hand
   const ui = { busy: false, render: () => render() };
+  ledgerOpen.open = null;
 
   const apply = (next) => {
     // A version already shown is not drawn again: a redraw under a finger can swallow a tap.
@@ -730,6 +742,7 @@ export function seatPage(root, params) {
     document.body.dataset.version = String(view.version);
     document.body.dataset.busy = ui.busy ? 'yes' : '';
     settleOn(view.version);
+    turnNotice({ mine: turn === seat, playing: true, game: 'Gofo' });
     mount(root,
       h('h1', {}, t('gofo.title_seat', { seat: seatName(seat) })),
       myName.row(view, 'top'),
@@ -745,12 +758,14 @@ export function seatPage(root, params) {
       seatsTable(view, seat),
       myName.row(view, 'bottom'),
       lastHandPanel(view),
-      ledgerPanel(id, view));
+      ledgerPanel(id, view),
+      backToLinks('gofo', id));
   }
 
   mount(root, h('p', { class: 'muted' }, t('loading')));
   call('GET', seatPath, { token }).then((r) => apply(r.data)).catch(fail);
-  return watch({ viewPath: seatPath, eventsPath: `${path(id)}/events`, token, onView: apply, onError: fail, onMode: liveBadge });
+  const live = watch({ viewPath: seatPath, eventsPath: `${path(id)}/events`, token, onView: apply, onError: fail, onMode: liveBadge });
+  return { stop: live.stop, redraw: render };
 }
 
 // ------------------------------------------------------------------ the host's page
@@ -778,12 +793,16 @@ export function hostPage(root, params) {
   let asked = 0;
   let actorFor = null; // the version whose seat to act is known or asked for (one request per version)
   let grace = null;
+  ledgerOpen.open = null;
+  // The links stay as the host left them; until then open while the first hand is on.
+  const linksOpen = { open: null };
   const tabletop = () => (view ? view.table.options.mode === 'tabletop' : Boolean(saved && saved.mode === 'tabletop'));
 
   const apply = (incoming) => {
     // A version already shown is not drawn again: a redraw under a finger can swallow a tap.
     if (!incoming || (view && incoming.version <= view.version)) return false;
     if (view && view.hand && incoming.hand && view.hand.hand_id !== incoming.hand.hand_id) { ui.show = []; ui.faceUp = []; }
+    if (!view && linksOpen.open == null) linksOpen.open = incoming.table.hand_number === 1;
     view = incoming;
     showSeats(view);
     rememberDeck(view);
@@ -947,11 +966,14 @@ export function hostPage(root, params) {
   function links() {
     if (!saved || !saved.seats) return h('p', { class: 'muted' }, t('host.no_links'));
     const base = joinBase();
-    return h('details', { class: 'panel', id: 'links', open: !view || view.table.hand_number === 1 },
+    const links = joinLinks('gofo', id, saved.seats);
+    return h('details', { class: 'panel', id: 'links', ...remembered(linksOpen, true) },
       h('summary', {}, t('host.join_links')),
-      isLoopback(base) ? h('p', { class: 'warning', id: 'loopback' }, t('host.loopback', { base })) : null,
+      isLoopback(base) ? loopbackWarning(base) : null,
+      h('p', { class: 'seating', id: 'seating' }, t('host.seating_gofo')),
+      playAsFirstSeat(links),
       h('p', { class: 'hint' }, t('host.links_hint')),
-      joinLinks('gofo', id, saved.seats).map(({ seat, url }) => h('div', { class: 'join', data: { seat } },
+      links.map(({ seat, url }) => h('div', { class: 'join', data: { seat } },
         h('h3', {}, seatName(seat)),
         qrSvg(url, t('host.qr_for', { seat: seatName(seat) })),
         h('input', { type: 'text', readonly: true, value: url, class: 'link', 'aria-label': t('host.link_for', { seat: seatName(seat) }), on: { focus: (e) => e.target.select() } }),
@@ -969,12 +991,13 @@ export function hostPage(root, params) {
     const acting = table && actor && hand && actor.hand && actor.hand.seat === hand.to_act && actor.version === view.version;
     document.body.dataset.acting = acting ? String(actor.hand.seat) : '';
     if (view) settleOn(`${view.version}:${acting ? actor.hand.seat : ''}`);
+    turnNotice({ mine: false, playing: Boolean(view), game: 'Gofo' });
     // Between hands at a tabletop table the host chooses for every seat that took a new caja.
     const legalFor = (seat) => (next && view && next.version === view.version && next.seat === seat ? next.legal_actions : null);
     mount(root,
       h('h1', {}, t('host.title_gofo')),
       h('p', { class: 'crumbs' }, t('host.table_id', { id })),
-      table ? h('p', { class: 'hint' }, t('host.run_table')) : links(),
+      table ? [h('p', { class: 'hint' }, t('host.run_table')), h('p', { class: 'hint', id: 'seating' }, t('host.seating_tabletop'))] : links(),
       view ? [
         handOverBanner(ended, view),
         handHeader(view),
@@ -991,5 +1014,6 @@ export function hostPage(root, params) {
 
   render();
   call('GET', path(id), { token }).then((r) => onView(r.data)).catch(fail);
-  return watch({ viewPath: path(id), eventsPath: `${path(id)}/events`, token, onView, onError: fail, onMode: liveBadge });
+  const live = watch({ viewPath: path(id), eventsPath: `${path(id)}/events`, token, onView, onError: fail, onMode: liveBadge });
+  return { stop: live.stop, redraw: render };
 }

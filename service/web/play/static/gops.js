@@ -1,7 +1,9 @@
 // Gops at the table: create a game, hand out join links, bid from each phone, verify at the end.
 import { call, watch } from './api.js';
 import { t, rankName } from './i18n.js';
-import { h, mount, fail, toast, field, select, number, joinLinks, saveGame, savedGame, seatName, joinBase, isLoopback } from './ui.js';
+import { h, mount, fail, toast, field, select, number, joinLinks, saveGame, savedGame, seatName, joinBase, isLoopback, remembered, describedField, playAsFirstSeat, backToLinks } from './ui.js';
+import { turnNotice } from './turn.js';
+import { gopsStory } from './story.js';
 import { bidCommitment, openCommitment, prizeCommitment, randomHex, seatSalt } from './sha256.js';
 import { qrSvg } from './qr.js';
 import * as frac from './frac.js';
@@ -17,6 +19,9 @@ const DEFAULT_DEADLINE_SECONDS = 300;
 
 // ------------------------------------------------------------------ create
 
+/** Words for each option of a select, describing it (`prefix.value`). */
+const hints = (prefix, values) => Object.fromEntries(values.map((v) => [v, t(`${prefix}.${v}`)]));
+
 export function createPage(root) {
   const opt = (values) => values.map((v) => [v, t(`gops.opt.${v}`)]);
   const names = namesField('players', 7);
@@ -26,7 +31,7 @@ export function createPage(root) {
     field(t('gops.players'), number('players', 2, 2, 7)),
     names.element,
     field(t('gops.ranks'), number('ranks', 13, 1, 13)),
-    field(t('gops.prize_order'), select('prize_order', opt(['shuffled', 'ascending', 'descending', 'reported']), 'shuffled'), t('gops.prize_order_hint')),
+    describedField(t('gops.prize_order'), select('prize_order', opt(['shuffled', 'ascending', 'descending', 'reported']), 'shuffled'), hints('gops.opt_hint', ['shuffled', 'ascending', 'descending', 'reported'])),
     field(t('gops.visibility'), select('visibility', opt(['open', 'blind', 'dealer_sees_prize']), 'open')),
     h('details', { class: 'more' },
       h('summary', {}, t('more_options')),
@@ -36,10 +41,18 @@ export function createPage(root) {
       field(t('gops.bid_cards'), number('bid_cards', 1, 1, 13)),
       field(t('gops.open_prizes'), number('open_prizes', 1, 1, 13)),
       field(t('gops.deadline'), number('deadline_seconds', DEFAULT_DEADLINE_SECONDS, 1, 604800, t('none')), t('gops.deadline_hint'))),
-    field(t('gops.match'), select('format', opt(['single', 'cumulative', 'best_of', 'target']), 'single')),
+    describedField(t('gops.match'), select('format', opt(['single', 'cumulative', 'best_of', 'target']), 'single'), hints('gops.opt_hint', ['single', 'cumulative', 'best_of', 'target'])),
     field(t('gops.games'), number('games', null, 1, 50, '3')),
     field(t('gops.target'), number('target', null, 1, 10000, '92')),
     h('button', { type: 'submit', class: 'primary big', id: 'gops-create-go' }, t('gops.create')));
+  // Only the fields the chosen match uses: Games for several games, Target for playing to a target.
+  const showMatchFields = () => {
+    const format = form.elements.format.value;
+    form.elements.games.closest('.field').hidden = !(format === 'cumulative' || format === 'best_of');
+    form.elements.target.closest('.field').hidden = format !== 'target';
+  };
+  form.elements.format.addEventListener('change', showMatchFields);
+  showMatchFields();
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
     const value = (name) => form.elements[name].value.trim();
@@ -136,13 +149,13 @@ function seatsTable(view, me) {
     h('h2', {}, single ? t('gops.scores') : t('gops.scores_match', { n: view.game_number })),
     h('table', { class: 'scores', id: 'scores' },
       h('thead', {}, h('tr', {}, h('th', {}, ''), h('th', {}, t('gops.score')), single ? null : h('th', {}, t('gops.match_total')),
-        h('th', {}, t('gops.cards_left')), h('th', {}, ''))),
+        h('th', {}, t('gops.cards_left')), h('th', {}, t('gops.status')))),
       h('tbody', {}, rows)));
 }
 
-function historyPanel(history, { open = false, id = 'history', title } = {}) {
+function historyPanel(history, { open = false, id = 'history', title, state } = {}) {
   if (!history.length) return null;
-  return h('details', { class: 'panel', id, open },
+  return h('details', { class: 'panel', id, ...(state ? remembered(state, open) : { open }) },
     h('summary', {}, title || t('gops.rounds_so_far', { n: history.length })),
     h('ol', { class: 'history' }, history.map((record) => {
       const { bids, outcome } = roundText(record);
@@ -192,10 +205,11 @@ setInterval(() => {
 function resultPanel(view) {
   if (!view.result) return null;
   const who = view.result.winners.map(seatName).join(', ');
-  return h('section', { class: 'panel result', id: 'result' },
+  return [h('section', { class: 'panel result', id: 'result' },
     h('h2', {}, t('gops.result')),
     h('p', { class: 'big-text' }, view.result.winners.length ? t('gops.winners', { who }) : t('gops.no_winner')),
-    h('p', {}, t('gops.totals', { totals: view.result.totals.map((s, i) => `${seatName(i)} ${s}`).join(' · ') })));
+    h('p', {}, t('gops.totals', { totals: view.result.totals.map((s, i) => `${seatName(i)} ${s}`).join(' · ') }))),
+  gopsStory(view.history, view.scores.length)];
 }
 
 // ------------------------------------------------------------------ verification
@@ -265,7 +279,9 @@ async function verifyPanel(id, slot) {
     mount(slot,
       h('h2', {}, t('verify.title')),
       outcome.ok
-        ? h('p', { class: 'verdict ok', id: 'verdict', data: { verdict: 'verified' } }, '✔ ', t('verify.ok', { bids: outcome.bids, orders: outcome.orders }))
+        ? [h('p', { class: 'verdict ok', id: 'verdict', data: { verdict: 'verified' } }, '✔ ', t('verify.fair_play')),
+          h('details', { class: 'why', id: 'verdict-how' }, h('summary', {}, t('verify.how')),
+            h('p', {}, t('verify.ok', { bids: outcome.bids, orders: outcome.orders })))]
         : h('p', { class: 'verdict bad', id: 'verdict', data: { verdict: 'mismatch' } }, '✘ ', outcome.problem),
       games.map((g) => historyPanel(g.history || [], { open: true, id: `transcript-${g.game}`, title: t('verify.game_rounds', { n: g.game, scores: g.scores.join(' – ') }) })));
   } catch (error) {
@@ -311,6 +327,7 @@ export function seatPage(root, params) {
   const revealing = new Set();
   let verified = false;
   const verifySlot = h('section', { class: 'panel', id: 'verify' });
+  const historyOpen = { open: null };
 
   const apply = (next) => {
     if (!next || (view && next.version < view.version)) return;
@@ -432,6 +449,7 @@ export function seatPage(root, params) {
   function render() {
     if (!view) return;
     const legal = view.legal_actions.map((a) => a.type);
+    turnNotice({ mine: legal.includes('commit') || legal.includes('choose_prize'), playing: view.phase !== 'over', game: 'Gops' });
     mount(root,
       h('h1', {}, t('gops.title_seat', { seat: seatName(seat) })),
       myName.row(view, 'top'),
@@ -444,7 +462,8 @@ export function seatPage(root, params) {
       seatsTable(view, seat),
       myName.row(view, 'bottom'),
       resultPanel(view),
-      view.phase === 'over' ? verifySlot : historyPanel(view.history),
+      view.phase === 'over' ? verifySlot : historyPanel(view.history, { state: historyOpen }),
+      backToLinks('gops', id),
       legal.includes('resign') ? h('button', {
         type: 'button', class: 'danger', id: 'resign',
         on: { click: () => { if (confirm(t('gops.resign_confirm'))) send('resign', {}); } },
@@ -462,7 +481,9 @@ export function seatPage(root, params) {
     viewPath: `${path(id)}/seats/${seat}`, eventsPath: `${path(id)}/events`, token,
     onView: apply, onError: fail, onMode: liveBadge,
   });
-  return live;
+  // Another language: the same page drawn again (the card picked, the panels opened stay).
+  const redraw = () => { verified = false; render(); };
+  return { stop: live.stop, redraw };
 }
 
 // ------------------------------------------------------------------ the host's page
@@ -474,9 +495,14 @@ export function hostPage(root, params) {
   let view = null;
   let verified = false;
   const verifySlot = h('section', { class: 'panel', id: 'verify' });
+  const historyOpen = { open: null };
+  // The links stay as the host left them; until then open while nobody has played (a late player
+  // is shown a QR by opening them again).
+  const linksOpen = { open: null };
 
   const apply = (next) => {
     if (!next || (view && next.version < view.version)) return;
+    if (!view && linksOpen.open == null) linksOpen.open = next.round === 1 && next.history.length === 0 && next.phase !== 'over';
     view = next;
     showSeats(view);
     render();
@@ -494,11 +520,13 @@ export function hostPage(root, params) {
   function links() {
     if (!saved || !saved.seats) return h('p', { class: 'muted' }, t('host.no_links'));
     const base = joinBase();
-    return h('details', { class: 'panel', id: 'links', open: !view || (view.round === 1 && view.history.length === 0) },
+    const links = joinLinks('gops', id, saved.seats, saved.secrets);
+    return h('details', { class: 'panel', id: 'links', ...remembered(linksOpen, true) },
       h('summary', {}, t('host.join_links')),
-      isLoopback(base) ? h('p', { class: 'warning', id: 'loopback' }, t('host.loopback', { base })) : null,
+      isLoopback(base) ? loopbackWarning(base) : null,
+      playAsFirstSeat(links),
       h('p', { class: 'hint' }, t('host.links_hint')),
-      joinLinks('gops', id, saved.seats, saved.secrets).map(({ seat, url }) => h('div', { class: 'join', data: { seat } },
+      links.map(({ seat, url }) => h('div', { class: 'join', data: { seat } },
         h('h3', {}, seatName(seat)),
         qrSvg(url, t('host.qr_for', { seat: seatName(seat) })),
         h('input', { type: 'text', readonly: true, value: url, class: 'link', 'aria-label': t('host.link_for', { seat: seatName(seat) }), on: { focus: (e) => e.target.select() } }),
@@ -516,12 +544,13 @@ export function hostPage(root, params) {
   }
 
   function render() {
+    turnNotice({ mine: Boolean(view && view.phase === 'prize'), playing: Boolean(view && view.phase !== 'over'), game: 'Gops' });
     mount(root,
       h('h1', {}, t('host.title_gops')),
       h('p', { class: 'crumbs' }, t('host.game_id', { id })),
       links(),
       view ? [header(view), countdown(view), reportPanel(), view.phase === 'over' ? null : prizePanel(view), lastRound(view), seatsTable(view, -1), resultPanel(view),
-        view.phase === 'over' ? verifySlot : historyPanel(view.history)] : h('p', { class: 'muted' }, t('loading')),
+        view.phase === 'over' ? verifySlot : historyPanel(view.history, { state: historyOpen })] : h('p', { class: 'muted' }, t('loading')),
       view && view.deadline_at && view.phase !== 'over' ? h('button', {
         type: 'button', class: 'secondary', id: 'enforce', data: { at: view.deadline_at },
         disabled: Date.now() / 1000 < view.deadline_at, on: { click: enforce },
@@ -544,7 +573,15 @@ export function hostPage(root, params) {
 
   render();
   call('GET', path(id), { token }).then((r) => apply(r.data)).catch(fail);
-  return watch({ viewPath: path(id), eventsPath: `${path(id)}/events`, token, onView: apply, onError: fail, onMode: liveBadge });
+  const live = watch({ viewPath: path(id), eventsPath: `${path(id)}/events`, token, onView: apply, onError: fail, onMode: liveBadge });
+  return { stop: live.stop, redraw: () => { verified = false; render(); } };
+}
+
+/** Links on this computer's own address: what it means for the players, the fix one tap away. */
+export function loopbackWarning(base) {
+  return h('div', { class: 'warning', id: 'loopback' },
+    h('p', {}, t('host.loopback', { base })),
+    h('details', { class: 'why' }, h('summary', {}, t('host.loopback_how')), h('p', {}, t('host.loopback_fix'))));
 }
 
 export function liveBadge(mode) {

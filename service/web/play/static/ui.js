@@ -141,3 +141,46 @@ export function joinLinks(kind, id, tokens, secrets = []) {
 export function seatName(seat) {
   return seatLabel(seat) || t('seat_n', { n: seat + 1 });
 }
+
+/**
+ * A <details> that keeps what the player did with it across redraws: its props `{open, on}` for
+ * h(). `state.open` is null until the player opens or closes it (`fallback` is drawn meanwhile).
+ */
+export function remembered(state, fallback, onToggle) {
+  const open = state.open == null ? fallback : state.open;
+  let drawn = true; // the toggle event of an element drawn open is not the player's
+  return {
+    open,
+    on: {
+      toggle: (e) => {
+        if (drawn && open && e.target.open) { drawn = false; if (onToggle) onToggle(e); return; }
+        drawn = false;
+        state.open = e.target.open;
+        if (onToggle) onToggle(e);
+      },
+    },
+  };
+}
+
+/** A labelled select whose hint describes the option chosen (`hints`: value → words). */
+export function describedField(label, control, hints) {
+  const hint = h('span', { class: 'hint', id: `${control.id}-hint` });
+  const show = () => { hint.textContent = hints[control.value] || ''; hint.hidden = !hint.textContent; };
+  control.addEventListener('change', show);
+  show();
+  return h('label', { class: 'field' }, h('span', { class: 'label' }, label), control, hint);
+}
+
+/** The creator's own seat, one tap: its link opened in this tab (the host page is one tap back). */
+export function playAsFirstSeat(links) {
+  const first = links[0];
+  if (!first) return null;
+  return h('a', { class: 'button primary big', id: 'play-as', href: first.url }, t('host.play_as', { seat: seatName(first.seat) }));
+}
+
+/** On a seat's page of a game this phone created: the way back to its links and QR codes. */
+export function backToLinks(kind, id) {
+  const saved = savedGame(kind, id);
+  if (!saved || !saved.host) return null;
+  return h('a', { class: 'button secondary', id: 'to-links', href: `#${kind}=${encodeURIComponent(id)}&host=${encodeURIComponent(saved.host)}` }, t('host.back_to_links'));
+}
