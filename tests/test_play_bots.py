@@ -6,6 +6,7 @@ Played as a player would, in headless Chromium at 360 px on an insecure LAN-like
 
 from __future__ import annotations
 
+import json
 import re
 from urllib.parse import parse_qs
 
@@ -193,28 +194,60 @@ def test_the_hint_shows_the_equilibrium_when_switched_on(phone, origin, live_ser
     clean(page)
 
 
-def test_a_hint_the_referee_cannot_give_is_said_quietly(phone, origin, live_server):
-    """Three seats, two of them the referee's: no hint for 3 players (409 hint_unavailable); its detail shown."""
+def test_three_seats_hint_and_a_refused_hint_said_quietly(phone, origin, live_server):
+    """Three seats, two of them the referee's: the hint is the level-8 bot's mix and the seat's own
+    expected points, an estimate. A hint asked as the round moves on is refused (409
+    hint_unavailable): the referee's reason, in small print, no error toast."""
     created = requests.post(f"{live_server}/v1/gops/games", json={
         "profile": "standard", "options": {"players": 3, "ranks": 4},
         "bots": [{"seat": 1, "level": 3}, {"seat": 2, "level": 8}]}, timeout=10).json()
     token = created["seat_tokens"][0]
     assert created["seat_tokens"][1:] == [None, None]
-    problem = requests.get(f"{live_server}/v1/gops/games/{created['id']}/seats/0/hint", headers=bearer(token), timeout=10)
-    assert problem.status_code == 409 and problem.json()["code"] == "hint_unavailable"
     page = phone(locale="es-ES")
     page.goto(f"{origin}/play")
     page.evaluate("localStorage.setItem('referee:hints', 'on')")
     page.goto(f"{origin}/play#gops={created['id']}&seat=0&t={token}")
-    page.wait_for_selector("#hint-unavailable")
-    assert page.inner_text("#hint-unavailable") == problem.json()["detail"]
-    assert page.get_attribute("#hint-unavailable", "data-code") == "hint_unavailable"
+    page.wait_for_selector("#hint-mix li")
     assert page.inner_text("#hint-toggle") == "💡 Pista: sí"
-    assert page.evaluate("document.getElementById('toast').hidden")  # quietly: no error toast
+    hint = requests.get(f"{live_server}/v1/gops/games/{created['id']}/seats/0/hint", headers=bearer(token), timeout=10).json()
+    assert hint["exact"] is False
+    assert page.eval_on_selector_all("#hint-mix li", "els => els.map(e => e.dataset.cards)") == \
+        [",".join(map(str, a["cards"])) for a in hint["actions"] if a["probability"] > 1e-9]
+    words = page.inner_text("#hint-value")
+    assert words.startswith(f"Esperado: {round(hint['value'], 1):g} puntos para ti desde aquí") and words.endswith("estimación")
     names = page.eval_on_selector_all("#scores tbody th", "els => els.map(e => e.textContent)")
     assert names == ["Puesto 1 (tú)", BOT["es"].format(3), BOT["es"].format(8)]
+    # A two-seat game between people, in its reveal phase: the referee's own refusal of a hint.
+    people = requests.post(f"{live_server}/v1/gops/games", json={"profile": "classic", "options": {"ranks": 3}}, timeout=10).json()
+    refused = page.evaluate(REFUSED_HINT, {"id": people["id"], "tokens": people["seat_tokens"]})
+    assert refused["status"] == 409 and refused["body"]["code"] == "hint_unavailable", refused
+    # The same refusal for the next round's hint on this phone, as if the round had moved on meanwhile.
+    page.route("**/seats/0/hint", lambda route: route.fulfill(
+        status=409, content_type="application/problem+json", body=json.dumps(refused["body"])))
+    page.click("#hand [data-card='1']")
+    page.click("#bid")
+    page.wait_for_selector("#last-round[data-round='1']", timeout=30_000)
+    page.wait_for_selector("#hint-unavailable")
+    assert page.inner_text("#hint-unavailable") == refused["body"]["detail"]
+    assert page.get_attribute("#hint-unavailable", "data-code") == "hint_unavailable"
+    assert page.evaluate("document.getElementById('toast').hidden")  # quietly: no error toast
     # The browser's own console line for the refused request is the only error.
     assert page.blocked == [] and page.errors and all("status of 409" in e for e in page.errors), page.errors
+
+
+# Both seats of a fresh game commit; seat 0 asks for a hint in the reveal phase.
+REFUSED_HINT = """
+async ({id, tokens}) => {
+  const { call } = await import('/play/assets/api.js');
+  const { bidCommitment, randomHex } = await import('/play/assets/sha256.js');
+  for (const seat of [0, 1]) {
+    await call('POST', `/v1/gops/games/${id}/seats/${seat}/commit`, { token: tokens[seat],
+      body: { round: 1, commitment: bidCommitment(id, 1, seat, [seat + 1], randomHex(32)) } });
+  }
+  const r = await fetch(`/v1/gops/games/${id}/seats/0/hint`, { headers: { Authorization: `Bearer ${tokens[0]}` } });
+  return { status: r.status, body: await r.json() };
+}
+"""
 
 
 def test_names_typed_at_create_and_by_a_joining_player(phone, origin, live_server):

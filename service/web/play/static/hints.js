@@ -1,6 +1,7 @@
-// The hint: off by default, switched on per phone. In a Gops seat's commit phase it shows the
-// referee's equilibrium for that seat (GET …/seats/{seat}/hint with the seat's token): the mix over
-// the bids, the expected point difference, and whether that is exact or an estimate.
+// The hint: off by default, switched on per phone. In a Gops seat's commit phase it shows what the
+// referee suggests for that seat (GET …/seats/{seat}/hint with the seat's token): the mix over the
+// bids, the expected point difference (for two seats; else the seat's expected points), and whether
+// that is exact or an estimate. At a dealt Gofo table, the seat's odds when it is to act.
 import { call } from './api.js';
 import { t, rankName } from './i18n.js';
 import { h, mount, problemText } from './ui.js';
@@ -27,7 +28,7 @@ function percent(p) {
   return n === 0 ? '<1%' : `${n}%`;
 }
 
-function gopsHintBody(hint) {
+function gopsHintBody(hint, players) {
   const shown = hint.actions.filter((a) => a.probability > 1e-9);
   return [
     h('ul', { class: 'hint-mix', id: 'hint-mix' }, shown.map((a) => {
@@ -39,7 +40,7 @@ function gopsHintBody(hint) {
         h('span', { class: 'hint-pct' }, percent(a.probability)));
     })),
     h('p', { id: 'hint-value', data: { value: hint.value, exact: hint.exact ? 'yes' : 'no' } },
-      t('hint.value', { value: signed(hint.value) }), ' ',
+      players === 2 ? t('hint.value', { value: signed(hint.value) }) : t('hint.value_own', { value: Math.round(hint.value * 10) / 10 }), ' ',
       h('span', { class: `hint-kind ${hint.exact ? 'exact' : 'estimate'}` }, hint.exact ? t('hint.exact') : t('hint.estimate'))),
   ];
 }
@@ -74,7 +75,7 @@ function hintBox({ url, token, shown, when, waiting, show }) {
     asked = key;
     mount(body, h('p', { class: 'muted' }, t('hint.loading')));
     call('GET', url, { token }).then((r) => {
-      if (asked === key) mount(body, show(r.data));
+      if (asked === key) mount(body, show(r.data, view));
     }, (error) => {
       if (asked !== key) return;
       const detail = error.code === 'hint_unavailable' && error.problem.detail ? error.problem.detail : problemText(error);
@@ -93,7 +94,8 @@ function hintBox({ url, token, shown, when, waiting, show }) {
   };
 }
 
-/** A Gops seat's hint: in the commit phase, the equilibrium's mix over its bids and its value. */
+/** A Gops seat's hint: in the commit phase, the mix over its bids the referee suggests (the
+ * equilibrium's for two seats and one-card bids, else the level-8 bot's) and what the seat can expect. */
 export function gopsHints(id, seat, token) {
   return hintBox({
     url: `/v1/gops/games/${encodeURIComponent(id)}/seats/${seat}/hint`,
@@ -101,7 +103,7 @@ export function gopsHints(id, seat, token) {
     shown: (view) => view.phase !== 'over' && !view.resigned.includes(seat),
     when: (view) => (view.legal_actions.some((a) => a.type === 'commit') ? `${view.game_id}:${view.round}` : null),
     waiting: 'hint.next_bid',
-    show: (data) => [h('h2', {}, t('hint.title')), gopsHintBody(data)],
+    show: (data, view) => [h('h2', {}, t('hint.title')), gopsHintBody(data, view.rules.players)],
   });
 }
 
