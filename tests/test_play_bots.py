@@ -364,7 +364,7 @@ def test_a_dealt_gofo_table_filled_with_the_referees_bots(phone, origin, live_se
     page.fill("#f-seats", "3")
     page.dispatch_event("#f-seats", "input")
     assert page.eval_on_selector_all("#f-bot_seats option", "els => els.map(e => e.textContent)") == \
-        ["Ninguno: todos son jugadores", "Los 1 últimos", "Los 2 últimos"]
+        ["Ninguno", "Los 1 últimos", "Los 2 últimos"]
     page.select_option("#f-bot_seats", "2")
     page.select_option("#f-bot_level", "8")
     page.fill("#f-caja", "100")
