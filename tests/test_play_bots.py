@@ -95,6 +95,9 @@ def test_a_whole_gops_game_against_the_referee(phone, origin, live_server):
     assert final["phase"] == "over" and len(final["history"]) == 5
     assert page.eval_on_selector_all("#scores td.score", "els => els.map(e => e.textContent)") == final["scores"]
     assert page.locator("#hint").count() == 0 and page.locator("#name-form").count() == 0
+    # The story as a picture names the players as the table does.
+    legend = page.eval_on_selector_all("#gops-story .legend li", "els => els.map(e => e.textContent.trim())")
+    assert legend == [f"Ana <b>x</b>: {final['scores'][0]}", f"🤖 Referee · level 8: {final['scores'][1]}"], legend
     shot(page, "referee-over")
     readable(page)
     # From the phone's saved games the host page: a join link for the player's seat only, none for the bot.
