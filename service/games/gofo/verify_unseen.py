@@ -17,34 +17,39 @@ ELSEWHERE = "it is already placed elsewhere in the replay (opened at another dec
 class Unseen:
     """Stand-ins for the cards a finished dealt hand kept closed, so the engine can replay it.
 
-    A closed deck position, and every slot of a closed reshuffle, holds a stand-in (``?n``) with the
-    set of cards it may be: the deck's unopened cards; for a closed reshuffle, the cards of the layer
-    of the pile it was shuffled from (the older pile, the others' discards of this round, the
-    drawing player's own — :meth:`~service.games.gofo.stock.Stock.restock_layers`), a stand-in in
-    the pile counting for every card its seat's stand-ins may be.
+    A card lies unseen in one place at a time: the deck (a closed position: any card no position
+    opened), or one layer of one closed reshuffle (the cards thrown face up into its pile, layered as
+    the engine stacks them: the older pile, the others' discards of this round, the drawing player's
+    own — :meth:`~service.games.gofo.stock.Stock.restock_layers`).  Each closed position, and each
+    slot of a closed reshuffle, holds a stand-in (``?n``) that may be any card lying unseen in its
+    places: its own; for a stand-in of a folded hand shuffled into the pile, any of its seat's
+    stand-ins' places.
 
     When a public action needs a card a seat does not hold openly (a discard names it, the canto
-    shows it), the card must be one no opened position or earlier showing has placed, and every card
-    the seat has shown so far this way must still be some distinct stand-in that was in its hand
-    before it was shown: a bipartite matching of the seat's shown cards to its stand-ins (which
-    stand-in was which is never fixed, so a choice made for an early discard cannot wrongly rule out
-    a later one).  For the engine, the card then takes the place of one of the seat's stand-ins.
-    The replay so checks every opened card where it was dealt and every public action against the
-    commitment, and accepts any placing of the closed cards that fits them (what cannot be checked
-    without telling a folded hand)."""
+    shows it), the card must lie unseen (not opened elsewhere, not shown since it was last thrown) and
+    every card the seat has shown from its stand-ins must still be some distinct stand-in that was in
+    its hand before it was shown, in the card's place: a bipartite matching of the seat's shown cards
+    to its stand-ins.  Which stand-in was which is never fixed, so a choice made for an early discard
+    cannot rule out a later card.  For the engine, the card then takes the place of one of the seat's
+    stand-ins.  The replay so checks every opened card where it was dealt and every public action
+    against the commitment, and accepts any placing of the closed cards that fits them (what cannot
+    be checked without telling a folded hand)."""
+
+    DECK = "deck"
 
     def __init__(self) -> None:
         self.count = 0
-        self.pool: dict[str, frozenset[str]] = {}  # stand-in -> the cards it may be
-        self.unplaced: set[str] = set()  # the cards a stand-in may still turn out to be
+        self.reshuffles = 0  # closed reshuffles so far
+        self.pool: dict[str, frozenset[Any]] = {}  # stand-in -> the places of the cards it may be
+        self.where: dict[str, Any] = {}  # unseen card -> its place (DECK, or (reshuffle, layer))
         self.now = 0  # advances with every showing: a stand-in can be a card only if it came before it
         self.came: dict[int, dict[str, int]] = {}  # seat -> stand-in -> when it came into the hand
-        self.shown: dict[int, list[tuple[str, int]]] = {}  # seat -> (card shown from a stand-in, when)
+        self.shown: dict[int, list[tuple[str, int, Any]]] = {}  # seat -> (card shown, when, its place)
 
     def is_stand_in(self, card: str) -> bool:
         return card in self.pool
 
-    def _new(self, pool: frozenset[str]) -> str:
+    def _new(self, pool: frozenset[Any]) -> str:
         self.count += 1
         name = f"?{self.count}"
         self.pool[name] = pool
@@ -52,29 +57,29 @@ class Unseen:
 
     def after_shuffle(self, hand: Any, opened: set[str]) -> None:
         """Every card the shuffle put in the stock or the hands but did not open becomes a stand-in."""
-        pool = frozenset(c for c in hand.stock + [c for h in hand.hands for c in h] if c not in opened)
-        self.unplaced |= pool
-        swap = {c: self._new(pool) for c in sorted(pool)}
+        closed = sorted(c for c in hand.stock + [c for h in hand.hands for c in h] if c not in opened)
+        self.where.update((c, self.DECK) for c in closed)
+        swap = {c: self._new(frozenset([self.DECK])) for c in closed}
         hand.stock = [swap.get(c, c) for c in hand.stock]
         hand.hands = [[swap.get(c, c) for c in h] for h in hand.hands]
 
-    def _reach(self, stand_in: str) -> frozenset[str]:
-        """The cards a stand-in that went to the pile unshown (a folded hand) may be: any its seat's
-        stand-ins may be, since which of them its shown cards were is left open."""
+    def _reach(self, stand_in: str) -> frozenset[Any]:
+        """The places of the cards a stand-in that went to the pile unshown (a folded hand) may be:
+        those of any of its seat's stand-ins, since which of them its shown cards were is left open."""
         for came in self.came.values():
             if stand_in in came:
                 return frozenset().union(*(self.pool[c] for c in came))
         return self.pool[stand_in]
 
     def closed_reshuffle(self, hand: Any) -> list[str]:
-        """A closed reshuffle: the pile becomes a new stock of stand-ins, layer by layer (each may be
-        any card of its layer); the engine is to stack them exactly so (the order is already layered).
-        Returns the order."""
+        """A closed reshuffle: the pile becomes a new stock of stand-ins, layer by layer; the engine is
+        to stack them exactly so (the order is already layered).  Returns the order."""
+        self.reshuffles += 1
         order: list[str] = []
-        for layer in hand.restock_layers(list(hand.pile)):
-            known = {c for c in layer if not self.is_stand_in(c)}
-            self.unplaced |= known
-            pool = frozenset(known.union(*(self._reach(c) for c in layer if self.is_stand_in(c))))
+        for n, layer in enumerate(hand.restock_layers(list(hand.pile))):
+            place = (self.reshuffles, n)
+            self.where.update((c, place) for c in layer if not self.is_stand_in(c))
+            pool = frozenset([place]).union(*(self._reach(c) for c in layer if self.is_stand_in(c)))
             order += [self._new(pool) for _ in layer]
         hand.round_discards = [[] for _ in hand.round_discards]  # layered here: the order is stacked as it is
         return order
@@ -91,14 +96,14 @@ class Unseen:
         if not cards:
             return None
         for i, card in enumerate(cards):
-            if card not in self.unplaced or card in cards[:i]:
+            if card not in self.where or card in cards[:i]:
                 return f"seat {seat} cannot hold {card}{what}: {ELSEWHERE}"
-        shown = self.shown.get(seat, []) + [(card, self.now) for card in cards]
+        shown = self.shown.get(seat, []) + [(card, self.now, self.where[card]) for card in cards]
         came = self.came.get(seat, {})
         names = list(came)
-        fits = [[j for j, name in enumerate(names) if came[name] <= when and card in self.pool[name]]
-                for card, when in shown]
-        for (card, _), options in zip(shown, fits):
+        fits = [[j for j, name in enumerate(names) if came[name] <= when and place in self.pool[name]]
+                for _, when, place in shown]
+        for (card, _, _), options in zip(shown, fits):
             if not options:
                 return f"seat {seat} cannot hold {card}{what}: none of its unseen cards can be it"
         columns = [j for options in fits for j in options]
@@ -108,16 +113,15 @@ class Unseen:
         unmatched = [shown[i][0] for i in range(len(shown)) if matched[i] < 0]
         if unmatched:
             return (f"seat {seat} cannot hold {unmatched[0]}{what}: its unseen cards cannot be all the cards it "
-                    f"has shown from them ({[card for card, _ in shown]})")
+                    f"has shown from them ({[card for card, _, _ in shown]})")
         slots = [(spot, i) for spot, i in places if self.is_stand_in(spot[i])]
         if len(slots) < len(cards):
             return f"seat {seat} cannot hold {cards[len(slots)]}{what}: it has no unseen card left for it"
         for card, (spot, i) in zip(cards, slots):
             spot[i] = card
-        self.unplaced -= set(cards)
+            del self.where[card]
         self.shown[seat] = shown
         return None
-
     def hold(self, hand: Any, seat: int, cards: list[str]) -> str | None:
         """Make sure ``seat`` holds ``cards`` (it is about to throw them); why not, or ``None``."""
         mine = hand.hands[seat]
