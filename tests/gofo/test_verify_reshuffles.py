@@ -126,6 +126,6 @@ def test_a_card_back_from_a_closed_reshuffle_to_a_seat_that_never_drew_from_it_i
         deal["openings"].remove(opening)
         shuffle = next(e for e in transcript["entries"] if e["hand"] == number and e["action"]["type"] == "shuffle")
         shuffle["action"]["order"][opening["position"]] = None
-    problems = verify_gofo(transcript).problems
-    assert problems == [f"entry #{index + 1} (version {entry['version']}, hand {number}, seat {seat} discard): "
-                        f"seat {seat} cannot hold {card}: none of its unseen cards can be it"]
+    where = f"entry #{index + 1} (version {entry['version']}, hand {number}, seat {seat} discard)"
+    refused = f"{where}: seat {seat} cannot hold {card}: none of its unseen cards can be it"
+    assert verify_gofo(transcript).problems == [refused]

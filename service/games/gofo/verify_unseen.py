@@ -9,7 +9,7 @@ import numpy as np
 from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import maximum_bipartite_matching
 
-Place = tuple[list[str], int]  # a list of cards (a hand, the stock, a reshuffle's order) and an index in it
+Slot = tuple[list[str], int]  # a list of cards (a hand, the stock, a reshuffle's order) and an index in it
 
 ELSEWHERE = "it is already placed elsewhere in the replay (opened at another deck position, or shown)"
 
@@ -90,9 +90,9 @@ class Unseen:
             if self.is_stand_in(card) and card not in came:
                 came[card] = self.now
 
-    def _show(self, seat: int, cards: list[str], places: list[Place], what: str = "") -> str | None:
+    def _show(self, seat: int, cards: list[str], slots: list[Slot], what: str = "") -> str | None:
         """``seat`` shows ``cards`` it does not hold openly: check they can be its stand-ins, then put
-        them in the stand-ins' ``places`` for the engine.  Why not, or ``None``."""
+        them in place of stand-ins among ``slots`` for the engine.  Why not, or ``None``."""
         if not cards:
             return None
         for i, card in enumerate(cards):
@@ -114,10 +114,10 @@ class Unseen:
         if unmatched:
             return (f"seat {seat} cannot hold {unmatched[0]}{what}: its unseen cards cannot be all the cards it "
                     f"has shown from them ({[card for card, _, _ in shown]})")
-        slots = [(spot, i) for spot, i in places if self.is_stand_in(spot[i])]
-        if len(slots) < len(cards):
-            return f"seat {seat} cannot hold {cards[len(slots)]}{what}: it has no unseen card left for it"
-        for card, (spot, i) in zip(cards, slots):
+        free = [(spot, i) for spot, i in slots if self.is_stand_in(spot[i])]
+        if len(free) < len(cards):
+            return f"seat {seat} cannot hold {cards[len(free)]}{what}: it has no unseen card left for it"
+        for card, (spot, i) in zip(cards, free):
             spot[i] = card
             del self.where[card]
         self.shown[seat] = shown
@@ -140,14 +140,14 @@ class Unseen:
         if t < len(discarded):
             return list(shown), None
         mine = hand.hands[seat]
-        places = [(mine, i) for i, c in enumerate(mine) if c not in discarded] + [(hand.stock, i) for i in range(t)]
-        return None, self.canto(seat, places, shown)
+        slots = [(mine, i) for i, c in enumerate(mine) if c not in discarded] + [(hand.stock, i) for i in range(t)]
+        return None, self.canto(seat, slots, shown)
 
-    def canto(self, seat: int, places: list[Place], shown: list[str]) -> str | None:
-        """``seat`` will hold the cards at ``places`` at the canto and show ``shown``: make it so; why
+    def canto(self, seat: int, slots: list[Slot], shown: list[str]) -> str | None:
+        """``seat`` will hold the cards at ``slots`` at the canto and show ``shown``: make it so; why
         not, or ``None``."""
-        have = [spot[i] for spot, i in places]
+        have = [spot[i] for spot, i in slots]
         self._arrive(seat, have)
-        why = self._show(seat, [c for c in shown if c not in have], places, " at the canto")
+        why = self._show(seat, [c for c in shown if c not in have], slots, " at the canto")
         self.now += 1
         return why
