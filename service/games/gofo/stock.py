@@ -226,17 +226,26 @@ class Stock:
         if sorted(order) != sorted(self.pile) or len(set(order)) != len(order):
             raise InvalidAction("a reshuffle orders exactly the cards of the pile", code="bad_deck_order")
 
-    def _do_reshuffle(self, action: Reshuffle, ev: Events) -> None:
-        """The remaining stock stays on top; under it the older pile, then this round's discards
-        by others, then the drawing player's own (the chance input orders each layer)."""
-        assert self.pending_draw is not None and action.order is not None
-        order = list(action.order)
+    def restock_layers(self, order: list[str]) -> tuple[list[str], list[str], list[str]]:
+        """The layers a reshuffle of the pile (in ``order``) makes under the remaining stock, top
+        first: the older pile (earlier discards and folded hands), this round's discards by the other
+        players, the drawing player's own just-thrown cards; each keeps the order given."""
+        assert self.pending_draw is not None
         seat = self.pending_draw.seat
         own = set(self.round_discards[seat])
         this_round = {c for s in range(self.n) if s != seat for c in self.round_discards[s]}
         older = [c for c in order if c not in own and c not in this_round]
         newer = [c for c in order if c in this_round]
         mine = [c for c in order if c in own]
+        return older, newer, mine
+
+    def _do_reshuffle(self, action: Reshuffle, ev: Events) -> None:
+        """The remaining stock stays on top; under it the older pile, then this round's discards
+        by others, then the drawing player's own (the chance input orders each layer)."""
+        assert self.pending_draw is not None and action.order is not None
+        order = list(action.order)
+        seat = self.pending_draw.seat
+        older, newer, mine = self.restock_layers(order)
         self.stock = self.stock + older + newer + mine
         self.pile = []
         self.restocks.append(Restock(len(order), not self.mucked_since_restock))

@@ -11,11 +11,11 @@ folded hand is never shown.  The leaves and key hash must hash to the deal's
 ``commitment`` (and to ``--deck-commitment HAND=HEX``, the commitment the
 players saw before the deal: a rewritten deal could carry a rewritten
 commitment), every opening must open its leaf, and the openings must be exactly
-the public cards of the recorded result.  Closed positions are filled with the
-unseen cards in canonical order for the replay: they never appear in a public
-action, so the public outcome must still be reproduced exactly.  Reshuffles are
-derived from the committed key and recomputed here; one whose pile holds hidden
-cards is only partly checkable.
+the public cards of the recorded result.  Closed positions and closed reshuffles
+hold stand-ins for the replay (:class:`~service.games.gofo.verify_unseen.Unseen`):
+every card a public action names must fit them, and the public outcome must still
+be reproduced exactly.  Reshuffles are derived from the committed key and
+recomputed here; one whose pile holds hidden cards is only partly checkable.
 """
 
 from __future__ import annotations
@@ -220,7 +220,13 @@ def verify_gofo(transcript: dict[str, Any], deck_commitments: dict[int, str] | N
             shown = shown_by_hand.get(number)
             if table.hand.final_discard and isinstance(shown, list) and 0 <= seat < len(shown) \
                     and isinstance(shown[seat], list) and all(isinstance(c, str) for c in shown[seat]):
-                carries[seat] = unseen.final_draw(table.hand, seat, action["cards"], shown[seat])
+                carry, why = unseen.final_draw(table.hand, seat, action["cards"], shown[seat])
+                if why:
+                    report.problem(f"{where}: {why}")
+                    replay_ok = False
+                    break
+                if carry is not None:
+                    carries[seat] = carry
         try:
             table.apply(action_from_dict(action), seat=seat)
         except RefereeError as exc:

@@ -196,38 +196,46 @@ def shuffle_order(report: Report, where: str, number: int, masked: Any,
 
 
 def reshuffle_order(report: Report, where: str, number: int, k: int, masked: Any, deal: dict[str, Any],
-                          hand: Any, unseen: Unseen, carries: dict[int, list[str]],
-                          tally: dict[str, int]) -> list[str] | None:
+                    hand: Any, unseen: Unseen, carries: dict[int, list[str]],
+                    tally: dict[str, int]) -> list[str] | None:
     """The order to replay a finished hand's ``k``-th reshuffle with.  Revealed (its key is in the
     deal): the pile must hold only known cards, and the entry must show exactly the order derived from
-    the key.  Closed: the entry shows ``null`` and the pile's cards become stand-ins (the drawer's
-    cards for the canto, if any, go on top).  ``None`` when the replay cannot go on."""
+    the key.  Closed: the entry shows ``null`` and the pile's cards become stand-ins
+    (``Unseen.closed_reshuffle``).  Either way, a drawer whose final discard it completes must then
+    hold the cards it shows at the canto (``carries``).  ``None`` when the replay cannot go on."""
     if hand is None or hand.phase is not Phase.RESHUFFLE or hand.pending_draw is None:
         report.problem(f"{where}: a reshuffle, but replaying the entries before it, hand {number} needs no "
                        "reshuffle here (the stock did not run out)")
         return None
     key = deal["keys"].get(k)
     if key is not None:
-        hidden = [c for c in hand.pile if c in unseen.group]
+        hidden = [c for c in hand.pile if unseen.is_stand_in(c)]
         if hidden:
             report.problem(f"{where}: the key of reshuffle {k} of hand {number} is revealed, but its pile holds "
                            f"{len(hidden)} card{'s' if len(hidden) != 1 else ''} the hand kept closed")
             return None
         seed = commitments.reshuffle_seed(deal["hand_id"], k, key)
-        expected = commitments.derived_shuffle(seed, sort_cards(hand.pile))
-        if masked != expected:
+        order = commitments.derived_shuffle(seed, sort_cards(hand.pile))
+        if masked != order:
             report.problem(f"{where}: reshuffle {k} of hand {number} orders the pile as {_short(masked, 40)}, but the "
                            f"order derived from its revealed key (reshuffle_seed({deal['hand_id']}, {k}, key)) over "
-                           f"the pile {sort_cards(hand.pile)} is {expected}")
+                           f"the pile {sort_cards(hand.pile)} is {order}")
         tally["derived"] += 1
-        return expected
-    if masked is not None:
-        report.problem(f"{where}: reshuffle {k} of hand {number} is kept closed (its key is not revealed), but its "
-                       "entry shows an order; a closed reshuffle's order is null (it would tell who drew which card)")
-    unseen.closed_reshuffle(hand)
-    order = list(hand.pile)
-    for i, card in enumerate(carries.pop(hand.pending_draw.seat, [])[:hand.pending_draw.count]):
-        unseen.place(order, i, card)
-    hand.pile = list(order)
-    tally["closed"] += 1
+        drawn = [c for layer in hand.restock_layers(order) for c in layer]
+    else:
+        if masked is not None:
+            report.problem(f"{where}: reshuffle {k} of hand {number} is kept closed (its key is not revealed), but "
+                           "its entry shows an order; a closed reshuffle's order is null (it would tell who drew "
+                           "which card)")
+        order = drawn = unseen.closed_reshuffle(hand)
+        tally["closed"] += 1
+    seat, count = hand.pending_draw.seat, hand.pending_draw.count
+    shown = carries.pop(seat, None)
+    if shown is not None:
+        mine = hand.hands[seat]
+        why = unseen.canto(seat, [(mine, i) for i in range(len(mine))] + [(drawn, i) for i in range(count)], shown)
+        if why:
+            report.problem(f"{where}: {why}")
+            return None
+    hand.pile = list(order)  # the cards the engine finds in the pile: stand-ins, or the shown cards among them
     return order
