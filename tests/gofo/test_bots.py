@@ -247,3 +247,14 @@ def test_the_unseen_cards_are_those_the_view_does_not_show():
     seat = table.to_act()
     view = observer.record_view(doc, 1, seat, table)
     assert strength.unseen_cards(view) == list(DECK)  # mano has not looked: nothing is placed
+
+
+def test_the_levels_weaken_level_eights_play_step_by_step():
+    """Level 1 moves at random, level 8 never does; in between the share of random moves falls
+    and the estimates sharpen with every level, and the thresholds tighten towards level 8's."""
+    rows = [bot.LEVELS[level] for level in range(1, 9)]
+    assert rows[0].mistakes == 1.0 and rows[-1].mistakes == 0.0
+    assert all(a.mistakes > b.mistakes for a, b in zip(rows, rows[1:]))
+    assert all(a.samples < b.samples and a.noise > b.noise for a, b in zip(rows[1:], rows[2:]))
+    assert all(a.enter < b.enter and a.call_margin < b.call_margin for a, b in zip(rows[1:], rows[2:]))
+    assert rows[-1] == bot.Level(samples=rows[-1].samples, discard_samples=rows[-1].discard_samples)

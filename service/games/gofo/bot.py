@@ -7,13 +7,15 @@ tables that differ only in cards the seat cannot see give the same decision for 
 
 How a level decides (:data:`LEVELS`, one row per level):
 
+* **a mistake** — with probability ``mistakes`` the decision is a uniformly random legal move
+  (a random amount, a random discard); level 1 makes nothing else, level 8 none;
 * **the chance to win** — :func:`service.games.gofo.strength.win_chance` over ``samples`` sampled
   deals of the cards the seat has not seen, plus a normal error of ``noise``;
 * **entering** — look first, then enter (seen) when the chance is at least ``enter`` × a fair
   share (1 / the seats that can still win), else decline;
 * **raising the opening, refiche** — when the chance is at least ``raise_share`` × a fair share,
-  raise by ``bet_size`` × the pot (within the legal range), else pass;
-* **speaking** — cut (corta ``bet_size`` × the pot) when the chance with the one discard a corte
+  raise by ``bet_size`` × the pot × (0.5 + the chance), within the legal range; else pass;
+* **speaking** — cut (corta, sized the same way) when the chance with the one discard a corte
   leaves is at least ``cut_share`` × a fair share, else voy;
 * **answering a bet** — ver when the chance is at least the pot odds (what it costs / the pot
   after calling) × ``call_margin``, else no ver;
@@ -23,7 +25,10 @@ How a level decides (:data:`LEVELS`, one row per level):
 * **opening** — mano opens a tenth of the largest opening allowed (at least 1);
 * **a new caja** (inauguration chosen) — the smallest front offered.
 
-Level 1 plays a uniformly random legal move (a random amount, a random discard).
+Level 8 is the strongest play of this design: the thresholds and bet size were chosen against a
+seat that always calls and against the other levels (``python -m bench.bots_gofo``, figures in
+``docs/bots-gofo.md``); the levels below it play by the same rules with more mistakes, coarser
+and noisier estimates, looser entering and calling, and from level 4 down no discard lookahead.
 """
 
 from __future__ import annotations
@@ -42,31 +47,35 @@ from service.games.gofo.cards import DECK
 
 @dataclass(frozen=True)
 class Level:
-    """What one level does (module docstring): ``random`` plays any legal move; otherwise the
-    chance to win is sampled ``samples`` times with a normal error of ``noise``, and the other
-    fields are the thresholds and sizes it plays by."""
+    """What one level does (module docstring): with probability ``mistakes`` a decision is a
+    uniformly random legal move; otherwise the chance to win is sampled ``samples`` times with a
+    normal error of ``noise``, and the other fields are the thresholds and sizes it plays by
+    (the defaults: level 8's)."""
 
-    random: bool = False
+    mistakes: float = 0.0
     samples: int = 0
     noise: float = 0.0
     discard_samples: int = 0
-    enter: float = 1.0
-    raise_share: float = 1.8
-    cut_share: float = 1.5
+    enter: float = 1.6
+    raise_share: float = 4.0
+    cut_share: float = 1.2
     call_margin: float = 1.0
-    bet_size: float = 0.5
+    bet_size: float = 3.0
 
 
-#: The levels, 1 (weakest) to 8 (strongest).
+#: The levels, 1 (weakest) to 8 (strongest).  Every level from 2 plays by the same thresholds
+#: and bet size (the defaults of :class:`Level`, level 8's play); below 8 a share of
+#: ``mistakes`` (random legal moves), coarser and noisier estimates, and from level 4 down no
+#: discard lookahead.
 LEVELS: dict[int, Level] = {
-    1: Level(random=True),
-    2: Level(samples=6, noise=0.25, enter=0.6, raise_share=9.0, cut_share=9.0, call_margin=0.6),
-    3: Level(samples=16, noise=0.15, enter=0.7, raise_share=2.4, cut_share=2.0, call_margin=0.8),
-    4: Level(samples=30, noise=0.10, enter=0.8, raise_share=2.2, cut_share=1.8, call_margin=0.9),
-    5: Level(samples=60, noise=0.07, discard_samples=30, enter=0.85, raise_share=2.0, cut_share=1.7),
-    6: Level(samples=120, noise=0.04, discard_samples=60, enter=0.9, raise_share=1.9, cut_share=1.6),
-    7: Level(samples=200, noise=0.02, discard_samples=100, enter=0.9, raise_share=1.8, cut_share=1.5),
-    8: Level(samples=400, noise=0.0, discard_samples=150, enter=0.95, raise_share=1.8, cut_share=1.5),
+    1: Level(mistakes=1.0),
+    2: Level(mistakes=0.50, samples=10, noise=0.20, enter=0.6, call_margin=0.5),
+    3: Level(mistakes=0.40, samples=20, noise=0.15, enter=0.8, call_margin=0.6),
+    4: Level(mistakes=0.30, samples=30, noise=0.10, enter=1.0, call_margin=0.7),
+    5: Level(mistakes=0.22, samples=60, noise=0.07, discard_samples=30, enter=1.2, call_margin=0.8),
+    6: Level(mistakes=0.15, samples=100, noise=0.04, discard_samples=40, enter=1.4, call_margin=0.9),
+    7: Level(mistakes=0.08, samples=150, noise=0.02, discard_samples=60, enter=1.5, call_margin=0.95),
+    8: Level(mistakes=0.0, samples=200, noise=0.0, discard_samples=80),
 }
 
 
@@ -75,13 +84,12 @@ def act(seat_view: dict[str, Any], level: int, rng: random.Random) -> Action:
     rule = LEVELS[level]
     offered = _legal(seat_view)
     legal = {a["type"]: a for a in offered}
-    if "inaugurate" in legal:
-        fronts = sorted(legal["inaugurate"]["fronts"])
-        return Inaugurate(rng.choice(fronts) if rule.random else fronts[0])
     if not legal:
         raise ValueError("the seat has nothing to do now")
-    if rule.random:
+    if rule.mistakes and rng.random() < rule.mistakes:
         return _random_move(offered, rng)
+    if "inaugurate" in legal:
+        return Inaugurate(min(legal["inaugurate"]["fronts"]))
     if "look" in legal and "show" not in legal:
         return Look()  # every decision is better made with the cards in view
     if "open" in legal:
@@ -153,12 +161,15 @@ def _discard(seat_view: dict[str, Any], legal: dict[str, Any], rule: Level, rng:
 
 
 def _random_move(offered: list[dict[str, Any]], rng: random.Random) -> Action:
-    """Level 1: any legal move, uniformly (an amount uniformly in its range, a random discard)."""
+    """A mistake (every decision at level 1): any legal move, uniformly (an amount uniformly in its
+    range, a random discard, a random front for a new caja)."""
     choices: list[Action] = []
     for bounds in offered:
         kind = bounds["type"]
         if kind == "look":
             choices.append(Look())
+        elif kind == "inaugurate":
+            choices.append(Inaugurate(rng.choice(sorted(bounds["fronts"]))))
         elif kind == "enter":
             choices.append(Enter(blind=bool(bounds.get("blind"))))
         elif kind in ("open", "raise", "refiche", "corta"):
