@@ -1,8 +1,8 @@
-"""``python -m bench.bots_gofo [--deals N] [--seats 4] [--front 30]`` – how strong each Gofo bot level is.
+"""``python -m bench.bots_gofo [--deals N] [--seats 4] [--front 30] [--levels 1 2 …]`` – how strong each Gofo bot level is.
 
 Engine only (no service, no store): one hand at a time on :class:`service.games.gofo.hand.HandState`,
 every seat starting with ``--front`` chips, the dealer at seat 0.  Two kinds of seat share a table,
-alternating (A, B, A, B…): a bot level against the level below it, and each level against a seat
+alternating (A, B, A, B…): a bot level against the next lower level measured (``--levels``), and each level against a seat
 that always calls (enters seen, answers every bet with ver, never raises or cuts, opens the
 minimum, keeps its best suit at a discard).
 
@@ -109,17 +109,20 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--deals", type=int, default=150, help="duplicate deals per pairing (each played once per seat rotation)")
     parser.add_argument("--seats", type=int, default=4, help="seats at the table (even: the two sides alternate)")
     parser.add_argument("--front", type=int, default=30, help="every seat's chips in front at the start of a hand")
-    parser.add_argument("--levels", type=int, nargs="*", default=list(range(1, 9)))
+    parser.add_argument("--levels", type=int, nargs="*", default=list(range(1, 9)),
+                        help="the levels measured; each plays the next lower one listed (1 2 4 6 8: 2 vs 1, 4 vs 2…)")
     parser.add_argument("--seed", type=int, default=27)
     parser.add_argument("--out", type=Path, default=RESULTS / "bots_gofo.json")
     args = parser.parse_args(argv)
     started = time.perf_counter()
     pairs, against_caller = {}, {}
-    for level in args.levels:
-        if level > 1 and level - 1 in args.levels:
-            pairs[f"{level} vs {level - 1}"] = duplicate(level_policy(level), level_policy(level - 1),
-                                                         args.deals, args.seats, args.front, args.seed + level)
-            print(f"{level} vs {level - 1}: {pairs[f'{level} vs {level - 1}']}", flush=True)
+    levels = sorted(set(args.levels))
+    for below, level in zip([None, *levels], levels):
+        if below is not None:
+            name = f"{level} vs {below}"
+            pairs[name] = duplicate(level_policy(level), level_policy(below),
+                                    args.deals, args.seats, args.front, args.seed + level)
+            print(f"{name}: {pairs[name]}", flush=True)
         against_caller[str(level)] = duplicate(level_policy(level), caller, args.deals, args.seats, args.front,
                                                args.seed + 100 + level)
         print(f"{level} vs caller: {against_caller[str(level)]}", flush=True)
