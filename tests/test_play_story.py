@@ -324,9 +324,13 @@ def play_hands(table, hands):
 
 
 def test_a_gofo_sessions_ledger_is_a_chart_of_balances(phone, origin, live_server):
-    table = Table(live_server, seats=3, caja=100, refill=10, initial_front=30, mode="tabletop", first_dealer=0)
+    table = Table(live_server, seats=3, caja=100, refill=10, initial_front=30, mode="tabletop", first_dealer=0,
+                  names=["Ana", None, "Luis <i>"])
     play_hands(table, 2)
+    table.move(1, "name", {"name": "Bea"}, table.host)  # named between hands, by the table's host phone
     ledger = requests.get(f"{table.base}/ledger", timeout=10).json()
+    names = ["Ana", "Bea", "Luis <i>"]
+    assert ledger["names"] == names
     host = phone()
     host.goto(f"{origin}/play#gofo={table.id}&host={table.host}")
     host.wait_for_function("v => document.body.dataset.version === String(v)", arg=table.answer["version"])
@@ -338,9 +342,10 @@ def test_a_gofo_sessions_ledger_is_a_chart_of_balances(phone, origin, live_serve
     assert seen["title"] == "Each player's balance, hand by hand" and seen["role"] == "img"
     assert seen["lines"] == [{"seat": str(s), "points": 3} for s in range(3)]
     balances = [s["balance"] for s in ledger["seats"]]
-    assert seen["desc"].endswith(f"After hand 2: Seat 1 {balances[0]}, Seat 2 {balances[1]}, Seat 3 {balances[2]}.")
+    assert seen["desc"].endswith(f"After hand 2: Ana {balances[0]}, Bea {balances[1]}, Luis <i> {balances[2]}.")
     legend = host.eval_on_selector_all("#gofo-story .legend li", "els => els.map(e => e.textContent.trim())")
-    assert legend == [f"Seat {s + 1}: {'+' if b > 0 else ''}{b}" for s, b in enumerate(balances)]
+    assert legend == [f"{names[s]}: {'+' if b > 0 else ''}{b}" for s, b in enumerate(balances)]
+    assert host.locator("#app i").count() == 0  # a name is text, never markup
     # A move from another phone redraws the page: the ledger stays open.
     hand = table.answer["hand"]
     table.move(hand["to_act"], "open", {"amount": 2}, table.host)
