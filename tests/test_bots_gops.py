@@ -52,14 +52,40 @@ def test_the_bot_reveals_in_the_request_of_the_last_commit(http):
     {"profile": "classic", "bots": [{"seat": 0, "level": 8}, {"seat": 1, "level": 1}]},
     {"profile": "standard", "options": {"players": 3, "open_prizes": 2},
      "bots": [{"seat": s, "level": 4} for s in range(3)]},
-    {"profile": "classic", "match": {"format": "best_of", "games": 3},
-     "bots": [{"seat": 0, "level": 2}, {"seat": 1, "level": 5}]},
 ])
 def test_a_game_of_bots_plays_itself_in_the_create_request(http, body):
     game = GopsGame.create(http, body)
     assert game.seat_tokens == [None] * len(game.seat_tokens)
     assert game.created["game"]["phase"] == "over"
     assert verify_gops(game.transcript()).problems == []
+
+
+def test_a_match_of_bots_plays_a_game_a_request(http):
+    """No request plays a whole match: with no person left, the create plays game 1, and each host
+    deadline request the next game, until the match is over."""
+    game = GopsGame.create(http, {"profile": "classic", "match": {"format": "target", "target": 200},
+                                  "bots": [{"seat": 0, "level": 1}, {"seat": 1, "level": 1}]})
+    state = game.created["game"]
+    assert state["game_number"] == 2 and state["round"] == 1 and state["committed"] == [] and len(state["games"]) == 1
+    for played in range(2, 60):
+        status, state = http.post(f"{game.base}/deadline", {}, game.host_token)
+        assert status == 200, state
+        if state["phase"] == "over":
+            break
+        assert state["game_number"] == played + 1 and len(state["games"]) == played
+    assert state["phase"] == "over" and state["result"] is not None
+    assert verify_gops(game.transcript()).problems == []
+
+
+def test_the_bots_finish_the_game_when_the_last_person_resigns(http):
+    game = GopsGame.create(http, {"profile": "standard", "options": {"players": 3},
+                                  "match": {"format": "cumulative", "games": 3},
+                                  "bots": [{"seat": 1, "level": 2}, {"seat": 2, "level": 3}]})
+    status, state = game.move(0, "resign", {})
+    assert status == 200, state
+    assert state["game_number"] == 2 and state["committed"] == [] and len(state["games"]) == 1  # game 1 played out
+    status, state = http.post(f"{game.base}/deadline", {}, game.host_token)
+    assert status == 200 and state["game_number"] == 3, state
 
 
 @pytest.mark.parametrize("bots, code", [
@@ -77,6 +103,16 @@ def test_bad_bots_are_refused_precisely(http, redis_client, bots, code):
     status, problem = http.post("/v1/gops/games", {"profile": "classic", "bots": bots})
     assert status == 422 and problem["code"] == code, problem
     assert redis_client.dbsize() == before  # nothing stored
+
+
+def test_a_hint_is_for_a_seat_with_a_bid_to_make(http):
+    game = GopsGame.create(http, {"profile": "standard", "options": {"players": 3}, "bots": [{"seat": 2, "level": 8}]})
+    status, hint = http.get(f"{game.base}/seats/0/hint", game.seat_tokens[0])
+    assert status == 200 and hint["exact"] is False and abs(sum(a["probability"] for a in hint["actions"]) - 1) < 1e-9
+    status, _ = game.commit(0, 1, [4], "ef" * 32)
+    assert status == 200
+    status, problem = http.get(f"{game.base}/seats/0/hint", game.seat_tokens[0])  # committed: nothing to decide
+    assert status == 409 and problem["code"] == "hint_unavailable", problem
 
 
 def test_nobody_can_act_for_a_bot_seat(http):

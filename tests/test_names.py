@@ -3,8 +3,13 @@ length-limited, refused precisely, and final once the game is over."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from support.client import Created, FlaskHttp, GofoTable, GopsGame, lowest
+
+from service.games.gofo.verifier import verify_gofo
+from service.games.gops.verifier import verify_gops
 
 GAMES = {
     "gops": (GopsGame, {"profile": "standard", "options": {"players": 3}}, "game"),
@@ -59,7 +64,8 @@ def test_the_host_names_the_seats_of_a_tabletop_table(http):
     assert status == 200 and view["names"][3] == "Tía Marta", view
 
 
-@pytest.mark.parametrize("name", ["", "   ", "x" * 25, "a\nb", "tab\there", "\u2028", "\u0105\u0006", " \x7f ", 7, None])
+@pytest.mark.parametrize("name", ["", "   ", "x" * 25, "a\nb", "tab\there", "\u2028", "\u0105\u0006", " \x7f ",
+                                  "\u200b", "\ufeff", "\u202eevil", "\u00ad", 7, None])
 def test_bad_names_are_refused_and_nothing_changes(http, kind, name):
     game = _create(http, kind)
     before = game.public()
@@ -73,11 +79,44 @@ def test_bad_names_are_refused_and_nothing_changes(http, kind, name):
         assert (status, problem["code"]) == (422, "invalid_request"), problem
 
 
+@pytest.mark.parametrize("raw", [b'{"name": "A\\ud800"}', b'{"name": "\\udc00x"}'])
+def test_a_lone_surrogate_is_not_text(client, raw):
+    game = GopsGame.create(FlaskHttp(client), {"profile": "classic"})
+    response = client.post(f"{game.base}/seats/0/name", data=raw, content_type="application/json",
+                           headers={"Authorization": f"Bearer {game.seat_tokens[0]}"})
+    assert response.status_code == 400 and response.get_json()["code"] == "malformed_json"
+    assert game.public()["names"] == [None, None]
+
+
 def test_more_names_than_seats_is_refused(http, redis_client, kind):
     before = redis_client.dbsize()
     status, problem = http.post(GAMES[kind][0].COLLECTION, {**GAMES[kind][1], "names": ["a"] * 7})
     assert status == 422 and problem["code"] in ("invalid_names", "invalid_request"), problem
     assert redis_client.dbsize() == before
+
+
+def test_a_rename_is_in_the_transcript_and_it_still_verifies(http):
+    game = GopsGame.create(http, {"profile": "classic", "bots": [{"seat": 1, "level": 4}]})
+    game.play_round({0: [3]})
+    status, _ = game.move(0, "name", {"name": "Ana"})
+    assert status == 200
+    game.play_to_end(lowest)
+    transcript = game.transcript()
+    named = [e for e in transcript["entries"] if e["action"]["type"] == "name"]
+    assert [(e["by"], e["action"]) for e in named] == [("seat:0", {"type": "name", "seat": 0, "name": "Ana"})]
+    assert verify_gops(transcript).problems == []
+    forged = json.loads(json.dumps(transcript))
+    next(e for e in forged["entries"] if e["action"]["type"] == "name")["by"] = "seat:1"
+    assert any("name" in p for p in verify_gops(forged).problems)
+
+
+def test_a_gofo_rename_is_in_the_transcript_and_it_still_verifies(http):
+    table = GofoTable.create(http, {"mode": "dealt", "seats": 5, "bots": [{"seat": s, "level": 3} for s in range(1, 5)]})
+    status, _ = table.move(0, "name", {"name": "Ana"})
+    assert status == 200
+    transcript = table.transcript()
+    assert transcript["entries"][-1]["action"] == {"type": "name", "seat": 0, "name": "Ana"}
+    assert verify_gofo(transcript).problems == []
 
 
 def test_a_finished_games_names_are_final(http):

@@ -16,7 +16,7 @@ from typing import Any, Callable
 
 from flask.views import MethodView
 
-from service.games import entropy, gofo
+from service.games import gofo
 from service.errors import Forbidden, NotFound
 from service.games.gofo import hint, referee
 from service.storage.store import Change, Record
@@ -124,6 +124,10 @@ class GofoRename(names.Rename):
 
     def over(self, record: Record) -> bool:
         return False  # a session has no end: names may change between any two hands
+
+    def entry(self, record: Record, who: str, at: float) -> dict[str, Any]:
+        hand = record.doc["state"]["hand_number"]
+        return referee.entry(record.version + 1, at, who, self.seat, hand, self.action)
 
     def authorize(self, who: str, record: Record) -> None:
         _require_seat_or_tabletop_host(who, record, self.seat)
@@ -278,10 +282,8 @@ class Hint(MethodView):
         ``hint_unavailable`` (409)."""
         record = common.fetched(KIND, table_id)
         who = common.identify(record.doc["auth"], common.bearer_hash())
-        if not 0 <= seat < referee.seat_count(record.doc):
-            raise NotFound(f"this table has no seat {seat}", code="no_such_seat")
-        common.require_seat(who, seat)
-        return hint.hint(_view(record, seat), entropy.source())
+        _require_seat_or_tabletop_host(who, record, seat)  # at a tabletop table: then hint_unavailable
+        return hint.hint(_view(record, seat))
 
 
 @blp.route("/<string:table_id>/ledger")

@@ -112,8 +112,11 @@ class GopsMove(moves.Move):
         # A record a move gets (never a shared one) holds a state object only when it is the
         # move's own to change (Store.latest): applied to in place, not parsed again.
         state = referee.load(record.doc) if record.shared or record.state is None else record.state
-        action = MOVES[self.name](state, self.seat, self.body)
-        applied = referee.play(record.doc, record.version, who, at, self.seat, action, state)
+        if self.name == "deadline":  # also where a match of bots plays its next game
+            applied = referee.enforce(record.doc, record.version, who, at, state)
+        else:
+            action = MOVES[self.name](state, self.seat, self.body)
+            applied = referee.play(record.doc, record.version, who, at, self.seat, action, state)
         return None if applied is None else Change(applied.doc, applied.entries, applied.finished, applied.state)
 
     def answer(self, record: Record) -> dict[str, Any]:
@@ -134,6 +137,10 @@ class GopsRename(names.Rename):
 
     def over(self, record: Record) -> bool:
         return _state(record).over
+
+    def entry(self, record: Record, who: str, at: float) -> dict[str, Any]:
+        game = _state(record).game
+        return referee.entry(record.version + 1, at, who, self.action, game.number, game.round)
 
     def answer(self, record: Record) -> dict[str, Any]:
         return _view(record, self.seat)

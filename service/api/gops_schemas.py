@@ -128,8 +128,14 @@ class BotSchema(ma.Schema):
 
 NAME_LENGTH = 24
 #: Printable text with something besides spaces: no control characters or line separators.
-_TEXT = r"\u0000-\u001f\u007f-\u009f\u2028\u2029"  # what a name never holds (a class's negation)
-NAME_PATTERN = rf"^[^{_TEXT}]*[^\s{_TEXT}][^{_TEXT}]*$"
+# What a name never holds (a class's negation): control characters, line and paragraph separators
+# and invisible format characters (zero-width, direction overrides, the byte-order mark). Written as
+# the characters themselves, not \u escapes, so that every regex engine reads the published pattern
+# alike. (Lone surrogates never reach it: a body holding one is not JSON text, service.web.app.)
+_RANGES = ((0x00, 0x1F), (0x7F, 0x9F), (0xAD, 0xAD), (0x61C, 0x61C), (0x180E, 0x180E), (0x200B, 0x200F),
+           (0x2028, 0x202E), (0x2060, 0x206F), (0xFEFF, 0xFEFF), (0xFFF9, 0xFFFB))
+_TEXT = "".join(f"{chr(a)}-{chr(b)}" if a != b else chr(a) for a, b in _RANGES)  # none is special in a class
+NAME_PATTERN = f"^[^{_TEXT}]*[^\\s{_TEXT}][^{_TEXT}]*$"
 
 
 class PlayerName(fields.String):

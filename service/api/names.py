@@ -3,11 +3,14 @@
 A name is the record's, not the game's: the rules never read it, every view and transcript shows
 it (``names``: one entry per seat, ``null`` without one). Given at create (``names`` in the body:
 :func:`service.api.common.create_game`) or later by the seat itself, through the one write path
-(:mod:`service.api.moves`): a new version, announced to live streams like any move, with no
-transcript entry (nothing in the game changed). Once a game is over its names are final.
+(:mod:`service.api.moves`): a new version, announced to live streams like any move, logged as a
+transcript entry ``{"type": "name", "seat", "name"}`` (every version has its entry; the verifiers
+check who made it and replay nothing for it). Once a game is over its names are final.
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 from service.api import common, moves
 from service.errors import GameOver
@@ -27,6 +30,10 @@ class Rename(moves.Move):
     def over(self, record: Record) -> bool:
         raise NotImplementedError
 
+    def entry(self, record: Record, who: str, at: float) -> dict[str, Any]:
+        """The transcript entry of this rename at the record's next version, in the game's form."""
+        raise NotImplementedError
+
     def authorize(self, who: str, record: Record) -> None:
         common.require_seat(who, self.seat)
 
@@ -38,5 +45,9 @@ class Rename(moves.Move):
             return None  # the same name again: nothing changes
         names[self.seat] = self.name
         # The game's state is unchanged: a record that holds its own state object passes it on.
-        return Change(dict(record.doc, names=names, updated_at=at), [], False,
+        return Change(dict(record.doc, names=names, updated_at=at), [self.entry(record, who, at)], False,
                       None if record.shared else record.state)
+
+    @property
+    def action(self) -> dict[str, Any]:
+        return {"type": "name", "seat": self.seat, "name": self.name}

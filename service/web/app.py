@@ -278,8 +278,10 @@ def create_app(overrides: dict[str, Any] | None = None) -> Flask:
             try:  # what webargs would let through as a 500: absurd nesting, 5000-digit numbers
                 # parsed as webargs parses it (UTF-8 text, the json module), once: its parser
                 # takes it from here (service.api.common.Blueprint)
-                environ[PARSED_BODY] = json.loads(body.decode("utf-8"))
-            except (ValueError, RecursionError):  # UnicodeDecodeError is a ValueError
+                parsed = environ[PARSED_BODY] = json.loads(body.decode("utf-8"))
+                if b"\\ud" in body or b"\\uD" in body:  # an escaped surrogate: it must be half of a pair
+                    json.dumps(parsed, ensure_ascii=False).encode("utf-8")  # a lone one is not text
+            except (ValueError, RecursionError):  # UnicodeDecodeError and UnicodeEncodeError are ValueErrors
                 return problems.problem(400, "malformed_json", "the request body is not valid JSON")
         return None
 

@@ -11,6 +11,7 @@ import random
 from typing import Any
 
 from service.errors import IllegalAction
+from service.games import entropy
 from service.games.gofo import bot, strength
 from service.games.gofo.actions import action_to_dict
 from service.games.gofo.cards import DECK
@@ -21,12 +22,14 @@ DISCARD_SAMPLES = 200
 _BETS = ("enter", "raise", "refiche", "ver", "corta")
 
 
-def hint(seat_view: dict[str, Any], rng: random.Random) -> dict[str, Any]:
+def hint(seat_view: dict[str, Any], rng: random.Random | None = None) -> dict[str, Any]:
     """For the seat to act: ``value`` (its hand's value now, ``null`` until it sees five cards),
     ``discards`` (at a discard: every legal set of cards to throw with its ``expected_value`` after the
     draws and its ``improve`` chance, best first), ``bet`` (where chips are at stake: ``to_call``,
     ``pot``, ``pot_odds`` — what calling costs over the pot after calling — and ``win_chance``) and
-    ``suggestion`` (the level-8 bot's move).  Anywhere else: ``IllegalAction`` ``hint_unavailable``."""
+    ``suggestion`` (the level-8 bot's move).  Anywhere else: ``IllegalAction`` ``hint_unavailable``.
+    ``rng``: the samples' source (:func:`service.games.entropy.source` unless given)."""
+    rng = rng or entropy.source()
     hand = seat_view.get("hand")
     legal = {a["type"]: a for a in (hand or {}).get("legal_actions") or []}
     if hand is None or hand.get("to_act") != hand.get("seat") or not (legal.keys() - {"look", "muck", "declare"}) \

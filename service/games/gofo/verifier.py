@@ -151,6 +151,10 @@ def verify_gofo(transcript: dict[str, Any], deck_commitments: dict[int, str] | N
         if entry["hand"] != number:
             report.problem(f"{where}: recorded for hand {entry['hand']}, but replaying the entries before it, "
                            f"the table is at hand {number}")
+        if kind == "name":  # a seat naming itself: not a move of the game (its author is checked above)
+            if not (isinstance(action.get("name"), str) and action.get("seat") == entry["seat"]):
+                report.problem(f"{where}: a name entry names seat {action.get('seat')!r} {action.get('name')!r}")
+            continue
         chance = is_chance(kind, mode)
         seat = None if chance else entry["seat"]
         deal = deals.get(number)

@@ -138,10 +138,17 @@ def _bot_moves(state: Gops, bots: Mapping[str, int], bids: dict[str, dict[str, A
                version: int) -> list[dict[str, Any]]:
     """Every move the bot seats owe, in seat order, until none owes one (a bot's move may make
     another's due: the last commit opens the reveals); their entries and the deals they call for.
-    ``bids``: each bot's committed bid and salt until it reveals (changed in place)."""
+    ``bids``: each bot's committed bid and salt until it reveals (changed in place).
+
+    With no person left in the game (every seat a bot, or the people resigned or forfeited) a
+    request plays at most the game in progress: the next game of a match waits for the next request
+    (:func:`enforce`), so no request plays a whole match."""
     entries: list[dict[str, Any]] = []
+    started = state.game.number
     moved = True
     while moved and not state.over:
+        if state.game.number != started and not _people_left(state, bots):
+            break
         moved = False
         for key, level in bots.items():
             action = _bot_move(state, int(key), level, bots, bids, at)
@@ -151,6 +158,11 @@ def _bot_moves(state: Gops, bots: Mapping[str, int], bids: dict[str, dict[str, A
                 entries += [entry(version, at, f"bot:{key}", action, game, round_), *_deals(state, at, version)]
                 moved = True
     return entries
+
+
+def _people_left(state: Gops, bots: Mapping[str, int]) -> bool:
+    """Is a seat the referee does not play still in the game?"""
+    return any(str(seat) not in bots and not state.seat_out(seat) for seat in range(state.rules.players))
 
 
 def _bot_move(state: Gops, seat: int, level: int, bots: Mapping[str, int], bids: dict[str, dict[str, Any]],
@@ -174,7 +186,19 @@ def _bot_move(state: Gops, seat: int, level: int, bots: Mapping[str, int], bids:
 
 
 def enforce(doc: dict[str, Any], version: int, who: str, at: float, state: Gops | None = None) -> Applied | None:
-    """The phase's deadline has passed: every seat that has not acted forfeits (``who`` asked)."""
+    """The phase's deadline has passed: every seat that has not acted forfeits (``who`` asked).
+
+    With no person left in the game and a bot's move due (a match of bots waits at the start of its
+    next game), the bots play that game instead: a bot is never late."""
+    if state is None:
+        state = load(doc)
+    bots = doc.get("bots", {})
+    if bots and not state.over and not _people_left(state, bots):
+        bids = dict(doc.get("bot_bids", {}))
+        entries = _bot_moves(state, bots, bids, at, version + 1)
+        if entries:
+            new = dict(doc, state=state.to_dict(), bot_bids=bids, updated_at=at)
+            return Applied(new, entries, state.over, state)
     return play(doc, version, who, at, None, EnforceDeadline(), state)
 
 

@@ -198,9 +198,13 @@ def position_of(seat_view: dict) -> Position:
 
 
 def _require_commit_phase(seat_view: dict) -> None:
+    """A hint is for a seat with a bid to make: the commit phase, before the seat commits."""
     if seat_view["phase"] != "commit":
         raise IllegalAction(f"a hint is given in the commit phase, not in phase {seat_view['phase']!r}",
                             code="hint_unavailable")
+    if not any(legal["type"] == "commit" for legal in seat_view.get("legal_actions", ())):
+        raise IllegalAction("a hint is given to a seat with a bid to make: this seat has committed this round "
+                            "or is out of the game", code="hint_unavailable")
 
 
 def hint(seat_view: dict) -> dict:

@@ -42,8 +42,9 @@ _SECRETS = {"deal_prizes": ("order", "salt"), "commit": ("commitment",), "reveal
             "report_prize": ("rank",)}
 
 
-# Who may make each action (``by`` of its entry).
-_SEAT_ACTIONS = ("commit", "reveal", "choose_prize", "resign")
+# Who may make each action (``by`` of its entry). ``name``: a seat naming itself (not a move of the
+# game: checked for its author and shape, nothing replayed).
+_SEAT_ACTIONS = ("commit", "reveal", "choose_prize", "resign", "name")
 
 
 _TABLE_ACTIONS = ("report_prize", "enforce_deadline")
@@ -194,6 +195,11 @@ def verify_gops(transcript: dict[str, Any], prize_commitments: dict[int, str] | 
             report.problem(f"{where}: recorded for game {entry['game']} round {entry['round']}, but replaying "
                            f"the entries before it, the game is at game {state.game.number} round "
                            f"{state.game.round}")
+        if kind == "name":
+            if not (_is_int(action.get("seat")) and 0 <= action["seat"] < rules.players
+                    and isinstance(action.get("name"), str)):
+                report.problem(f"{where}: a name entry names seat {action.get('seat')!r} {action.get('name')!r}")
+            continue
         game_id = _game_id(tid, match.format, entry["game"])
         withheld = [k for k in _SECRETS.get(kind, ()) if k in action and action[k] is None]
         if withheld:
