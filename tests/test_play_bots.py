@@ -106,6 +106,7 @@ def test_a_whole_gops_game_against_the_referee(phone, origin, live_server):
     page.wait_for_function("() => document.body.dataset.page === 'gops-host' && document.body.dataset.phase === 'over'")
     page.eval_on_selector("#links", "d => { d.open = true; }")
     assert page.eval_on_selector_all(".join", "els => els.map(e => e.dataset.seat)") == ["0"]
+    page.wait_for_function("() => document.querySelector('.join h3')?.textContent === 'Ana <b>x</b>'")  # once the view is in
     assert page.locator(".join svg.qr").count() == 1 and page.inner_text(".join h3") == "Ana <b>x</b>"
     assert page.inner_text("#scores tr[data-seat='1'] th") == "🤖 Referee · level 8"
     clean(page)
@@ -267,6 +268,8 @@ def test_names_typed_at_create_and_by_a_joining_player(phone, origin, live_serve
     host.wait_for_selector(".join input.link")
     links = host.eval_on_selector_all(".join input.link", "els => els.map(e => e.value)")
     game_id = re.search(r"#gops=([^&]+)&", links[0]).group(1)
+    # The links are drawn before the game's first view arrives (seats unnamed until it does).
+    host.wait_for_function("() => document.querySelector('.join h3')?.textContent === 'Ana'")
     assert host.eval_on_selector_all(".join h3", "els => els.map(e => e.textContent)") == \
         ["Ana", "Seat 2", "<img src=x onerror=f()>"]
     assert host.locator("#app img").count() == 0
