@@ -63,6 +63,17 @@ def _diff(path: str, recorded: Any, replayed: Any, out: list[str]) -> None:
         out.append(f"{path}: the transcript says {recorded!r}, replaying the actions gives {replayed!r}")
 
 
+def listed_bots(listed: Any, seats: int) -> set[int] | None:
+    """The seats a create entry's ``bots`` (``[{"seat", "level"}]``) names, or ``None`` when it is
+    not a list of distinct seats ``0..seats-1``, each with a level 1 to 8 (both verifiers)."""
+    shaped = isinstance(listed, list) and all(
+        isinstance(b, dict) and _is_int(b.get("seat")) and 0 <= b["seat"] < seats
+        and _is_int(b.get("level")) and 1 <= b["level"] <= 8 for b in listed)
+    if not shaped or len({b["seat"] for b in listed}) != len(listed):
+        return None
+    return {b["seat"] for b in listed}
+
+
 def _check_version_coverage(report: "Report", shaped: list[tuple[int, dict[str, Any]]], top_version: Any) -> None:
     """No version from 1 to the last is missing, and the last is the transcript's version."""
     present = {e["version"] for _, e in shaped}

@@ -10,6 +10,7 @@ from typing import Any
 from service.games.gofo.rules import Mode
 from service.games.verification import (
     Report,
+    listed_bots,
     _check_version_coverage,
     _is_int,
     _is_number,
@@ -38,16 +39,14 @@ def bot_seats(report: Report, first: dict[str, Any], seats: int, mode: str) -> s
     """The seats the create entry says the referee plays (its action's ``bots``: ``[{"seat",
     "level"}]``; absent: none; never at a tabletop table)."""
     listed = first["action"].get("bots", [])
-    shaped = isinstance(listed, list) and all(
-        isinstance(b, dict) and _is_int(b.get("seat")) and 0 <= b["seat"] < seats
-        and _is_int(b.get("level")) and 1 <= b["level"] <= 8 for b in listed)
-    if not shaped or len({b["seat"] for b in listed}) != len(listed):
+    seated = listed_bots(listed, seats)
+    if seated is None:
         report.problem(f"{entry_name(1, first)}: bots {listed!r} is not a list of distinct seats of this table, "
                        "each with a level 1 to 8")
         return set()
     if listed and mode == Mode.TABLETOP:
         report.problem(f"{entry_name(1, first)}: bots at a tabletop table; the referee plays seats only at a dealt table")
-    return {b["seat"] for b in listed}
+    return seated
 
 
 def is_bot_move(entry: dict[str, Any], bots: set[int]) -> bool:

@@ -22,7 +22,7 @@ from service.games.gops import rules as gops_rules
 from service.games.gops import state as gops_state
 from service.games.gops.actions import action_from_dict
 from service.games.verification import (
-    Report, _short, _is_int, _is_number, _diff, _check_version_coverage, _differing_keys,
+    Report, listed_bots, _short, _is_int, _is_number, _diff, _check_version_coverage, _differing_keys,
 )
 
 
@@ -71,14 +71,12 @@ def _check_by(report: Report, where: str, entry: dict[str, Any], players: int, b
 def _bots(report: Report, first: dict[str, Any], players: int) -> set[int]:
     """The seats the create entry says the referee plays (``bots``: ``[{"seat", "level"}]``, absent: none)."""
     listed = first["action"].get("bots", [])
-    shaped = isinstance(listed, list) and all(
-        isinstance(b, dict) and _is_int(b.get("seat")) and 0 <= b["seat"] < players
-        and _is_int(b.get("level")) and 1 <= b["level"] <= 8 for b in listed)
-    if not shaped or len({b["seat"] for b in listed}) != len(listed):
+    seats = listed_bots(listed, players)
+    if seats is None:
         report.problem(f"{_where(1, first)}: bots {listed!r} is not a list of distinct seats of this game, "
                        "each with a level 1 to 8")
         return set()
-    return {b["seat"] for b in listed}
+    return seats
 
 
 def _game_id(transcript_id: str, match_format: str, number: int) -> str:
