@@ -104,9 +104,12 @@ def test_a_whole_gops_game_against_the_referee(phone, origin, live_server):
     page.goto(f"{origin}/play")
     page.click("ul.saved a")
     page.wait_for_function("() => document.body.dataset.page === 'gops-host' && document.body.dataset.phase === 'over'")
-    page.eval_on_selector("#links", "d => { d.open = true; }")
+    # A finished game's links are drawn closed; the host opens them with a tap, and they stay open
+    # through the redraws that follow (the live stream's first view comes after the page's own GET).
+    page.click("#links summary")
     assert page.eval_on_selector_all(".join", "els => els.map(e => e.dataset.seat)") == ["0"]
     page.wait_for_function("() => document.querySelector('.join h3')?.textContent === 'Ana <b>x</b>'")  # once the view is in
+    page.wait_for_timeout(300)  # let any redraw land: the panel must still be open, its heading visible
     assert page.locator(".join svg.qr").count() == 1 and page.inner_text(".join h3") == "Ana <b>x</b>"
     assert page.inner_text("#scores tr[data-seat='1'] th") == "🤖 Referee · level 8"
     clean(page)

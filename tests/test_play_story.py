@@ -86,6 +86,26 @@ def test_redraws_keep_what_the_player_opened(phone, origin, live_server):
     clean(host, p0, p1)
 
 
+def test_a_tap_on_a_panel_survives_a_redraw_before_its_toggle_event(phone, origin):
+    """A panel's toggle event arrives a moment after the tap; a view landing in that moment redraws
+    the page (on a loaded phone it often does). The tap must still count: the links stay closed after
+    the host closed them, and open after the host opened them again."""
+    host = phone()
+    create_gops(host, origin, ranks=3)
+    host.wait_for_function("() => document.body.dataset.phase === 'commit'")
+    tap_then_redraw = "() => { document.querySelector('#links > summary').click(); document.getElementById('lang').click(); }"
+    assert is_open(host, "#links")
+    host.evaluate(tap_then_redraw)
+    host.wait_for_function("() => document.documentElement.lang === 'es'")
+    host.wait_for_timeout(200)  # the stale toggle event has arrived by now
+    assert not is_open(host, "#links"), "the redraw reopened the links the host had just closed"
+    host.evaluate(tap_then_redraw)
+    host.wait_for_function("() => document.documentElement.lang === 'en'")
+    host.wait_for_timeout(200)
+    assert is_open(host, "#links"), "the redraw closed the links the host had just opened"
+    clean(host)
+
+
 # ------------------------------------------------------------------ 7. seating, one tap to play
 
 

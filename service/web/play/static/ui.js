@@ -9,6 +9,7 @@ export function h(tag, props, ...kids) {
     if (value == null || value === false) continue;
     if (key === 'class') el.className = value;
     else if (key === 'text') el.textContent = value;
+    else if (key === 'ref') value(el); // told the element once it exists
     else if (key === 'on') for (const [name, fn] of Object.entries(value)) el.addEventListener(name, fn);
     else if (key === 'data') for (const [k, v] of Object.entries(value)) { if (v != null) el.dataset[k] = String(v); }
     else if (key === 'value') el.value = value;
@@ -143,19 +144,23 @@ export function seatName(seat) {
 }
 
 /**
- * A <details> that keeps what the player did with it across redraws: its props `{open, on}` for
- * h(). `state.open` is null until the player opens or closes it (`fallback` is drawn meanwhile).
+ * A <details> that keeps what the player did with it across redraws: its props `{open, ref, on}` for
+ * h(). `state.open` is null until the player opens or closes it (`fallback` is drawn meanwhile). A tap
+ * counts even when the page redraws before its toggle event arrives: the element last drawn is read.
  */
 export function remembered(state, fallback, onToggle) {
+  if (state.el && state.el.open !== state.drawn) state.open = state.el.open;
   const open = state.open == null ? fallback : state.open;
+  state.drawn = open;
   let drawn = true; // the toggle event of an element drawn open is not the player's
   return {
     open,
+    ref: (el) => { state.el = el; },
     on: {
       toggle: (e) => {
         if (drawn && open && e.target.open) { drawn = false; if (onToggle) onToggle(e); return; }
         drawn = false;
-        state.open = e.target.open;
+        if (e.target === state.el) state.open = e.target.open;
         if (onToggle) onToggle(e);
       },
     },
