@@ -410,7 +410,7 @@ def test_shuffled_needs_deal_and_commitment_matches():
     assert expected == __import__("hashlib").sha256(
         f"gops-prizes-v1|sh|4,2,5,1,3|{salt}".encode()).hexdigest()
     assert d.g.prize_commitment == expected
-    assert {"type": "prizes_shuffled", "game": 1, "commitment": expected} in events
+    assert {"type": "prizes_shuffled", "game": 1, "commitment": expected} in [e.to_dict() for e in events]
     assert d.g.row == [4]
     assert not d.state.needs_chance
     expect_error(d.state, G.DealPrizes(order=tuple(order), salt=salt), "wrong_phase")
@@ -524,10 +524,10 @@ def test_blind_hides_the_prize_until_resolution():
         assert v["row"] == [None] and v["pot_value"] is None and v["turned"] == [None]
     assert d.state.game.row == [1]
     ev = d.bid_round([3, 1])
-    resolved = [e for e in ev if e["type"] == "round_resolved"][0]
-    assert resolved["pot"] == [1]
-    turned = [e for e in ev if e["type"] == "prize_turned"]
-    assert turned and all(e["rank"] is None for e in turned)
+    resolved = [e for e in ev if e.TYPE == "round_resolved"][0]
+    assert resolved.to_dict()["pot"] == [1]
+    turned = [e for e in ev if e.TYPE == "prize_turned"]
+    assert turned and all(e.rank is None for e in turned)
     v = G.view(d.state, 1)
     assert v["turned"] == [1, None] and v["row"] == [None]
     assert v["history"][0]["pot"] == [1]
@@ -638,7 +638,7 @@ def test_opened_illegal_bid_is_forfeited_to_the_lowest_card(committed, code):
     d.commit(1, 3)
     d.reveal(1, 3)
     events = d.do(G.Reveal(0, 2, committed, salt))
-    assert [e["type"] for e in events][:2] == ["revealed", "round_resolved"]
+    assert [e.TYPE for e in events][:2] == ["revealed", "round_resolved"]
     rec = d.g.history[1]
     assert rec["illegal"] == {"0": code}
     assert rec["bids"] == {"0": [1], "1": [3]} and rec["winners"] == [1]
@@ -811,7 +811,7 @@ def test_open_prizes_winner_owed_more_picks_than_the_row_takes_them_all():
     assert d.g.history[-1]["picks"] == 3
     events = d.choose(0, 1)
     assert d.g.row == [2, 3] and d.state.phase == "choose"  # refilled before the next pick
-    assert {"type": "prize_turned", "round": 3, "rank": 3} in events
+    assert {"type": "prize_turned", "round": 3, "rank": 3} in [e.to_dict() for e in events]
     d.choose(0, 2)
     assert d.g.row == [3, 4]
     d.choose(0, 4)
@@ -905,7 +905,7 @@ def test_deadline_two_players_late_seat_forfeits_other_wins():
     d.bid_round([1, 5])  # seat 1 leads 1-0
     d.commit(0, 2)
     events = d.do(G.EnforceDeadline(), now=30.0)
-    assert {"type": "forfeited", "seat": 1, "reason": "deadline"} in events
+    assert {"type": "forfeited", "seat": 1, "reason": "deadline"} in [e.to_dict() for e in events]
     assert d.state.over
     assert d.g.result["termination"] == "forfeit"
     assert d.g.result["winners"] == [0]
@@ -928,7 +928,7 @@ def test_deadline_three_players_others_play_on():
     d.commit(1, 2)
     d.commit(2, 4)
     events = d.do(G.EnforceDeadline(), now=10.0)
-    assert events[0] == {"type": "deadline_enforced", "phase": "commit", "seats": [0]}
+    assert events[0].to_dict() == {"type": "deadline_enforced", "phase": "commit", "seats": [0]}
     assert d.g.forfeited == {0: "deadline"}
     assert d.state.phase == "reveal" and not d.state.over
     assert d.state.legal_actions(0, now=10.0) == []

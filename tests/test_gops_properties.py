@@ -83,7 +83,7 @@ class Player:
         before_game = self.state.game.number
         events = self.state.apply(action, now=self.now)
         self.log.append((G.action_to_dict(action), self.now))
-        self.forfeits += sum(1 for e in events if e["type"] == "forfeited")
+        self.forfeits += sum(1 for e in events if e.TYPE == "forfeited")
         g = self.state.game
         if g.number == before_game and len(g.history) > before_rounds:
             assert len(g.history) == before_rounds + 1

@@ -13,7 +13,7 @@ def _tied_game(**options):
     records = []
     for card in (1, 2, 3):
         events = state.play_bids({0: (card,), 1: (card,)})
-        (resolved,) = [e for e in events if e["type"] == "round_resolved"]
+        (resolved,) = [e.to_dict() for e in events if e.TYPE == "round_resolved"]
         records.append(resolved)
     return state, records
 

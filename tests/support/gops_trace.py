@@ -304,7 +304,7 @@ class _Player:
         game, rnd = st.game.number, st.game.round
         try:
             events = st.apply(action, now=self.now)
-            outcome: dict[str, Any] = {"events": events}
+            outcome: dict[str, Any] = {"events": [e.to_dict() for e in events]}
             if isinstance(action, (G.Commit, G.Reveal)) and action not in self.last:
                 self.last.append(action)
             if events:

@@ -13,7 +13,9 @@ from typing import TYPE_CHECKING, Any
 from service.games import commitments
 from service.errors import CommitmentMismatch, IllegalAction, InvalidAction, RefereeError, WrongPhase
 from service.games.gops import clock
+from service.games.contract import Event
 from service.games.gops.actions import Commit, EnforceDeadline, Resign, Reveal
+from service.games.gops.events import Committed, DeadlineEnforced, Forfeited, Resigned, Revealed
 from service.games.gops.records import Departure, Opening, Phase, seal
 from service.games.gops.rules import rank_name
 
@@ -24,7 +26,7 @@ if TYPE_CHECKING:
 else:
     _Base = object
 
-Events = list[dict[str, Any]]
+Events = list[Event]
 
 
 class Bidding(_Base):
@@ -144,7 +146,7 @@ class Bidding(_Base):
         # whom the deadline (if any) removes.
         g = self.game
         g.commitments[action.seat] = action.commitment
-        events.append({"type": "committed", "round": g.round, "seat": action.seat})
+        events.append(Committed(g.round, action.seat))
         if not self.awaiting():
             self._enter_phase(Phase.REVEAL, now, events)
 
@@ -185,7 +187,7 @@ class Bidding(_Base):
     def _do_reveal(self, action: Reveal, now: float, events: Events) -> None:
         g = self.game
         g.reveals[action.seat] = Opening(tuple(action.cards), action.salt)
-        events.append({"type": "revealed", "round": g.round, "seat": action.seat})
+        events.append(Revealed(g.round, action.seat))
         self._after_bids(now, events)
 
     def _after_bids(self, now: float, events: Events) -> None:
@@ -206,7 +208,7 @@ class Bidding(_Base):
     def _do_resign(self, action: Resign, now: float, events: Events) -> None:
         if action.seat not in self.resigned:
             self.resigned.append(action.seat)
-        events.append({"type": "resigned", "seat": action.seat})
+        events.append(Resigned(action.seat))
         self._forfeit([action.seat], Departure.RESIGNED, now, events)
 
     def _check_enforce_deadline(self, action: EnforceDeadline, now: float) -> None:
@@ -214,7 +216,7 @@ class Bidding(_Base):
 
     def _do_enforce_deadline(self, action: EnforceDeadline, now: float, events: Events) -> None:
         late = self.awaiting()
-        events.append({"type": "deadline_enforced", "phase": str(self.game.phase), "seats": late})
+        events.append(DeadlineEnforced(self.game.phase, tuple(late)))
         self._forfeit(late, Departure.DEADLINE, now, events)
 
     def _forfeit(self, seats: list[int], reason: Departure, now: float, events: Events) -> None:
@@ -223,7 +225,7 @@ class Bidding(_Base):
             g.forfeited[seat] = reason
             g.commitments.pop(seat, None)
             g.reveals.pop(seat, None)
-            events.append({"type": "forfeited", "seat": seat, "reason": str(reason)})
+            events.append(Forfeited(seat, reason))
         if len(self.active_seats()) <= 1:
             self._end_game(now, events, forfeit=True)
             return

@@ -15,7 +15,11 @@ from typing import TYPE_CHECKING, Any
 from service.games import commitments
 from service.errors import IllegalAction, InvalidAction, NotYourTurn
 from service.games.gops import chance, clock
+from service.games.contract import Event
 from service.games.gops.actions import ChoosePrize, DealPrizes, ReportPrize
+from service.games.gops.events import (
+    PhaseEntered, PrizeChosen, PrizeReported, PrizesShuffled, PrizeTurned, RoundResolved,
+)
 from service.games.gops.records import Phase, frac_str, seal
 from service.games.gops.rules import PrizeOrder, Resolution, Unclaimed, rank_name
 
@@ -26,7 +30,7 @@ if TYPE_CHECKING:
 else:
     _Base = object
 
-Events = list[dict[str, Any]]
+Events = list[Event]
 
 
 class PrizeRow(_Base):
@@ -44,7 +48,7 @@ class PrizeRow(_Base):
         g.prize_order = list(action.order)
         g.prize_salt = action.salt
         g.prize_commitment = chance.commit_order(g.game_id, g.prize_order, action.salt)
-        events.append({"type": "prizes_shuffled", "game": g.number, "commitment": g.prize_commitment})
+        events.append(PrizesShuffled(g.number, g.prize_commitment))
         self._start_round(now, events)
 
     # ------------------------------------------------------------ the table reports a prize
@@ -64,8 +68,7 @@ class PrizeRow(_Base):
         g = self.game
         g.turned.append(action.rank)
         g.row.append(action.rank)
-        events.append({"type": "prize_reported", "round": g.round,
-                       "rank": action.rank if self.rules.prize_public else None})
+        events.append(PrizeReported(g.round, action.rank if self.rules.prize_public else None))
         if g.chooser is not None:  # open prizes: the row refilled between a winner's picks
             if self._row_full():
                 self._enter_phase(Phase.CHOOSE, now, events)
@@ -96,7 +99,7 @@ class PrizeRow(_Base):
         last = g.history[-1]  # records are never changed once made: this one is replaced
         g.history[-1] = {**last, "chosen": [*last.get("chosen", ()), action.rank]}
         g.picks_owed -= 1
-        events.append({"type": "prize_chosen", "round": g.round, "seat": action.seat, "rank": action.rank})
+        events.append(PrizeChosen(g.round, action.seat, action.rank))
         # The row is refilled from the pile between picks, so a winner owed more picks than the row
         # held (carried rounds) still takes every one of them.  After the last pick nothing more is
         # turned up until the next round starts (and nothing at all after the last round).
@@ -113,7 +116,7 @@ class PrizeRow(_Base):
         g = self.game
         g.phase = phase
         g.deadline_at = clock.deadline(self.rules, phase, now) if self.rules.deadline_seconds else None
-        events.append({"type": "phase", "phase": str(phase), "round": g.round, "deadline_at": g.deadline_at})
+        events.append(PhaseEntered(phase, g.round, g.deadline_at))
 
     def _start_round(self, now: float, events: Events) -> None:
         g = self.game
@@ -144,9 +147,7 @@ class PrizeRow(_Base):
             prize = g.pile.pop(0)
             g.turned.append(prize)
             g.row.append(prize)
-            events.append(
-                {"type": "prize_turned", "round": g.round, "rank": prize if self.rules.prize_public else None}
-            )
+            events.append(PrizeTurned(g.round, prize if self.rules.prize_public else None))
         return True
 
     def _next_round(self, now: float, events: Events) -> None:
@@ -190,7 +191,7 @@ class PrizeRow(_Base):
             self._award_pot(record, winners)
         else:
             self._award_choice(record, winners)
-        events.append(_round_event(record))
+        events.append(RoundResolved(record))
         g.history.append(record)
         if g.chooser is not None and g.picks_owed > 0:
             self._enter_phase(Phase.CHOOSE, now, events)
@@ -269,10 +270,3 @@ class PrizeRow(_Base):
             return top
         return []
 
-
-
-def _round_event(record: dict[str, Any]) -> dict[str, Any]:
-    """The ``round_resolved`` event of a round record: ``public_record`` of it, after the type."""
-    event = {"type": "round_resolved", **record}
-    event.pop("sealed", None)
-    return event

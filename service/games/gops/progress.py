@@ -10,7 +10,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from service.games.contract import Event
 from service.games.gops import chance
+from service.games.gops.events import GameOver, GameStarted, MatchOver, SingleGameResult
 from service.games.gops.records import Departure, Game, Phase, Termination, frac_str, parse_score
 from service.games.gops.rules import MatchFormat, PrizeOrder, Tiebreak
 
@@ -21,7 +23,7 @@ if TYPE_CHECKING:
 else:
     _Base = object
 
-Events = list[dict[str, Any]]
+Events = list[Event]
 
 
 def _argmax(values: list, among: list[int]) -> list[int]:
@@ -76,7 +78,7 @@ class MatchProgress(_Base):
         }
         g.phase = Phase.OVER
         g.deadline_at = None
-        events.append({"type": "game_over", **g.result})
+        events.append(GameOver(g.result))
         self.games.append({**g.result, "history": list(g.history)})
         self._after_game(now, events)
 
@@ -114,7 +116,7 @@ class MatchProgress(_Base):
                     winners = leaders
         if winners is None:
             self._begin_game(played + 1, now)
-            events.append({"type": "game_started", "game": played + 1, "game_id": self.game.game_id})
+            events.append(GameStarted(played + 1, self.game.game_id))
             return
         self.result = {
             "format": str(match.format),
@@ -123,4 +125,4 @@ class MatchProgress(_Base):
             "totals": [frac_str(t) for t in totals],
             "wins": wins,
         }
-        events.append({"type": "match_over" if match.format != MatchFormat.SINGLE else "result", **self.result})
+        events.append((SingleGameResult if match.format == MatchFormat.SINGLE else MatchOver)(self.result))
