@@ -6,6 +6,7 @@ A game lives in its own package, ``service/games/<name>/``, with the same parts 
 =================  ====================================================================================
 ``rules``          the options a game or table is created with (validated dataclasses)
 ``actions``        its :class:`Action` types and their :class:`ActionCodec`, ``CODEC``
+``events``         its :class:`Event` types: what ``apply`` returns
 ``state``          the pure state machine (below)
 ``observer``       everything a caller may see — the public, a seat, the host — during and after a game,
                    transcripts included: nothing leaves the service without passing through it
@@ -64,7 +65,7 @@ from typing import Any, ClassVar, TypeVar
 from service.errors import InvalidAction
 
 # The parts of a game package, in the order the table above gives them.
-PARTS = ("rules", "actions", "state", "observer", "chance", "clock", "referee", "verifier")
+PARTS = ("rules", "actions", "events", "state", "observer", "chance", "clock", "referee", "verifier")
 
 
 @dataclass(frozen=True)

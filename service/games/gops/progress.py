@@ -8,7 +8,7 @@ begins with its own ``game_id`` (``<id>-<n>``), hands and prize order.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from service.games.contract import Event
 from service.games.gops import chance
