@@ -170,7 +170,7 @@ def test_engine_commitment_is_the_spec_hash():
     d.do(G.Commit(1, 1, c1))
     d.do(G.Reveal(0, 1, (4,), salt0))
     d.do(G.Reveal(1, 1, (2,), salt1))
-    rec = d.g.history[0]
+    rec = d.g.history[0].to_dict()
     assert rec["sealed"] == {"0": c0[:16], "1": c1[:16]}  # the commitments themselves are in the log
     assert rec["bids"] == {"0": [4], "1": [2]}
     assert d.g.scores == [1, 0]
@@ -185,7 +185,7 @@ def test_engine_multicard_commitment_uses_comma_joined_order():
     expect_error(d.state, G.Reveal(0, 1, (1, 5), salt), "commitment_mismatch")
     d.do(G.Reveal(0, 1, (5, 1), salt))
     d.do(G.Reveal(1, 1, (2, 3), salt))
-    assert d.g.history[0]["winners"] == [0]
+    assert d.g.history[0].to_dict()["winners"] == [0]
 
 
 def test_commit_with_bad_commitment_format_refused():
@@ -301,7 +301,7 @@ def test_a_copied_commitment_is_no_oracle():
             d.reveal(0, 4, salt=salt)
             d.reveal(2, 1)
             d.do(G.EnforceDeadline(), now=31.0)
-            assert d.g.forfeited == {1: "deadline"} and d.g.history[0]["winners"] == [0]
+            assert d.g.forfeited == {1: "deadline"} and d.g.history[0].to_dict()["winners"] == [0]
     assert answers[0] == answers[1]
 
 

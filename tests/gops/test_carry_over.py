@@ -21,7 +21,7 @@ def _tied_game(**options):
 def test_a_tie_carries_over_except_in_the_last_round():
     state, records = _tied_game(open_prizes=2)  # open prizes: a tie owes the next winner a pick
     assert [r["carried"] for r in records] == [True, True, False]
-    assert [r["carried"] for r in state.game.history] == [True, True, False]
+    assert [r.carried for r in state.game.history] == [True, True, False]
     assert state.game.carried_rounds == 2  # nothing was added for the last round: no next winner
     assert state.over
     state, records = _tied_game()  # one prize in the middle: the pot carries, then is set aside

@@ -16,7 +16,7 @@ from service.games.gops import clock
 from service.games.contract import Event
 from service.games.gops.actions import Commit, EnforceDeadline, Resign, Reveal
 from service.games.gops.events import Committed, DeadlineEnforced, Forfeited, Resigned, Revealed
-from service.games.gops.records import Departure, Opening, Phase, seal
+from service.games.gops.records import Departure, Opening, Phase, RoundRecord, seal
 from service.games.gops.rules import rank_name
 
 if TYPE_CHECKING:
@@ -118,7 +118,7 @@ class Bidding(_Base):
             history, game_id = g.history, g.game_id
         elif 1 <= number < g.number:
             past = self.games[number - 1]
-            history, game_id = past.get("history", []), past.get("game_id")
+            history, game_id = past.history or (), past.result.game_id
         else:
             return False
         if 1 <= action.round <= len(history) and (number != g.number or action.round < g.round):
@@ -240,7 +240,7 @@ class Bidding(_Base):
             self._next_round(now, events)
 
 
-def _repeats(record: dict[str, Any], action: Commit | Reveal, game_id: Any) -> bool:
+def _repeats(record: RoundRecord, action: Commit | Reveal, game_id: Any) -> bool:
     """Is ``action`` the commit or reveal this round record's seat made (a retry of a past round)?
 
     A record of the old form has the commitments and reveals themselves: equal to them.  A record
@@ -249,19 +249,20 @@ def _repeats(record: dict[str, Any], action: Commit | Reveal, game_id: Any) -> b
     the seat, the cards and the salt) does.  (Another commitment or opening with the same 64-bit
     seal would take a 2**64 search: it is as good as refused.)
     """
-    seat = str(action.seat)
+    seat = action.seat
     if isinstance(action, Commit):
-        if "commitments" in record:
-            return record["commitments"].get(seat) == action.commitment
-        fingerprint = record.get("sealed", {}).get(seat)
+        if record.commitments is not None:
+            return record.commitments.get(seat) == action.commitment
+        fingerprint = (record.sealed or {}).get(seat)
         commitment = action.commitment
         if fingerprint is None:  # no seal for the seat: as before, only a missing commitment "repeats" none
             return commitment is None
         return (isinstance(commitment, str) and commitments.COMMITMENT_PATTERN.match(commitment) is not None
                 and seal(commitment) == fingerprint)
-    if "reveals" in record:
-        return record["reveals"].get(seat) == {"cards": list(action.cards), "salt": action.salt}
-    fingerprint = record.get("sealed", {}).get(seat)
+    if record.reveals is not None:
+        opening = record.reveals.get(seat)
+        return opening is not None and opening.cards == tuple(action.cards) and opening.salt == action.salt
+    fingerprint = (record.sealed or {}).get(seat)
     if fingerprint is None or not isinstance(game_id, str) or not isinstance(action.salt, str):
         return False
     try:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from service.games.contract import Event, event
-from service.games.gops.records import Departure, Phase, public_record
+from service.games.gops.records import Departure, GameResult, MatchResult, Phase, RoundRecord
 
 
 @event("prizes_shuffled")
@@ -65,10 +65,10 @@ class Revealed(Event):
 class RoundResolved(Event):
     """Every bid is in: the round's record (without its seals), who won and what they took."""
 
-    record: dict[str, Any]
+    record: RoundRecord
 
     def to_dict(self) -> dict[str, Any]:
-        return {"type": self.TYPE, **public_record(self.record)}
+        return {"type": self.TYPE, **self.record.to_dict(public=True)}
 
 
 @event("prize_chosen")
@@ -107,10 +107,10 @@ class Forfeited(Event):
 class GameOver(Event):
     """A game ended: its result."""
 
-    result: dict[str, Any]
+    result: GameResult
 
     def to_dict(self) -> dict[str, Any]:
-        return {"type": self.TYPE, **self.result}
+        return {"type": self.TYPE, **self.result.to_dict()}
 
 
 @event("game_started")
@@ -125,17 +125,17 @@ class GameStarted(Event):
 class MatchOver(Event):
     """A match of several games ended: its result."""
 
-    result: dict[str, Any]
+    result: MatchResult
 
     def to_dict(self) -> dict[str, Any]:
-        return {"type": self.TYPE, **self.result}
+        return {"type": self.TYPE, **self.result.to_dict()}
 
 
 @event("result")
 class SingleGameResult(Event):
     """A single game's match ended: its result (the same fields as ``match_over``)."""
 
-    result: dict[str, Any]
+    result: MatchResult
 
     def to_dict(self) -> dict[str, Any]:
-        return {"type": self.TYPE, **self.result}
+        return {"type": self.TYPE, **self.result.to_dict()}
