@@ -356,7 +356,7 @@ def test_reveal_with_wrong_cards_or_salt_is_a_mismatch():
     expect_error(d.state, G.Reveal(0, 1, (4,), good), "commitment_mismatch")
     expect_error(d.state, G.Reveal(0, 1, (3,), det_salt("other")), "commitment_mismatch")
     d.reveal(0, 3)
-    assert d.g.reveals[0]["cards"] == [3]
+    assert d.g.reveals[0].cards == (3,)
 
 
 @pytest.mark.parametrize("which", ["round", "seat", "game"])

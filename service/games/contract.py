@@ -28,7 +28,8 @@ modules of their own (``service/api/gops.py``, ``gofo.py``) for their typed, doc
 table or chance):
 
 * ``apply(action, *, seat=None, now=0.0) -> list[Event]`` — checks the whole move, then changes the
-  state in place and returns the public events (frozen dataclasses; ``to_dict()`` their JSON).  A refused move raises a typed
+  state in place and returns the public events (:class:`Event`: frozen dataclasses declared in the
+  game's ``events``; ``to_dict()`` is their JSON).  A refused move raises a typed
   :class:`~service.errors.RefereeError` and leaves the state exactly as it was; an exact repeat of
   a move already applied (a retried request) returns no events.  ``now`` is the moment of the move
   (a game whose rules read the clock uses it).

@@ -16,7 +16,8 @@ from service.errors import IllegalAction, WrongPhase
 from service.games.contract import Event
 from service.games.gofo.actions import Corta, Decline, Enter, NoVer, Open, Pass, Raise, Refiche, Ver, Voy
 from service.games.gofo.events import (
-    BettingClosed, Corte, Dealt, Declined, Entered, Folded, Opened, Passed, Raised, Refiched, SaidVoy, Saw, SpeakingRound,
+    BettingClosed, Corte, Dealt, Declined, Entered, Folded, Opened, Passed, Raised, Refiched, SaidVoy, Saw,
+    SpeakingRound,
 )
 from service.games.gofo.rules import SPEAKING_ROUNDS, BetContext, BetStage, Mode, Phase, Status
 

@@ -68,10 +68,6 @@ class Opening:
     def to_dict(self) -> dict[str, Any]:
         return {"cards": list(self.cards), "salt": self.salt}
 
-    def __getitem__(self, key: str) -> Any:
-        """Read like its JSON form (``opening["cards"]`` is a list), as callers always have."""
-        return self.to_dict()[key]
-
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Opening:
         return cls(tuple(data["cards"]), data["salt"])
