@@ -204,10 +204,10 @@ def _gops_events(rng: random.Random) -> list[Event]:
 
 
 def _gofo_events(rng: random.Random) -> list[Event]:
+    from gofo.helpers import random_action
+
     from service.games.gofo.chance import chance_action
     from service.games.gofo.table import Table
-
-    from gofo.helpers import random_action
 
     table = Table.new({"seats": 4, "mode": "dealt"})
     events: list[Event] = []

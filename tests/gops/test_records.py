@@ -15,10 +15,10 @@ from service.games import gops as G
 from service.games.gops.records import GameResult, MatchResult, PlayedGame, RoundRecord
 
 VARIANTS = {
-    "split": dict(profile="standard", resolution="split"),
-    "carry-over": dict(profile="classic"),
-    "open prizes, carry-over": dict(profile="classic", open_prizes=2),
-    "highest unique, 3 seats": dict(profile="standard", players=3, resolution="highest_unique"),
+    "split": {"profile": "standard", "resolution": "split"},
+    "carry-over": {"profile": "classic"},
+    "open prizes, carry-over": {"profile": "classic", "open_prizes": 2},
+    "highest unique, 3 seats": {"profile": "standard", "players": 3, "resolution": "highest_unique"},
 }
 
 

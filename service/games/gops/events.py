@@ -9,7 +9,13 @@ from __future__ import annotations
 from typing import Any
 
 from service.games.contract import Event, event
-from service.games.gops.records import Departure, GameResult, MatchResult, Phase, RoundRecord
+from service.games.gops.records import (
+    Departure,
+    GameResult,
+    MatchResult,
+    Phase,
+    RoundRecord,
+)
 
 
 @event("prizes_shuffled")
