@@ -341,7 +341,7 @@ def test_transcript_replays_to_the_same_result(http):
     rules = gops.Rules.from_dict(transcript["rules"])
     match = gops.MatchRules.from_dict(transcript["match"])
     replayed = gops.replay(table.id, rules, match, [(e["action"], e["at"]) for e in entries[1:]], start=entries[0]["at"])
-    assert replayed.result == final["result"]
+    assert replayed.result.to_dict() == final["result"]
     assert [str(s) for s in replayed.game.scores] == final["scores"]
 
 

@@ -170,7 +170,7 @@ def test_engine_commitment_is_the_spec_hash():
     d.do(G.Commit(1, 1, c1))
     d.do(G.Reveal(0, 1, (4,), salt0))
     d.do(G.Reveal(1, 1, (2,), salt1))
-    rec = d.g.history[0]
+    rec = d.g.history[0].to_dict()
     assert rec["sealed"] == {"0": c0[:16], "1": c1[:16]}  # the commitments themselves are in the log
     assert rec["bids"] == {"0": [4], "1": [2]}
     assert d.g.scores == [1, 0]
@@ -185,7 +185,7 @@ def test_engine_multicard_commitment_uses_comma_joined_order():
     expect_error(d.state, G.Reveal(0, 1, (1, 5), salt), "commitment_mismatch")
     d.do(G.Reveal(0, 1, (5, 1), salt))
     d.do(G.Reveal(1, 1, (2, 3), salt))
-    assert d.g.history[0]["winners"] == [0]
+    assert d.g.history[0].to_dict()["winners"] == [0]
 
 
 def test_commit_with_bad_commitment_format_refused():
@@ -236,7 +236,8 @@ def test_commitments_withheld_from_everyone_else_until_all_committed():
     d = Logged(new_game("g1", players=3, ranks=5, prize_order="ascending"))
     c0, _ = d.commit(0, 3)
     events = list(d.events)
-    assert c0 not in repr(events) and events[-1] == {"type": "committed", "round": 1, "seat": 0}
+    assert c0 not in repr([e.to_dict() for e in events])
+    assert events[-1].to_dict() == {"type": "committed", "round": 1, "seat": 0}
     for seat in (None, 1, 2):
         v = G.view(d.state, seat)
         assert v["committed"] == [0] and v["commitments"] == {}
@@ -300,7 +301,7 @@ def test_a_copied_commitment_is_no_oracle():
             d.reveal(0, 4, salt=salt)
             d.reveal(2, 1)
             d.do(G.EnforceDeadline(), now=31.0)
-            assert d.g.forfeited == {1: "deadline"} and d.g.history[0]["winners"] == [0]
+            assert d.g.forfeited == {1: "deadline"} and d.g.history[0].to_dict()["winners"] == [0]
     assert answers[0] == answers[1]
 
 
@@ -355,7 +356,7 @@ def test_reveal_with_wrong_cards_or_salt_is_a_mismatch():
     expect_error(d.state, G.Reveal(0, 1, (4,), good), "commitment_mismatch")
     expect_error(d.state, G.Reveal(0, 1, (3,), det_salt("other")), "commitment_mismatch")
     d.reveal(0, 3)
-    assert d.g.reveals[0]["cards"] == [3]
+    assert d.g.reveals[0].cards == (3,)
 
 
 @pytest.mark.parametrize("which", ["round", "seat", "game"])
@@ -402,7 +403,7 @@ def test_reveals_hidden_from_other_seats_until_all_revealed():
         d.commit(s, b)
     events = d.reveal(0, 5)
     d.reveal(1, 4)
-    assert all("cards" not in e and "salt" not in e for e in events)
+    assert all("cards" not in e.to_dict() and "salt" not in e.to_dict() for e in events)
     for seat in (None, 1, 2):
         v = G.view(d.state, seat)
         assert v.get("my_reveal") in (None, {"cards": [4], "salt": det_salt("g1", 1, 1)})

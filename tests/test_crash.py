@@ -225,7 +225,7 @@ def check_transcript(player: Player, final: dict[str, Any]) -> list[dict[str, An
     rules = gops.Rules.from_dict(transcript["rules"])
     match = gops.MatchRules.from_dict(transcript["match"])
     replayed = gops.replay(player.id, rules, match, [(e["action"], e["at"]) for e in entries[1:]])
-    assert replayed.result == final["result"]
+    assert replayed.result.to_dict() == final["result"]
     assert [str(s) for s in replayed.game.scores] == final["scores"]
     assert commitments.prize_order_commitment(player.id, result["prize_order"], result["prize_salt"]) \
         == player.created["game"]["prize_commitment"]

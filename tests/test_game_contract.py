@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import ast
+import dataclasses
+import enum
 import importlib
+import json
+import random
 from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
@@ -11,7 +15,7 @@ from typing import ClassVar
 import pytest
 
 from service.errors import InvalidAction
-from service.games.contract import PARTS, Action, ActionCodec
+from service.games.contract import PARTS, Action, ActionCodec, Event, event
 from service.games.registry import GAMES, game
 
 SERVICE = Path(__file__).resolve().parent.parent / "service"
@@ -148,3 +152,91 @@ def test_both_engines_and_referees_follow_one_contract():
     opening = [a for a in table.legal_actions(table.to_act()) if a.type == "open"][0]
     assert opening.min == 1 and opening.blind is None and opening["max"] >= 1
     assert Applied.__dataclass_fields__.keys() == {"doc", "entries", "finished", "state"}
+
+
+# ------------------------------------------------------------------ events
+
+
+class Suit(enum.StrEnum):
+    OROS = "oros"
+
+
+@event("dealt_to")
+class DealtTo(Event):
+    """A test event: nested tuples, an enum, an optional field."""
+
+    seat: int
+    cards: tuple[tuple[int, ...], ...]
+    suit: Suit
+    note: str | None = None
+
+
+def test_an_event_is_a_frozen_slotted_dataclass_whose_json_is_type_then_its_fields():
+    ev = DealtTo(2, ((1, 2), (3,)), Suit.OROS)
+    assert ev.TYPE == "dealt_to" and DealtTo.FIELDS == ("seat", "cards", "suit", "note")
+    data = ev.to_dict()
+    assert json.dumps(data) == '{"type": "dealt_to", "seat": 2, "cards": [[1, 2], [3]], "suit": "oros", "note": null}'
+    assert type(data["suit"]) is str
+    assert ev == DealtTo(2, ((1, 2), (3,)), Suit.OROS) and hash(ev) == hash(DealtTo(2, ((1, 2), (3,)), Suit.OROS))
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        ev.seat = 3  # type: ignore[misc]
+    assert not hasattr(ev, "__dict__")
+    with pytest.raises(TypeError):
+        event("plain")(type("Plain", (), {"__annotations__": {"seat": "int"}}))
+
+
+def _gops_events(rng: random.Random) -> list[Event]:
+    from service.games import gops as G
+
+    state = G.Gops.new("ev", G.make_rules("classic"), G.make_match_rules("cumulative", games=2))
+    events: list[Event] = []
+    while not state.over:
+        if state.needs_chance:
+            order = list(range(1, state.rules.ranks + 1))
+            rng.shuffle(order)
+            events += state.apply(G.DealPrizes(tuple(order), "00" * 32))
+        elif state.game.round == 5 and state.game.number == 2:
+            events += state.apply(G.Resign(1))
+        else:
+            hands = state.game.hands
+            events += state.play_bids({s: (rng.choice(hands[s]),) for s in state.awaiting()})
+    return events
+
+
+def _gofo_events(rng: random.Random) -> list[Event]:
+    from gofo.helpers import random_action
+
+    from service.games.gofo.chance import chance_action
+    from service.games.gofo.table import Table
+
+    table = Table.new({"seats": 4, "mode": "dealt"})
+    events: list[Event] = []
+    while table.hand_number < 4:
+        request = table.chance_request()
+        if request is not None:
+            events += table.apply(chance_action(request, rng))
+        else:
+            seat = table.to_act()
+            events += table.apply(random_action(table.legal_actions(seat), rng), seat=seat)
+    return events
+
+
+@pytest.mark.parametrize("name, play", [("gops", _gops_events), ("gofo", _gofo_events)])
+def test_every_event_a_game_returns_is_declared_in_its_events_module(name, play):
+    module = GAMES[name].part("events")
+    declared = {cls for cls in vars(module).values()
+                if isinstance(cls, type) and issubclass(cls, Event) and cls.__module__ == module.__name__}
+    kinds = [cls.TYPE for cls in declared]
+    assert all(kinds) and len(set(kinds)) == len(kinds)
+    for cls in declared:
+        assert dataclasses.is_dataclass(cls) and cls.__dataclass_params__.frozen and "__slots__" in vars(cls)
+        assert cls.__doc__ and cls.__doc__.strip(), cls
+    seen = set()
+    for seed in range(3):
+        for ev in play(random.Random(seed)):
+            assert type(ev) in declared, ev
+            data = ev.to_dict()
+            assert next(iter(data)) == "type" and data["type"] == ev.TYPE
+            assert json.loads(json.dumps(data)) == data
+            seen.add(ev.TYPE)
+    assert len(seen) >= 8

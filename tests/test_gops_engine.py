@@ -178,7 +178,7 @@ def test_none_tie_nobody_wins_discard_sets_aside():
 def test_none_three_players_top_tie_lower_third_gets_nothing():
     d = asc(players=3, ranks=5, resolution="none", unclaimed="discard")
     d.bid_round([5, 5, 2])
-    assert d.g.history[0]["winners"] == []
+    assert d.g.history[0].to_dict()["winners"] == []
     assert d.g.scores == [0, 0, 0]
     assert d.g.set_aside == [1]
 
@@ -202,16 +202,16 @@ def test_carryover_tie_on_last_round_is_set_aside():
     assert d.state.over
     assert d.g.scores == [0, 0]
     assert sorted(d.g.set_aside) == [1, 2, 3]
-    assert d.g.result["unclaimed"] == 6
-    assert d.g.result["winners"] == [0, 1]  # 0-0 draw
+    assert d.g.result.to_dict()["unclaimed"] == 6
+    assert d.g.result.to_dict()["winners"] == [0, 1]  # 0-0 draw
 
 
 def test_carryover_last_round_tie_only_last_pot_set_aside():
     d = asc(ranks=3, resolution="none", unclaimed="carryover")
     play_game(d, [[3, 1], [1, 3], [2, 2]])
     assert d.g.scores == [1, 2]
-    assert d.g.result["unclaimed"] == 3
-    assert d.g.result["winners"] == [1]
+    assert d.g.result.to_dict()["unclaimed"] == 3
+    assert d.g.result.to_dict()["winners"] == [1]
 
 
 def test_scores_are_whole_numbers_until_a_prize_is_split():
@@ -237,7 +237,7 @@ def test_split_two_players_exact_half():
     d.bid_round([5, 5])  # prize 5
     assert d.g.scores == [Fraction(15, 2), Fraction(15, 2)]
     assert d.state.to_dict()["game"]["scores"] == ["15/2", "15/2"]
-    assert d.g.result["unclaimed"] == 0
+    assert d.g.result.to_dict()["unclaimed"] == 0
 
 
 def test_split_three_players_13_thirds_no_float():
@@ -247,13 +247,13 @@ def test_split_three_players_13_thirds_no_float():
     assert d.g.scores == [third, third, third]
     assert all(isinstance(s, Fraction) for s in d.g.scores)
     assert d.state.to_dict()["game"]["scores"] == ["13/3"] * 3
-    assert d.g.history[0]["shares"] == {"0": "13/3", "1": "13/3", "2": "13/3"}
+    assert d.g.history[0].to_dict()["shares"] == {"0": "13/3", "1": "13/3", "2": "13/3"}
     play_game(d, [[r, r, r] for r in range(12, 0, -1)])
     assert d.g.scores == [Fraction(91, 3)] * 3
     assert total(d.g.scores) == 91  # exact, no float drift
-    assert d.g.result["scores"] == ["91/3"] * 3
-    assert d.g.result["unclaimed"] == 0
-    assert d.g.result["winners"] == [0, 1, 2]
+    assert d.g.result.to_dict()["scores"] == ["91/3"] * 3
+    assert d.g.result.to_dict()["unclaimed"] == 0
+    assert d.g.result.to_dict()["winners"] == [0, 1, 2]
 
 
 def test_split_only_top_shares_and_others_get_nothing():
@@ -268,27 +268,27 @@ def test_split_never_leaves_a_pot_unclaimed(unclaimed):
     play_game(d, mirror_rounds(4))
     assert d.g.carry == [] and d.g.set_aside == []
     assert d.g.scores == [5, 5]
-    assert d.g.result["unclaimed"] == 0
+    assert d.g.result.to_dict()["unclaimed"] == 0
 
 
 def test_highest_unique_three_players_two_tie_third_wins_lower():
     d = asc(players=3, ranks=5, resolution="highest_unique")
     d.bid_round([5, 5, 2])
-    assert d.g.history[0]["winners"] == [2]
+    assert d.g.history[0].to_dict()["winners"] == [2]
     assert d.g.scores == [0, 0, 1]
 
 
 def test_highest_unique_all_three_same_unclaimed():
     d = asc(players=3, ranks=5, resolution="highest_unique", unclaimed="discard")
     d.bid_round([4, 4, 4])
-    assert d.g.history[0]["winners"] == []
+    assert d.g.history[0].to_dict()["winners"] == []
     assert d.g.set_aside == [1]
 
 
 def test_highest_unique_every_value_duplicated_unclaimed_carryover():
     d = asc(players=4, ranks=5, resolution="highest_unique", unclaimed="carryover")
     d.bid_round([5, 5, 3, 3])
-    assert d.g.history[0]["winners"] == []
+    assert d.g.history[0].to_dict()["winners"] == []
     assert d.g.carry == [1]
     d.bid_round([4, 4, 4, 1])  # prize 2: 4 cancelled, the 1 is the highest unique
     assert d.g.scores == [0, 0, 0, 3]
@@ -297,7 +297,7 @@ def test_highest_unique_every_value_duplicated_unclaimed_carryover():
 def test_highest_unique_four_players_highest_remaining_wins():
     d = asc(players=4, ranks=7, resolution="highest_unique")
     d.bid_round([7, 7, 3, 1])
-    assert d.g.history[0]["winners"] == [2]
+    assert d.g.history[0].to_dict()["winners"] == [2]
     d.bid_round([6, 5, 6, 2])  # prize 2: 6 cancelled, 5 wins
     assert d.g.scores == [0, 2, 1, 0]
 
@@ -338,7 +338,7 @@ def test_seed_000_worked_example_tie_then_jack_takes_13():
     assert d.g.hands[0] == [1, 2, 3, 4, 5, 6, 8, 10, 11, 12, 13]
     assert d.g.hands[1] == [1, 2, 3, 4, 5, 6, 7, 8, 10, 12, 13]
     assert d.g.carry == []
-    assert d.g.history[1]["pot"] == [8, 5] or sorted(d.g.history[1]["pot"]) == [5, 8]
+    assert d.g.history[1].to_dict()["pot"] == [8, 5] or sorted(d.g.history[1].to_dict()["pot"]) == [5, 8]
 
 
 def test_seed_000_draw_43_43_with_5_unclaimed():
@@ -348,10 +348,10 @@ def test_seed_000_draw_43_43_with_5_unclaimed():
     d = asc(ranks=13)
     play_game(d, bids)
     assert d.state.over
-    assert d.g.result["scores"] == ["43", "43"]
-    assert d.g.result["unclaimed"] == 5
-    assert d.g.result["winners"] == [0, 1]
-    assert d.state.result["winners"] == [0, 1]
+    assert d.g.result.to_dict()["scores"] == ["43", "43"]
+    assert d.g.result.to_dict()["unclaimed"] == 5
+    assert d.g.result.to_dict()["winners"] == [0, 1]
+    assert d.state.result.to_dict()["winners"] == [0, 1]
 
 
 def test_game_lasts_n_rounds_hands_and_pile_exhausted_together():
@@ -361,7 +361,7 @@ def test_game_lasts_n_rounds_hands_and_pile_exhausted_together():
     assert len(d.g.history) == 13
     assert d.g.hands == [[], []]
     assert len(d.g.turned) == 13
-    assert total(d.g.scores) + d.g.result["unclaimed"] == 91
+    assert total(d.g.scores) + d.g.result.to_dict()["unclaimed"] == 91
 
 
 # ===================================================================== prize order
@@ -410,7 +410,7 @@ def test_shuffled_needs_deal_and_commitment_matches():
     assert expected == __import__("hashlib").sha256(
         f"gops-prizes-v1|sh|4,2,5,1,3|{salt}".encode()).hexdigest()
     assert d.g.prize_commitment == expected
-    assert {"type": "prizes_shuffled", "game": 1, "commitment": expected} in events
+    assert {"type": "prizes_shuffled", "game": 1, "commitment": expected} in [e.to_dict() for e in events]
     assert d.g.row == [4]
     assert not d.state.needs_chance
     expect_error(d.state, G.DealPrizes(order=tuple(order), salt=salt), "wrong_phase")
@@ -424,8 +424,8 @@ def test_shuffled_needs_deal_and_commitment_matches():
     v = G.view(d.state)
     assert v["prize_order"] == order and v["prize_salt"] == salt
     assert C.prize_order_commitment(v["game_id"], v["prize_order"], v["prize_salt"]) == v["prize_commitment"]
-    assert d.g.result["prize_order"] == order and d.g.result["prize_salt"] == salt
-    assert d.g.result["prize_commitment"] == expected
+    assert d.g.result.to_dict()["prize_order"] == order and d.g.result.to_dict()["prize_salt"] == salt
+    assert d.g.result.to_dict()["prize_commitment"] == expected
 
 
 def test_shuffled_unturned_prizes_not_in_view():
@@ -447,7 +447,7 @@ def test_shuffled_match_each_game_dealt_with_its_own_commitment():
     play_game(d, [[1, 2], [2, 1]])
     assert d.state.game.number == 2 and d.state.needs_chance
     assert G.view(d.state)["prize_order"] is None
-    assert d.state.games[0]["prize_order"] == [2, 1]  # game 1's order revealed at its end
+    assert d.state.games[0].to_dict()["prize_order"] == [2, 1]  # game 1's order revealed at its end
     d.deal([2, 1], "01" * 32)
     assert d.g.prize_commitment != c1  # bound to the game id
 
@@ -524,10 +524,10 @@ def test_blind_hides_the_prize_until_resolution():
         assert v["row"] == [None] and v["pot_value"] is None and v["turned"] == [None]
     assert d.state.game.row == [1]
     ev = d.bid_round([3, 1])
-    resolved = [e for e in ev if e["type"] == "round_resolved"][0]
-    assert resolved["pot"] == [1]
-    turned = [e for e in ev if e["type"] == "prize_turned"]
-    assert turned and all(e["rank"] is None for e in turned)
+    resolved = [e for e in ev if e.TYPE == "round_resolved"][0]
+    assert resolved.to_dict()["pot"] == [1]
+    turned = [e for e in ev if e.TYPE == "prize_turned"]
+    assert turned and all(e.rank is None for e in turned)
     v = G.view(d.state, 1)
     assert v["turned"] == [1, None] and v["row"] == [None]
     assert v["history"][0]["pot"] == [1]
@@ -580,7 +580,7 @@ def test_multicard_strength_is_the_sum():
     d.bid_round([(2, 3), (4, 1)])  # 5 vs 5: tie
     assert d.g.scores == [1, 0] and d.g.set_aside == [2]
     assert d.g.hands[0] == [4, 5, 6, 7, 8, 9, 10, 11, 12]
-    assert d.g.history[0]["bids"] == {"0": [1, 13], "1": [6, 7]}
+    assert d.g.history[0].to_dict()["bids"] == {"0": [1, 13], "1": [6, 7]}
 
 
 def test_multicard_illegal_reveal_that_does_not_open_is_refused():
@@ -601,7 +601,7 @@ def test_multicard_opened_illegal_bids_forfeit_to_the_lowest_cards():
     d.do(G.Commit(1, 1, spec_commitment("g1", 1, 1, (6, 6), salt)))      # the same card twice
     d.do(G.Reveal(0, 1, (4,), salt))
     d.do(G.Reveal(1, 1, (6, 6), salt))
-    rec = d.g.history[0]
+    rec = d.g.history[0].to_dict()
     assert rec["illegal"] == {"0": "wrong_card_count", "1": "duplicate_card"}
     assert rec["bids"] == {"0": [1, 2], "1": [1, 2]} and rec["winners"] == []  # 3 vs 3: a tie
     assert set(rec["sealed"]) == {"0", "1"}  # sealed, as any other record (the opening is in the log)
@@ -638,8 +638,8 @@ def test_opened_illegal_bid_is_forfeited_to_the_lowest_card(committed, code):
     d.commit(1, 3)
     d.reveal(1, 3)
     events = d.do(G.Reveal(0, 2, committed, salt))
-    assert [e["type"] for e in events][:2] == ["revealed", "round_resolved"]
-    rec = d.g.history[1]
+    assert [e.TYPE for e in events][:2] == ["revealed", "round_resolved"]
+    rec = d.g.history[1].to_dict()
     assert rec["illegal"] == {"0": code}
     assert rec["bids"] == {"0": [1], "1": [3]} and rec["winners"] == [1]
     assert rec["sealed"]["0"] == spec_commitment("g1", 2, 0, committed, salt)[:16]
@@ -808,18 +808,18 @@ def test_open_prizes_winner_owed_more_picks_than_the_row_takes_them_all():
     d.bid_round([2, 2])
     d.bid_round([4, 3])
     assert d.g.chooser == 0 and d.g.picks_owed == 3 and d.g.row == [1, 2]
-    assert d.g.history[-1]["picks"] == 3
+    assert d.g.history[-1].to_dict()["picks"] == 3
     events = d.choose(0, 1)
     assert d.g.row == [2, 3] and d.state.phase == "choose"  # refilled before the next pick
-    assert {"type": "prize_turned", "round": 3, "rank": 3} in events
+    assert {"type": "prize_turned", "round": 3, "rank": 3} in [e.to_dict() for e in events]
     d.choose(0, 2)
     assert d.g.row == [3, 4]
     d.choose(0, 4)
     assert d.g.row == [3] and d.state.phase == "commit" and d.g.round == 4
     d.bid_round([3, 4])
     d.choose(1, 3)
-    assert d.state.over and d.g.scores == [7, 3] and d.g.result["winners"] == [0]
-    assert d.g.history[2]["chosen"] == [1, 2, 4] and d.g.result["unclaimed"] == 0
+    assert d.state.over and d.g.scores == [7, 3] and d.g.result.to_dict()["winners"] == [0]
+    assert d.g.history[2].to_dict()["chosen"] == [1, 2, 4] and d.g.result.to_dict()["unclaimed"] == 0
 
 
 def test_open_prizes_reported_order_refills_between_picks_by_report():
@@ -860,12 +860,12 @@ def test_open_prizes_tie_records_no_winners():
     """a round where nobody took anything says winners [], also under split."""
     d = asc(players=3, ranks=6, open_prizes=2, resolution="split", unclaimed="discard")
     d.bid_round([4, 4, 1])
-    rec = d.g.history[0]
+    rec = d.g.history[0].to_dict()
     assert rec["winners"] == [] and "picks" not in rec and d.g.scores == [0, 0, 0]
     assert G.view(d.state)["history"][0]["winners"] == []
     c = asc(ranks=6, open_prizes=2, unclaimed="carryover")
     c.bid_round([2, 2])
-    assert c.g.history[0]["winners"] == [] and c.g.history[0]["carried"] is True
+    assert c.g.history[0].to_dict()["winners"] == [] and c.g.history[0].to_dict()["carried"] is True
 
 
 def test_open_prizes_leftovers_worth_nothing_and_n_rounds():
@@ -875,8 +875,8 @@ def test_open_prizes_leftovers_worth_nothing_and_n_rounds():
     assert d.g.turned == [1, 2, 3, 4, 5]
     assert d.g.scores == [4, 3]
     assert sorted(d.g.row) == [1, 2, 5]  # two picks from five prizes
-    assert d.g.result["unclaimed"] == 8
-    assert total(d.g.scores) + d.g.result["unclaimed"] == 15
+    assert d.g.result.to_dict()["unclaimed"] == 8
+    assert total(d.g.scores) + d.g.result.to_dict()["unclaimed"] == 15
     assert d.g.hands == [[], []]
 
 
@@ -905,11 +905,11 @@ def test_deadline_two_players_late_seat_forfeits_other_wins():
     d.bid_round([1, 5])  # seat 1 leads 1-0
     d.commit(0, 2)
     events = d.do(G.EnforceDeadline(), now=30.0)
-    assert {"type": "forfeited", "seat": 1, "reason": "deadline"} in events
+    assert {"type": "forfeited", "seat": 1, "reason": "deadline"} in [e.to_dict() for e in events]
     assert d.state.over
-    assert d.g.result["termination"] == "forfeit"
-    assert d.g.result["winners"] == [0]
-    assert d.state.result["winners"] == [0]
+    assert d.g.result.to_dict()["termination"] == "forfeit"
+    assert d.g.result.to_dict()["winners"] == [0]
+    assert d.state.result.to_dict()["winners"] == [0]
 
 
 def test_deadline_in_reveal_phase():
@@ -919,7 +919,7 @@ def test_deadline_in_reveal_phase():
     d.reveal(1, 3)
     assert d.state.awaiting() == [0]
     d.do(G.EnforceDeadline(), now=31.0)
-    assert d.state.over and d.g.result["winners"] == [1]
+    assert d.state.over and d.g.result.to_dict()["winners"] == [1]
 
 
 def test_deadline_three_players_others_play_on():
@@ -928,7 +928,7 @@ def test_deadline_three_players_others_play_on():
     d.commit(1, 2)
     d.commit(2, 4)
     events = d.do(G.EnforceDeadline(), now=10.0)
-    assert events[0] == {"type": "deadline_enforced", "phase": "commit", "seats": [0]}
+    assert events[0].to_dict() == {"type": "deadline_enforced", "phase": "commit", "seats": [0]}
     assert d.g.forfeited == {0: "deadline"}
     assert d.state.phase == "reveal" and not d.state.over
     assert d.state.legal_actions(0, now=10.0) == []
@@ -941,8 +941,8 @@ def test_deadline_three_players_others_play_on():
     play_game(d, [{1: 4, 2: 1}, {1: 3, 2: 2}])
     assert d.state.over
     assert d.g.scores == [4, 3, 3]  # the forfeited seat won nothing more
-    assert 0 not in d.g.result["winners"]  # and cannot win, even with the top score
-    assert d.g.result["winners"] == [1, 2]
+    assert 0 not in d.g.result.to_dict()["winners"]  # and cannot win, even with the top score
+    assert d.g.result.to_dict()["winners"] == [1, 2]
     assert d.g.hands[0] == [1, 2, 3]
 
 
@@ -964,7 +964,7 @@ def test_resign_two_players_other_wins():
     d.do(G.Resign(0))
     assert d.state.over
     assert d.g.forfeited == {0: "resigned"}
-    assert d.g.result["winners"] == [1] and d.state.result["winners"] == [1]
+    assert d.g.result.to_dict()["winners"] == [1] and d.state.result.to_dict()["winners"] == [1]
 
 
 def test_resign_three_players_play_on_and_unblocks_phase():
@@ -986,7 +986,7 @@ def test_resign_in_match_ends_match_for_two():
     play_game(d, [[2, 1], [1, 2]])
     assert d.state.game.number == 2
     d.do(G.Resign(1))
-    assert d.state.over and d.state.result["winners"] == [0]
+    assert d.state.over and d.state.result.to_dict()["winners"] == [0]
 
 
 def test_resigned_seat_stays_out_of_later_games():
@@ -1016,15 +1016,15 @@ def test_cumulative_three_games_highest_total():
     d = asc(ranks=2, match=G.make_match_rules("cumulative", games=3))
     play_games(d, [B_WINS, A_WINS, A_WINS])
     assert d.state.over
-    assert d.state.result["games_played"] == 3
-    assert d.state.result["totals"] == ["5", "4"]
-    assert d.state.result["winners"] == [0]
+    assert d.state.result.to_dict()["games_played"] == 3
+    assert d.state.result.to_dict()["totals"] == ["5", "4"]
+    assert d.state.result.to_dict()["winners"] == [0]
 
 
 def test_cumulative_equal_totals_share():
     d = asc(ranks=2, match=G.make_match_rules("cumulative", games=2))
     play_games(d, [B_WINS, A_WINS])
-    assert d.state.over and d.state.result["winners"] == [0, 1]
+    assert d.state.over and d.state.result.to_dict()["winners"] == [0, 1]
 
 
 def test_cumulative_not_over_before_k_games():
@@ -1039,9 +1039,9 @@ def test_best_of_3_early_decision():
     assert not d.state.over
     play_games(d, [A_WINS])
     assert d.state.over
-    assert d.state.result["games_played"] == 2
-    assert d.state.result["winners"] == [0]
-    assert d.state.result["wins"] == [2, 0]
+    assert d.state.result.to_dict()["games_played"] == 2
+    assert d.state.result.to_dict()["winners"] == [0]
+    assert d.state.result.to_dict()["wins"] == [2, 0]
 
 
 def test_best_of_5_early_decision():
@@ -1049,8 +1049,8 @@ def test_best_of_5_early_decision():
     play_games(d, [B_WINS, B_WINS])
     assert not d.state.over
     play_games(d, [B_WINS])
-    assert d.state.over and d.state.result["games_played"] == 3
-    assert d.state.result["winners"] == [1]
+    assert d.state.over and d.state.result.to_dict()["games_played"] == 3
+    assert d.state.result.to_dict()["winners"] == [1]
 
 
 def test_best_of_5_goes_the_distance():
@@ -1058,21 +1058,21 @@ def test_best_of_5_goes_the_distance():
     play_games(d, [A_WINS, B_WINS, A_WINS, B_WINS])
     assert not d.state.over
     play_games(d, [B_WINS])
-    assert d.state.over and d.state.result["winners"] == [1] and d.state.result["wins"] == [2, 3]
+    assert d.state.over and d.state.result.to_dict()["winners"] == [1] and d.state.result.to_dict()["wins"] == [2, 3]
 
 
 def test_best_of_draw_counts_for_nobody_then_extra_game():
     d = asc(ranks=2, match=G.make_match_rules("best_of", games=3, tiebreak="extra_game"))
     play_games(d, [A_WINS, DRAW, B_WINS])
     assert not d.state.over and d.state.game.number == 4
-    assert d.state.games[1]["winners"] == [0, 1]
+    assert d.state.games[1].to_dict()["winners"] == [0, 1]
     play_games(d, [DRAW])  # the extra game is drawn too: still level
     assert not d.state.over
     play_games(d, [A_WINS])
     assert d.state.over
-    assert d.state.result["games_played"] == 5
-    assert d.state.result["wins"] == [2, 1]
-    assert d.state.result["winners"] == [0]
+    assert d.state.result.to_dict()["games_played"] == 5
+    assert d.state.result.to_dict()["wins"] == [2, 1]
+    assert d.state.result.to_dict()["winners"] == [0]
 
 
 def test_best_of_draw_plus_win_decides_after_three():
@@ -1080,7 +1080,7 @@ def test_best_of_draw_plus_win_decides_after_three():
     play_games(d, [A_WINS, DRAW])
     assert not d.state.over  # B could still level
     play_games(d, [DRAW])
-    assert d.state.over and d.state.result["winners"] == [0]
+    assert d.state.over and d.state.result.to_dict()["winners"] == [0]
 
 
 def test_best_of_total_points_tiebreak():
@@ -1091,10 +1091,10 @@ def test_best_of_total_points_tiebreak():
         [[1, 3], [2, 1], [3, 2]],  # seat 0: 2+3=5 vs 1 → seat 0 wins
     ])
     assert d.state.over
-    assert d.state.result["games_played"] == 3
-    assert d.state.result["wins"] == [1, 1]
-    assert d.state.result["totals"] == ["9", "6"]
-    assert d.state.result["winners"] == [0]
+    assert d.state.result.to_dict()["games_played"] == 3
+    assert d.state.result.to_dict()["wins"] == [1, 1]
+    assert d.state.result.to_dict()["totals"] == ["9", "6"]
+    assert d.state.result.to_dict()["winners"] == [0]
 
 
 @pytest.mark.parametrize("games", [1, 2, 4, 7, None])
@@ -1126,8 +1126,8 @@ def test_target_92_single_passer():
     assert not d.state.over and d.state.game.number == 2
     play_games(d, [seat0_all])
     assert d.state.over
-    assert d.state.result["totals"] == ["156", "26"]
-    assert d.state.result["winners"] == [0]
+    assert d.state.result.to_dict()["totals"] == ["156", "26"]
+    assert d.state.result.to_dict()["winners"] == [0]
 
 
 def test_target_92_several_pass_higher_total_wins_equal_play_on():
@@ -1138,21 +1138,21 @@ def test_target_92_several_pass_higher_total_wins_equal_play_on():
     assert not d.state.over
     play_games(d, [ties])  # 136.5–136.5: both pass, equal → another game
     assert not d.state.over and d.state.game.number == 4
-    assert d.state.games[-1]["scores"] == ["91/2", "91/2"]
+    assert d.state.games[-1].to_dict()["scores"] == ["91/2", "91/2"]
     seat0_ahead = [[r, r] for r in range(1, 12)] + [[12, 13], [13, 12]]  # 33+13 vs 33+12
     play_games(d, [seat0_ahead])
-    assert d.state.games[-1]["scores"] == ["46", "45"]
+    assert d.state.games[-1].to_dict()["scores"] == ["46", "45"]
     assert d.state.over
-    assert d.state.result["winners"] == [0]
-    assert Fraction(d.state.result["totals"][0]) > Fraction(d.state.result["totals"][1]) >= 92
+    assert d.state.result.to_dict()["winners"] == [0]
+    assert Fraction(d.state.result.to_dict()["totals"][0]) > Fraction(d.state.result.to_dict()["totals"][1]) >= 92
 
 
 def test_single_game_result():
     d = asc(ranks=2)
     play_game(d, A_WINS)
-    assert d.state.result["format"] == "single"
-    assert d.state.result["winners"] == [0]
-    assert d.g.result["scores"] == ["2", "1"]
+    assert d.state.result.to_dict()["format"] == "single"
+    assert d.state.result.to_dict()["winners"] == [0]
+    assert d.g.result.to_dict()["scores"] == ["2", "1"]
 
 
 # ================================================================ legal_actions
@@ -1241,7 +1241,7 @@ def test_target_reached_exactly_ends_match():
     play_games(d, [A_WINS])
     assert not d.state.over
     play_games(d, [A_WINS])
-    assert d.state.over and d.state.result["totals"] == ["4", "2"] and d.state.result["winners"] == [0]
+    assert d.state.over and d.state.result.to_dict()["totals"] == ["4", "2"] and d.state.result.to_dict()["winners"] == [0]
 
 
 def test_deadline_in_choose_phase_three_players_picks_lost():
@@ -1261,13 +1261,13 @@ def test_deadline_in_choose_phase_two_players_other_wins():
     d = Driver(new_game("g1", ranks=4, open_prizes=2, prize_order="ascending", deadline_seconds=5))
     d.bid_round([4, 1])
     d.do(G.EnforceDeadline(), now=5.0)
-    assert d.state.over and d.g.result["winners"] == [1] and d.g.result["termination"] == "forfeit"
+    assert d.state.over and d.g.result.to_dict()["winners"] == [1] and d.g.result.to_dict()["termination"] == "forfeit"
 
 
 def test_highest_unique_with_multicard_sums():
     d = asc(players=3, ranks=6, bid_cards=2, resolution="highest_unique")
     d.bid_round([(1, 6), (3, 4), (2, 3)])  # 7, 7, 5: the two sevens cancel, 5 wins
-    assert d.g.history[0]["winners"] == [2]
+    assert d.g.history[0].to_dict()["winners"] == [2]
     assert d.g.scores == [0, 0, 1]
 
 
@@ -1286,7 +1286,7 @@ def test_deadline_two_players_in_match_continues_to_next_game():
     d.commit(0, 1)
     d.do(G.EnforceDeadline(), now=5.0)
     assert not d.state.over and d.state.game.number == 2
-    assert d.state.games[0]["winners"] == [0]
+    assert d.state.games[0].to_dict()["winners"] == [0]
     assert d.g.forfeited == {}
 
 

@@ -83,11 +83,11 @@ class Player:
         before_game = self.state.game.number
         events = self.state.apply(action, now=self.now)
         self.log.append((G.action_to_dict(action), self.now))
-        self.forfeits += sum(1 for e in events if e["type"] == "forfeited")
+        self.forfeits += sum(1 for e in events if e.TYPE == "forfeited")
         g = self.state.game
         if g.number == before_game and len(g.history) > before_rounds:
             assert len(g.history) == before_rounds + 1
-            bids = g.history[-1]["bids"]
+            bids = g.history[-1].to_dict()["bids"]
             k = self.state.rules.bid_cards
             for seat, hand in enumerate(before_hands):
                 if str(seat) in bids:
@@ -124,10 +124,10 @@ class Player:
         for record in g.history:
             if state.rules.open_prizes > 1:
                 # a round nobody takes anything from names no winner; a winner takes what it is owed
-                assert ("picks" in record) == (len(record["winners"]) == 1)
-                if "picks" in record and record is not g.history[-1]:
-                    assert (len(record.get("chosen", [])) == record["picks"] or len(g.turned) == state.rules.ranks
-                            or record["winners"][0] in g.forfeited)
+                assert (record.picks is not None) == (len(record.winners) == 1)
+                if record.picks is not None and record is not g.history[-1]:
+                    assert (len(record.chosen or ()) == record.picks or len(g.turned) == state.rules.ranks
+                            or record.winners[0] in g.forfeited)
 
     def maybe_fuzz(self) -> None:
         """Try one random action on a copy: an error must leave the copy untouched."""
@@ -224,7 +224,7 @@ def test_random_single_games(rules, data):
     player.check_invariants()
     play_to_end(player)
     g = state.game
-    res = g.result
+    res = g.result.to_dict()
     assert state.phase == "over" and state.legal_actions(0) == []
     # points awarded + unclaimed == the prizes turned up
     assert sum((Fraction(s) for s in res["scores"]), Fraction(0)) + res["unclaimed"] == sum(g.turned)
@@ -271,8 +271,8 @@ def test_random_matches(match, players, ranks, resolution, order, data):
     player = Player(data, state, fuzz=False)
     player.give_up_after = 8
     play_to_end(player, limit=5000)
-    result = state.result
-    games = state.games
+    result = state.result.to_dict()
+    games = [p.to_dict() for p in state.games]
     assert result["games_played"] == len(games)
     assert [r["game"] for r in games] == list(range(1, len(games) + 1))
     assert len({r["game_id"] for r in games}) == len(games)

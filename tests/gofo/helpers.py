@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 from typing import Any, Iterable
 
+from service.games.contract import Event
 from service.games.gofo.cards import DECK
 from service.games.gofo.hand import (
     Action, Corta, Decline, Discard, Enter, HandState, LegalAction, Look, NoVer, Open, Pass,
@@ -45,8 +46,8 @@ def play(hand: Any, *moves: tuple[int | None, Action]) -> Any:
     return hand
 
 
-def play_events(hand: Any, *moves: tuple[int | None, Action]) -> tuple[Any, list[dict]]:
-    events: list[dict] = []
+def play_events(hand: Any, *moves: tuple[int | None, Action]) -> tuple[Any, list[Event]]:
+    events: list[Event] = []
     for seat, action in moves:
         events += hand.apply(action, seat=seat)
     return hand, events

@@ -35,7 +35,7 @@ def test_reshuffle_layers_older_pile_then_this_round_then_own() -> None:
     # supply the order with the layers reversed: the engine must still put them in rule order
     order = tuple(own) + first + tuple(older)
     hand, events = play_events(hand, (None, Reshuffle(order)))
-    assert events[0] == {"type": "reshuffled", "count": 10}
+    assert events[0].to_dict() == {"type": "reshuffled", "count": 10}
     # seat 2 drew the last stock card, then the two older pile cards
     assert hand.hands[2][-3:] == [last_stock] + older
     assert hand.stock == list(first) + list(own)

@@ -36,10 +36,10 @@ def test_first_dealer_highest_card_ties_draw_again() -> None:
     assert t.chance_request() == {"kind": "dealer_draw", "seats": [0, 1, 2, 3]}
     events = t.apply(DealerDraw(("3o", "12c", "7e", "12b")))
     assert t.dealer is None and t.chance_request() == {"kind": "dealer_draw", "seats": [1, 3]}
-    assert events[-1] == {"type": "dealer_draw_tie", "seats": [1, 3]}
+    assert events[-1].to_dict() == {"type": "dealer_draw_tie", "seats": [1, 3]}
     events = t.apply(DealerDraw(("4o", "11e")))
     assert t.dealer == 3 and t.hand.mano == 0
-    assert {"type": "dealer_chosen", "seat": 3} in events
+    assert {"type": "dealer_chosen", "seat": 3} in [e.to_dict() for e in events]
     assert t.chance_request()["kind"] == "shuffle"
 
 
@@ -69,7 +69,7 @@ def test_refill_from_behind_between_hands() -> None:
     t = play(t, (None, DealerDraw(("12o", "3c"))))
     assert t.hand.mano == 1
     t, events = _lose_everything(t)
-    assert {"type": "refill", "seat": 1, "amount": 4} in events
+    assert {"type": "refill", "seat": 1, "amount": 4} in [e.to_dict() for e in events]
     assert t.fronts == [16, 4] and t.behinds == [12, 8] and t.cajas == [1, 1]
     assert t.hand.stacks == [16, 4]
 
@@ -79,7 +79,7 @@ def test_new_caja_inauguration_when_nothing_is_left() -> None:
                    "inauguration_front": 6, "mode": "tabletop"})
     t = play(t, (None, DealerDraw(("12o", "3c"))))
     t, events = _lose_everything(t)
-    assert {"type": "new_caja", "seat": 1, "cajas": 2, "front": 6} in events
+    assert {"type": "new_caja", "seat": 1, "cajas": 2, "front": 6} in [e.to_dict() for e in events]
     assert t.fronts == [16, 6] and t.behinds == [0, 2] and t.cajas == [1, 2]
     assert t.balance(1) == 6 + 2 - 16 == -8 and t.balance(0) == 8
 

@@ -85,8 +85,8 @@ def test_bots_of_every_level_play_every_variant_to_its_end(variant):
     for level in range(1, 9):
         levels = [level if s % 2 == 0 else 9 - level for s in range(rules.players)]
         state = play(rules, levels, seed=level)
-        assert state.over and state.game.result["termination"] == "completed"
-        assert not any("illegal" in record for record in state.game.history)
+        assert state.over and state.game.result.termination == "completed"
+        assert not any(record.illegal for record in state.game.history)
 
 
 def test_a_thirteen_card_game_at_level_8():

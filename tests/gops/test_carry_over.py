@@ -13,7 +13,7 @@ def _tied_game(**options):
     records = []
     for card in (1, 2, 3):
         events = state.play_bids({0: (card,), 1: (card,)})
-        (resolved,) = [e for e in events if e["type"] == "round_resolved"]
+        (resolved,) = [e.to_dict() for e in events if e.TYPE == "round_resolved"]
         records.append(resolved)
     return state, records
 
@@ -21,7 +21,7 @@ def _tied_game(**options):
 def test_a_tie_carries_over_except_in_the_last_round():
     state, records = _tied_game(open_prizes=2)  # open prizes: a tie owes the next winner a pick
     assert [r["carried"] for r in records] == [True, True, False]
-    assert [r["carried"] for r in state.game.history] == [True, True, False]
+    assert [r.carried for r in state.game.history] == [True, True, False]
     assert state.game.carried_rounds == 2  # nothing was added for the last round: no next winner
     assert state.over
     state, records = _tied_game()  # one prize in the middle: the pot carries, then is set aside

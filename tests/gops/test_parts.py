@@ -122,7 +122,7 @@ def test_referee_record_create_apply_view_transcript():
     # A finished game's record is stored once (in "game"), not again in "games"; loading restores it.
     assert doc["state"]["games"] == []
     state = referee.load(doc)
-    assert len(state.games) == 1 and state.games[0]["history"] == state.game.history
+    assert len(state.games) == 1 and state.games[0].history == tuple(state.game.history)
     assert state.to_dict() == doc["state"]
 
 

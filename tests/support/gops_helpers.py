@@ -13,6 +13,7 @@ from typing import Any
 
 from service.games import commitments
 from service.games import gops as G
+from service.games.contract import Event
 
 
 def det_salt(*parts: object) -> str:
@@ -42,7 +43,7 @@ class Driver:
         self.state = state
         self.now = now
         self.log: list[tuple[dict[str, Any], float]] = []
-        self.events: list[dict[str, Any]] = []
+        self.events: list[Event] = []
 
     # --- raw
     def do(self, action: Any, now: float | None = None) -> list[dict[str, Any]]:

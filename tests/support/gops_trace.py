@@ -125,6 +125,13 @@ def _old_records(value: Any, opened: Opened) -> Any:
     return out
 
 
+def _stored_games(state: Any) -> list[dict[str, Any]] | None:
+    """The state's games (``Gops.games``: the past ones and the current one once over) in their
+    stored form (records on this tree, the stored dicts themselves on ``main``)."""
+    games = getattr(state, "games", None)
+    return None if games is None else [g if isinstance(g, dict) else g.to_dict() for g in games]
+
+
 def _old_observation(observation: dict[str, Any], opened: Opened, games: Any = None) -> dict[str, Any]:
     """:func:`_old_records` of the parts of an observation that hold round records: the stored
     state (its game and past games) and each view's past games (:func:`_old_view_games`, checked
@@ -132,7 +139,7 @@ def _old_observation(observation: dict[str, Any], opened: Opened, games: Any = N
     there were no commitments in it before). Walking only those keeps the 200 playouts' time near
     what it was before the seals."""
     out = dict(observation)
-    stored = games  # the state's games (Gops.games: the past ones and the current one once over)
+    stored = games  # the state's games, stored form (:func:`_stored_games`)
     if "state" in out:
         out["state"] = _old_records(out["state"], opened)
     views = out.get("views")
@@ -172,7 +179,7 @@ def _without_bots(view: dict[str, Any]) -> dict[str, Any]:
 
 
 def _observe(state: G.Gops, now: float, opened: Opened | None = None) -> dict[str, Any]:
-    return _old_observation(_observation(state, now), opened or {}, getattr(state, "games", None))
+    return _old_observation(_observation(state, now), opened or {}, _stored_games(state))
 
 
 def _observation(state: G.Gops, now: float) -> dict[str, Any]:
@@ -304,7 +311,7 @@ class _Player:
         game, rnd = st.game.number, st.game.round
         try:
             events = st.apply(action, now=self.now)
-            outcome: dict[str, Any] = {"events": events}
+            outcome: dict[str, Any] = {"events": [e.to_dict() for e in events]}
             if isinstance(action, (G.Commit, G.Reveal)) and action not in self.last:
                 self.last.append(action)
             if events:
@@ -321,7 +328,7 @@ class _Player:
             self.state = G.Gops.from_dict(json.loads(json.dumps(self.state.to_dict())))
         action_data = G.action_to_dict(action) if isinstance(action, G.Action) else repr(action)
         return _old_observation({"action": action_data, **outcome, **_observation(self.state, self.now)}, self.opened,
-                                getattr(self.state, "games", None))
+                                _stored_games(self.state))
 
     def finish(self) -> dict[str, Any]:
         st = self.state

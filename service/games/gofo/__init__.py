@@ -2,6 +2,7 @@
 
 * :mod:`service.games.gofo.rules` – :class:`TableOptions`, the modes and the vocabulary (``StrEnum``s).
 * :mod:`service.games.gofo.actions` – every action, :class:`LegalAction`, the one ``CODEC``.
+* :mod:`service.games.gofo.events` – every event ``apply`` returns (frozen dataclasses; ``to_dict()``).
 * :mod:`service.games.gofo.state` – the state machine: :mod:`~service.games.gofo.table` (seats, ledger, the
   sequence of hands) and :mod:`~service.games.gofo.hand` (one hand), made of
   :mod:`~service.games.gofo.betting`, :mod:`~service.games.gofo.stock` and :mod:`~service.games.gofo.canto`.

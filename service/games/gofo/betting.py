@@ -13,10 +13,15 @@ from typing import TYPE_CHECKING, Any
 
 from service.errors import IllegalAction, WrongPhase
 
+from service.games.contract import Event
 from service.games.gofo.actions import Corta, Decline, Enter, NoVer, Open, Pass, Raise, Refiche, Ver, Voy
+from service.games.gofo.events import (
+    BettingClosed, Corte, Dealt, Declined, Entered, Folded, Opened, Passed, Raised, Refiched, SaidVoy, Saw,
+    SpeakingRound,
+)
 from service.games.gofo.rules import SPEAKING_ROUNDS, BetContext, BetStage, Mode, Phase, Status
 
-Events = list[dict[str, Any]]
+Events = list[Event]
 
 
 def _illegal(detail: str, code: str) -> IllegalAction:
@@ -161,8 +166,7 @@ class Betting:
         self.committed[seat] = action.amount
         self.status[seat] = Status.IN
         self.blind[seat] = True
-        ev.append({"type": "opened", "seat": seat, "amount": action.amount,
-                   "all_in": self.remaining(seat) == 0})
+        ev.append(Opened(seat, action.amount, self.remaining(seat) == 0))
         self.phase = Phase.ENTERING
         self.queue = [s for s in self.order_from(self.mano) if self.status[s] is Status.PENDING]
         self._next_entering(ev)
@@ -178,8 +182,7 @@ class Betting:
         self.committed[seat] += put
         self.status[seat] = Status.IN
         self.blind[seat] = action.blind
-        ev.append({"type": "entered", "seat": seat, "blind": action.blind, "amount": put,
-                   "all_in": self.remaining(seat) == 0})
+        ev.append(Entered(seat, action.blind, put, self.remaining(seat) == 0))
         self.queue.pop(0)
         self._next_entering(ev)
 
@@ -189,7 +192,7 @@ class Betting:
     def _do_decline(self, seat: int, action: Decline, ev: Events) -> None:
         self.status[seat] = Status.DECLINED
         self._muck(seat)
-        ev.append({"type": "declined", "seat": seat})
+        ev.append(Declined(seat))
         self.queue.pop(0)
         self._next_entering(ev)
 
@@ -203,7 +206,7 @@ class Betting:
             self.status[self.dealer] = Status.PENDING
             if self.mode is Mode.DEALT:
                 self.hands[self.dealer] = self._take(2)
-            ev.append({"type": "dealt", "seat": self.dealer, "count": 2, "dealer_buy_in": True})
+            ev.append(Dealt(self.dealer, 2, dealer_buy_in=True))
             self.queue = [self.dealer]
             return
         if len(self.live()) < 2:
@@ -234,7 +237,7 @@ class Betting:
 
     def _do_raise(self, seat: int, action: Raise | Refiche, ev: Events) -> None:
         context = BetContext.OPENING if isinstance(action, Raise) else BetContext.CORTE
-        self._place_bet(seat, action.amount, context, action.TYPE, ev)
+        self._place_bet(seat, action.amount, context, Raised if isinstance(action, Raise) else Refiched, ev)
 
     def _check_bet(self, seat: int, amount: int) -> None:
         if self.phase is Phase.SPEAKING:
@@ -247,7 +250,8 @@ class Betting:
             raise _illegal(f"the bet must be at least {max(1, lo)} (or all your resto)",
                            "bet_below_minimum")
 
-    def _place_bet(self, seat: int, amount: int, context: BetContext, kind: str, ev: Events) -> None:
+    def _place_bet(self, seat: int, amount: int, context: BetContext, kind: type[Raised | Refiched | Corte],
+                   ev: Events) -> None:
         put = self._deficit(seat) + amount
         self.committed[seat] += put
         all_in = self.remaining(seat) == 0
@@ -256,8 +260,7 @@ class Betting:
                        last_raise=max(amount, last) if all_in else amount,
                        stage=BetStage.ANSWER, closed=all_in)
         self.phase = Phase.BETTING
-        ev.append({"type": kind, "seat": seat, "amount": amount, "level": self.committed[seat],
-                   "all_in": all_in})
+        ev.append(kind(seat, amount, self.committed[seat], all_in))
         level = self.committed[seat]
         self.queue = [s for s in self.order_from(seat)[1:]
                       if self.status[s] is Status.IN and self.remaining(s) > 0 and self.committed[s] < level]
@@ -270,7 +273,7 @@ class Betting:
                 raise WrongPhase("answer the bet first: ver or no ver", code="must_answer")
 
     def _do_pass(self, seat: int, action: Pass, ev: Events) -> None:
-        ev.append({"type": "pass", "seat": seat})
+        ev.append(Passed(seat))
         self.queue.pop(0)
         if self.phase is Phase.RAISING:
             if not self.queue:
@@ -286,14 +289,14 @@ class Betting:
     def _do_ver(self, seat: int, action: Ver, ev: Events) -> None:
         put = min(self._deficit(seat), self.remaining(seat))
         self.committed[seat] += put
-        ev.append({"type": "ver", "seat": seat, "amount": put, "all_in": self.remaining(seat) == 0})
+        ev.append(Saw(seat, put, self.remaining(seat) == 0))
         self.queue.pop(0)
         self._next_betting(ev)
 
     def _do_no_ver(self, seat: int, action: NoVer, ev: Events) -> None:
         self.status[seat] = Status.FOLDED
         self._muck(seat)
-        ev.append({"type": "no_ver", "seat": seat})
+        ev.append(Folded(seat))
         self.queue.pop(0)
         if len(self.live()) < 2:
             return self._finish_uncontested(ev)
@@ -312,7 +315,7 @@ class Betting:
                 return
         # matched by all the following with nobody raising: betting closes
         self.bet = None
-        ev.append({"type": "betting_closed"})
+        ev.append(BettingClosed())
         if bet.context is BetContext.OPENING:
             self._complete(ev)
         else:
@@ -325,7 +328,7 @@ class Betting:
         self.round = rnd
         self.phase = Phase.SPEAKING
         self.queue = self.can_bet()
-        ev.append({"type": "speaking_round", "round": rnd})
+        ev.append(SpeakingRound(rnd))
         if len(self.queue) < 2:  # nobody could answer a corte: the round is silent
             self.queue = []
             self._start_discard(ev, final=rnd >= SPEAKING_ROUNDS)
@@ -334,7 +337,7 @@ class Betting:
         return None
 
     def _do_voy(self, seat: int, action: Voy, ev: Events) -> None:
-        ev.append({"type": "voy", "seat": seat})
+        ev.append(SaidVoy(seat))
         self.queue.pop(0)
         if not self.queue:
             self._start_discard(ev, final=self.round >= SPEAKING_ROUNDS)
@@ -344,4 +347,4 @@ class Betting:
 
     def _do_corta(self, seat: int, action: Corta, ev: Events) -> None:
         self.bet = None
-        self._place_bet(seat, action.amount, BetContext.CORTE, "corta", ev)
+        self._place_bet(seat, action.amount, BetContext.CORTE, Corte, ev)

@@ -13,13 +13,17 @@ from typing import TYPE_CHECKING, Any
 
 from service.errors import IllegalAction, InvalidAction, WrongPhase
 
+from service.games.contract import Event
 from service.games.gofo.actions import Declare, Show
+from service.games.gofo.events import (
+    CantoStarted, DeclarationCorrected, Declared, HandOver, HandsShown, Mucked, PotWon, Shown,
+)
 from service.games.gofo.betting import Pot
 from service.games.gofo.cards import parse_cards, sort_cards
 from service.games.gofo.rules import HAND_SIZE, CantoStage, Mode, Phase, Resolution, Status
 from service.games.gofo.value import MAX_VALUE, MIN_VALUE, hand_value
 
-Events = list[dict[str, Any]]
+Events = list[Event]
 
 
 def _illegal(detail: str, code: str) -> IllegalAction:
@@ -102,13 +106,12 @@ class Showdown:
             for s in players:
                 shown[s] = sort_cards(self.hands[s])
                 values[s] = hand_value(self.hands[s])
-            ev.append({"type": "canto", "shown": [None if c is None else list(c) for c in shown],
-                       "values": list(values)})
+            ev.append(HandsShown(tuple(None if c is None else tuple(c) for c in shown), tuple(values)))
             return self._pay(values, shown, Resolution.CANTO, ev)
         self.phase = Phase.CANTO
         self.canto = Canto(CantoStage.DECLARE, [None] * self.n, [None] * self.n)
         self.queue = players
-        ev.append({"type": "canto_started", "seats": players})
+        ev.append(CantoStarted(tuple(players)))
 
     def _check_show(self, seat: int, action: Show) -> None:
         assert self.canto is not None
@@ -132,7 +135,7 @@ class Showdown:
         assert self.canto is not None
         cards = sort_cards(parse_cards(action.cards))
         self.canto.cards[seat] = cards
-        ev.append({"type": "shown", "seat": seat, "cards": list(cards), "value": hand_value(cards)})
+        ev.append(Shown(seat, tuple(cards), hand_value(cards)))
         self.queue.pop(0)
         self._next_canto(ev)
 
@@ -150,7 +153,7 @@ class Showdown:
     def _do_declare(self, seat: int, action: Declare, ev: Events) -> None:
         assert self.canto is not None
         self.canto.declared[seat] = action.points
-        ev.append({"type": "declared", "seat": seat, "points": action.points})
+        ev.append(Declared(seat, action.points))
         self.queue.pop(0)
         self._next_canto(ev)
 
@@ -161,7 +164,7 @@ class Showdown:
         assert self.canto is not None
         was = self.canto.declared[seat]
         self.canto.declared[seat] = action.points
-        ev.append({"type": "declaration_corrected", "seat": seat, "points": action.points, "was": was})
+        ev.append(DeclarationCorrected(seat, action.points, was))
         if self.canto.stage is CantoStage.SHOW:  # who must show depends on the declarations: judge again
             self.canto.stage = CantoStage.DECLARE
             self.queue = []
@@ -181,7 +184,7 @@ class Showdown:
         self.status[seat] = Status.FOLDED
         self.canto.declared[seat] = None
         self.queue = [s for s in self.queue if s != seat]
-        ev.append({"type": "mucked", "seat": seat})
+        ev.append(Mucked(seat))
         if len(self.live()) < 2:  # the last claimant takes every pot, without showing
             return self._pay([None] * self.n, list(self.canto.cards), Resolution.UNCONTESTED, ev)
         if self.canto.stage is CantoStage.SHOW:
@@ -222,8 +225,7 @@ class Showdown:
                 winner = self._pot_winner(pot.eligible, values)
             pot.winner = winner
             payouts[winner] += pot.amount
-            ev.append({"type": "pot_won", "pot": i, "amount": pot.amount, "winner": winner,
-                       "eligible": list(pot.eligible)})
+            ev.append(PotWon(i, pot.amount, winner, tuple(pot.eligible)))
         assert sum(payouts) == sum(self.committed)
         self.result = {"reason": reason.value, "pots": [p.to_dict() for p in pots], "payouts": payouts,
                        "shown": [None if c is None else list(c) for c in shown], "values": list(values),
@@ -231,4 +233,4 @@ class Showdown:
         self.phase = Phase.OVER
         self.queue = []
         self.bet = None
-        ev.append({"type": "hand_over", "reason": reason.value, "payouts": list(payouts)})
+        ev.append(HandOver(reason.value, tuple(payouts)))

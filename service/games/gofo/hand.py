@@ -31,7 +31,9 @@ from service.games.gofo.actions import (  # noqa: F401 - the action types are na
 )
 from service.games.gofo.betting import Bet, Betting, Pot, side_pots  # noqa: F401
 from service.games.gofo.canto import Canto, Showdown
+from service.games.contract import Event
 from service.games.gofo.cards import DECK, sort_cards
+from service.games.gofo.events import Looked
 from service.games.gofo.rules import (  # noqa: F401 - the vocabulary, named here for callers of the hand
     DEALT, HAND_SIZE, MAX_PLAYERS_IN_HAND, MODES, SPEAKING_ROUNDS, TABLETOP, BetContext, BetStage,
     CantoStage, Mode, Phase, Resolution, Status,
@@ -39,7 +41,7 @@ from service.games.gofo.rules import (  # noqa: F401 - the vocabulary, named her
 from service.games.gofo.stock import PendingDraw, Restock, Stock
 from service.games.gofo.value import MAX_VALUE, MIN_VALUE
 
-Events = list[dict[str, Any]]
+Events = list[Event]
 _CHANCE_PHASES = (Phase.SHUFFLE, Phase.RESHUFFLE, Phase.OVER)
 
 # A seat's move on its turn: the phase it belongs to, then its check and its application.
@@ -398,4 +400,4 @@ class HandState(Betting, Stock, Showdown):
 
     def _do_look(self, seat: int, ev: Events) -> None:
         self.looked[seat] = True
-        ev.append({"type": "looked", "seat": seat})
+        ev.append(Looked(seat))

@@ -13,11 +13,13 @@ from typing import TYPE_CHECKING, Any
 
 from service.errors import IllegalAction, InvalidAction, WrongPhase
 
+from service.games.contract import Event
 from service.games.gofo.actions import Discard, Reshuffle, Shuffle
+from service.games.gofo.events import Completed, Dealt, Discarded, DiscardRound, Reshuffled, Shuffled
 from service.games.gofo.cards import DECK, is_card, parse_cards, sort_cards
 from service.games.gofo.rules import HAND_SIZE, Mode, Phase, Status
 
-Events = list[dict[str, Any]]
+Events = list[Event]
 
 
 def _illegal(detail: str, code: str) -> IllegalAction:
@@ -107,11 +109,11 @@ class Stock:
 
     def _do_shuffle(self, action: Shuffle, ev: Events) -> None:
         self.stock = list(action.order)
-        ev.append({"type": "shuffled"})
+        ev.append(Shuffled())
         for s in self.order_from(self.mano):
             if self.status[s] is Status.PENDING:
                 self.hands[s] = self._take(2)
-                ev.append({"type": "dealt", "seat": s, "count": 2})
+                ev.append(Dealt(s, 2))
         self.phase = Phase.OPENING
         self.queue = [self.mano]
 
@@ -125,7 +127,7 @@ class Stock:
                     self.hands[s] += self._take(1)
         for s in players:
             self.looked[s] = True
-        ev.append({"type": "completed", "seats": players})
+        ev.append(Completed(tuple(players)))
         self._start_speaking(1, ev)
 
     def _muck(self, seat: int) -> None:
@@ -144,8 +146,7 @@ class Stock:
         self.keep_right = self.after_corte and len(players) in (2, 3)
         self.round_discards = [[] for _ in range(self.n)]
         self.queue = players
-        ev.append({"type": "discard_round", "round": self.round, "final": final,
-                   "kept_right": self.keep_right})
+        ev.append(DiscardRound(self.round, final, self.keep_right))
 
     def _discard_count(self, seat: int, action: Discard) -> tuple[list[str], int]:
         """The cards and the count of a discard; raises if it is not one ``seat`` may make now."""
@@ -190,7 +191,7 @@ class Stock:
         shown = list(cards) if (self.mode is Mode.DEALT or cards) else None
         entry = {"round": self.round, "seat": seat, "count": count, "cards": shown, "kept": kept}
         self.discard_log.append(entry)
-        ev.append({"type": "discarded", **entry, "cards": list(shown) if shown is not None else None})
+        ev.append(Discarded(self.round, seat, count, None if shown is None else tuple(shown), kept))
         if self.mode is Mode.DEALT:
             if len(self.stock) < count:
                 self.pending_draw = PendingDraw(seat, count - len(self.stock))
@@ -250,7 +251,7 @@ class Stock:
         self.pile = []
         self.restocks.append(Restock(len(order), not self.mucked_since_restock))
         self.mucked_since_restock = False
-        ev.append({"type": "reshuffled", "count": len(order)})
+        ev.append(Reshuffled(len(order)))
         need = self.pending_draw.count
         self.pending_draw = None
         self.phase = Phase.DISCARD
@@ -266,4 +267,4 @@ class Stock:
 
     def _do_reported_reshuffle(self, seat: int, action: Reshuffle, ev: Events) -> None:
         self.known_pile = []
-        ev.append({"type": "reshuffled", "count": None})
+        ev.append(Reshuffled(None))

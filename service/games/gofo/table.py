@@ -25,14 +25,18 @@ from typing import Any, Iterable
 from service.errors import IllegalAction, InvalidAction, RefereeError, WrongPhase
 
 from service.games.gofo.actions import CODEC, Action, DealerDraw, Inaugurate, LegalAction, action_from_dict, record  # noqa: F401
+from service.games.contract import Event
 from service.games.gofo.cards import card_value, parse_cards
+from service.games.gofo.events import (
+    DealerChosen, DealerDrawn, DealerDrawTie, HandStarted, Inaugurated, NewCaja, Refilled,
+)
 from service.games.gofo.hand import HandState, _copy_record
 from service.games.gofo.rules import TableOptions
 
 #: Every action type of a table by its ``type`` (a hand's and ``dealer_draw``).
 TABLE_ACTION_TYPES: dict[str, type[Action]] = dict(CODEC.types)
 
-Events = list[dict[str, Any]]
+Events = list[Event]
 
 
 @dataclass
@@ -223,7 +227,7 @@ class Table:
         self.fronts[seat] = action.front
         self.behinds[seat] = self.options.caja - action.front
         self.inaugurations_pending = [s for s in self.inaugurations_pending if s != seat]
-        ev.append({"type": "inauguration", "seat": seat, "front": action.front})
+        ev.append(Inaugurated(seat, action.front))
         if not self.inaugurations_pending:
             self._start_hand(ev, counted=True)
 
@@ -234,14 +238,14 @@ class Table:
         best = max(values)
         tied = [s for s, v in zip(self.draw_seats, values) if v == best]
         self.draws.append([[s, c] for s, c in zip(self.draw_seats, cards)])
-        ev.append({"type": "dealer_draw", "seats": list(self.draw_seats), "cards": cards})
+        ev.append(DealerDrawn(tuple(self.draw_seats), tuple(cards)))
         if len(tied) > 1:
             self.draw_seats = tied
-            ev.append({"type": "dealer_draw_tie", "seats": tied})
+            ev.append(DealerDrawTie(tuple(tied)))
             return
         self.dealer = tied[0]
         self.draw_seats = []
-        ev.append({"type": "dealer_chosen", "seat": self.dealer})
+        ev.append(DealerChosen(self.dealer))
         self._start_hand(ev)
 
     def _start_hand(self, ev: Events, counted: bool = False) -> None:
@@ -250,8 +254,7 @@ class Table:
         if not counted:
             self.hand_number += 1
         self.hand = HandState.new(self.options.mode, self.dealer, list(self.fronts))
-        ev.append({"type": "hand_started", "hand": self.hand_number, "dealer": self.dealer,
-                   "mano": self.hand.mano, "fronts": list(self.fronts)})
+        ev.append(HandStarted(self.hand_number, self.dealer, self.hand.mano, tuple(self.fronts)))
 
     def _end_hand(self, ev: Events) -> None:
         """Pay the fronts, refill between hands (a new caja when nothing is left), next dealer; then the
@@ -270,20 +273,19 @@ class Table:
                 amount = min(opts.refill, self.behinds[s])
                 self.behinds[s] -= amount
                 self.fronts[s] = amount
-                ev.append({"type": "refill", "seat": s, "amount": amount})
+                ev.append(Refilled(s, amount))
             elif opts.chosen_inauguration:  # the seat chooses its front before the next hand
                 self.cajas[s] += 1
                 self.fronts[s] = 0
                 self.behinds[s] = opts.caja
                 pending.append(s)
-                ev.append({"type": "new_caja", "seat": s, "cajas": self.cajas[s], "front": 0})
+                ev.append(NewCaja(s, self.cajas[s], 0))
             else:
                 assert opts.inauguration_front is not None
                 self.cajas[s] += 1
                 self.fronts[s] = opts.inauguration_front
                 self.behinds[s] = opts.caja - opts.inauguration_front
-                ev.append({"type": "new_caja", "seat": s, "cajas": self.cajas[s],
-                           "front": self.fronts[s]})
+                ev.append(NewCaja(s, self.cajas[s], self.fronts[s]))
         self.last_result = dict(_copy_record(hand.result), hand=self.hand_number,
                                 dealer=hand.dealer, mano=hand.mano, stacks=list(hand.stacks),
                                 discards=_copy_record(hand.discard_log),

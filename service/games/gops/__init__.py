@@ -3,6 +3,7 @@
 =================  ==================================================================================
 ``rules``          :class:`Rules`, :class:`MatchRules`, the profiles, the named choices (StrEnums)
 ``actions``        the actions and their :data:`~service.games.gops.actions.CODEC`
+``events``         what ``apply`` returns (frozen dataclasses; ``to_dict()`` their JSON)
 ``state``          :class:`Gops`, the state machine (its moves in ``bidding``, ``prizes``,
                    ``progress``; its data in ``records``)
 ``observer``       :func:`view`, :func:`transcript`, what may be seen of commitments and prizes

@@ -13,8 +13,10 @@ from typing import TYPE_CHECKING, Any
 from service.games import commitments
 from service.errors import CommitmentMismatch, IllegalAction, InvalidAction, RefereeError, WrongPhase
 from service.games.gops import clock
+from service.games.contract import Event
 from service.games.gops.actions import Commit, EnforceDeadline, Resign, Reveal
-from service.games.gops.records import Departure, Opening, Phase, seal
+from service.games.gops.events import Committed, DeadlineEnforced, Forfeited, Resigned, Revealed
+from service.games.gops.records import Departure, Opening, Phase, RoundRecord, seal
 from service.games.gops.rules import rank_name
 
 if TYPE_CHECKING:
@@ -24,7 +26,7 @@ if TYPE_CHECKING:
 else:
     _Base = object
 
-Events = list[dict[str, Any]]
+Events = list[Event]
 
 
 class Bidding(_Base):
@@ -116,7 +118,7 @@ class Bidding(_Base):
             history, game_id = g.history, g.game_id
         elif 1 <= number < g.number:
             past = self.games[number - 1]
-            history, game_id = past.get("history", []), past.get("game_id")
+            history, game_id = past.history or (), past.result.game_id
         else:
             return False
         if 1 <= action.round <= len(history) and (number != g.number or action.round < g.round):
@@ -144,7 +146,7 @@ class Bidding(_Base):
         # whom the deadline (if any) removes.
         g = self.game
         g.commitments[action.seat] = action.commitment
-        events.append({"type": "committed", "round": g.round, "seat": action.seat})
+        events.append(Committed(g.round, action.seat))
         if not self.awaiting():
             self._enter_phase(Phase.REVEAL, now, events)
 
@@ -185,7 +187,7 @@ class Bidding(_Base):
     def _do_reveal(self, action: Reveal, now: float, events: Events) -> None:
         g = self.game
         g.reveals[action.seat] = Opening(tuple(action.cards), action.salt)
-        events.append({"type": "revealed", "round": g.round, "seat": action.seat})
+        events.append(Revealed(g.round, action.seat))
         self._after_bids(now, events)
 
     def _after_bids(self, now: float, events: Events) -> None:
@@ -206,7 +208,7 @@ class Bidding(_Base):
     def _do_resign(self, action: Resign, now: float, events: Events) -> None:
         if action.seat not in self.resigned:
             self.resigned.append(action.seat)
-        events.append({"type": "resigned", "seat": action.seat})
+        events.append(Resigned(action.seat))
         self._forfeit([action.seat], Departure.RESIGNED, now, events)
 
     def _check_enforce_deadline(self, action: EnforceDeadline, now: float) -> None:
@@ -214,7 +216,7 @@ class Bidding(_Base):
 
     def _do_enforce_deadline(self, action: EnforceDeadline, now: float, events: Events) -> None:
         late = self.awaiting()
-        events.append({"type": "deadline_enforced", "phase": str(self.game.phase), "seats": late})
+        events.append(DeadlineEnforced(self.game.phase, tuple(late)))
         self._forfeit(late, Departure.DEADLINE, now, events)
 
     def _forfeit(self, seats: list[int], reason: Departure, now: float, events: Events) -> None:
@@ -223,7 +225,7 @@ class Bidding(_Base):
             g.forfeited[seat] = reason
             g.commitments.pop(seat, None)
             g.reveals.pop(seat, None)
-            events.append({"type": "forfeited", "seat": seat, "reason": str(reason)})
+            events.append(Forfeited(seat, reason))
         if len(self.active_seats()) <= 1:
             self._end_game(now, events, forfeit=True)
             return
@@ -238,7 +240,7 @@ class Bidding(_Base):
             self._next_round(now, events)
 
 
-def _repeats(record: dict[str, Any], action: Commit | Reveal, game_id: Any) -> bool:
+def _repeats(record: RoundRecord, action: Commit | Reveal, game_id: Any) -> bool:
     """Is ``action`` the commit or reveal this round record's seat made (a retry of a past round)?
 
     A record of the old form has the commitments and reveals themselves: equal to them.  A record
@@ -247,19 +249,20 @@ def _repeats(record: dict[str, Any], action: Commit | Reveal, game_id: Any) -> b
     the seat, the cards and the salt) does.  (Another commitment or opening with the same 64-bit
     seal would take a 2**64 search: it is as good as refused.)
     """
-    seat = str(action.seat)
+    seat = action.seat
     if isinstance(action, Commit):
-        if "commitments" in record:
-            return record["commitments"].get(seat) == action.commitment
-        fingerprint = record.get("sealed", {}).get(seat)
+        if record.commitments is not None:
+            return record.commitments.get(seat) == action.commitment
+        fingerprint = (record.sealed or {}).get(seat)
         commitment = action.commitment
         if fingerprint is None:  # no seal for the seat: as before, only a missing commitment "repeats" none
             return commitment is None
         return (isinstance(commitment, str) and commitments.COMMITMENT_PATTERN.match(commitment) is not None
                 and seal(commitment) == fingerprint)
-    if "reveals" in record:
-        return record["reveals"].get(seat) == {"cards": list(action.cards), "salt": action.salt}
-    fingerprint = record.get("sealed", {}).get(seat)
+    if record.reveals is not None:
+        opening = record.reveals.get(seat)
+        return opening is not None and opening.cards == tuple(action.cards) and opening.salt == action.salt
+    fingerprint = (record.sealed or {}).get(seat)
     if fingerprint is None or not isinstance(game_id, str) or not isinstance(action.salt, str):
         return False
     try:

@@ -18,7 +18,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from service.games.gops import clock
-from service.games.gops.records import Phase, frac_str, public_record
+from service.games.gops.records import Phase, frac_str
 from service.games.gops.rules import Visibility
 from service.games.gops.state import Gops
 
@@ -86,14 +86,14 @@ def view(state: Gops, seat: int | None = None, now: float | None = None,
         "chooser": g.chooser,
         "picks_owed": g.picks_owed,
         "deadline_at": g.deadline_at,
-        "history": [public_record(r) for r in g.history],
+        "history": [r.to_dict(public=True) for r in g.history],
         "prize_commitment": g.prize_commitment,
         "prize_order": _list(g.prize_order) if (game_over or rules.prize_order.fixed) else None,
         "prize_salt": g.prize_salt if game_over else None,
-        "game_result": _record(g.result),
-        "games": [_game_record(r) for r in state.games],
+        "game_result": None if g.result is None else g.result.to_dict(),
+        "games": [p.to_dict(public=True) for p in state.games],
         "resigned": list(state.resigned),
-        "result": _record(state.result),
+        "result": None if state.result is None else state.result.to_dict(),
         "bots": [{"seat": int(s), "level": level} for s, level in (bots or {}).items()],
         "names": list(names) if names is not None else [None] * rules.players,
     }
@@ -107,21 +107,6 @@ def view(state: Gops, seat: int | None = None, now: float | None = None,
 
 def _list(value: list | None) -> list | None:
     return None if value is None else list(value)
-
-
-def _record(record: dict[str, Any] | None) -> dict[str, Any] | None:
-    """A fresh top level of a (never changed) record, so a caller may add to its view."""
-    return None if record is None else dict(record)
-
-
-def _game_record(record: dict[str, Any]) -> dict[str, Any]:
-    """A finished game's result as a view shows it: its rounds as public records (without the
-    seals the referee keeps to verify; the transcript has the commitments themselves)."""
-    shown = dict(record)
-    history = shown.get("history")
-    if history is not None:
-        shown["history"] = [public_record(r) for r in history]
-    return shown
 
 
 def commitments_public(state: Gops) -> bool:
@@ -181,5 +166,5 @@ def transcript(state: Gops, entries: Iterable[dict[str, Any]], seat: int | None 
         "rules": state.rules.to_dict(),
         "match": state.match.to_dict(),
         "entries": [transcript_entry(state, e, seat) for e in entries],
-        "result": {**state.result, "games": [_record(r) for r in state.games]} if state.over else None,
+        "result": {**state.result.to_dict(), "games": [p.to_dict() for p in state.games]} if state.result else None,
     }

@@ -9,14 +9,19 @@ won plus one per carried round, and the row is refilled between picks.
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import replace
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
 from service.games import commitments
 from service.errors import IllegalAction, InvalidAction, NotYourTurn
 from service.games.gops import chance, clock
+from service.games.contract import Event
 from service.games.gops.actions import ChoosePrize, DealPrizes, ReportPrize
-from service.games.gops.records import Phase, frac_str, seal
+from service.games.gops.events import (
+    PhaseEntered, PrizeChosen, PrizeReported, PrizesShuffled, PrizeTurned, RoundResolved,
+)
+from service.games.gops.records import Phase, RoundRecord, seal
 from service.games.gops.rules import PrizeOrder, Resolution, Unclaimed, rank_name
 
 if TYPE_CHECKING:
@@ -26,7 +31,7 @@ if TYPE_CHECKING:
 else:
     _Base = object
 
-Events = list[dict[str, Any]]
+Events = list[Event]
 
 
 class PrizeRow(_Base):
@@ -44,7 +49,7 @@ class PrizeRow(_Base):
         g.prize_order = list(action.order)
         g.prize_salt = action.salt
         g.prize_commitment = chance.commit_order(g.game_id, g.prize_order, action.salt)
-        events.append({"type": "prizes_shuffled", "game": g.number, "commitment": g.prize_commitment})
+        events.append(PrizesShuffled(g.number, g.prize_commitment))
         self._start_round(now, events)
 
     # ------------------------------------------------------------ the table reports a prize
@@ -64,8 +69,7 @@ class PrizeRow(_Base):
         g = self.game
         g.turned.append(action.rank)
         g.row.append(action.rank)
-        events.append({"type": "prize_reported", "round": g.round,
-                       "rank": action.rank if self.rules.prize_public else None})
+        events.append(PrizeReported(g.round, action.rank if self.rules.prize_public else None))
         if g.chooser is not None:  # open prizes: the row refilled between a winner's picks
             if self._row_full():
                 self._enter_phase(Phase.CHOOSE, now, events)
@@ -94,9 +98,9 @@ class PrizeRow(_Base):
         g.won[action.seat].append(action.rank)
         g.scores[action.seat] += action.rank
         last = g.history[-1]  # records are never changed once made: this one is replaced
-        g.history[-1] = {**last, "chosen": [*last.get("chosen", ()), action.rank]}
+        g.history[-1] = replace(last, chosen=(*(last.chosen or ()), action.rank))
         g.picks_owed -= 1
-        events.append({"type": "prize_chosen", "round": g.round, "seat": action.seat, "rank": action.rank})
+        events.append(PrizeChosen(g.round, action.seat, action.rank))
         # The row is refilled from the pile between picks, so a winner owed more picks than the row
         # held (carried rounds) still takes every one of them.  After the last pick nothing more is
         # turned up until the next round starts (and nothing at all after the last round).
@@ -113,7 +117,7 @@ class PrizeRow(_Base):
         g = self.game
         g.phase = phase
         g.deadline_at = clock.deadline(self.rules, phase, now) if self.rules.deadline_seconds else None
-        events.append({"type": "phase", "phase": str(phase), "round": g.round, "deadline_at": g.deadline_at})
+        events.append(PhaseEntered(phase, g.round, g.deadline_at))
 
     def _start_round(self, now: float, events: Events) -> None:
         g = self.game
@@ -144,9 +148,7 @@ class PrizeRow(_Base):
             prize = g.pile.pop(0)
             g.turned.append(prize)
             g.row.append(prize)
-            events.append(
-                {"type": "prize_turned", "round": g.round, "rank": prize if self.rules.prize_public else None}
-            )
+            events.append(PrizeTurned(g.round, prize if self.rules.prize_public else None))
         return True
 
     def _next_round(self, now: float, events: Events) -> None:
@@ -159,97 +161,87 @@ class PrizeRow(_Base):
         seats = sorted(g.reveals)
         # The commitments and reveals themselves are in the log; the record keeps their seals.
         # (The commitments are those of the same seats as the reveals: a seat that leaves takes both.)
-        record: dict[str, Any] = {"round": g.round, "sealed": {str(s): seal(g.commitments[s]) for s in seats}}
+        sealed = {s: seal(g.commitments[s]) for s in seats}
         played: dict[int, list[int]] = {}
-        illegal: dict[str, str] = {}
+        illegal: dict[int, str] = {}
         for s in seats:
             played[s] = list(g.reveals[s].cards)
             problem = self.bid_problem(s, played[s])
             if problem is not None:  # an opened but illegal bid: forfeited to the seat's lowest card(s)
                 played[s] = self.forfeited_bid(s)
-                illegal[str(s)] = problem.code
-        self._settle(played, illegal, record, now, events)
+                illegal[s] = problem.code
+        self._settle(played, illegal, sealed, now, events)
 
-    def _settle(self, played: dict[int, list[int]], illegal: dict[str, str], record: dict[str, Any],
+    def _settle(self, played: dict[int, list[int]], illegal: dict[int, str], sealed: dict[int, str] | None,
                 now: float, events: Events) -> None:
         """The round's bids decide it (``played``: each seat's legal cards, by seat; ``illegal``:
-        the seats whose opened bid was forfeited, and why): the bids are spent, the round record
-        (``record``, begun by the caller) is completed, the pot or the choice awarded and the game
-        moves on.  The one resolution of the rules (:meth:`_resolve` and
+        the seats whose opened bid was forfeited, and why; ``sealed``: the seals of the bids, none
+        in a simulation): the bids are spent, the pot or the choice awarded, the round recorded and
+        the game moves on.  The one resolution of the rules (:meth:`_resolve` and
         :meth:`~service.games.gops.state.Gops.play_bids` call it)."""
         g = self.game
         for s, bid in played.items():
             for c in bid:  # each seat's bid is spent from its own hand only
                 g.hands[s].remove(c)
         winners = self._winners({s: sum(bid) for s, bid in played.items()})
-        record["bids"] = {str(s): bid for s, bid in played.items()}
-        record["winners"] = winners
-        if illegal:
-            record["illegal"] = illegal
-        if self.rules.open_prizes == 1:
-            self._award_pot(record, winners)
-        else:
-            self._award_choice(record, winners)
-        events.append(_round_event(record))
+        outcome: dict[str, Any] = {"winners": tuple(winners)}
+        outcome.update(self._award_pot(winners) if self.rules.open_prizes == 1 else self._award_choice(winners))
+        record = RoundRecord(round=g.round, sealed=sealed, bids={s: tuple(bid) for s, bid in played.items()},
+                             illegal=illegal or None, **outcome)
+        events.append(RoundResolved(record))
         g.history.append(record)
         if g.chooser is not None and g.picks_owed > 0:
             self._enter_phase(Phase.CHOOSE, now, events)
         else:
             self._next_round(now, events)
 
-    def _award_pot(self, record: dict[str, Any], winners: list[int]) -> None:
+    def _award_pot(self, winners: list[int]) -> dict[str, Any]:
         """One prize in the middle: the winner(s) take it and the carried pot; nobody won:
-        :meth:`_unclaimed`."""
+        :meth:`_unclaimed`.  Returns what the round record says of it."""
         g = self.game
         pot = g.carry + g.row
         g.row, g.carry = [], []
-        record["pot"] = pot
         if not winners:
-            self._unclaimed(record, pot)
-            return
+            return {"pot": tuple(pot), **self._unclaimed(pot)}
         share = sum(pot) if len(winners) == 1 else Fraction(sum(pot), len(winners))
         for s in winners:
             g.scores[s] += share
         if len(winners) == 1:
             g.won[winners[0]].extend(pot)
-        record["shares"] = {str(s): frac_str(share) for s in winners}
+        return {"pot": tuple(pot), "shares": {s: share for s in winners}}
 
-    def _award_choice(self, record: dict[str, Any], winners: list[int]) -> None:
+    def _award_choice(self, winners: list[int]) -> dict[str, Any]:
         """Open prizes: a single winner chooses from the row, one pick for the round and one per
         carried round.  A tie (also under ``split``, which cannot split a choice) takes nothing,
-        so the record names no winner: :meth:`_unclaimed`."""
+        so the record names no winner: :meth:`_unclaimed`.  Returns what the round record says."""
         g = self.game
-        record["row"] = list(g.row)
+        row = tuple(g.row)
         if len(winners) != 1:
-            record["winners"] = []
-            self._unclaimed(record, [])
-            return
+            return {"row": row, "winners": (), **self._unclaimed([])}
         g.chooser = winners[0]
         # Every pick owed is taken: the row is refilled between picks (see _do_choose_prize).
         g.picks_owed = 1 + g.carried_rounds
         g.carried_rounds = 0
-        record["picks"] = g.picks_owed
+        return {"row": row, "picks": g.picks_owed}
 
-    def _unclaimed(self, record: dict[str, Any], pot: list[int]) -> None:
+    def _unclaimed(self, pot: list[int]) -> dict[str, Any]:
         """Nobody won the round.  With ``carryover`` what it offered stays for the next winner —
         one prize in the middle: the ``pot``; open prizes: one more pick — except after the last
         round, when there is no next winner.  Otherwise one prize in the middle is set aside, and
-        open prizes stay in the row.  The round record says which: ``carried`` (with ``carryover``
-        and open prizes, ``false`` after the last round), or ``set_aside``."""
+        open prizes stay in the row.  Returns what the round record says: ``carried`` (with
+        ``carryover`` and open prizes, ``false`` after the last round), or ``set_aside``."""
         g = self.game
         carryover = self.rules.unclaimed is Unclaimed.CARRYOVER
         carries = carryover and g.round < self.rules.rounds
         if self.rules.open_prizes > 1:
-            if carryover:
-                record["carried"] = carries
             if carries:
                 g.carried_rounds += 1
-        elif carries:
+            return {"carried": carries} if carryover else {}
+        if carries:
             g.carry = pot
-            record["carried"] = True
-        else:
-            g.set_aside.extend(pot)
-            record["set_aside"] = True
+            return {"carried": True}
+        g.set_aside.extend(pot)
+        return {"set_aside": True}
 
     def _winners(self, strength: dict[int, int]) -> list[int]:
         """The round's winners by bid strength under the rules' tie resolution ([] : nobody)."""
@@ -269,10 +261,3 @@ class PrizeRow(_Base):
             return top
         return []
 
-
-
-def _round_event(record: dict[str, Any]) -> dict[str, Any]:
-    """The ``round_resolved`` event of a round record: ``public_record`` of it, after the type."""
-    event = {"type": "round_resolved", **record}
-    event.pop("sealed", None)
-    return event

@@ -8,10 +8,12 @@ begins with its own ``game_id`` (``<id>-<n>``), hands and prize order.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from service.games.contract import Event
 from service.games.gops import chance
-from service.games.gops.records import Departure, Game, Phase, Termination, frac_str, parse_score
+from service.games.gops.events import GameOver, GameStarted, MatchOver, SingleGameResult
+from service.games.gops.records import Departure, Game, GameResult, MatchResult, Phase, PlayedGame, Termination
 from service.games.gops.rules import MatchFormat, PrizeOrder, Tiebreak
 
 if TYPE_CHECKING:
@@ -21,7 +23,7 @@ if TYPE_CHECKING:
 else:
     _Base = object
 
-Events = list[dict[str, Any]]
+Events = list[Event]
 
 
 def _argmax(values: list, among: list[int]) -> list[int]:
@@ -63,35 +65,35 @@ class MatchProgress(_Base):
             winners = [s for s in survivors if g.scores[s] == best]
         else:
             winners = []
-        g.result = {
-            "game": g.number,
-            "game_id": g.game_id,
-            "termination": str(Termination.FORFEIT if forfeit else Termination.COMPLETED),
-            "scores": [frac_str(s) for s in g.scores],
-            "unclaimed": sum(g.set_aside) + sum(left_in_row),
-            "winners": winners,
-            "prize_commitment": g.prize_commitment,
-            "prize_order": None if g.prize_order is None else list(g.prize_order),
-            "prize_salt": g.prize_salt,
-        }
+        g.result = GameResult(
+            game=g.number,
+            game_id=g.game_id,
+            termination=Termination.FORFEIT if forfeit else Termination.COMPLETED,
+            scores=tuple(g.scores),
+            unclaimed=sum(g.set_aside) + sum(left_in_row),
+            winners=tuple(winners),
+            prize_commitment=g.prize_commitment,
+            prize_order=None if g.prize_order is None else tuple(g.prize_order),
+            prize_salt=g.prize_salt,
+        )
         g.phase = Phase.OVER
         g.deadline_at = None
-        events.append({"type": "game_over", **g.result})
-        self.games.append({**g.result, "history": list(g.history)})
+        events.append(GameOver(g.result))
+        self.games.append(PlayedGame(g.result, tuple(g.history)))
         self._after_game(now, events)
 
     def _after_game(self, now: float, events: Events) -> None:
         match = self.match
         players = range(self.rules.players)
         eligible = [s for s in players if s not in self.resigned]
-        totals = [sum(parse_score(r["scores"][s]) for r in self.games) for s in players]
-        wins = [sum(1 for r in self.games if r["winners"] == [s]) for s in players]
+        totals = [sum(p.result.scores[s] for p in self.games) for s in players]
+        wins = [sum(1 for p in self.games if p.result.winners == (s,)) for s in players]
         played = len(self.games)
         winners: list[int] | None = None
         if len(eligible) <= 1:
             winners = eligible
         elif match.format == MatchFormat.SINGLE:
-            winners = self.games[-1]["winners"]
+            winners = list(self.games[-1].result.winners)
         elif match.format == MatchFormat.CUMULATIVE:
             if played >= match.games:
                 winners = _argmax(totals, eligible)
@@ -114,13 +116,7 @@ class MatchProgress(_Base):
                     winners = leaders
         if winners is None:
             self._begin_game(played + 1, now)
-            events.append({"type": "game_started", "game": played + 1, "game_id": self.game.game_id})
+            events.append(GameStarted(played + 1, self.game.game_id))
             return
-        self.result = {
-            "format": str(match.format),
-            "games_played": played,
-            "winners": winners,
-            "totals": [frac_str(t) for t in totals],
-            "wins": wins,
-        }
-        events.append({"type": "match_over" if match.format != MatchFormat.SINGLE else "result", **self.result})
+        self.result = MatchResult(match.format, played, tuple(winners), tuple(totals), tuple(wins))
+        events.append((SingleGameResult if match.format == MatchFormat.SINGLE else MatchOver)(self.result))

@@ -1,28 +1,33 @@
-"""The data of a Gops game in progress: its phases, the :class:`Game` record, a seat's opening.
+"""The data of a Gops game in progress: its phases, the :class:`Game` record, a seat's opening, and
+what a played game leaves: :class:`RoundRecord`, :class:`GameResult`, :class:`PlayedGame`,
+:class:`MatchResult`.
 
-Round records and results are the JSON-shaped dicts the views and transcripts publish; each is
-built once, when its round (or game) ends, and never changed afterwards, so a copy of a state may
-share them (:meth:`Game.to_dict` copies every container that does change).
+Records and results are frozen dataclasses, each made once, when its round (or game) ends, and never
+changed afterwards, so a copy of a state may share them (:meth:`Game.to_dict` copies every container
+that does change).  ``to_dict()`` is the stored form, which views and transcripts publish;
+``from_dict()`` reads it back.  A field that is ``None`` is left out of a round record's form.
 
 A round record does not keep the round's commitments and reveals: they are kept once, in the game's
-log (the transcript), where the verifier reads them.  It keeps instead ``"sealed"``: each seat's
+log (the transcript), where the verifier reads them.  It keeps instead ``sealed``: each seat's
 sealed bid as a fingerprint, the first :data:`SEAL_HEX` hex digits (64 bits) of the seat's
 commitment (``{"0": "3f9a…", "1": …}``, by seat, of the seats whose bids were opened), all the
 referee needs to recognise a retried commit or reveal of a past round (:func:`seal`; see
-``Bidding._is_repeat``).  Records made before this change carry the full ``"commitments"`` (seat to
-commitment) and ``"reveals"`` (seat to ``{"cards", "salt"}``) instead, and are read as before.
+``Bidding._is_repeat``).  Records made before this change carry the full ``commitments`` (seat to
+commitment) and ``reveals`` (seat to ``{"cards", "salt"}``) instead, and are read as before.
 Records of simulated rounds (``Gops.play_bids``) have neither.  A view's history and the
-``round_resolved`` events leave all three out (:func:`public_record`); the past games a view or
+``round_resolved`` events leave all three out (``to_dict(public=True)``); the past games a
 transcript lists carry their records whole, and the API's schemas declare none of the three.
 """
 
 from __future__ import annotations
 
 import enum
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any
+from typing import Any, TypeVar
 
+from service.games.gops.rules import MatchFormat
 
 
 class Phase(enum.StrEnum):
@@ -62,10 +67,6 @@ class Opening:
 
     def to_dict(self) -> dict[str, Any]:
         return {"cards": list(self.cards), "salt": self.salt}
-
-    def __getitem__(self, key: str) -> Any:
-        """Read like its JSON form (``opening["cards"]`` is a list), as callers always have."""
-        return self.to_dict()[key]
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Opening:
@@ -114,14 +115,14 @@ class Game:
     commitments: dict[int, str] = field(default_factory=dict)
     reveals: dict[int, Opening] = field(default_factory=dict)
     forfeited: dict[int, Departure] = field(default_factory=dict)
-    history: list[dict[str, Any]] = field(default_factory=list)  # round records (never changed once made)
+    history: list[RoundRecord] = field(default_factory=list)
     deadline_at: float | None = None
     chooser: int | None = None
     picks_owed: int = 0
     prize_commitment: str | None = None
     prize_order: list[int] | None = None
     prize_salt: str | None = None
-    result: dict[str, Any] | None = None  # made once, at the game's end
+    result: GameResult | None = None  # made once, at the game's end
 
     @property
     def over(self) -> bool:
@@ -146,14 +147,14 @@ class Game:
             "commitments": {str(k): v for k, v in self.commitments.items()},
             "reveals": {str(k): v.to_dict() for k, v in self.reveals.items()},
             "forfeited": {str(k): str(v) for k, v in self.forfeited.items()},
-            "history": list(self.history),
+            "history": [r.to_dict() for r in self.history],
             "deadline_at": self.deadline_at,
             "chooser": self.chooser,
             "picks_owed": self.picks_owed,
             "prize_commitment": self.prize_commitment,
             "prize_order": None if self.prize_order is None else list(self.prize_order),
             "prize_salt": self.prize_salt,
-            "result": self.result,
+            "result": None if self.result is None else self.result.to_dict(),
         }
 
     @classmethod
@@ -176,21 +177,186 @@ class Game:
             commitments={int(k): v for k, v in data["commitments"].items()},
             reveals={int(k): Opening.from_dict(v) for k, v in data["reveals"].items()},
             forfeited={int(k): Departure(v) for k, v in data["forfeited"].items()},
-            history=list(data["history"]),
+            history=[RoundRecord.from_dict(r) for r in data["history"]],
             deadline_at=data["deadline_at"],
             chooser=data["chooser"],
             picks_owed=data["picks_owed"],
             prize_commitment=data["prize_commitment"],
             prize_order=None if order is None else list(order),
             prize_salt=data["prize_salt"],
-            result=data["result"],
+            result=None if data["result"] is None else GameResult.from_dict(data["result"]),
         )
 
 
-_SECRET_KEYS = ("sealed", "reveals", "commitments")  # (the last two: records of the old form)
+V = TypeVar("V")
 
 
-def public_record(record: dict[str, Any]) -> dict[str, Any]:
-    """A round record without its seals (nor, in an old record, salts and commitments: those are in
-    the transcript)."""
-    return {k: v for k, v in record.items() if k not in _SECRET_KEYS}
+def _by_seat(data: Mapping[str, Any] | None, read: Callable[[Any], V] = lambda v: v) -> dict[int, V] | None:
+    return None if data is None else {int(seat): read(value) for seat, value in data.items()}
+
+
+def _seat_keys(data: Mapping[int, Any], write: Callable[[Any], Any] = lambda v: v) -> dict[str, Any]:
+    return {str(seat): write(value) for seat, value in data.items()}
+
+
+def _ints(data: list[int] | None) -> tuple[int, ...] | None:
+    return None if data is None else tuple(data)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RoundRecord:
+    """One resolved round: each seat's bid, who won, and what the round gave.
+
+    One prize in the middle: the ``pot`` and the winners' ``shares``, or nobody won and it was
+    ``carried`` to the next winner or ``set_aside``.  Open prizes: the ``row`` offered, the winner's
+    ``picks`` and the ranks ``chosen`` so far, or nobody won and, with carry-over, whether a pick
+    was ``carried``.  ``illegal``: the seats whose opened bid was forfeited to their lowest cards,
+    and why.  The fields are in the order of the stored form.
+    """
+
+    round: int
+    commitments: dict[int, str] | None = None  # a record of the old form
+    reveals: dict[int, Opening] | None = None  # a record of the old form
+    sealed: dict[int, str] | None = None
+    bids: dict[int, tuple[int, ...]]
+    winners: tuple[int, ...]
+    illegal: dict[int, str] | None = None
+    pot: tuple[int, ...] | None = None
+    row: tuple[int, ...] | None = None
+    shares: dict[int, Score] | None = None
+    picks: int | None = None
+    carried: bool | None = None
+    set_aside: bool | None = None
+    chosen: tuple[int, ...] | None = None
+
+    def to_dict(self, public: bool = False) -> dict[str, Any]:
+        """The stored form; ``public``: without the seals (nor an old record's commitments and
+        reveals, which are in the transcript)."""
+        out: dict[str, Any] = {"round": self.round}
+        if not public:
+            if self.commitments is not None:
+                out["commitments"] = _seat_keys(self.commitments)
+            if self.reveals is not None:
+                out["reveals"] = _seat_keys(self.reveals, Opening.to_dict)
+            if self.sealed is not None:
+                out["sealed"] = _seat_keys(self.sealed)
+        out["bids"] = _seat_keys(self.bids, list)
+        out["winners"] = list(self.winners)
+        if self.illegal is not None:
+            out["illegal"] = _seat_keys(self.illegal)
+        if self.pot is not None:
+            out["pot"] = list(self.pot)
+        if self.row is not None:
+            out["row"] = list(self.row)
+        if self.shares is not None:
+            out["shares"] = _seat_keys(self.shares, frac_str)
+        if self.picks is not None:
+            out["picks"] = self.picks
+        if self.carried is not None:
+            out["carried"] = self.carried
+        if self.set_aside is not None:
+            out["set_aside"] = self.set_aside
+        if self.chosen is not None:
+            out["chosen"] = list(self.chosen)
+        return out
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> RoundRecord:
+        return cls(
+            round=data["round"],
+            commitments=_by_seat(data.get("commitments")),
+            reveals=_by_seat(data.get("reveals"), Opening.from_dict),
+            sealed=_by_seat(data.get("sealed")),
+            bids=_by_seat(data["bids"], tuple),
+            winners=tuple(data["winners"]),
+            illegal=_by_seat(data.get("illegal")),
+            pot=_ints(data.get("pot")),
+            row=_ints(data.get("row")),
+            shares=_by_seat(data.get("shares"), parse_score),
+            picks=data.get("picks"),
+            carried=data.get("carried"),
+            set_aside=data.get("set_aside"),
+            chosen=_ints(data.get("chosen")),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class GameResult:
+    """How one game ended: each seat's score, the prizes nobody took (``unclaimed``), the winners,
+    and the prize order with what opens its commitment (``None`` when there was no commitment)."""
+
+    game: int
+    game_id: str
+    termination: Termination
+    scores: tuple[Score, ...]
+    unclaimed: int
+    winners: tuple[int, ...]
+    prize_commitment: str | None
+    prize_order: tuple[int, ...] | None
+    prize_salt: str | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "game": self.game,
+            "game_id": self.game_id,
+            "termination": str(self.termination),
+            "scores": [frac_str(s) for s in self.scores],
+            "unclaimed": self.unclaimed,
+            "winners": list(self.winners),
+            "prize_commitment": self.prize_commitment,
+            "prize_order": None if self.prize_order is None else list(self.prize_order),
+            "prize_salt": self.prize_salt,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> GameResult:
+        return cls(data["game"], data["game_id"], Termination(data["termination"]),
+                   tuple(parse_score(s) for s in data["scores"]), data["unclaimed"], tuple(data["winners"]),
+                   data["prize_commitment"], _ints(data["prize_order"]), data["prize_salt"])
+
+
+@dataclass(frozen=True, slots=True)
+class PlayedGame:
+    """A finished game of the match: its result and its round records (stored as one object)."""
+
+    result: GameResult
+    history: tuple[RoundRecord, ...] | None
+
+    def to_dict(self, public: bool = False) -> dict[str, Any]:
+        """The result's fields, then ``history`` (``public``: :meth:`RoundRecord.to_dict` ``public``)."""
+        out = self.result.to_dict()
+        if self.history is not None:
+            out["history"] = [r.to_dict(public) for r in self.history]
+        return out
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> PlayedGame:
+        history = data.get("history")
+        return cls(GameResult.from_dict(data),
+                   None if history is None else tuple(RoundRecord.from_dict(r) for r in history))
+
+
+@dataclass(frozen=True, slots=True)
+class MatchResult:
+    """How the match (or single game) ended: games played, winners, each seat's total points and
+    games won."""
+
+    format: MatchFormat
+    games_played: int
+    winners: tuple[int, ...]
+    totals: tuple[Score, ...]
+    wins: tuple[int, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "format": str(self.format),
+            "games_played": self.games_played,
+            "winners": list(self.winners),
+            "totals": [frac_str(t) for t in self.totals],
+            "wins": list(self.wins),
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> MatchResult:
+        return cls(MatchFormat(data["format"]), data["games_played"], tuple(data["winners"]),
+                   tuple(parse_score(t) for t in data["totals"]), tuple(data["wins"]))

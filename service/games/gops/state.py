@@ -21,17 +21,17 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from service.games import commitments
-from service.games.contract import Action, LegalAction
+from service.games.contract import Action, Event, LegalAction
 from service.errors import GameOver, IllegalAction, InvalidAction, InvalidOptions, RefereeError, WrongPhase
 from service.games.gops import clock
 from service.games.gops.actions import ChoosePrize, Commit, DealPrizes, EnforceDeadline, ReportPrize, Resign, Reveal, action_from_dict
 from service.games.gops.bidding import Bidding
 from service.games.gops.prizes import PrizeRow
 from service.games.gops.progress import MatchProgress
-from service.games.gops.records import Game, Phase
+from service.games.gops.records import Game, MatchResult, Phase, PlayedGame
 from service.games.gops.rules import MatchRules, Rules
 
-Events = list[dict[str, Any]]
+Events = list[Event]
 
 
 class Gops(Bidding, PrizeRow, MatchProgress):
@@ -48,9 +48,9 @@ class Gops(Bidding, PrizeRow, MatchProgress):
         rules: Rules,
         match: MatchRules,
         game: Game,
-        games: list[dict[str, Any]] | None = None,
+        games: list[PlayedGame] | None = None,
         resigned: list[int] | None = None,
-        result: dict[str, Any] | None = None,
+        result: MatchResult | None = None,
     ) -> None:
         self.id = id
         self.rules = rules
@@ -77,24 +77,24 @@ class Gops(Bidding, PrizeRow, MatchProgress):
         """The stored form.  Fresh containers, no deep copies; a finished game's record (result and
         history) is kept once, in ``game``, not again as the last of ``games``."""
         games = self.games
-        if games and self.game.result is not None and games[-1]["game"] == self.game.number:
+        if games and self.game.result is not None and games[-1].result.game == self.game.number:
             games = games[:-1]
         return {
             "id": self.id,
             "rules": self.rules.to_dict(),
             "match": self.match.to_dict(),
             "game": self.game.to_dict(),
-            "games": list(games),
+            "games": [p.to_dict() for p in games],
             "resigned": list(self.resigned),
-            "result": self.result,
+            "result": None if self.result is None else self.result.to_dict(),
         }
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Gops:
         game = Game.from_dict(data["game"])
-        games = list(data["games"])
-        if game.result is not None and not (games and games[-1]["game"] == game.number):
-            games.append({**game.result, "history": list(game.history)})
+        games = [PlayedGame.from_dict(p) for p in data["games"]]
+        if game.result is not None and not (games and games[-1].result.game == game.number):
+            games.append(PlayedGame(game.result, tuple(game.history)))
         return cls(
             data["id"],
             Rules.from_dict(data["rules"]),
@@ -102,7 +102,7 @@ class Gops(Bidding, PrizeRow, MatchProgress):
             game,
             games,
             list(data["resigned"]),
-            data["result"],
+            None if data["result"] is None else MatchResult.from_dict(data["result"]),
         )
 
     def copy(self) -> Gops:
@@ -256,7 +256,7 @@ class Gops(Bidding, PrizeRow, MatchProgress):
                 raise problem
             played[s] = list(bids[s])
         events: Events = []
-        self._settle(played, {}, {"round": g.round}, now, events)
+        self._settle(played, {}, None, now, events)
         return events
 
 

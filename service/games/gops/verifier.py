@@ -247,15 +247,15 @@ def verify_gops(transcript: dict[str, Any], prize_commitments: dict[int, str] | 
             recorded = transcript.get("result")
             if isinstance(recorded, dict) and recorded_games is not None:
                 recorded = {k: v for k, v in recorded.items() if k != "games"}  # checked just below
-            _diff("result", recorded, state.result, lines)
+            _diff("result", recorded, state.result.to_dict(), lines)
             for line in lines:
                 report.problem(line)
             if recorded_games is not None:
-                for line in _diff_games(recorded_games, state.games):
+                for line in _diff_games(recorded_games, [p.to_dict() for p in state.games]):
                     report.problem(line)
 
     if report.ok:
-        result = state.result or {}
+        result = state.result.to_dict() if state.result is not None else {}
         played = len(state.games)
         shuffled = len(deals)
         report.summary = (

@@ -33,7 +33,7 @@ def play(doc: dict[str, Any], version: int, who: str, at: float, seat: int | Non
     state = state if state is not None else load(doc)
     events = state.apply(action, seat=seat, now=at)
     entry = {"version": version + 1, "at": at, "by": who, "action": {**CODEC.to_dict(action), "seat": seat},
-             "events": events}
+             "events": [e.to_dict() for e in events]}
     return Applied({**doc, "state": state.to_dict()}, [entry], state.over, state)
 
 

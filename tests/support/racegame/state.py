@@ -5,8 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from service.errors import GameOver, IllegalAction, NotYourTurn
+from service.games.contract import Event
 
 from .actions import Say
+from .events import Said, Won
 from .rules import Options
 
 
@@ -43,13 +45,13 @@ class Race:
             return False
         return True
 
-    def apply(self, action: Say, *, seat: int | None = None, now: float = 0.0) -> list[dict[str, Any]]:
+    def apply(self, action: Say, *, seat: int | None = None, now: float = 0.0) -> list[Event]:
         self.verify(action, seat=seat, now=now)
         self.total += action.amount
-        events = [{"type": "said", "seat": seat, "amount": action.amount, "total": self.total}]
+        events: list[Event] = [Said(seat, action.amount, self.total)]
         if self.total == self.options.target:
             self.winner = seat
-            events.append({"type": "won", "seat": seat})
+            events.append(Won(seat))
         else:
             self.turn = (self.turn + 1) % self.options.players
         return events

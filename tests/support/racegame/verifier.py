@@ -25,7 +25,8 @@ def verify(transcript: dict[str, Any], commitments: dict[int, str] | None = None
         except RefereeError as error:
             report.problem(f"version {entry['version']}: {error}")
             break
-        if events != entry.get("events"):
-            report.problem(f"version {entry['version']}: recorded {entry.get('events')}, replayed {events}")
+        replayed = [e.to_dict() for e in events]
+        if replayed != entry.get("events"):
+            report.problem(f"version {entry['version']}: recorded {entry.get('events')}, replayed {replayed}")
     report.summary = f"race {report.id}: {len(entries)} entries, total {state.total}, winner {state.winner}"
     return report
