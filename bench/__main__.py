@@ -39,7 +39,7 @@ TARGETS = {
     "round_trips_per_commit_reveal": ("<=", 2, 1),
     "round_trips_per_commit_reveal_without_latest_record": ("<=", 2, 1),
     "memory_kib_per_finished_gops_game": ("<=", 4.0, 2.0),
-    "engine_gops_vs_openspiel": (">=", 0.25, 0.5),
+    "engine_gops_rules_vs_openspiel": (">=", 0.25, 0.5),  # the engine's figure: the rules alone (OpenSpiel's workload)
 }
 
 
@@ -231,7 +231,7 @@ def targets_table(report: dict) -> list[dict[str, Any]]:
             rc[k]["without_latest_record"]["round_trips"] if "without_latest_record" in rc[k] else rc[k]["round_trips"]
             for k in ("gops_commit", "gops_reveal", "gofo_move")),
         "memory_kib_per_finished_gops_game": report["memory"]["gops_finished_game"]["kib"],
-        "engine_gops_vs_openspiel": report["engine"]["gops_vs_openspiel"]["ratio"],
+        "engine_gops_rules_vs_openspiel": report["engine"]["gops_rules_vs_openspiel"]["ratio"],
     }
     rows = []
     for key, (op, target, end) in TARGETS.items():

@@ -40,7 +40,7 @@ def report(tmp_path_factory) -> dict:
     # the README's tables are rendered from such a report
     md = subprocess.run([sys.executable, "-m", "bench.report_md", str(out)], cwd=REPO, capture_output=True,
                         text=True, timeout=60, check=True).stdout
-    assert "| gops moves |" in md and "| Gops commit |" in md and "engine_gops_vs_openspiel" in md
+    assert "| gops moves |" in md and "| Gops commit |" in md and "engine_gops_rules_vs_openspiel" in md
     return json.loads(out.read_text())
 
 
@@ -104,7 +104,7 @@ def test_targets_and_meta(report):
     assert {row["figure"] for row in report["targets"]} == {
         "moves_ratio_16", "reads_ratio_16", "cpu_ms_per_move", "round_trips_per_commit_reveal",
         "round_trips_per_commit_reveal_without_latest_record",
-        "memory_kib_per_finished_gops_game", "engine_gops_vs_openspiel"}
+        "memory_kib_per_finished_gops_game", "engine_gops_rules_vs_openspiel"}
     assert all(isinstance(row["met"], bool) for row in report["targets"])
     assert report["meta"]["mode"] == "smoke" and report["meta"]["gunicorn"]["worker_class"]
 
