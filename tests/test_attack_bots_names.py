@@ -1,10 +1,11 @@
 """Attacks on seats the referee plays (bots), hints and players' names, kept as regression tests.
 
-Each test is a hostile client or a careful reviewer: bad requests are refused precisely and leave the
-stored record and transcript exactly as they were; concurrent renames and moves all land (or one is
-refused) with consistent versions and a transcript that still verifies; a hint is answered only where
-the seat has a decision to make; bots at every level keep a game going through deadlines; and nothing
-published tells a bot's committed bid before it is revealed.
+Each test is a hostile client or a careful reviewer: a name holds no invisible character; bad
+requests are refused precisely and leave the stored record and transcript exactly as they were;
+concurrent renames and moves all land (or one is refused) with consistent versions and a transcript
+that still verifies; a hint is answered only where the seat has a decision to make; bots at every
+level keep a game going through deadlines; and nothing published tells a Gops bot's bid before the
+round resolves, nor a Gofo bot's cards or the stock.
 """
 
 from __future__ import annotations
