@@ -128,12 +128,17 @@ class BotSchema(ma.Schema):
 
 NAME_LENGTH = 24
 #: Printable text with something besides spaces: no control characters or line separators.
-# What a name never holds (a class's negation): control characters, line and paragraph separators
-# and invisible format characters (zero-width, direction overrides, the byte-order mark). Written as
+# What a name never holds (a class's negation): control characters, line and paragraph separators,
+# invisible format characters (zero-width, direction overrides, the byte-order mark, and beyond the
+# first 65,536 code points the hieroglyph, shorthand and musical format controls and the tag
+# characters, which can carry hidden text) and the Hangul fillers (letters drawn blank). Written as
 # the characters themselves, not \u escapes, so that every regex engine reads the published pattern
-# alike. (Lone surrogates never reach it: a body holding one is not JSON text, service.web.app.)
-_RANGES = ((0x00, 0x1F), (0x7F, 0x9F), (0xAD, 0xAD), (0x61C, 0x61C), (0x180E, 0x180E), (0x200B, 0x200F),
-           (0x2028, 0x202E), (0x2060, 0x206F), (0xFEFF, 0xFEFF), (0xFFF9, 0xFFFB))
+# alike; the characters past U+FFFF ask for Unicode semantics (Python's re, ECMA-262's u flag).
+# (Lone surrogates never reach it: a body holding one is not JSON text, service.web.app.)
+_RANGES = ((0x00, 0x1F), (0x7F, 0x9F), (0xAD, 0xAD), (0x61C, 0x61C), (0x115F, 0x1160), (0x180E, 0x180E),
+           (0x200B, 0x200F), (0x2028, 0x202E), (0x2060, 0x206F), (0x3164, 0x3164), (0xFEFF, 0xFEFF),
+           (0xFFA0, 0xFFA0), (0xFFF9, 0xFFFB), (0x13430, 0x1343F), (0x1BCA0, 0x1BCA3), (0x1D173, 0x1D17A),
+           (0xE0000, 0xE007F))
 _TEXT = "".join(f"{chr(a)}-{chr(b)}" if a != b else chr(a) for a, b in _RANGES)  # none is special in a class
 NAME_PATTERN = f"^[^{_TEXT}]*[^\\s{_TEXT}][^{_TEXT}]*$"
 
