@@ -75,7 +75,8 @@ class HandState(Betting, Stock, Showdown):
     it has put in since. Cards (dealt mode only): ``stock`` (top first), ``pile`` (thrown
     discards and folded hands), ``hands``, ``kept`` (cards kept face up to a player's right).
     ``bet``: the :class:`Bet` in force; ``canto``: the tabletop :class:`Canto`; ``restocks``: one
-    public :class:`Restock` per reshuffle; ``result``: the hand's result record once it is over.
+    public :class:`Restock` per reshuffle; ``discard_log``: a :class:`DiscardRecord` per discard;
+    ``result``: the :class:`HandResult`, once the hand is over.
     """
 
     mode: Mode

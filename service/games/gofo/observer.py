@@ -194,20 +194,24 @@ def redact_entry(action: dict[str, Any], number_in_hand: int, result: HandRecord
 # ------------------------------------------------------------------ a stored table
 
 
-def result_of(doc: dict[str, Any], number: int) -> HandRecord | None:
-    """The recorded result of hand ``number`` of a stored table (``None`` while it is not finished)."""
+def result_of(doc: dict[str, Any], number: int, record: HandRecord | None = None) -> HandRecord | None:
+    """The recorded result of hand ``number`` of a stored table (``None`` while it is not finished).
+    ``record``: the caller's copy of a hand's record (the table's ``last_result``), taken when it is
+    of that hand, instead of reading the document's again."""
     results = doc["results"]
     result = results[number - 1] if 0 < number <= len(results) else None
-    return HandRecord.from_dict(result) if result is not None and result.get("hand") == number else None
+    if result is None or result.get("hand") != number:
+        return None
+    return record if record is not None and record.hand == number else HandRecord.from_dict(result)
 
 
 def published(doc: dict[str, Any], number: int, record: HandRecord | None = None) -> dict[str, Any] | None:
     """A finished hand's deal as :func:`publish` opens it (``None``: not finished, or not dealt).
-    ``record``: the hand's :func:`result_of`, when the caller has read it."""
+    ``record``: as for :func:`result_of`."""
     secret = doc["deals"].get(str(number))
     if secret is None:
         return None
-    result = record if record is not None else result_of(doc, number)
+    result = result_of(doc, number, record)
     return publish(secret, result) if result is not None else None
 
 
@@ -233,7 +237,7 @@ def record_view(doc: dict[str, Any], version: int, seat: int | None = None, tabl
         data["hand"]["turn_deadline_at"] = clock.turn_deadline(doc)
     if table.options.chosen_inauguration:  # the clock of the seat to inaugurate (no hand to carry it)
         data["table"]["inauguration_deadline_at"] = clock.turn_deadline(doc) if table.inaugurations_pending else None
-    data["table"]["last_deal"] = published(doc, table.hand_number - 1)
+    data["table"]["last_deal"] = published(doc, table.hand_number - 1, table.last_result)
     data["table"]["draw_commitments"] = [{"round": d["round"], "seats": d["seats"], "commitment": d["commitment"]}
                                          for d in doc.get("draws", [])]
     return data

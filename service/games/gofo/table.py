@@ -45,7 +45,8 @@ class Table:
     """Seats ``0..n-1`` in counter-clockwise order of play, their ledger and the current hand.
 
     Ledger per seat: ``fronts`` (chips al frente, the resto between hands), ``behinds`` (atrás),
-    ``cajas`` (cajas taken so far, the first included).
+    ``cajas`` (cajas taken so far, the first included).  ``last_result``: the
+    :class:`~service.games.gofo.records.HandRecord` of the last finished hand.
 
     ``inaugurations_pending`` (``inauguration: chosen`` only): the seats that took a new caja when the
     last hand ended and have not chosen its first front yet, in seat order.  While any is pending the
