@@ -17,13 +17,13 @@ from service.games.gofo.records import DiscardRecord, HandRecord, HandResult, Pa
 from service.games.gofo.table import Table
 from .helpers import random_action
 
-# A finished hand as a table recorded it before the starting fronts and the reshuffles were kept.
+# The oldest stored form of a finished hand: no starting fronts, no reshuffles.
 OLDEST = ('{"reason": "canto", "pots": [{"amount": 6, "eligible": [0, 1], "winner": 1}], "payouts": [0, 6, 0], '
           '"shown": [["1o", "3o", "4o", "6c", "7e"], ["2c", "3c", "5c", "6b", "7c"], null], "values": [28, 34, null], '
           '"net": [-3, 3, 0], "hand": 4, "dealer": 2, "mano": 0, '
           '"discards": [{"round": 1, "seat": 0, "count": 2, "cards": ["2b", "11e"], "kept": false}, '
           '{"round": 1, "seat": 1, "count": 0, "cards": [], "kept": false}], "kept": [[], [], []]}')
-# ... once the starting fronts were kept (between mano and the discards), still without reshuffles.
+# The next form: the starting fronts (between mano and the discards), no reshuffles.
 WITH_STACKS = OLDEST.replace('"mano": 0, ', '"mano": 0, "stacks": [20, 17, 23], ')
 # A tabletop hand: a discard thrown face down (no cards), a card kept to the right, a reshuffle reported.
 TABLETOP = ('{"reason": "uncontested", "pots": [{"amount": 4, "eligible": [1], "winner": 1}], "payouts": [0, 4], '

@@ -5,9 +5,9 @@ ledger's ``results``).
 
 Each is a frozen dataclass, made once and never changed, so copies of a hand or a table share them.
 ``to_dict()`` is the stored form, which views, the ledger and the transcript publish; ``from_dict()``
-reads it back.  A table's record of a hand stored before the starting fronts (``stacks``) or the
-reshuffles (``reshuffles``) were recorded lacks those keys; it is read with ``None`` there and written
-back without them.
+reads it back.  The oldest stored records of a hand have neither the starting fronts (``stacks``) nor
+the reshuffles (``reshuffles``), some have no ``reshuffles``: such a record reads with ``None`` there
+and is written back without them.
 """
 
 from __future__ import annotations
