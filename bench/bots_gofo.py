@@ -83,7 +83,7 @@ def play_hand(seed: int, policies: list[Policy], front: int, rngs: list[random.R
             continue
         view = {"hand": observer.hand_view(hand, seat), "table": {}}
         hand.apply(policies[seat](view, rngs[seat]), seat=seat)
-    return list(hand.result["net"])
+    return list(hand.result.net)
 
 
 def duplicate(a: Policy, b: Policy, deals: int, seats: int, front: int, seed: int) -> dict[str, Any]:

@@ -10,6 +10,7 @@ from support.client import FlaskHttp, GofoTable
 from service.games import commitments
 from service import verify
 from service.games.gofo import deal as deal_rules
+from service.games.gofo.records import HandRecord
 from service.games.gofo.cards import DECK
 from service.games.gofo.value import hand_value
 from support import store as support_store
@@ -182,9 +183,9 @@ def test_five_player_dealt_hand_with_blind_entry_refiche_all_in_and_side_pot(htt
     shown = {c for cards in result["shown"] if cards for c in cards}
     thrown = {c for d in result["discards"] for c in d["cards"]}
     assert result["reshuffles"] and not result["reshuffles"][0]["clean"]
-    assert opened == deal_rules.opened_cards(result) and opened < shown | thrown
+    assert opened == deal_rules.opened_cards(HandRecord.from_dict(result)) and opened < shown | thrown
     revealed = {r["number"] for r in deal["reshuffle_keys"]}
-    assert revealed == set(deal_rules.revealed_reshuffles(result)) and 1 not in revealed
+    assert revealed == set(deal_rules.revealed_reshuffles(HandRecord.from_dict(result))) and 1 not in revealed
     entries = http.get(f"{t.base}/transcript")[1]["entries"]
     orders = [e["action"]["order"] for e in entries if e["action"]["type"] == "reshuffle" and e["hand"] == 2]
     assert len(orders) == len(result["reshuffles"]) and orders[0] is None

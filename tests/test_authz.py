@@ -52,6 +52,7 @@ from support.store import snapshot, stored, stored_doc
 
 from service.api import auth, common
 from service.games.gofo import deal as deal_rules
+from service.games.gofo.records import HandRecord
 from service.openapi import generate
 
 SCENES = {"gops": GopsScene, "gofo": GofoScene}
@@ -737,7 +738,7 @@ class Observer:
                 assert not (cards - public_cards) & published, (seat, sorted(cards), result)
         deal = public["table"]["last_deal"]
         # what opens is decided from the public record (tests/gofo/test_secrecy.py attacks it)
-        assert {o["card"] for o in deal["openings"]} == deal_rules.opened_cards(result) <= public_cards
+        assert {o["card"] for o in deal["openings"]} == deal_rules.opened_cards(HandRecord.from_dict(result)) <= public_cards
 
     def transcript_and_ledger(self) -> None:
         status, transcript = self.http.get(f"{self.base}/transcript")

@@ -29,6 +29,7 @@ from support.servers import REPO_ROOT
 from service import verify
 from service.games import commitments
 from service.games.gofo import deal as deal_rules
+from service.games.gofo.records import HandRecord
 from service.games.gofo.cards import DECK
 
 GAMES: dict[str, ModuleType] = {"gops": verify_gops, "gofo": verify_gofo}
@@ -379,7 +380,7 @@ def test_the_reshuffles_are_derived_from_the_committed_key(played_gofo):
     for deal, result in zip(t["deals"], t["results"], strict=True):
         mine = secret[str(deal["hand"])]
         keys = {r["number"]: r["key"] for r in deal["reshuffle_keys"]}
-        assert set(keys) == set(deal_rules.revealed_reshuffles(result))
+        assert set(keys) == set(deal_rules.revealed_reshuffles(HandRecord.from_dict(result)))
         orders = [e["action"]["order"] for e in verify_gofo.entries_of(t, "reshuffle", hand=deal["hand"])]
         for k, (order, full) in enumerate(zip(orders, mine["reshuffles"], strict=True), 1):
             seed = commitments.reshuffle_seed(deal["hand_id"], k, mine["reshuffle_keys"][k - 1])
@@ -402,7 +403,7 @@ def test_the_deals_open_exactly_what_the_rules_allow(played_gofo):
         assert deal["leaves"] == [commitments.card_leaf(hid, i, c, mine["salts"][i]) for i, c in enumerate(mine["order"])]
         assert deal["commitment"] == commitments.deck_commitment(hid, deal["leaves"], deal["reshuffle_key_hash"])
         assert deal["reshuffle_key_hash"] == commitments.reshuffle_key_hash(hid, deal["reshuffle_key_leaves"])
-        public, opened = verify_gofo.public_cards(result), deal_rules.opened_cards(result)
+        public, opened = verify_gofo.public_cards(result), deal_rules.opened_cards(HandRecord.from_dict(result))
         assert opened <= public
         if all(r["clean"] for r in result["reshuffles"]):  # no folded hand came back: every public card opens
             assert opened == public

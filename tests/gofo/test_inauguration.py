@@ -81,7 +81,7 @@ def test_a_bust_waits_for_the_seats_choice_before_the_next_hand():
     assert table.hand is None and table.hand_number == 2  # counted, not begun
     assert table.inaugurations_pending == [loser]
     assert (table.fronts[loser], table.behinds[loser], table.cajas[loser]) == (0, 10, 2)
-    assert table.last_result["hand"] == 1 and table.last_result["net"][loser] == -10
+    assert table.last_result.hand == 1 and table.last_result.result.net[loser] == -10
     assert table.to_act() == loser and table.chance_request() is None
     assert table.legal_actions(loser) == [LegalAction("inaugurate", fronts=(4, 6))]
     assert table.legal_actions(loser)[0].to_dict() == {"type": "inaugurate", "fronts": [4, 6]}
@@ -208,7 +208,7 @@ def test_a_dealt_table_shuffles_after_the_last_choice_and_replays():
     go(1, Discard(()))
     go(0, Discard(()))
     assert table.inaugurations_pending == [0] and table.hand is None
-    assert table.last_result["values"] == [8, 30]
+    assert table.last_result.result.values == (8, 30)
     assert table.chance_request() is None and table.to_act() == 0
     go(0, Inaugurate(6))
     assert table.chance_request()["kind"] == "shuffle" and table.to_act() is None

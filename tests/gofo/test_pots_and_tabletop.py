@@ -50,15 +50,15 @@ def test_three_all_ins_at_different_levels_make_three_pots() -> None:
     hand = play(hand, (1, Show(tuple(H30))), (2, Show(tuple(H25))), (3, Show(tuple(H20))),
                 (0, Show(tuple(H15))))
     assert hand.is_over()
-    assert hand.result["payouts"] == [0, 40, 45, 50]
-    assert [p["winner"] for p in hand.result["pots"]] == [1, 2, 3]
+    assert hand.result.payouts == (0, 40, 45, 50)
+    assert [p.winner for p in hand.result.pots] == [1, 2, 3]
 
 
 def test_best_hand_takes_every_pot_it_is_eligible_for() -> None:
     hand = three_all_ins()
     hand = play(hand, (1, Show(tuple(H15))), (2, Show(tuple(H20))), (3, Show(tuple(H25))),
                 (0, Show(tuple(H30))))
-    assert hand.result["payouts"] == [135, 0, 0, 0]
+    assert hand.result.payouts == (135, 0, 0, 0)
 
 
 def test_folded_chips_stay_in_the_pots_they_fed() -> None:
@@ -78,8 +78,8 @@ def test_declare_then_winner_must_show_matching_cards() -> None:
         "declared_value_mismatch"
     assert code_of(hand.apply, 3, Declare(21)) == "declaration_locked"  # cards are on the table now
     hand = play(hand, (3, Show(tuple(H20))))
-    assert hand.is_over() and hand.result["payouts"] == [0, 40, 45, 50]
-    assert hand.result["shown"][0] is None and hand.result["values"][0] == 15
+    assert hand.is_over() and hand.result.payouts == (0, 40, 45, 50)
+    assert hand.result.shown[0] is None and hand.result.values[0] == 15
 
 
 def test_tabletop_cards_must_exist_and_be_distinct() -> None:
@@ -130,7 +130,7 @@ def test_a_wrong_declaration_is_corrected_before_anyone_shows() -> None:
     hand = play(hand, (1, Show(tuple(H30))))
     assert code_of(hand.apply, 2, Declare(26)) == "declaration_locked"  # seat 1 has shown now
     hand = play(hand, (2, Show(tuple(H25))), (3, Show(tuple(H20))))
-    assert hand.is_over() and [p["winner"] for p in hand.result["pots"]] == [1, 2, 3]
+    assert hand.is_over() and [p.winner for p in hand.result.pots] == [1, 2, 3]
 
 
 def test_a_correction_after_the_declarations_judges_who_must_show_again() -> None:
@@ -140,7 +140,7 @@ def test_a_correction_after_the_declarations_judges_who_must_show_again() -> Non
     hand = play(hand, (1, Declare(30)))
     assert hand.canto.stage == "show" and hand.queue == [1, 2, 3]
     hand = play(hand, (1, Show(tuple(H30))), (2, Show(tuple(H25))), (3, Show(tuple(H20))))
-    assert [p["winner"] for p in hand.result["pots"]] == [1, 2, 3]
+    assert [p.winner for p in hand.result.pots] == [1, 2, 3]
 
 
 def test_a_player_may_concede_at_the_canto() -> None:
@@ -155,15 +155,15 @@ def test_a_player_may_concede_at_the_canto() -> None:
     hand = play(hand, (2, Show(tuple(H25))))
     assert hand.is_over()
     # seat 3's 50 stay in the pots it fed; the top pot (0 and 3) goes to seat 0, the only claimant left
-    assert [(p["amount"], p["winner"]) for p in hand.result["pots"]] == [(40, 1), (45, 2), (50, 0)]
-    assert hand.result["shown"][3] is None and hand.result["net"][3] == -50
+    assert [(p.amount, p.winner) for p in hand.result.pots] == [(40, 1), (45, 2), (50, 0)]
+    assert hand.result.shown[3] is None and hand.result.net[3] == -50
 
 
 def test_the_last_claimant_takes_every_pot_without_showing() -> None:
     hand = play(three_all_ins(), (1, Muck()), (2, Muck()), (3, Declare(20)))
     hand, events = play_events(hand, (0, Muck()))
-    assert hand.is_over() and hand.result["reason"] == "uncontested"
-    assert hand.result["payouts"] == [0, 0, 0, 135] and events[-1].TYPE == "hand_over"
+    assert hand.is_over() and hand.result.reason == "uncontested"
+    assert hand.result.payouts == (0, 0, 0, 135) and events[-1].TYPE == "hand_over"
 
 
 def test_muck_is_only_for_the_tabletop_canto() -> None:

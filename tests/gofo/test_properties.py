@@ -109,9 +109,9 @@ def play_table(seed: int, seats: int, mode: str, hands: int, *, secrecy: bool = 
         transcript.append(record(seat, action))
         if table.hand_number != number and number > 0:
             plan = {}
-            result = table.last_result
-            assert result is not None
-            assert sum(result["payouts"]) == sum(p["amount"] for p in result["pots"])
+            ended = table.last_result
+            assert ended is not None
+            assert sum(ended.result.payouts) == sum(p.amount for p in ended.result.pots)
         # chips: nothing created or lost; only new cajas add chips
         total = sum(table.fronts) + sum(table.behinds)
         assert total == start_total + (sum(table.cajas) - seats) * caja

@@ -128,16 +128,16 @@ def play_hand(seed: int, seats: int) -> dict[str, Any]:
                     hidden |= {(s, c) for c in before.hands[s]}
                     mucks[s] = (step, len(before.hands[s]))
                 deliveries += [(source[c], s, c, step) for c in after.hands[s] if c not in before.hands[s]]
-            for record in after.discard_log[len(before.discard_log):]:
-                sightings += [(c, step, record["kept"], record["seat"]) for c in record["cards"]]
+            for discard in after.discard_log[len(before.discard_log):]:
+                sightings += [(c, step, discard.kept, discard.seat) for c in discard.cards]
             final = after
     result = table.last_result
     end = step + 1
-    for s, cards in enumerate(result["shown"]):
+    for s, cards in enumerate(result.result.shown):
         sightings += [(c, end, False, s) for c in cards or []]
     public = deal_rules.public_cards(result)
     for s in range(seats):
-        if final.status[s] == "in" and result["shown"][s] is None:  # won without showing
+        if final.status[s] == "in" and result.result.shown[s] is None:  # won without showing
             hidden |= {(s, c) for c in final.hands[s]}
     hidden |= {("stock", c) for c in final.stock if c not in public}
     return {"result": result, "deal": secret, "deliveries": deliveries, "sightings": sightings,
@@ -187,7 +187,7 @@ def attack(record: dict[str, Any], published: dict[str, Any] | None,
         known_at.append((c, seat, step, until))
         if seat in mucks and step <= mucks[seat][0] and until >= mucks[seat][0]:
             claims.add((seat, c))  # 1. a published origin mapped to a folded seat's position
-        elif seat not in mucks and until == end and result["shown"][seat] is None:
+        elif seat not in mucks and until == end and result.result.shown[seat] is None:
             claims.add((seat, c))  # ... or to the hand that won without showing
     # 2. a pile that names a card nobody had thrown: it came from the one folded hand before it
     for k, reorder in enumerate(reshuffle_orders, 1):
@@ -248,8 +248,8 @@ def all_hands() -> list[dict[str, Any]]:
 
 def test_the_random_hands_exercise_what_the_attack_needs() -> None:
     records = all_hands()
-    reshuffled = [r for r in records if r["result"]["reshuffles"]]
-    tainted = [r for r in reshuffled if not all(x["clean"] for x in r["result"]["reshuffles"])]
+    reshuffled = [r for r in records if r["result"].reshuffles]
+    tainted = [r for r in reshuffled if not all(x.clean for x in r["result"].reshuffles)]
     came_back = [r for r in tainted if any(c in deal_rules.public_cards(r["result"]) for (_s, c) in r["hidden"])]
     assert len(reshuffled) >= 40 and len(tainted) >= 20 and len(came_back) >= 10
     assert any(r["seats"] == 6 for r in came_back) and any(r["seats"] == 5 for r in came_back)
@@ -295,7 +295,7 @@ def test_every_opening_opens_and_clean_hands_open_every_public_card() -> None:
             assert leaf == pub["reshuffle_key_leaves"][r["number"] - 1]
         opened = {o["card"] for o in pub["openings"]}
         assert opened <= deal_rules.public_cards(result)
-        if all(x["clean"] for x in result["reshuffles"]):
+        if all(x.clean for x in result.reshuffles):
             assert opened == deal_rules.public_cards(result)
 
 

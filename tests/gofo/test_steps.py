@@ -116,8 +116,8 @@ def test_3_enter_seen_blind_or_decline() -> None:
 
 def test_3_everyone_declines_mano_takes_back_his_opening() -> None:
     hand = play(four(), (1, Open(3)), (2, Decline()), (3, Decline()), (0, Decline()))
-    assert hand.is_over() and hand.result["reason"] == "uncontested"
-    assert hand.result["payouts"] == [0, 3, 0, 0]
+    assert hand.is_over() and hand.result.reason == "uncontested"
+    assert hand.result.payouts == (0, 3, 0, 0)
 
 
 def test_3_six_players_dealer_sits_out_unless_someone_declines() -> None:
@@ -148,7 +148,7 @@ def test_3_six_players_dealer_may_stay_out() -> None:
                 (5, Decline()))
     assert hand.to_act() == 0
     hand = play(hand, (0, Decline()))
-    assert hand.is_over() and hand.result["payouts"][1] == 2
+    assert hand.is_over() and hand.result.payouts[1] == 2
 
 
 # --- 4. raising the opening -------------------------------------------------------------------
@@ -207,11 +207,11 @@ def test_6_four_silent_rounds_then_canto() -> None:
         assert hand.phase == "discard" and hand.final_discard == (rnd == 4)
         assert codes(hand.apply, 1, Discard(("3c",))) == "card_not_in_hand"
         hand = stand_pat(hand)
-    assert hand.is_over() and hand.result["reason"] == "canto"
+    assert hand.is_over() and hand.result.reason == "canto"
     # 3b 4b 5b 6b 12b: 24 beats 3e..11e: 4+5+6+8 = 23 and oros/copas 22
-    assert hand.result["values"] == [24, 22, 22, 23]
-    assert hand.result["payouts"] == [8, 0, 0, 0]
-    assert hand.result["shown"][0] == ["3b", "4b", "5b", "6b", "12b"]
+    assert hand.result.values == (24, 22, 22, 23)
+    assert hand.result.payouts == (8, 0, 0, 0)
+    assert hand.result.shown[0] == ("3b", "4b", "5b", "6b", "12b")
 
 
 def test_6_discard_draws_as_many_and_shows_them() -> None:
@@ -231,7 +231,7 @@ def test_6_corte_then_one_discard_then_canto() -> None:
     assert hand.phase == "discard" and hand.final_discard and hand.after_corte
     assert not hand.keep_right  # four still in: discards go back to the pile
     hand = stand_pat(hand)
-    assert hand.is_over() and hand.result["payouts"] == [20, 0, 0, 0]
+    assert hand.is_over() and hand.result.payouts == (20, 0, 0, 0)
 
 
 # --- 7. betting after a corte -----------------------------------------------------------------
@@ -268,9 +268,9 @@ def test_7_everyone_folds_to_a_refiche_maker_wins_without_showing() -> None:
     hand = play(entered_all(four()), (1, Pass()), (1, Corta(4)), (2, Ver()), (3, NoVer()),
                 (0, Ver()), (2, Refiche(6)))
     hand, events = play_events(hand, (0, NoVer()), (1, NoVer()))
-    assert hand.is_over() and hand.result["reason"] == "uncontested"
-    assert hand.result["payouts"] == [0, 0, 2 + 4 + 6 + 2 + 2 + 4 + 2 + 4, 0]
-    assert hand.result["shown"] == [None] * 4
+    assert hand.is_over() and hand.result.reason == "uncontested"
+    assert hand.result.payouts == (0, 0, 2 + 4 + 6 + 2 + 2 + 4 + 2 + 4, 0)
+    assert hand.result.shown == (None,) * 4
     assert not any(e.TYPE == "canto" for e in events)
     assert codes(hand.apply, 2, Voy()) == "hand_over"
 
@@ -332,8 +332,8 @@ def test_10_tie_goes_to_the_player_closer_to_mano() -> None:
     hand = play(entered_all(hand), (1, Pass()))
     for _ in range(4):
         hand = stand_pat(all_voy(hand))
-    assert hand.result["values"] == [24, 22, 24, 22]
-    assert hand.result["payouts"] == [0, 0, 8, 0]
+    assert hand.result.values == (24, 22, 24, 22)
+    assert hand.result.payouts == (0, 0, 8, 0)
 
 
 def test_10_folded_mano_still_anchors_the_tie_break() -> None:
@@ -342,8 +342,8 @@ def test_10_folded_mano_still_anchors_the_tie_break() -> None:
                 (0, Ver()), (1, NoVer()), (2, Ver()), (0, Pass()), (2, Pass()))
     assert hand.status[1] == "folded"
     hand = stand_pat(hand)
-    assert hand.result["values"] == [24, None, 24, 22]
-    assert hand.result["payouts"] == [0, 0, 2 * 4 + 2 * 3, 0]
+    assert hand.result.values == (24, None, 24, 22)
+    assert hand.result.payouts == (0, 0, 2 * 4 + 2 * 3, 0)
 
 
 def test_10_tie_break_counts_from_mano_seat_across_the_wrap() -> None:
@@ -355,8 +355,8 @@ def test_10_tie_break_counts_from_mano_seat_across_the_wrap() -> None:
                 (3, Pass()), (3, Voy()), (0, Corta(1)), (1, Ver()), (2, NoVer()), (3, NoVer()),
                 (1, Pass()))
     hand = stand_pat(hand)
-    assert hand.result["values"][0] == hand.result["values"][1] == 24
-    assert hand.result["payouts"] == [2 * 4 + 1 * 2, 0, 0, 0]
+    assert hand.result.values[0] == hand.result.values[1] == 24
+    assert hand.result.payouts == (2 * 4 + 1 * 2, 0, 0, 0)
 
 
 # --- what each player may see -----------------------------------------------------------------

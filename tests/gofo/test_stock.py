@@ -67,4 +67,4 @@ def test_five_players_discarding_until_reshuffles() -> None:
         assert all_cards(hand) == sorted(DECK)
         assert all(len(hand.hands[s]) == 5 for s in hand.live()) or hand.phase == "reshuffle"
     assert reshuffles >= 4
-    assert hand.result["reason"] == "canto"
+    assert hand.result.reason == "canto"

@@ -51,7 +51,7 @@ def test_dealer_rotates_to_the_next_seat() -> None:
     # finish quickly: mano cuts, everyone folds
     t = play(t, (1, Corta(1)), (2, NoVer()), (0, NoVer()))
     assert t.hand_number == 2 and t.dealer == 1 and t.hand.mano == 2
-    assert t.last_result["reason"] == "uncontested" and t.last_result["payouts"] == [0, 4, 0]
+    assert t.last_result.result.reason == "uncontested" and t.last_result.result.payouts == (0, 4, 0)
     assert t.fronts == [29, 32, 29]
 
 

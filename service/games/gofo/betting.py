@@ -53,17 +53,14 @@ class Bet:
 
 @dataclass
 class Pot:
-    """One pot: its chips, the live seats that may win it, and (once paid) its winner."""
+    """One pot: its chips and the live seats that may win it (as paid, it is a
+    :class:`~service.games.gofo.records.PaidPot`)."""
 
     amount: int
     eligible: list[int]
-    winner: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"amount": self.amount, "eligible": list(self.eligible)}
-        if self.winner is not None:
-            out["winner"] = self.winner
-        return out
+        return {"amount": self.amount, "eligible": list(self.eligible)}
 
 
 def side_pots(committed: list[int], live: list[bool]) -> list[Pot]:

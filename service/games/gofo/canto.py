@@ -20,6 +20,7 @@ from service.games.gofo.events import (
 )
 from service.games.gofo.betting import Pot
 from service.games.gofo.cards import parse_cards, sort_cards
+from service.games.gofo.records import HandResult, PaidPot
 from service.games.gofo.rules import HAND_SIZE, CantoStage, Mode, Phase, Resolution, Status
 from service.games.gofo.value import MAX_VALUE, MIN_VALUE, hand_value
 
@@ -66,7 +67,7 @@ class Showdown:
         kept: list[list[str]]
         bet: Any
         canto: Canto | None
-        result: dict[str, Any] | None
+        result: HandResult | None
 
         def live(self) -> list[int]: ...
         def pots(self) -> list[Pot]: ...
@@ -217,20 +218,20 @@ class Showdown:
         """Each pot to its winner (the best value, ties to the seat closer to mano; a pot with one
         eligible seat, or every pot when uncontested, without judging); the hand is over."""
         payouts = [0] * self.n
-        pots = self.pots()
-        for i, pot in enumerate(pots):
+        paid: list[PaidPot] = []
+        for i, pot in enumerate(self.pots()):
             if reason is Resolution.UNCONTESTED or len(pot.eligible) == 1:
                 winner = pot.eligible[0]
             else:
                 winner = self._pot_winner(pot.eligible, values)
-            pot.winner = winner
+            paid.append(PaidPot(pot.amount, tuple(pot.eligible), winner))
             payouts[winner] += pot.amount
-            ev.append(PotWon(i, pot.amount, winner, tuple(pot.eligible)))
+            ev.append(PotWon(i, pot.amount, winner, paid[-1].eligible))
         assert sum(payouts) == sum(self.committed)
-        self.result = {"reason": reason.value, "pots": [p.to_dict() for p in pots], "payouts": payouts,
-                       "shown": [None if c is None else list(c) for c in shown], "values": list(values),
-                       "net": [payouts[s] - self.committed[s] for s in range(self.n)]}
+        self.result = HandResult(reason, tuple(paid), tuple(payouts),
+                                 tuple(None if c is None else tuple(c) for c in shown), tuple(values),
+                                 tuple(payouts[s] - self.committed[s] for s in range(self.n)))
         self.phase = Phase.OVER
         self.queue = []
         self.bet = None
-        ev.append(HandOver(reason.value, tuple(payouts)))
+        ev.append(HandOver(reason.value, self.result.payouts))

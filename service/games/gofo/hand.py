@@ -38,7 +38,8 @@ from service.games.gofo.rules import (  # noqa: F401 - the vocabulary, named her
     DEALT, HAND_SIZE, MAX_PLAYERS_IN_HAND, MODES, SPEAKING_ROUNDS, TABLETOP, BetContext, BetStage,
     CantoStage, Mode, Phase, Resolution, Status,
 )
-from service.games.gofo.stock import PendingDraw, Restock, Stock
+from service.games.gofo.records import DiscardRecord, HandResult, Restock
+from service.games.gofo.stock import PendingDraw, Stock
 from service.games.gofo.value import MAX_VALUE, MIN_VALUE
 
 Events = list[Event]
@@ -66,15 +67,6 @@ def _illegal(detail: str, code: str) -> IllegalAction:
     return IllegalAction(detail, code=code)
 
 
-def _copy_record(value: Any) -> Any:
-    """A copy of a JSON-ready record (dicts, lists and scalars): what ``deepcopy`` did, far cheaper."""
-    if isinstance(value, dict):
-        return {k: _copy_record(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_copy_record(v) for v in value]
-    return value
-
-
 @dataclass
 class HandState(Betting, Stock, Showdown):
     """The whole state of one hand.
@@ -83,7 +75,8 @@ class HandState(Betting, Stock, Showdown):
     it has put in since. Cards (dealt mode only): ``stock`` (top first), ``pile`` (thrown
     discards and folded hands), ``hands``, ``kept`` (cards kept face up to a player's right).
     ``bet``: the :class:`Bet` in force; ``canto``: the tabletop :class:`Canto`; ``restocks``: one
-    public :class:`Restock` per reshuffle; ``result``: the hand's result record once it is over.
+    public :class:`Restock` per reshuffle; ``discard_log``: a :class:`DiscardRecord` per discard;
+    ``result``: the :class:`HandResult`, once the hand is over.
     """
 
     mode: Mode
@@ -112,11 +105,11 @@ class HandState(Betting, Stock, Showdown):
     round_discards: list[list[str]] = field(default_factory=list)
     pending_draw: PendingDraw | None = None
     known_pile: list[str] = field(default_factory=list)
-    discard_log: list[dict[str, Any]] = field(default_factory=list)
+    discard_log: list[DiscardRecord] = field(default_factory=list)
     restocks: list[Restock] = field(default_factory=list)
     mucked_since_restock: bool = False
     canto: Canto | None = None
-    result: dict[str, Any] | None = None
+    result: HandResult | None = None
 
     # --- construction and serialisation ------------------------------------------------------
 
@@ -157,18 +150,18 @@ class HandState(Betting, Stock, Showdown):
             "kept": [list(k) for k in self.kept], "kept_count": list(self.kept_count),
             "round_discards": [list(d) for d in self.round_discards],
             "pending_draw": self.pending_draw.to_dict() if self.pending_draw is not None else None,
-            "known_pile": list(self.known_pile), "discard_log": _copy_record(self.discard_log),
+            "known_pile": list(self.known_pile), "discard_log": [d.to_dict() for d in self.discard_log],
             "restocks": [r.to_dict() for r in self.restocks],
             "mucked_since_restock": self.mucked_since_restock,
             "canto": self.canto.to_dict() if self.canto is not None else None,
-            "result": _copy_record(self.result),
+            "result": self.result.to_dict() if self.result is not None else None,
         }
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> "HandState":
         """The hand :meth:`to_dict` recorded (``d`` is not kept: the state owns its lists).  A field a
         hand stored by an earlier version lacks takes its default."""
-        bet, pending, canto = d.get("bet"), d.get("pending_draw"), d.get("canto")
+        bet, pending, canto, result = d.get("bet"), d.get("pending_draw"), d.get("canto"), d.get("result")
         return cls(
             mode=Mode(d["mode"]), n=d["n"], dealer=d["dealer"], mano=d["mano"],
             stacks=list(d["stacks"]), committed=list(d["committed"]),
@@ -182,11 +175,12 @@ class HandState(Betting, Stock, Showdown):
             kept=[list(k) for k in d.get("kept", ())], kept_count=list(d.get("kept_count", ())),
             round_discards=[list(r) for r in d.get("round_discards", ())],
             pending_draw=PendingDraw(pending["seat"], pending["count"]) if pending is not None else None,
-            known_pile=list(d.get("known_pile", ())), discard_log=_copy_record(d.get("discard_log", [])),
-            restocks=[Restock(r["count"], r["clean"], list(r["drawers"])) for r in d.get("restocks", ())],
+            known_pile=list(d.get("known_pile", ())),
+            discard_log=[DiscardRecord.from_dict(r) for r in d.get("discard_log", ())],
+            restocks=[Restock.from_dict(r) for r in d.get("restocks", ())],
             mucked_since_restock=d.get("mucked_since_restock", False),
             canto=Canto.from_dict(canto) if canto is not None else None,
-            result=_copy_record(d.get("result")),
+            result=HandResult.from_dict(result) if result is not None else None,
         )
 
     def copy(self) -> "HandState":

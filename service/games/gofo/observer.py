@@ -19,6 +19,7 @@ from service.games.gofo import clock
 from service.games.gofo.cards import sort_cards
 from service.games.gofo.chance import hand_id
 from service.games.gofo.hand import HandState
+from service.games.gofo.records import HandRecord
 from service.games.gofo.rules import HAND_SIZE, Mode, Status
 from service.games.gofo.table import Table
 from service.games.gofo.value import hand_value
@@ -48,7 +49,6 @@ def hand_view(hand: HandState, seat: int | None = None) -> dict[str, Any]:
     """What ``seat`` may see of a :class:`service.games.gofo.hand.HandState` (``None``: the public view).
     Cards appear only when allowed: one's own (the first two once looked at), face-up discards,
     cards kept to the right, and the hands shown at the canto."""
-    result = hand.result
     public: dict[str, Any] = {
         "mode": hand.mode.value, "phase": hand.phase.value, "dealer": hand.dealer, "mano": hand.mano,
         "to_act": hand.to_act(), "chance": (hand.chance_request() or {}).get("kind"),
@@ -59,9 +59,9 @@ def hand_view(hand: HandState, seat: int | None = None) -> dict[str, Any]:
         "resto": [hand.remaining(s) for s in range(hand.n)],
         "pots": [p.to_dict() for p in hand.pots()],
         "bet": hand.bet.to_dict() if hand.bet is not None else None,
-        "discards": [dict(d, cards=None if d["cards"] is None else list(d["cards"])) for d in hand.discard_log],
+        "discards": [d.to_dict() for d in hand.discard_log],
         "kept": [list(k) for k in hand.kept], "kept_count": list(hand.kept_count),
-        "result": _copy(result),
+        "result": hand.result.to_dict() if hand.result is not None else None,
     }
     if hand.mode is Mode.DEALT:
         public["card_counts"] = [len(h) for h in hand.hands]
@@ -96,7 +96,7 @@ def table_view(table: Table, seat: int | None = None) -> dict[str, Any]:
         "options": table.options.to_dict(), "dealer": table.dealer,
         "hand_number": table.hand_number, "seats": seats,
         "draws": _copy(table.draws), "draw_seats": list(table.draw_seats),
-        "last_result": _copy(table.last_result),
+        "last_result": table.last_result.to_dict() if table.last_result is not None else None,
     }
     if table.options.chosen_inauguration:  # only there, so other tables' views read as before
         info["inaugurations_pending"] = list(table.inaugurations_pending)
@@ -115,51 +115,47 @@ def _copy(value: Any) -> Any:
 # ------------------------------------------------------------------ after a hand: what its deal opens
 
 
-def public_cards(result: dict[str, Any]) -> set[str]:
+def public_cards(record: HandRecord) -> set[str]:
     """Cards a finished hand showed face up: thrown, kept to the right, shown at the canto."""
-    cards = {c for d in result.get("discards") or [] for c in (d.get("cards") or [])}
-    cards |= {c for kept in result.get("kept") or [] for c in kept}
-    cards |= {c for shown in result.get("shown") or [] for c in (shown or [])}
+    cards = {c for d in record.discards for c in d.cards or ()}
+    cards |= {c for kept in record.kept for c in kept}
+    cards |= {c for shown in record.result.shown for c in shown or ()}
     return cards
 
 
-def first_shown_by(result: dict[str, Any]) -> dict[str, int]:
+def first_shown_by(record: HandRecord) -> dict[str, int]:
     """card -> the seat that first showed it face up (its discards in order, then the canto)."""
     first: dict[str, int] = {}
-    for record in result.get("discards") or []:
-        for card in record.get("cards") or []:
-            first.setdefault(card, record["seat"])
-    for seat, shown in enumerate(result.get("shown") or []):
-        for card in shown or []:
+    for discard in record.discards:
+        for card in discard.cards or ():
+            first.setdefault(card, discard.seat)
+    for seat, shown in enumerate(record.result.shown):
+        for card in shown or ():
             first.setdefault(card, seat)
     return first
 
 
-def tainted_seats(result: dict[str, Any]) -> set[int]:
+def tainted_seats(record: HandRecord) -> set[int]:
     """Seats that drew from a reshuffle whose pile held a folded or declined hand."""
-    return {s for r in result.get("reshuffles") or [] if not r.get("clean") for s in r.get("drawers") or []}
+    return {s for r in record.reshuffles or () if not r.clean for s in r.drawers}
 
 
-def opened_cards(result: dict[str, Any]) -> set[str]:
+def opened_cards(record: HandRecord) -> set[str]:
     """The cards whose deck position a finished hand opens: first shown face up by a seat that
     never drew from a tainted reshuffle (such a card came straight from the deck to that seat)."""
-    tainted = tainted_seats(result)
-    return {card for card, seat in first_shown_by(result).items() if seat not in tainted}
+    tainted = tainted_seats(record)
+    return {card for card, seat in first_shown_by(record).items() if seat not in tainted}
 
 
-def revealed_reshuffles(result: dict[str, Any]) -> list[int]:
+def revealed_reshuffles(record: HandRecord) -> list[int]:
     """The reshuffles (numbered from 1) whose key a finished hand reveals: the pile held only cards
     thrown face up, and every seat that drew from it showed its hand at the canto."""
-    shown = result.get("shown") or []
-    out = []
-    for k, r in enumerate(result.get("reshuffles") or [], 1):
-        drawers = r.get("drawers") or []
-        if r.get("clean") and all(0 <= s < len(shown) and shown[s] is not None for s in drawers):
-            out.append(k)
-    return out
+    shown = record.result.shown
+    return [k for k, r in enumerate(record.reshuffles or (), 1)
+            if r.clean and all(0 <= s < len(shown) and shown[s] is not None for s in r.drawers)]
 
 
-def publish(deal: dict[str, Any], result: dict[str, Any]) -> dict[str, Any] | None:
+def publish(deal: dict[str, Any], result: HandRecord) -> dict[str, Any] | None:
     """A finished hand's deal as published: every leaf, the openings :func:`opened_cards` allows,
     the keys of the reshuffles :func:`revealed_reshuffles` allows.  Nothing else.  ``None`` for a
     hand dealt under the old format (one reshuffle key): it cannot be opened this way."""
@@ -177,7 +173,7 @@ def publish(deal: dict[str, Any], result: dict[str, Any]) -> dict[str, Any] | No
     }
 
 
-def redact_entry(action: dict[str, Any], number_in_hand: int, result: dict[str, Any] | None) -> dict[str, Any]:
+def redact_entry(action: dict[str, Any], number_in_hand: int, result: HandRecord | None) -> dict[str, Any]:
     """A ``shuffle`` or ``reshuffle`` transcript action as published.  ``result``: the hand's
     result, ``None`` while it is in progress (then the order is withheld).  A finished hand's
     shuffle shows the opened cards at their positions (``null`` elsewhere, or ``null`` as a whole
@@ -198,17 +194,25 @@ def redact_entry(action: dict[str, Any], number_in_hand: int, result: dict[str, 
 # ------------------------------------------------------------------ a stored table
 
 
-def result_of(doc: dict[str, Any], number: int) -> dict[str, Any] | None:
-    """The recorded result of hand ``number`` of a stored table (``None`` while it is not finished)."""
+def result_of(doc: dict[str, Any], number: int, record: HandRecord | None = None) -> HandRecord | None:
+    """The recorded result of hand ``number`` of a stored table (``None`` while it is not finished).
+    ``record``: the caller's copy of a hand's record (the table's ``last_result``), taken when it is
+    of that hand, instead of reading the document's again."""
     results = doc["results"]
     result = results[number - 1] if 0 < number <= len(results) else None
-    return result if result is not None and result.get("hand") == number else None
+    if result is None or result.get("hand") != number:
+        return None
+    return record if record is not None and record.hand == number else HandRecord.from_dict(result)
 
 
-def published(doc: dict[str, Any], number: int) -> dict[str, Any] | None:
-    """A finished hand's deal as :func:`publish` opens it (``None``: not finished, or not dealt)."""
-    secret, result = doc["deals"].get(str(number)), result_of(doc, number)
-    return publish(secret, result) if secret is not None and result is not None else None
+def published(doc: dict[str, Any], number: int, record: HandRecord | None = None) -> dict[str, Any] | None:
+    """A finished hand's deal as :func:`publish` opens it (``None``: not finished, or not dealt).
+    ``record``: as for :func:`result_of`."""
+    secret = doc["deals"].get(str(number))
+    if secret is None:
+        return None
+    result = result_of(doc, number, record)
+    return publish(secret, result) if result is not None else None
 
 
 def record_view(doc: dict[str, Any], version: int, seat: int | None = None, table: Table | None = None) -> dict[str, Any]:
@@ -233,7 +237,7 @@ def record_view(doc: dict[str, Any], version: int, seat: int | None = None, tabl
         data["hand"]["turn_deadline_at"] = clock.turn_deadline(doc)
     if table.options.chosen_inauguration:  # the clock of the seat to inaugurate (no hand to carry it)
         data["table"]["inauguration_deadline_at"] = clock.turn_deadline(doc) if table.inaugurations_pending else None
-    data["table"]["last_deal"] = published(doc, table.hand_number - 1)
+    data["table"]["last_deal"] = published(doc, table.hand_number - 1, table.last_result)
     data["table"]["draw_commitments"] = [{"round": d["round"], "seats": d["seats"], "commitment": d["commitment"]}
                                          for d in doc.get("draws", [])]
     return data
@@ -253,6 +257,7 @@ def transcript_view(doc: dict[str, Any], version: int, entries: Iterable[dict[st
     current = doc["state"]["hand_number"]
     shown = []
     reshuffles: dict[int, int] = {}  # hand -> reshuffles seen so far
+    records: dict[int, HandRecord | None] = {}  # finished hand -> its recorded result, once read
     for entry in entries:
         if entry["version"] > version:
             continue
@@ -261,10 +266,11 @@ def transcript_view(doc: dict[str, Any], version: int, entries: Iterable[dict[st
             k = 0
             if entry["action"]["type"] == "reshuffle":
                 k = reshuffles[number] = reshuffles.get(number, 0) + 1
-            result = result_of(doc, number) if number < current else None
-            entry = dict(entry, action=redact_entry(entry["action"], k, result))
+            if number < current and number not in records:
+                records[number] = result_of(doc, number)
+            entry = dict(entry, action=redact_entry(entry["action"], k, records.get(number)))
         shown.append(entry)
-    deals = [d for n in range(1, current) if (d := published(doc, n)) is not None]
+    deals = [d for n in range(1, current) if (d := published(doc, n, records.get(n))) is not None]
     return {"id": doc["id"], "kind": kind, "version": version,
             "options": doc["state"]["options"], "entries": shown, "deals": deals,
             "hands_finished": current - 1, "results": doc["results"],

@@ -140,7 +140,7 @@ def _move(doc: dict[str, Any], table: Table, version: int, at: float, by: str, s
     entries.append(move)
     _supply_chance(table, doc, version, at, entries, rng, new_salt)  # may finish the hand (a reshuffle, then the canto)
     if table.hand_number != number and table.last_result is not None:
-        doc["results"].append(observer._copy(table.last_result))
+        doc["results"].append(table.last_result.to_dict())
         doc["hand_ended_at"] = version  # this move ended the hand: its answer carries the result
     if clock.restarts_clock(action, before, clock.turn_marker(table)):
         doc["turn_since"] = at  # the clock of the seat to act restarts with every move

@@ -2,13 +2,14 @@
 its reshuffles (dealt mode), and what a tabletop table reports of them.
 
 :class:`Stock` is the part of :class:`service.games.gofo.hand.HandState` that decides them, in the same
-``_check_*`` / ``_do_*`` pairs as :mod:`service.games.gofo.betting`.  :class:`Restock` is the public
-record of one reshuffle, :class:`PendingDraw` the draw a reshuffle interrupted.
+``_check_*`` / ``_do_*`` pairs as :mod:`service.games.gofo.betting`.  :class:`PendingDraw` is the draw
+a reshuffle interrupted; each discard and reshuffle is recorded as a
+:class:`~service.games.gofo.records.DiscardRecord` and a :class:`~service.games.gofo.records.Restock`.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from service.errors import IllegalAction, InvalidAction, WrongPhase
@@ -17,6 +18,7 @@ from service.games.contract import Event
 from service.games.gofo.actions import Discard, Reshuffle, Shuffle
 from service.games.gofo.events import Completed, Dealt, Discarded, DiscardRound, Reshuffled, Shuffled
 from service.games.gofo.cards import DECK, is_card, parse_cards, sort_cards
+from service.games.gofo.records import DiscardRecord, Restock
 from service.games.gofo.rules import HAND_SIZE, Mode, Phase, Status
 
 Events = list[Event]
@@ -35,20 +37,6 @@ class PendingDraw:
 
     def to_dict(self) -> dict[str, Any]:
         return {"seat": self.seat, "count": self.count}
-
-
-@dataclass
-class Restock:
-    """One reshuffle, as the table sees it: how many cards the pile held, whether it held no folded
-    or declined hand (``clean``: every card in it was thrown face up), and the seats that drew from
-    the new stock it made (:mod:`service.games.gofo.observer` decides from it what a finished hand opens)."""
-
-    count: int
-    clean: bool
-    drawers: list[int] = field(default_factory=list)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"count": self.count, "clean": self.clean, "drawers": list(self.drawers)}
 
 
 class Stock:
@@ -75,7 +63,7 @@ class Stock:
         round_discards: list[list[str]]
         pending_draw: PendingDraw | None
         known_pile: list[str]
-        discard_log: list[dict[str, Any]]
+        discard_log: list[DiscardRecord]
         restocks: list[Restock]
         mucked_since_restock: bool
         bet: Any
@@ -188,10 +176,9 @@ class Stock:
             self.known_pile += cards
         if kept:
             self.kept_count[seat] += count
-        shown = list(cards) if (self.mode is Mode.DEALT or cards) else None
-        entry = {"round": self.round, "seat": seat, "count": count, "cards": shown, "kept": kept}
-        self.discard_log.append(entry)
-        ev.append(Discarded(self.round, seat, count, None if shown is None else tuple(shown), kept))
+        shown = tuple(cards) if (self.mode is Mode.DEALT or cards) else None
+        self.discard_log.append(DiscardRecord(self.round, seat, count, shown, kept))
+        ev.append(Discarded(self.round, seat, count, shown, kept))
         if self.mode is Mode.DEALT:
             if len(self.stock) < count:
                 self.pending_draw = PendingDraw(seat, count - len(self.stock))
@@ -204,8 +191,8 @@ class Stock:
     def _draw(self, seat: int, count: int) -> None:
         """Dealt mode: ``seat`` draws ``count`` cards from the top of the stock (recorded as a
         drawer of the last reshuffle's stock, when there was one)."""
-        if count and self.restocks and seat not in self.restocks[-1].drawers:
-            self.restocks[-1].drawers.append(seat)
+        if count and self.restocks:
+            self.restocks[-1] = self.restocks[-1].drawn_by(seat)
         self.hands[seat] += self._take(count)
 
     def _after_discard(self, ev: Events) -> None:

@@ -30,7 +30,8 @@ from service.games.gofo.cards import card_value, parse_cards
 from service.games.gofo.events import (
     DealerChosen, DealerDrawn, DealerDrawTie, HandStarted, Inaugurated, NewCaja, Refilled,
 )
-from service.games.gofo.hand import HandState, _copy_record
+from service.games.gofo.hand import HandState
+from service.games.gofo.records import HandRecord
 from service.games.gofo.rules import TableOptions
 
 #: Every action type of a table by its ``type`` (a hand's and ``dealer_draw``).
@@ -44,7 +45,8 @@ class Table:
     """Seats ``0..n-1`` in counter-clockwise order of play, their ledger and the current hand.
 
     Ledger per seat: ``fronts`` (chips al frente, the resto between hands), ``behinds`` (atrás),
-    ``cajas`` (cajas taken so far, the first included).
+    ``cajas`` (cajas taken so far, the first included).  ``last_result``: the
+    :class:`~service.games.gofo.records.HandRecord` of the last finished hand.
 
     ``inaugurations_pending`` (``inauguration: chosen`` only): the seats that took a new caja when the
     last hand ended and have not chosen its first front yet, in seat order.  While any is pending the
@@ -62,7 +64,7 @@ class Table:
     draws: list[list[Any]] = field(default_factory=list)
     hand_number: int = 0
     hand: HandState | None = None
-    last_result: dict[str, Any] | None = None
+    last_result: HandRecord | None = None
     inaugurations_pending: list[int] = field(default_factory=list)
 
     @classmethod
@@ -89,23 +91,23 @@ class Table:
         return {
             "game": "gofo", "options": self.options.to_dict(), "fronts": list(self.fronts),
             "behinds": list(self.behinds), "cajas": list(self.cajas), "dealer": self.dealer,
-            "draw_seats": list(self.draw_seats), "draws": _copy_record(self.draws),
+            "draw_seats": list(self.draw_seats), "draws": [[list(d) for d in drawn] for drawn in self.draws],
             "hand_number": self.hand_number,
             "hand": self.hand.to_dict() if self.hand is not None else None,
-            "last_result": _copy_record(self.last_result),
+            "last_result": self.last_result.to_dict() if self.last_result is not None else None,
             # written only while seats choose, so a table that never waits stores what it did before
             **({"inaugurations_pending": list(self.inaugurations_pending)} if self.inaugurations_pending else {}),
         }
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "Table":
-        hand = data["hand"]
+        hand, last = data["hand"], data["last_result"]
         return cls(
             options=TableOptions.from_dict(data["options"]), fronts=list(data["fronts"]),
             behinds=list(data["behinds"]), cajas=list(data["cajas"]), dealer=data["dealer"],
-            draw_seats=list(data["draw_seats"]), draws=_copy_record(data["draws"]),
+            draw_seats=list(data["draw_seats"]), draws=[[list(d) for d in drawn] for drawn in data["draws"]],
             hand_number=data["hand_number"], hand=HandState.from_dict(hand) if hand is not None else None,
-            last_result=_copy_record(data["last_result"]),
+            last_result=HandRecord.from_dict(last) if last is not None else None,
             inaugurations_pending=list(data.get("inaugurations_pending", ())),
         )
 
@@ -261,7 +263,7 @@ class Table:
         next hand begins, unless seats choose how to inaugurate their new cajas first."""
         hand = self.hand
         assert hand is not None and hand.result is not None and self.dealer is not None
-        payouts = hand.result["payouts"]
+        payouts = hand.result.payouts
         for s in range(self.n):
             self.fronts[s] = hand.stacks[s] - hand.committed[s] + payouts[s]
         opts = self.options
@@ -286,11 +288,9 @@ class Table:
                 self.fronts[s] = opts.inauguration_front
                 self.behinds[s] = opts.caja - opts.inauguration_front
                 ev.append(NewCaja(s, self.cajas[s], self.fronts[s]))
-        self.last_result = dict(_copy_record(hand.result), hand=self.hand_number,
-                                dealer=hand.dealer, mano=hand.mano, stacks=list(hand.stacks),
-                                discards=_copy_record(hand.discard_log),
-                                kept=[list(k) for k in hand.kept],
-                                reshuffles=[r.to_dict() for r in hand.restocks])
+        self.last_result = HandRecord(hand.result, self.hand_number, hand.dealer, hand.mano, tuple(hand.stacks),
+                                      tuple(hand.discard_log), tuple(tuple(k) for k in hand.kept),
+                                      tuple(hand.restocks))
         self.dealer = (self.dealer + 1) % self.n
         if pending:
             self.hand_number += 1  # the next hand is counted (its entries carry its number) but not begun

@@ -20,7 +20,6 @@ recomputed here; one whose pile holds hidden cards is only partly checkable.
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
 from service.errors import RefereeError
@@ -28,6 +27,7 @@ from service.games import commitments
 from service.games.gofo import chance as chance_rules
 from service.games.gofo import clock
 from service.games.gofo.actions import action_from_dict, action_to_dict
+from service.games.gofo.records import HandRecord
 from service.games.gofo.rules import Mode, Phase, TableOptions
 from service.games.gofo.table import Table
 from service.games.gofo.verify_decks import (
@@ -122,7 +122,7 @@ def verify_gofo(transcript: dict[str, Any], deck_commitments: dict[int, str] | N
     # ---- replay every finished hand
     table = Table.new(parsed_options)
     total_chips = sum(table.cajas) * parsed_options.caja  # a resumed session starts with its own ledger
-    replayed_results: list[dict[str, Any]] = []
+    replayed_results: list[HandRecord] = []
     tally = {"derived": 0, "closed": 0}  # reshuffles recomputed from their revealed key / kept closed
     reshuffle_count: dict[int, int] = {}
     shown_by_hand = {r.get("hand"): r.get("shown") for r in recorded or [] if isinstance(r, dict)}
@@ -245,13 +245,15 @@ def verify_gofo(transcript: dict[str, Any], deck_commitments: dict[int, str] | N
             unseen.after_shuffle(table.hand, relabel)
             relabel = None
         if table.hand_number != number and number >= 1:
-            result = copy.deepcopy(table.last_result)
-            replayed_results.append(result)
+            record = table.last_result
+            assert record is not None
+            replayed_results.append(record)
+            result = record.result
             chips = sum(table.fronts) + sum(table.behinds)
-            if chips != sum(table.cajas) * parsed_options.caja or sum(result["net"]) != 0 \
-                    or sum(result["payouts"]) != sum(p["amount"] for p in result["pots"]):
+            if chips != sum(table.cajas) * parsed_options.caja or sum(result.net) != 0 \
+                    or sum(result.payouts) != sum(p.amount for p in result.pots):
                 report.problem(f"hand {number}: chips are not conserved in the replay ({chips} chips at the table "
-                               f"for {sum(table.cajas)} cajas of {parsed_options.caja}, net {result['net']})")
+                               f"for {sum(table.cajas)} cajas of {parsed_options.caja}, net {list(result.net)})")
             total_chips = chips
         # When the engine needs chance, the very next entry is the referee's, with the same version.
         needed = table.chance_request() if table.to_act() is None else None
@@ -300,7 +302,7 @@ def verify_gofo(transcript: dict[str, Any], deck_commitments: dict[int, str] | N
                 continue  # reported above
             i, mine = by_hand[number]
             lines: list[str] = []
-            _diff(f"results[{i}]", mine, theirs, lines)
+            _diff(f"results[{i}]", mine, theirs.to_dict(), lines)
             for line in lines:
                 report.problem(f"hand {number}: {line}")
         for i, mine in enumerate(recorded):

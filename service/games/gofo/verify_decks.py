@@ -11,6 +11,7 @@ from service.games import commitments
 from service.games.gofo import observer
 from service.games.gofo.cards import DECK, is_card, sort_cards
 from service.games.gofo.chance import MAX_RESHUFFLES
+from service.games.gofo.records import HandRecord
 from service.games.gofo.rules import Mode, Phase
 from service.games.gofo.verify_unseen import Unseen
 from service.games.verification import Report, _first_difference, _is_int, _short
@@ -142,11 +143,11 @@ def check_openings(report: Report, deals: dict[int, dict[str, Any]],
     could be checked, nothing that would tell a folded hand."""
     by_hand = {r.get("hand"): r for r in recorded or [] if _is_int(r.get("hand"))}
     for number, deal in sorted(deals.items()):
-        result = by_hand.get(number)
         try:
+            result = HandRecord.from_dict(by_hand[number])
             expected = observer.opened_cards(result)
             revealed = set(observer.revealed_reshuffles(result))
-        except (AttributeError, TypeError, KeyError, IndexError):
+        except (AttributeError, TypeError, KeyError, IndexError, ValueError):
             continue  # no usable result for the hand: reported with the results
         opened = set(deal["openings"].values())
         unopened = sort_cards(c for c in expected - opened if is_card(c))
