@@ -90,3 +90,26 @@ def test_errors_are_documented_as_problem_json(spec):
     for name, response in spec["components"]["responses"].items():
         if "content" in response:
             assert list(response["content"]) == ["application/problem+json"], name
+
+
+def test_every_pattern_reads_alike_in_every_regex_engine(spec):
+    """A pattern naming a character past U+FFFF compiles in Python but not in an ECMA-262 engine
+    without the u flag (two UTF-16 halves make a range out of order): schemathesis and some SDK
+    generators then cannot use the operation. Every published pattern stays below U+FFFF."""
+    patterns = []
+
+    def walk(node):
+        if isinstance(node, dict):
+            if isinstance(node.get("pattern"), str):
+                patterns.append(node["pattern"])
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value)
+
+    walk(spec)
+    assert patterns, "the spec has patterns (a name's, a commitment's)"
+    for pattern in patterns:
+        assert all(ord(c) <= 0xFFFF for c in pattern), pattern
+        re.compile(pattern)

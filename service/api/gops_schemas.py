@@ -8,6 +8,8 @@ Responses are plain objects and maps (no ``oneOf``) so SDK generators handle the
 
 from __future__ import annotations
 
+import re
+
 import marshmallow as ma
 from marshmallow import fields, validate
 
@@ -127,20 +129,37 @@ class BotSchema(ma.Schema):
 
 
 NAME_LENGTH = 24
-#: Printable text with something besides spaces: no control characters or line separators.
-# What a name never holds (a class's negation): control characters, line and paragraph separators,
-# invisible format characters (zero-width, direction overrides, the byte-order mark, and beyond the
-# first 65,536 code points the hieroglyph, shorthand and musical format controls and the tag
-# characters, which can carry hidden text) and the Hangul fillers (letters drawn blank). Written as
-# the characters themselves, not \u escapes, so that every regex engine reads the published pattern
-# alike; the characters past U+FFFF ask for Unicode semantics (Python's re, ECMA-262's u flag).
-# (Lone surrogates never reach it: a body holding one is not JSON text, service.web.app.)
+# What a name never holds: control characters, line and paragraph separators, invisible format
+# characters (zero-width, direction overrides, the byte-order mark; beyond the first 65,536 code points
+# the hieroglyph, shorthand and musical format controls and the tag characters, which can carry hidden
+# text) and the Hangul fillers (letters drawn blank). (Lone surrogates never reach it: a body holding
+# one is not JSON text, service.web.app.)
 _RANGES = ((0x00, 0x1F), (0x7F, 0x9F), (0xAD, 0xAD), (0x61C, 0x61C), (0x115F, 0x1160), (0x180E, 0x180E),
            (0x200B, 0x200F), (0x2028, 0x202E), (0x2060, 0x206F), (0x3164, 0x3164), (0xFEFF, 0xFEFF),
-           (0xFFA0, 0xFFA0), (0xFFF9, 0xFFFB), (0x13430, 0x1343F), (0x1BCA0, 0x1BCA3), (0x1D173, 0x1D17A),
-           (0xE0000, 0xE007F))
-_TEXT = "".join(f"{chr(a)}-{chr(b)}" if a != b else chr(a) for a, b in _RANGES)  # none is special in a class
-NAME_PATTERN = f"^[^{_TEXT}]*[^\\s{_TEXT}][^{_TEXT}]*$"
+           (0xFFA0, 0xFFA0), (0xFFF9, 0xFFFB))
+_ASTRAL = ((0x13430, 0x1343F), (0x1BCA0, 0x1BCA3), (0x1D173, 0x1D17A), (0xE0000, 0xE007F))
+
+
+def _class(ranges: tuple[tuple[int, int], ...]) -> str:
+    """The characters of ``ranges`` as a regex class's body, written as the characters themselves (not
+    \\u escapes), none of them special in a class."""
+    return "".join(f"{chr(a)}-{chr(b)}" if a != b else chr(a) for a, b in ranges)
+
+
+# The published pattern names only characters below U+FFFF, so every regex engine reads it alike (an
+# ECMA-262 engine without the u flag, schemathesis, SDK generators): the characters past U+FFFF a name
+# never holds are refused by a second check, and the field's description says so.
+NAME_PATTERN = f"^[^{_class(_RANGES)}]*[^\\s{_class(_RANGES)}][^{_class(_RANGES)}]*$"
+NAME_RULE = ("1 to 24 characters, not only spaces (those around it are dropped); no control or invisible "
+             "characters: those below U+FFFF as the pattern says, and none of the hieroglyph, shorthand or "
+             "musical format controls or tag characters (U+13430-1343F, U+1BCA0-1BCA3, U+1D173-1D17A, "
+             "U+E0000-E007F).")
+_HIDDEN_ASTRAL = re.compile(f"[{_class(_ASTRAL)}]")
+
+
+def _no_hidden_astral(name: str) -> None:
+    if _HIDDEN_ASTRAL.search(name):
+        raise ma.ValidationError("a name holds no invisible character (tag or format characters)")
 
 
 class PlayerName(fields.String):
@@ -148,7 +167,8 @@ class PlayerName(fields.String):
     without the spaces around it. Clients show it as text: escaping is theirs, as for any string."""
 
     def __init__(self, **kwargs):
-        super().__init__(validate=[validate.Length(min=1, max=NAME_LENGTH), FullMatch(NAME_PATTERN)], **kwargs)
+        super().__init__(validate=[validate.Length(min=1, max=NAME_LENGTH), FullMatch(NAME_PATTERN), _no_hidden_astral],
+                         **kwargs)
 
     def _deserialize(self, value, attr, data, **kwargs):
         super()._deserialize(value, attr, data, **kwargs)  # its type
@@ -160,14 +180,14 @@ class PlayerName(fields.String):
 
 
 def names_field() -> fields.List:
-    return fields.List(PlayerName(allow_none=True, **_doc("A name, or null for a seat without one.")),
+    return fields.List(PlayerName(allow_none=True, **_doc(f"A name, or null for a seat without one. {NAME_RULE}")),
                        validate=validate.Length(max=7), **_doc(
         "Optional player names by seat (null or left out: no name); a seat may set or change its own "
         "later (POST …/seats/{seat}/name). Shown to everyone in views and transcripts."))
 
 
 class NameSchema(ma.Schema):
-    name = PlayerName(required=True, **_doc("The seat's name: up to 24 characters, no control characters."))
+    name = PlayerName(required=True, **_doc(f"The seat's name. {NAME_RULE}"))
 
 
 def bots_field() -> fields.List:
