@@ -837,6 +837,7 @@ GARBAGE = [
     (lambda t: t.update(hands_finished="all"), "hands_finished: 'all' is not a number of hands"),
     (lambda t: t.update(deals={}), "deals: missing or not a list"),
     (lambda t: t.update(results=None), "results: missing or not a list"),
+    (lambda t: t["results"][0].update(hand=[1]), r"results: the transcript lists .* \(for hands \[\[1\], 2"),
     (lambda t: t["deals"][1].update(leaves=["x"] * 28), "leaves is not a list of 28 SHA-256 digests"),
     (lambda t: t["deals"][1].update(leaves=t["deals"][1]["leaves"][:27]), "leaves is not a list of 28"),
     (lambda t: t["deals"][1].update(openings=None), "openings is not a list"),

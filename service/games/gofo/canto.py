@@ -234,4 +234,4 @@ class Showdown:
         self.phase = Phase.OVER
         self.queue = []
         self.bet = None
-        ev.append(HandOver(reason.value, self.result.payouts))
+        ev.append(HandOver(reason, self.result.payouts))

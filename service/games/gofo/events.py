@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from service.games.contract import Event, event
+from service.games.gofo.rules import Resolution
 
 # ------------------------------------------------------------------ the table
 
@@ -302,5 +303,5 @@ class PotWon(Event):
 class HandOver(Event):
     """The hand ended (``reason``) and paid each seat ``payouts``."""
 
-    reason: str
+    reason: Resolution
     payouts: tuple[int, ...]

@@ -3,7 +3,8 @@
 the table's record of the finished hand (:class:`HandRecord`: ``table.last_result``, one of the
 ledger's ``results``).
 
-Each is a frozen dataclass, made once and never changed, so copies of a hand or a table share them.
+Each is a frozen dataclass, made once and never changed, so the table's record of a hand holds the
+hand's own result, discards and reshuffles.
 ``to_dict()`` is the stored form, which views, the ledger and the transcript publish; ``from_dict()``
 reads it back.  The oldest stored records of a hand have neither the starting fronts (``stacks``) nor
 the reshuffles (``reshuffles``), some have no ``reshuffles``: such a record reads with ``None`` there

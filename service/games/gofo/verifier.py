@@ -125,7 +125,7 @@ def verify_gofo(transcript: dict[str, Any], deck_commitments: dict[int, str] | N
     replayed_results: list[HandRecord] = []
     tally = {"derived": 0, "closed": 0}  # reshuffles recomputed from their revealed key / kept closed
     reshuffle_count: dict[int, int] = {}
-    shown_by_hand = {r.get("hand"): r.get("shown") for r in recorded or [] if isinstance(r, dict)}
+    shown_by_hand = {r["hand"]: r.get("shown") for r in recorded or [] if _is_int(r.get("hand"))}
     unseen = Unseen()
     carries: dict[int, list[str]] = {}  # seat -> cards it must still draw for the canto (after a reshuffle)
     relabel: set[str] | None = None

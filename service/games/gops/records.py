@@ -3,18 +3,19 @@ what a played game leaves: :class:`RoundRecord`, :class:`GameResult`, :class:`Pl
 :class:`MatchResult`.
 
 Records and results are frozen dataclasses, each made once, when its round (or game) ends, and never
-changed afterwards, so a copy of a state may share them (:meth:`Game.to_dict` copies every container
-that does change).  ``to_dict()`` is the stored form, which views and transcripts publish;
-``from_dict()`` reads it back.  A field that is ``None`` is left out of a round record's form.
+changed afterwards (a winner's pick replaces its round's record with one that lists it), so the game's
+history, the match's past games and the events hold the same ones.  ``to_dict()`` is the stored form,
+which views and transcripts publish; ``from_dict()`` reads it back.  A field that is ``None`` is left
+out of a round record's form.
 
 A round record does not keep the round's commitments and reveals: they are kept once, in the game's
 log (the transcript), where the verifier reads them.  It keeps instead ``sealed``: each seat's
 sealed bid as a fingerprint, the first :data:`SEAL_HEX` hex digits (64 bits) of the seat's
 commitment (``{"0": "3f9a…", "1": …}``, by seat, of the seats whose bids were opened), all the
 referee needs to recognise a retried commit or reveal of a past round (:func:`seal`; see
-``Bidding._is_repeat``).  Records made before this change carry the full ``commitments`` (seat to
-commitment) and ``reveals`` (seat to ``{"cards", "salt"}``) instead, and are read as before.
-Records of simulated rounds (``Gops.play_bids``) have neither.  A view's history and the
+``Bidding._is_repeat``).  Records of the older stored form carry the full ``commitments`` (seat to
+commitment) and ``reveals`` (seat to ``{"cards", "salt"}``) instead, and are read and written back
+as they are.  Records of simulated rounds (``Gops.play_bids``) have neither.  A view's history and the
 ``round_resolved`` events leave all three out (``to_dict(public=True)``); the past games a
 transcript lists carry their records whole, and the API's schemas declare none of the three.
 """
@@ -317,7 +318,8 @@ class GameResult:
 
 @dataclass(frozen=True, slots=True)
 class PlayedGame:
-    """A finished game of the match: its result and its round records (stored as one object)."""
+    """A finished game of the match: its result and its round records (stored as one object;
+    ``history`` is ``None`` for a game stored, in the oldest form, without its rounds)."""
 
     result: GameResult
     history: tuple[RoundRecord, ...] | None
