@@ -149,6 +149,14 @@ def client(app):
     return app.test_client()
 
 
+@pytest.fixture
+def http(client):
+    """The test client as tests/support/client.py's ``Http``: what GopsGame and GofoTable drive."""
+    from support.client import FlaskHttp
+
+    return FlaskHttp(client)
+
+
 @pytest.fixture(scope="session")
 def live_server(redis_server, tmp_path_factory):
     log_path = tmp_path_factory.mktemp("gunicorn") / "gunicorn.log"

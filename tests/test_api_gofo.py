@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import json
 
-import pytest
 
-from support.client import FlaskHttp, GofoTable
+from support.client import GofoTable
 from service.games import commitments
 from service import verify
 from service.games.gofo import deal as deal_rules
@@ -14,11 +13,6 @@ from service.games.gofo.records import HandRecord
 from service.games.gofo.cards import DECK
 from service.games.gofo.value import hand_value
 from support import store as support_store
-
-
-@pytest.fixture
-def http(client):
-    return FlaskHttp(client)
 
 
 def stored(redis_client, table_id):

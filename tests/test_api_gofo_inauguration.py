@@ -6,19 +6,13 @@ from __future__ import annotations
 
 import json
 
-import pytest
 
-from support.client import FlaskHttp, GofoTable, bearer
+from support.client import GofoTable, bearer
 
 TABLETOP = {"seats": 2, "caja": 10, "refill": 2, "initial_front": 10, "mode": "tabletop", "first_dealer": 0,
             "inauguration": "chosen"}
 DEALT = {"seats": 2, "caja": 10, "refill": 2, "fronts": [10, 10], "behinds": [0, 0], "cajas": [1, 1],
          "first_dealer": 0, "inauguration": "chosen"}
-
-
-@pytest.fixture
-def http(client):
-    return FlaskHttp(client)
 
 
 def _all_in(t: GofoTable, token: str | None = None) -> dict:

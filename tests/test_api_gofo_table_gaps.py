@@ -10,12 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from support.client import FlaskHttp, GofoTable, bearer
-
-
-@pytest.fixture
-def http(client):
-    return FlaskHttp(client)
+from support.client import GofoTable, bearer
 
 
 def test_the_answer_names_the_next_seat_and_its_own_legal_actions(http):

@@ -32,11 +32,6 @@ GAMES = {
 }
 
 
-@pytest.fixture
-def http(client) -> FlaskHttp:
-    return FlaskHttp(client)
-
-
 @pytest.fixture(params=sorted(GAMES))
 def kind(request) -> str:
     return request.param
@@ -369,16 +364,22 @@ def _refusals_of_a_gops_game_with_a_bot(game: GopsGame) -> list[tuple[str, str, 
     ]
 
 
-def test_every_refusal_on_a_game_with_a_bot_is_precise_and_changes_nothing(client, redis_client):
-    http = FlaskHttp(client)
-    game = GopsGame.create(http, {"profile": "classic", "names": ["Ana"], "bots": [{"seat": 1, "level": 8}]})
+def _each_refused_changing_nothing(client, redis_client, game, refusals) -> None:
+    """Each ``(method, path, body, token, status, code)`` is answered with that status and problem
+    code as application/problem+json, and the stored game stays byte-identical."""
     before = _stored(redis_client, game)
-    for method, path, body, token, status, code in _refusals_of_a_gops_game_with_a_bot(game):
+    for method, path, body, token, status, code in refusals:
         response = client.open(path, method=method, json=body, headers=bearer(token))
         problem = response.get_json()
         assert (response.status_code, problem["code"]) == (status, code), (method, path, body, problem)
         assert response.content_type == "application/problem+json"
         assert _stored(redis_client, game) == before, (method, path, body)
+
+
+def test_every_refusal_on_a_game_with_a_bot_is_precise_and_changes_nothing(client, redis_client):
+    http = FlaskHttp(client)
+    game = GopsGame.create(http, {"profile": "classic", "names": ["Ana"], "bots": [{"seat": 1, "level": 8}]})
+    _each_refused_changing_nothing(client, redis_client, game, _refusals_of_a_gops_game_with_a_bot(game))
     assert game.public()["names"] == ["Ana", None]
 
 
@@ -404,13 +405,7 @@ def test_every_refusal_at_a_gofo_table_of_bots_is_precise_and_changes_nothing(cl
     ]
     if "open" in legal:
         refusals.append(("POST", f"{base}/seats/0/open", {"amount": legal["open"]["max"] + 1}, me, 409, "opening_too_large"))
-    before = _stored(redis_client, table)
-    for method, path, body, token, status, code in refusals:
-        response = client.open(path, method=method, json=body, headers=bearer(token))
-        problem = response.get_json()
-        assert (response.status_code, problem["code"]) == (status, code), (method, path, body, problem)
-        assert response.content_type == "application/problem+json"
-        assert _stored(redis_client, table) == before, (method, path, body)
+    _each_refused_changing_nothing(client, redis_client, table, refusals)
 
 
 # ------------------------------------------------------------------ secrecy

@@ -7,15 +7,10 @@ from __future__ import annotations
 import json
 
 import pytest
-from support.client import FlaskHttp, GopsGame, match_prize
+from support.client import GopsGame, match_prize
 
 from service.api import common
 from service.games.gops.verifier import verify_gops
-
-
-@pytest.fixture
-def http(client) -> FlaskHttp:
-    return FlaskHttp(client)
 
 
 def test_a_bot_seat_has_no_token_and_moves_at_once(http):

@@ -17,11 +17,6 @@ GAMES = {
 }
 
 
-@pytest.fixture
-def http(client) -> FlaskHttp:
-    return FlaskHttp(client)
-
-
 @pytest.fixture(params=sorted(GAMES))
 def kind(request) -> str:
     return request.param

@@ -4,14 +4,9 @@ moves come in the same answer; bad bots are refused precisely; the hint answers 
 from __future__ import annotations
 
 import pytest
-from support.client import FlaskHttp, GofoTable
+from support.client import GofoTable
 
 from service.games.gofo.verifier import verify_gofo
-
-
-@pytest.fixture
-def http(client) -> FlaskHttp:
-    return FlaskHttp(client)
 
 
 def _person_move(table: GofoTable, seat: int) -> tuple[str, dict]:

@@ -24,11 +24,6 @@ from support.client import FlaskHttp, GopsGame, new_salt
 MATCH_OF_TWO = {"format": "cumulative", "games": 2}
 
 
-@pytest.fixture
-def http(client):
-    return FlaskHttp(client)
-
-
 def _raw_doc(redis_client, game_id: str) -> str:
     """The stored document's text as it is in Redis (a game not yet over: not an archive)."""
     fields, _log = support_store.stored(redis_client, "gops", game_id)

@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 from scipy import sparse
 from scipy.optimize import linprog
-from support.client import FlaskHttp, GopsGame, new_salt
+from support.client import GopsGame, new_salt
 
 from service.games import commitments
 from service.games import gops as G
@@ -328,11 +328,6 @@ def test_covers_says_which_rules_the_exact_solver_applies_to():
 
 
 # ---------------------------------------------------------------- the hint: GET /v1/gops/games/{id}/seats/{seat}/hint
-
-
-@pytest.fixture
-def http(client):
-    return FlaskHttp(client)
 
 
 def _hint(http, table, seat: int, token: str | None = None) -> tuple[int, dict]:
