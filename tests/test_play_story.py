@@ -81,6 +81,7 @@ def test_redraws_keep_what_the_player_opened(phone, origin, live_server):
     p0.wait_for_function("() => document.documentElement.lang === 'es'")
     assert p0.get_attribute("#hand [data-card='3']", "aria-pressed") == "true"
     assert p0.inner_text("#bid") == "Apostar 3" and is_open(p0, "#history")
+    assert p0.inner_text("#name-form label") == "Tu nombre" and p0.inner_text("#my-name-save") == "Guardar"
     shot(p0, "story-redraw-keeps-es")
     screen_shot(p0, "gops-seat-es")
     clean(host, p0, p1)

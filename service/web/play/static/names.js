@@ -48,8 +48,9 @@ export function namesField(countName, max) {
 export function ownName(kind, id, seat, token, onView) {
   const input = h('input', { type: 'text', id: 'my-name', maxlength: NAME_MAX, autocomplete: 'nickname', 'aria-label': t('names.yours') });
   const save = h('button', { type: 'submit', class: 'secondary', id: 'my-name-save' }, t('names.save'));
+  const label = h('label', { class: 'label', for: 'my-name' }, t('names.yours'));
   const form = h('form', { class: 'panel name-row', id: 'name-form', novalidate: true },
-    h('label', { class: 'label', for: 'my-name' }, t('names.yours')), h('div', { class: 'name-line' }, input, save));
+    label, h('div', { class: 'name-line' }, input, save));
   let shown = null; // the name the referee holds, last drawn
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
@@ -80,6 +81,9 @@ export function ownName(kind, id, seat, token, onView) {
       }
       shown = name;
       form.dataset.named = name ? 'yes' : 'no';
+      label.textContent = t('names.yours'); // in the language the page is drawn in now
+      input.setAttribute('aria-label', t('names.yours'));
+      save.textContent = t('names.save');
       return form;
     },
   };
