@@ -48,6 +48,12 @@ MEASURE = """
     if (past(box) && !past(el.parentElement.getBoundingClientRect())) {  // the outermost only
       wide.push(`${name(el)}: ${Math.round(box.left)}–${Math.round(box.right)} px`);
     }
+    // Inside the phone but past its own panel's border: a column cut off at the panel's edge.
+    const panel = el.parentElement.closest('.panel');
+    if (panel && el.matches('table, img, svg, input, .cards')) {
+      const edge = panel.getBoundingClientRect().right - parseFloat(getComputedStyle(panel).borderRightWidth);
+      if (box.right > edge + 0.5) wide.push(`${name(el)}: past its panel (${Math.round(box.right)} > ${Math.round(edge)} px)`);
+    }
     if (el.matches('button, input, select, textarea, summary, a.button')
         && (box.width < tap - 0.5 || box.height < tap - 0.5)) {
       small.push(`${name(el)}: ${Math.round(box.width)} × ${Math.round(box.height)} px`);
