@@ -345,6 +345,8 @@ def test_names_at_a_gofo_table(phone, origin, live_server):
     host.wait_for_selector(".join input.link")
     table_id = re.search(r"#gofo=([^&]+)&", host.url).group(1)
     assert requests.get(f"{live_server}/v1/gofo/tables/{table_id}", timeout=10).json()["names"] == [None, "Tía Marta", None]
+    # The links page is drawn before the table's first view (which carries the names) arrives.
+    host.wait_for_function("() => [...document.querySelectorAll('.join h3')].some((e) => e.textContent === 'Tía Marta')")
     assert host.eval_on_selector_all(".join h3", "els => els.map(e => e.textContent)") == ["Puesto 1", "Tía Marta", "Puesto 3"]
     links = host.eval_on_selector_all(".join input.link", "els => els.map(e => e.value)")
     seat = phone()
