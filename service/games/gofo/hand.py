@@ -63,10 +63,6 @@ _TURN_MOVES: dict[type, tuple[Phase, Callable[..., None], Callable[..., None]]] 
 }
 
 
-def _illegal(detail: str, code: str) -> IllegalAction:
-    return IllegalAction(detail, code=code)
-
-
 @dataclass
 class HandState(Betting, Stock, Showdown):
     """The whole state of one hand.
@@ -351,15 +347,15 @@ class HandState(Betting, Stock, Showdown):
             if isinstance(action, Reshuffle):
                 self._check_reshuffle(action)
                 return lambda ev: self._do_reshuffle(action, ev)
-            raise _illegal(f"{action.TYPE} is not a chance action", "chance_action")
+            raise IllegalAction(f"{action.TYPE} is not a chance action", code="chance_action")
         if seat is None or isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < self.n:
             raise InvalidAction(f"no seat {seat!r} at this table", code="bad_seat")
         # moves made out of turn
         if isinstance(action, Look):
             if not self._can_look(seat):
                 if self.looked[seat]:
-                    raise _illegal("you have already looked", "already_looked")
-                raise _illegal("you have no unseen cards to look at now", "cannot_look")
+                    raise IllegalAction("you have already looked", code="already_looked")
+                raise IllegalAction("you have no unseen cards to look at now", code="cannot_look")
             return lambda ev: self._do_look(seat, ev)
         if isinstance(action, Reshuffle):
             self._check_reported_reshuffle(seat, action)
@@ -372,11 +368,11 @@ class HandState(Betting, Stock, Showdown):
             return lambda ev: self._do_correction(seat, action, ev)
         if isinstance(action, Declare) and self.phase is Phase.CANTO and self.canto is not None \
                 and self.canto.declared[seat] is not None:
-            raise _illegal("a declaration can be corrected only until someone has shown cards",
-                           "declaration_locked")
+            raise IllegalAction("a declaration can be corrected only until someone has shown cards",
+                                code="declaration_locked")
         # moves made in turn
         if action.CHANCE:
-            raise _illegal("chance actions are not made by a seat", "chance_action")
+            raise IllegalAction("chance actions are not made by a seat", code="chance_action")
         if self.phase in (Phase.SHUFFLE, Phase.RESHUFFLE):
             raise WrongPhase("waiting for the cards to be shuffled", code="waiting_for_chance")
         if self.to_act() != seat:

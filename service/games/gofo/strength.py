@@ -24,11 +24,11 @@ import random
 from typing import Any, Iterable, Sequence
 
 from service.games.gofo.cards import DECK, card_suit, card_value
+from service.games.gofo.rules import SPEAKING_ROUNDS
 
 #: Discards a model hand still makes are counted up to this many (a corte usually ends the drawing
 #: early, and later draws matter less).
 DRAW_HORIZON = 2
-SPEAKING_ROUNDS = 4
 
 _SUIT = {card: "oceb".index(card_suit(card)) for card in DECK}
 _VALUE = {card: card_value(card) for card in DECK}
@@ -108,10 +108,7 @@ def draws_left(view: dict[str, Any], *, after_corte: bool | None = None) -> int:
     corte = hand.get("after_corte") if after_corte is None else after_corte
     if corte or hand.get("final_discard"):
         return 1
-    done = hand.get("round") or 0
-    left = SPEAKING_ROUNDS - done + (1 if phase == "discard" else 0)
-    if phase == "speaking":
-        left = SPEAKING_ROUNDS - done + 1
+    left = SPEAKING_ROUNDS - (hand.get("round") or 0) + (phase in ("discard", "speaking"))
     return max(1, min(DRAW_HORIZON, left))
 
 
@@ -158,32 +155,18 @@ def win_chance(view: dict[str, Any], samples: int, rng: random.Random, *, draws:
     for _ in range(samples):
         deck = pool[:]
         rng.shuffle(deck)
-        at = 0
-        hands = []
-        for _s in others:
-            hands.append(deck[at:at + 5])
-            at += 5
+        at = 5 * len(others)
         my_hand, at = _finish(mine, deck, at, 0)
+        hands = [my_hand] + [deck[5 * k:5 * k + 5] for k in range(len(others))]  # mine first
         for _ in range(draws):
-            keep = greedy_keep(my_hand)
-            need = 5 - len(keep)
-            if at + need <= len(deck):
-                my_hand = keep + deck[at:at + need]
-                at += need
             for k, cards in enumerate(hands):
                 keep = greedy_keep(cards)
                 need = 5 - len(keep)
                 if at + need <= len(deck):
                     hands[k] = keep + deck[at:at + need]
                     at += need
-        mine_value = value(my_hand)
-        won = True
-        for cards, dist in zip(hands, their_distance):
-            theirs = value(cards)
-            if theirs > mine_value or (theirs == mine_value and dist < my_distance):
-                won = False
-                break
-        wins += won
+        best = (value(hands[0]), -my_distance)  # equal values go to the seat nearer to mano
+        wins += all((value(cards), -dist) < best for cards, dist in zip(hands[1:], their_distance))
     return wins / samples if samples else 0.0
 
 

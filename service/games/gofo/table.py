@@ -24,7 +24,7 @@ from typing import Any, Iterable
 
 from service.errors import IllegalAction, InvalidAction, RefereeError, WrongPhase
 
-from service.games.gofo.actions import CODEC, Action, DealerDraw, Inaugurate, LegalAction, action_from_dict, record  # noqa: F401
+from service.games.gofo.actions import Action, DealerDraw, Inaugurate, LegalAction, action_from_dict, record  # noqa: F401
 from service.games.contract import Event
 from service.games.gofo.cards import card_value, parse_cards
 from service.games.gofo.events import (
@@ -33,9 +33,6 @@ from service.games.gofo.events import (
 from service.games.gofo.hand import HandState
 from service.games.gofo.records import HandRecord
 from service.games.gofo.rules import TableOptions
-
-#: Every action type of a table by its ``type`` (a hand's and ``dealer_draw``).
-TABLE_ACTION_TYPES: dict[str, type[Action]] = dict(CODEC.types)
 
 Events = list[Event]
 
