@@ -5,30 +5,8 @@ that seat gets (:func:`service.games.gofo.observer.record_view`, its legal actio
 the seat is to act; the answer is always one of those legal actions.  Nothing else is read: two
 tables that differ only in cards the seat cannot see give the same decision for the same ``rng``.
 
-How a level decides (:data:`LEVELS`, one row per level):
-
-* **a mistake** — with probability ``mistakes`` the decision is a uniformly random legal move
-  (a random amount, a random discard); level 1 makes nothing else, level 8 none;
-* **the chance to win** — :func:`service.games.gofo.strength.win_chance` over ``samples`` sampled
-  deals of the cards the seat has not seen, plus a normal error of ``noise``;
-* **entering** — look first, then enter (seen) when the chance is at least ``enter`` × a fair
-  share (1 / the seats that can still win), else decline;
-* **raising the opening, refiche** — when the chance is at least ``raise_share`` × a fair share,
-  raise by ``bet_size`` × the pot × (0.5 + the chance), within the legal range; else pass;
-* **speaking** — cut (corta, sized the same way) when the chance with the one discard a corte
-  leaves is at least ``cut_share`` × a fair share, else voy;
-* **answering a bet** — ver when the chance is at least the pot odds (what it costs / the pot
-  after calling) × ``call_margin``, else no ver;
-* **discarding** — ``discard_samples`` > 0: the discard among
-  :func:`service.games.gofo.strength.candidate_discards` with the best expected final value
-  (that many samples each); 0: keep the best suit and throw the rest;
-* **opening** — mano opens a tenth of the largest opening allowed (at least 1);
-* **a new caja** (inauguration chosen) — the smallest front offered.
-
-Level 8 is the strongest play of this design: the thresholds and bet size were chosen against a
-seat that always calls and against the other levels (``python -m bench.bots_gofo``, figures in
-``docs/bots-gofo.md``); the levels below it play by the same rules with more mistakes, coarser
-and noisier estimates, looser entering and calling, and from level 4 down no discard lookahead.
+How a level decides, and how level 8's thresholds were chosen (``python -m bench.bots_gofo``):
+``docs/bots.md`` (Gofo levels); all of a level's rule is its row of :data:`LEVELS`.
 """
 
 from __future__ import annotations

@@ -95,21 +95,13 @@ def table_view(table: Table, seat: int | None = None) -> dict[str, Any]:
     info = {
         "options": table.options.to_dict(), "dealer": table.dealer,
         "hand_number": table.hand_number, "seats": seats,
-        "draws": _copy(table.draws), "draw_seats": list(table.draw_seats),
+        "draws": [[list(d) for d in drawn] for drawn in table.draws], "draw_seats": list(table.draw_seats),
         "last_result": table.last_result.to_dict() if table.last_result is not None else None,
     }
     if table.options.chosen_inauguration:  # only there, so other tables' views read as before
         info["inaugurations_pending"] = list(table.inaugurations_pending)
         info["inauguration_fronts"] = table.options.inauguration_fronts()
     return {"table": info, "hand": hand_view(table.hand, seat) if table.hand is not None else None}
-
-
-def _copy(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {k: _copy(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_copy(v) for v in value]
-    return value
 
 
 # ------------------------------------------------------------------ after a hand: what its deal opens
@@ -142,14 +134,17 @@ def tainted_seats(record: HandRecord) -> set[int]:
 
 def opened_cards(record: HandRecord) -> set[str]:
     """The cards whose deck position a finished hand opens: first shown face up by a seat that
-    never drew from a tainted reshuffle (such a card came straight from the deck to that seat)."""
+    never drew from a tainted reshuffle (such a card came straight from the deck to that seat).
+    Opening a card that came back from a folded hand would name the folded seat (who receives each
+    position is public); opening only some of a tainted seat's cards would single out the rest."""
     tainted = tainted_seats(record)
     return {card for card, seat in first_shown_by(record).items() if seat not in tainted}
 
 
 def revealed_reshuffles(record: HandRecord) -> list[int]:
     """The reshuffles (numbered from 1) whose key a finished hand reveals: the pile held only cards
-    thrown face up, and every seat that drew from it showed its hand at the canto."""
+    thrown face up, and every seat that drew from it showed its hand at the canto (else the key
+    would tell who drew which card of the pile, so where a folded or unshown card went)."""
     shown = record.result.shown
     return [k for k, r in enumerate(record.reshuffles or (), 1)
             if r.clean and all(0 <= s < len(shown) and shown[s] is not None for s in r.drawers)]

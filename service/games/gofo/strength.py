@@ -2,20 +2,10 @@
 (:mod:`service.games.gofo.bot`) and the hint (:mod:`service.games.gofo.hint`) share.
 
 Everything here reads a seat's view (:func:`service.games.gofo.observer.record_view`) and draws
-from the ``rng`` it is given; nothing else.  The cards a seat has not seen (:func:`unseen_cards`)
-are the deck minus its own visible cards, the cards thrown face up this hand and the cards kept to
-the right.  The model of the rest of the hand:
-
-* every rival still in holds five cards drawn from the unseen cards (before the completion the
-  seat's own missing cards come from there too);
-* every hand still in draws ``draws`` more times (:func:`draws_left`, at most
-  :data:`DRAW_HORIZON`), each time keeping the cards of its best suit (:func:`greedy_keep`) and
-  drawing as many from what is left of the unseen cards;
-* at the canto the highest value wins, equal values going to the seat nearer to mano.
-
-:func:`win_chance` is the fraction of sampled deals the seat wins; :func:`discard_outcomes` is, for
-a set of cards to throw, the expected value after the draws and the chance to end above the value
-held now.
+from the ``rng`` it is given; nothing else.  The model: every rival still in holds five of the cards
+the seat has not seen (:func:`unseen_cards`); every hand draws :func:`draws_left` more times, keeping
+its best suit (:func:`greedy_keep`); the highest value wins, ties to the seat nearer to mano
+(``docs/bots.md``, Gofo levels).
 """
 
 from __future__ import annotations

@@ -1,21 +1,8 @@
 """The offline verifier of a Gofo transcript: :func:`verify_gofo` (``python -m service.verify``).
 
-Deck commitments (Gofo)
------------------------
-A Gofo table never ends: its transcript opens the deck commitment of every
-*finished* hand in ``deals`` (the hand in progress is withheld) and the checker
-replays exactly those hands.  A deal publishes one salted leaf per deck
-position, the reshuffle key and its hash, and opens (position, card, salt) only
-for the cards the hand made public; the other positions stay closed, so a
-folded hand is never shown.  The leaves and key hash must hash to the deal's
-``commitment`` (and to ``--deck-commitment HAND=HEX``, the commitment the
-players saw before the deal: a rewritten deal could carry a rewritten
-commitment), every opening must open its leaf, and the openings must be exactly
-the public cards of the recorded result.  Closed positions and closed reshuffles
-hold stand-ins for the replay (:class:`~service.games.gofo.verify_unseen.Unseen`):
-every card a public action names must fit them, and the public outcome must still
-be reproduced exactly.  Reshuffles are derived from the committed key and
-recomputed here; one whose pile holds hidden cards is only partly checkable.
+Every finished hand is replayed against its opened deck commitment (``deals``); closed positions and
+closed reshuffles hold stand-ins (:class:`~service.games.gofo.verify_unseen.Unseen`) that every public
+action must fit.  What is checked, and what cannot be: ``docs/verify.md`` (Gofo).
 """
 
 from __future__ import annotations
