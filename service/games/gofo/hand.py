@@ -1,21 +1,12 @@
-"""One hand of Gofo: the state machine.
+"""One hand of Gofo: the state machine, through the steps of the rule book (``docs/rules/gofo.md``):
 
-The hand runs through the steps of the rule book (``shared/rules/gofo.md``):
+``shuffle`` → ``opening`` → ``entering`` (with six at the table the sitting-out dealer may then buy in)
+→ ``raising`` → ``betting`` (ver / no ver, then refiches) → 3-card completion → ``speaking`` (at most
+four rounds) ↔ ``discard`` → ``canto`` → ``over``; ``reshuffle`` interrupts a discard the stock cannot
+cover.  Each phase: :class:`~service.games.gofo.rules.Phase`.
 
-``shuffle`` (dealt mode: chance supplies the deck order) → ``opening`` (mano bets the apertura) →
-``entering`` (each player enters seen or blind, or declines; with six at the table the sitting-out
-dealer may then buy in) → ``raising`` (mano, then the blind entrants, may raise the opening) →
-``betting`` (a raise or corte is answered with ver / no ver, then refiches) → 3-card completion →
-``speaking`` (voy / corta, at most four rounds) ↔ ``discard`` → ``canto`` → ``over``.
-``reshuffle`` interrupts a discard when the stock cannot cover a draw (dealt mode: chance supplies
-the order of the pile).
-
-:meth:`HandState.apply` checks the whole move first (:meth:`HandState.verify` raises the precise
-reason and changes nothing), then applies it to this state, in place, and returns the public events.
-The parts: :mod:`service.games.gofo.betting` (chips), :mod:`service.games.gofo.stock` (cards outside the hands),
-:mod:`service.games.gofo.canto` (the canto and the payout); what a seat may see: :mod:`service.games.gofo.observer`.
-
-Seats are table seats ``0..n-1``; "next" is ``seat + 1 (mod n)``.
+:meth:`HandState.apply` checks the whole move first, then applies it in place and returns the public
+events.  Seats are table seats ``0..n-1``; "next" is ``seat + 1 (mod n)``.
 """
 
 from __future__ import annotations
@@ -35,7 +26,7 @@ from service.games.contract import Event
 from service.games.gofo.cards import DECK, sort_cards
 from service.games.gofo.events import Looked
 from service.games.gofo.rules import (  # noqa: F401 - the vocabulary, named here for callers of the hand
-    DEALT, HAND_SIZE, MAX_PLAYERS_IN_HAND, MODES, SPEAKING_ROUNDS, TABLETOP, BetContext, BetStage,
+    HAND_SIZE, MAX_PLAYERS_IN_HAND, MODES, SPEAKING_ROUNDS, BetContext, BetStage,
     CantoStage, Mode, Phase, Resolution, Status,
 )
 from service.games.gofo.records import DiscardRecord, HandResult, Restock

@@ -23,9 +23,7 @@ class Mode(StrEnum):
     TABLETOP = "tabletop"
 
 
-DEALT = Mode.DEALT
-TABLETOP = Mode.TABLETOP
-MODES = (DEALT, TABLETOP)
+MODES = tuple(Mode)
 
 
 class Phase(StrEnum):
@@ -107,7 +105,7 @@ class TableOptions:
     refill: int = 10
     initial_front: int | None = None
     inauguration_front: int | None = None
-    mode: Mode = DEALT
+    mode: Mode = Mode.DEALT
     first_dealer: int | None = None
     fronts: tuple[int, ...] | None = None
     behinds: tuple[int, ...] | None = None

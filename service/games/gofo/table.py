@@ -177,21 +177,19 @@ class Table:
         """Apply ``action`` by ``seat`` (``None`` for chance) to this table; return the public events.
         Illegal or malformed actions raise and leave the table exactly as it was.  (``now`` is not
         read: Gofo's turn clock is the referee's, :mod:`service.games.gofo.clock`.)"""
+        if self.hand is not None and not self.inaugurations_pending \
+                and not isinstance(action, (DealerDraw, Inaugurate)):
+            events = self.hand.apply(action, seat=seat)
+            if self.hand.is_over():
+                self._end_hand(events)
+            return events
+        self.verify(action, seat=seat)  # the first-dealer draw or a new caja's front (or what refuses)
         events: Events = []
         if isinstance(action, DealerDraw):
-            self._check_dealer_draw(seat, action)
             self._dealer_draw(action, events)
-            return events
-        if isinstance(action, Inaugurate) or self.inaugurations_pending:
-            self._check_inaugurate(seat, action)
+        else:
             assert isinstance(action, Inaugurate) and seat is not None
             self._inaugurate(seat, action, events)
-            return events
-        if self.hand is None:
-            raise WrongPhase("the first dealer is not drawn yet", code="waiting_for_chance")
-        events = self.hand.apply(action, seat=seat)
-        if self.hand.is_over():
-            self._end_hand(events)
         return events
 
     def _check_dealer_draw(self, seat: int | None, action: DealerDraw) -> None:

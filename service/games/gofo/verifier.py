@@ -204,20 +204,16 @@ def verify_gofo(transcript: dict[str, Any], deck_commitments: dict[int, str] | N
                 and table.to_act() == seat and isinstance(action.get("cards"), list) \
                 and all(isinstance(c, str) for c in action["cards"]):
             why = unseen.hold(table.hand, seat, action["cards"])
+            shown = shown_by_hand.get(number)
+            if not why and table.hand.final_discard and isinstance(shown, list) and 0 <= seat < len(shown) \
+                    and isinstance(shown[seat], list) and all(isinstance(c, str) for c in shown[seat]):
+                carry, why = unseen.final_draw(table.hand, seat, action["cards"], shown[seat])
+                if carry is not None:
+                    carries[seat] = carry
             if why:
                 report.problem(f"{where}: {why}")
                 replay_ok = False
                 break
-            shown = shown_by_hand.get(number)
-            if table.hand.final_discard and isinstance(shown, list) and 0 <= seat < len(shown) \
-                    and isinstance(shown[seat], list) and all(isinstance(c, str) for c in shown[seat]):
-                carry, why = unseen.final_draw(table.hand, seat, action["cards"], shown[seat])
-                if why:
-                    report.problem(f"{where}: {why}")
-                    replay_ok = False
-                    break
-                if carry is not None:
-                    carries[seat] = carry
         try:
             table.apply(action_from_dict(action), seat=seat)
         except RefereeError as exc:
