@@ -17,18 +17,16 @@ from typing import Any
 
 from service.games.gofo import strength
 from service.games.gofo.actions import (
-    Action, Corta, Declare, Decline, Discard, Enter, Inaugurate, Look, Muck, NoVer, Open, Pass, Raise,
-    Refiche, Show, Ver, Voy,
+    ACTION_TYPES, Action, Corta, Declare, Decline, Discard, Enter, Inaugurate, Look, Muck, NoVer, Open,
+    Pass, Raise, Refiche, Show, Ver, Voy,
 )
 from service.games.gofo.cards import DECK
 
 
 @dataclass(frozen=True)
 class Level:
-    """What one level does (module docstring): with probability ``mistakes`` a decision is a
-    uniformly random legal move; otherwise the chance to win is sampled ``samples`` times with a
-    normal error of ``noise``, and the other fields are the thresholds and sizes it plays by
-    (the defaults: level 8's)."""
+    """What one level does (``docs/bots.md``): the share of random ``mistakes``, the samples and
+    ``noise`` of its chance to win, its thresholds and bet size (the defaults: level 8's)."""
 
     mistakes: float = 0.0
     samples: int = 0
@@ -41,10 +39,7 @@ class Level:
     bet_size: float = 3.0
 
 
-#: The levels, 1 (weakest) to 8 (strongest).  Every level from 2 plays by the same thresholds
-#: and bet size (the defaults of :class:`Level`, level 8's play); below 8 a share of
-#: ``mistakes`` (random legal moves), coarser and noisier estimates, and from level 4 down no
-#: discard lookahead.
+#: The levels, 1 (weakest) to 8 (strongest).
 LEVELS: dict[int, Level] = {
     1: Level(mistakes=1.0),
     2: Level(mistakes=0.50, samples=10, noise=0.20, enter=0.6, call_margin=0.5),
@@ -151,14 +146,13 @@ def _random_move(offered: list[dict[str, Any]], rng: random.Random) -> Action:
         elif kind == "enter":
             choices.append(Enter(blind=bool(bounds.get("blind"))))
         elif kind in ("open", "raise", "refiche", "corta"):
-            make = {"open": Open, "raise": Raise, "refiche": Refiche, "corta": Corta}[kind]
-            choices.append(make(rng.randint(bounds["min"], bounds["max"])))
+            choices.append(ACTION_TYPES[kind](rng.randint(bounds["min"], bounds["max"])))
         elif kind == "discard":
             cards = list(bounds.get("cards") or [])
             count = rng.randint(0, min(bounds["max"], len(cards)))
             choices.append(Discard(tuple(rng.sample(cards, count))))
         elif kind in ("decline", "pass", "ver", "no_ver", "voy"):
-            choices.append({"decline": Decline, "pass": Pass, "ver": Ver, "no_ver": NoVer, "voy": Voy}[kind]())
+            choices.append(ACTION_TYPES[kind]())
     if not choices:
         return _canto({}, {a["type"]: a for a in offered})
     return rng.choice(choices)

@@ -17,17 +17,16 @@ from typing import Any, Callable
 from service.errors import GameOver, IllegalAction, InvalidAction, NotYourTurn, WrongPhase
 
 from service.games.gofo.actions import (  # noqa: F401 - the action types are named here too, for callers of the hand
-    ACTION_TYPES, Action, Corta, Declare, Decline, Discard, Enter, LegalAction, Look, Muck, NoVer, Open,
-    Pass, Raise, Refiche, Reshuffle, Show, Shuffle, Ver, Voy, action_from_dict, action_to_dict,
+    Action, Corta, Declare, Decline, Discard, Enter, LegalAction, Look, Muck, NoVer, Open,
+    Pass, Raise, Refiche, Reshuffle, Show, Shuffle, Ver, Voy,
 )
-from service.games.gofo.betting import Bet, Betting, Pot, side_pots  # noqa: F401
+from service.games.gofo.betting import Bet, Betting, side_pots  # noqa: F401
 from service.games.gofo.canto import Canto, Showdown
 from service.games.contract import Event
 from service.games.gofo.cards import DECK, sort_cards
 from service.games.gofo.events import Looked
-from service.games.gofo.rules import (  # noqa: F401 - the vocabulary, named here for callers of the hand
-    HAND_SIZE, MAX_PLAYERS_IN_HAND, MODES, SPEAKING_ROUNDS, BetContext, BetStage,
-    CantoStage, Mode, Phase, Resolution, Status,
+from service.games.gofo.rules import (
+    MAX_PLAYERS_IN_HAND, MODES, BetContext, BetStage, CantoStage, Mode, Phase, Status,
 )
 from service.games.gofo.records import DiscardRecord, HandResult, Restock
 from service.games.gofo.stock import PendingDraw, Stock

@@ -211,9 +211,8 @@ def host_acts_for_seats(doc: dict[str, Any]) -> bool:
 
 def view(doc: dict[str, Any], version: int, seat: int | None, now: float,
          state: Table | None = None) -> dict[str, Any]:
-    """What the public (``seat`` ``None``) or a seat may see: :func:`service.games.gofo.observer.record_view`
-    (``state``: the document's table, when the caller has it: :attr:`Applied.state`).  A Gofo view
-    takes nothing from the clock (its deadlines are instants in the document): ``now`` is not read."""
+    """:func:`service.games.gofo.observer.record_view` (``state``: :attr:`Applied.state`, when the caller
+    has it); ``now`` is not read: a Gofo view's deadlines are instants in the document."""
     return observer.record_view(doc, version, seat, state)
 
 
@@ -224,9 +223,7 @@ def etag_tag(seat_view: dict[str, Any]) -> str:
 
 def move_answer(doc: dict[str, Any], version: int, seat: int | None, caller: str | None,
                 table: Table | None = None) -> dict[str, Any]:
-    """The answer to a move or an enforced deadline: the view plus who acts next (and, for a
-    ``caller`` allowed to see them, that seat's legal actions) and the result of a hand the move
-    ended: :func:`service.games.gofo.observer.move_answer` (``table``: as ``state`` for :func:`view`)."""
+    """The answer to a move or an enforced deadline: :func:`service.games.gofo.observer.move_answer`."""
     return observer.move_answer(doc, version, seat, caller, table)
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import random
 from typing import Any, Iterable, Sequence
 
-from service.games.gofo.cards import DECK, card_suit, card_value
+from service.games.gofo.cards import DECK, card_suit, card_value, sort_cards
 from service.games.gofo.rules import SPEAKING_ROUNDS
 
 #: Discards a model hand still makes are counted up to this many (a corte usually ends the drawing
@@ -194,7 +194,6 @@ def discard_outcomes(view: dict[str, Any], throws: Sequence[Sequence[str]], samp
 def candidate_discards(cards: Sequence[str]) -> list[tuple[str, ...]]:
     """The discards worth weighing: for each suit held, keep its k highest cards (k = 1 … 4) and
     throw the rest; stand pat; throw everything.  In deck order, no repeats."""
-    order = {c: i for i, c in enumerate(DECK)}
     options: list[tuple[str, ...]] = [()]
     by_suit: dict[int, list[str]] = {}
     for card in cards:
@@ -203,8 +202,8 @@ def candidate_discards(cards: Sequence[str]) -> list[tuple[str, ...]]:
         suited.sort(key=_VALUE.__getitem__, reverse=True)
         for k in range(1, min(4, len(suited)) + 1):
             keep = set(suited[:k])
-            options.append(tuple(sorted((c for c in cards if c not in keep), key=order.__getitem__)))
-    options.append(tuple(sorted(cards, key=order.__getitem__)))
+            options.append(tuple(sort_cards(c for c in cards if c not in keep)))
+    options.append(tuple(sort_cards(cards)))
     seen: set[tuple[str, ...]] = set()
     return [o for o in options if not (o in seen or seen.add(o))]
 
