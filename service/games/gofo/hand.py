@@ -314,11 +314,7 @@ class HandState(Betting, Stock, Showdown):
 
     def apply(self, action: Action, *, seat: int | None = None, now: float = 0.0) -> Events:
         """Apply ``action`` by ``seat`` (``None`` for chance) to this hand; return the public events.
-        (``now`` is not read: the turn clock is the referee's.)
-
-        The move is checked whole before anything changes: a malformed or illegal one raises a
-        :class:`service.errors.RefereeError` and leaves the hand exactly as it was.
-        """
+        Checked whole first: a refused move raises and leaves the hand as it was (``now`` is not read)."""
         do = self._checked(seat, action)
         events: Events = []
         do(events)

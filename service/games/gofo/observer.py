@@ -1,14 +1,9 @@
 """Everything a caller may see of a Gofo table — the public, a seat, the host — during and after a
 hand, the transcript included: nothing leaves the service without passing through here.
 
-* During a hand: :func:`hand_view` / :func:`table_view` (a seat sees its own cards once looked at,
-  face-up discards, cards kept to the right, the hands shown at the canto — :func:`visible_cards`).
-* After a hand: which deck positions and reshuffle keys its deal opens (:func:`opened_cards`,
-  :func:`revealed_reshuffles`, :func:`publish`), decided from the hand's *public* record alone, and
-  how its shuffle and reshuffle entries read in the transcript (:func:`redact_entry`).
-* A stored table (the document :mod:`service.games.gofo.referee` keeps): :func:`record_view` (the view plus
-  hand id, deck commitment, turn deadline, the last finished hand's deal and the draw commitments),
-  :func:`ledger_view`, :func:`transcript_view`.
+During a hand: :func:`table_view`; after it, what its deal opens (:func:`publish`), decided from
+the hand's *public* record alone; a stored table (:mod:`service.games.gofo.referee`'s document):
+:func:`record_view`, :func:`ledger_view`, :func:`transcript_view`.
 """
 
 from __future__ import annotations

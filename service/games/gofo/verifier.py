@@ -249,8 +249,10 @@ def verify_gofo(transcript: dict[str, Any], deck_commitments: dict[int, str] | N
                     f"next entry is not that {needed['kind']} (it was dropped or moved)")
                 replay_ok = False
                 break
-    if bad_ledger := _ledger_mismatch(table):
-        report.problem(bad_ledger)
+    chips = sum(table.fronts) + sum(table.behinds)  # the replayed ledger: every chip in a front or behind
+    if chips != sum(table.cajas) * table.options.caja:
+        report.problem(f"the replayed ledger holds {chips} chips for {sum(table.cajas)} cajas of "
+                       f"{table.options.caja} (chips are not conserved)")
     if replay_ok and table.hand_number <= finished:
         report.problem(f"replaying every entry finishes {table.hand_number - 1 if table.hand_number else 0} "
                        f"hand{'s' if table.hand_number != 2 else ''}, but hands_finished is {finished}: "
@@ -322,15 +324,6 @@ def verify_gofo(transcript: dict[str, Any], deck_commitments: dict[int, str] | N
                if len(shaped) > position else "")
         )
     return report
-
-
-def _ledger_mismatch(table: Any) -> str | None:
-    """The table's ledger after the replay: every chip is in a front or behind."""
-    chips = sum(table.fronts) + sum(table.behinds)
-    if chips != sum(table.cajas) * table.options.caja:
-        return (f"the replayed ledger holds {chips} chips for {sum(table.cajas)} cajas of {table.options.caja} "
-                "(chips are not conserved)")
-    return None
 
 
 verify = verify_gofo  # the name every game's verifier has (service.games.contract)
