@@ -1,20 +1,5 @@
-"""Gofo (Bengolea, Córdoba): a pure rules engine, in the parts every game has (:mod:`service.games.contract`).
-
-* :mod:`service.games.gofo.rules` – :class:`TableOptions`, the modes and the vocabulary (``StrEnum``s).
-* :mod:`service.games.gofo.actions` – every action, :class:`LegalAction`, the one ``CODEC``.
-* :mod:`service.games.gofo.events` – every event ``apply`` returns (frozen dataclasses; ``to_dict()``).
-* :mod:`service.games.gofo.state` – the state machine: :mod:`~service.games.gofo.table` (seats, ledger, the
-  sequence of hands) and :mod:`~service.games.gofo.hand` (one hand), made of
-  :mod:`~service.games.gofo.betting`, :mod:`~service.games.gofo.stock` and :mod:`~service.games.gofo.canto`.
-* :mod:`service.games.gofo.observer` – everything a caller may see, during and after a hand.
-* :mod:`service.games.gofo.chance` – the draw, the deck and the reshuffles, and their commitments.
-* :mod:`service.games.gofo.clock` – the turn clock.
-* :mod:`service.games.gofo.referee` – the stored record of a table and the moves on it (pure).
-* :mod:`service.games.gofo.verifier` – the offline transcript checker, with its parts: each entry's
-  shape, order and author (:mod:`~service.games.gofo.verify_entries`), the revealed decks
-  (:mod:`~service.games.gofo.verify_decks`) and the closed cards of the replay
-  (:mod:`~service.games.gofo.verify_unseen`).
-* :mod:`service.games.gofo.cards`, :mod:`service.games.gofo.value` – the 28-card deck, the value of a hand.
+"""Gofo (Bengolea, Córdoba): a pure rules engine, in the parts every game has
+(:mod:`service.games.contract`); which module decides what: ``docs/where/gofo.md``.
 
 Nothing here does I/O or draws random numbers by itself: every shuffle and draw is an input
 supplied by the caller (see :func:`service.games.gofo.chance.chance_action`).

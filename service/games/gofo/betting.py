@@ -24,10 +24,6 @@ from service.games.gofo.rules import SPEAKING_ROUNDS, BetContext, BetStage, Mode
 Events = list[Event]
 
 
-def _illegal(detail: str, code: str) -> IllegalAction:
-    return IllegalAction(detail, code=code)
-
-
 @dataclass
 class Bet:
     """The bet in force: who made it (``bettor``), the level everyone owes, the last raise (the
@@ -153,10 +149,10 @@ class Betting:
     def _check_open(self, seat: int, action: Open) -> None:
         lo, hi = self.opening_range()
         if action.amount < lo:
-            raise _illegal("the opening is at least 1 chip", "opening_too_small")
+            raise IllegalAction("the opening is at least 1 chip", code="opening_too_small")
         if action.amount > hi:
-            raise _illegal(f"the opening must be below every front at the table (≤ {hi})",
-                           "opening_too_large")
+            raise IllegalAction(f"the opening must be below every front at the table (≤ {hi})",
+                                code="opening_too_large")
 
     def _do_open(self, seat: int, action: Open, ev: Events) -> None:
         self.opening = action.amount
@@ -170,7 +166,8 @@ class Betting:
 
     def _check_enter(self, seat: int, action: Enter) -> None:
         if action.blind and self.looked[seat]:
-            raise _illegal("you have looked at your cards: you cannot enter blind", "already_looked")
+            raise IllegalAction("you have looked at your cards: you cannot enter blind",
+                                code="already_looked")
 
     def _do_enter(self, seat: int, action: Enter, ev: Events) -> None:
         if not action.blind:
@@ -242,10 +239,10 @@ class Betting:
         else:
             lo, hi = self.raise_range(seat)
         if amount > hi:
-            raise _illegal(f"you can bet at most your resto ({hi})", "bet_above_resto")
+            raise IllegalAction(f"you can bet at most your resto ({hi})", code="bet_above_resto")
         if amount < max(1, lo):
-            raise _illegal(f"the bet must be at least {max(1, lo)} (or all your resto)",
-                           "bet_below_minimum")
+            raise IllegalAction(f"the bet must be at least {max(1, lo)} (or all your resto)",
+                                code="bet_below_minimum")
 
     def _place_bet(self, seat: int, amount: int, context: BetContext, kind: type[Raised | Refiched | Corte],
                    ev: Events) -> None:

@@ -5,30 +5,8 @@ that seat gets (:func:`service.games.gofo.observer.record_view`, its legal actio
 the seat is to act; the answer is always one of those legal actions.  Nothing else is read: two
 tables that differ only in cards the seat cannot see give the same decision for the same ``rng``.
 
-How a level decides (:data:`LEVELS`, one row per level):
-
-* **a mistake** — with probability ``mistakes`` the decision is a uniformly random legal move
-  (a random amount, a random discard); level 1 makes nothing else, level 8 none;
-* **the chance to win** — :func:`service.games.gofo.strength.win_chance` over ``samples`` sampled
-  deals of the cards the seat has not seen, plus a normal error of ``noise``;
-* **entering** — look first, then enter (seen) when the chance is at least ``enter`` × a fair
-  share (1 / the seats that can still win), else decline;
-* **raising the opening, refiche** — when the chance is at least ``raise_share`` × a fair share,
-  raise by ``bet_size`` × the pot × (0.5 + the chance), within the legal range; else pass;
-* **speaking** — cut (corta, sized the same way) when the chance with the one discard a corte
-  leaves is at least ``cut_share`` × a fair share, else voy;
-* **answering a bet** — ver when the chance is at least the pot odds (what it costs / the pot
-  after calling) × ``call_margin``, else no ver;
-* **discarding** — ``discard_samples`` > 0: the discard among
-  :func:`service.games.gofo.strength.candidate_discards` with the best expected final value
-  (that many samples each); 0: keep the best suit and throw the rest;
-* **opening** — mano opens a tenth of the largest opening allowed (at least 1);
-* **a new caja** (inauguration chosen) — the smallest front offered.
-
-Level 8 is the strongest play of this design: the thresholds and bet size were chosen against a
-seat that always calls and against the other levels (``python -m bench.bots_gofo``, figures in
-``docs/bots-gofo.md``); the levels below it play by the same rules with more mistakes, coarser
-and noisier estimates, looser entering and calling, and from level 4 down no discard lookahead.
+How a level decides, and how level 8's thresholds were chosen (``python -m bench.bots_gofo``):
+``docs/bots.md`` (Gofo levels); all of a level's rule is its row of :data:`LEVELS`.
 """
 
 from __future__ import annotations
@@ -39,18 +17,16 @@ from typing import Any
 
 from service.games.gofo import strength
 from service.games.gofo.actions import (
-    Action, Corta, Declare, Decline, Discard, Enter, Inaugurate, Look, Muck, NoVer, Open, Pass, Raise,
-    Refiche, Show, Ver, Voy,
+    ACTION_TYPES, Action, Corta, Declare, Decline, Discard, Enter, Inaugurate, Look, Muck, NoVer, Open,
+    Pass, Raise, Refiche, Show, Ver, Voy,
 )
 from service.games.gofo.cards import DECK
 
 
 @dataclass(frozen=True)
 class Level:
-    """What one level does (module docstring): with probability ``mistakes`` a decision is a
-    uniformly random legal move; otherwise the chance to win is sampled ``samples`` times with a
-    normal error of ``noise``, and the other fields are the thresholds and sizes it plays by
-    (the defaults: level 8's)."""
+    """What one level does (``docs/bots.md``): the share of random ``mistakes``, the samples and
+    ``noise`` of its chance to win, its thresholds and bet size (the defaults: level 8's)."""
 
     mistakes: float = 0.0
     samples: int = 0
@@ -63,10 +39,7 @@ class Level:
     bet_size: float = 3.0
 
 
-#: The levels, 1 (weakest) to 8 (strongest).  Every level from 2 plays by the same thresholds
-#: and bet size (the defaults of :class:`Level`, level 8's play); below 8 a share of
-#: ``mistakes`` (random legal moves), coarser and noisier estimates, and from level 4 down no
-#: discard lookahead.
+#: The levels, 1 (weakest) to 8 (strongest).
 LEVELS: dict[int, Level] = {
     1: Level(mistakes=1.0),
     2: Level(mistakes=0.50, samples=10, noise=0.20, enter=0.6, call_margin=0.5),
@@ -173,14 +146,13 @@ def _random_move(offered: list[dict[str, Any]], rng: random.Random) -> Action:
         elif kind == "enter":
             choices.append(Enter(blind=bool(bounds.get("blind"))))
         elif kind in ("open", "raise", "refiche", "corta"):
-            make = {"open": Open, "raise": Raise, "refiche": Refiche, "corta": Corta}[kind]
-            choices.append(make(rng.randint(bounds["min"], bounds["max"])))
+            choices.append(ACTION_TYPES[kind](rng.randint(bounds["min"], bounds["max"])))
         elif kind == "discard":
             cards = list(bounds.get("cards") or [])
             count = rng.randint(0, min(bounds["max"], len(cards)))
             choices.append(Discard(tuple(rng.sample(cards, count))))
         elif kind in ("decline", "pass", "ver", "no_ver", "voy"):
-            choices.append({"decline": Decline, "pass": Pass, "ver": Ver, "no_ver": NoVer, "voy": Voy}[kind]())
+            choices.append(ACTION_TYPES[kind]())
     if not choices:
         return _canto({}, {a["type"]: a for a in offered})
     return rng.choice(choices)

@@ -27,10 +27,6 @@ from service.games.gofo.value import MAX_VALUE, MIN_VALUE, hand_value
 Events = list[Event]
 
 
-def _illegal(detail: str, code: str) -> IllegalAction:
-    return IllegalAction(detail, code=code)
-
-
 @dataclass
 class Canto:
     """A tabletop canto: its stage, the cards each seat entered and the points each declared."""
@@ -125,12 +121,12 @@ class Showdown:
                 taken |= set(other)
         clash = taken & set(cards)
         if clash:
-            raise _illegal(f"already elsewhere: {sort_cards(clash)}", "duplicate_card")
+            raise IllegalAction(f"already elsewhere: {sort_cards(clash)}", code="duplicate_card")
         value = hand_value(cards)
         declared = self.canto.declared[seat]
         if declared is not None and declared != value:
-            raise _illegal(f"these cards are worth {value}, not the {declared} declared",
-                           "declared_value_mismatch")
+            raise IllegalAction(f"these cards are worth {value}, not the {declared} declared",
+                                code="declared_value_mismatch")
 
     def _do_show(self, seat: int, action: Show, ev: Events) -> None:
         assert self.canto is not None
@@ -176,9 +172,9 @@ class Showdown:
             raise WrongPhase("mucking is conceding at the canto; fold to a bet with no ver",
                              code="wrong_phase")
         if self.status[seat] is not Status.IN:
-            raise _illegal("you are not in the hand", "not_in_hand")
+            raise IllegalAction("you are not in the hand", code="not_in_hand")
         if self.canto.cards[seat] is not None:
-            raise _illegal("you have shown your cards already", "already_shown")
+            raise IllegalAction("you have shown your cards already", code="already_shown")
 
     def _do_muck(self, seat: int, ev: Events) -> None:
         assert self.canto is not None

@@ -16,7 +16,6 @@ from typing import Any, Iterable, Protocol, Sequence
 from service.errors import InvalidAction
 
 SUITS: tuple[str, ...] = ("o", "c", "e", "b")
-SUIT_NAMES: dict[str, str] = {"o": "oros", "c": "copas", "e": "espadas", "b": "bastos"}
 RANKS: tuple[int, ...] = (3, 4, 5, 6, 7, 11, 12)
 RANK_VALUES: dict[int, int] = {3: 3, 4: 4, 5: 5, 6: 6, 7: 7, 11: 8, 12: 9}
 
@@ -54,17 +53,13 @@ def parse_cards(codes: Iterable[object], *, distinct: bool = True) -> list[str]:
     return cards
 
 
-def card_rank(code: str) -> int:
-    return int(code[:-1])
-
-
 def card_suit(code: str) -> str:
     return code[-1]
 
 
 def card_value(code: str) -> int:
     """Value of one card: 3–7 face value, caballo (11) 8, rey (12) 9."""
-    return RANK_VALUES[card_rank(parse_card(code))]
+    return RANK_VALUES[int(parse_card(code)[:-1])]
 
 
 def sort_cards(cards: Iterable[str]) -> list[str]:
@@ -73,13 +68,6 @@ def sort_cards(cards: Iterable[str]) -> list[str]:
     Anything that is not a card code sorts after the cards, by its text (the offline verifier
     replays hands with stand-ins for cards nobody saw)."""
     return sorted(cards, key=lambda c: (_INDEX.get(c, len(_INDEX)), str(c)))
-
-
-def card_name(code: str) -> str:
-    """Human name, e.g. ``"rey de espadas"``."""
-    names = {11: "caballo", 12: "rey"}
-    r = card_rank(parse_card(code))
-    return f"{names.get(r, str(r))} de {SUIT_NAMES[card_suit(code)]}"
 
 
 # --- chance helpers: the randomness is injected, never drawn here ------------------------------

@@ -1,35 +1,14 @@
 """The referee's chance for a Gofo table and its commitments: the first-dealer draw, each hand's
 deck, the reshuffles.
 
-Pure: randomness comes in as an ``rng`` and salts from a ``new_salt`` callable; nothing here
-touches the store.  :mod:`service.games.gofo.referee` keeps the secret records this module makes
-(``doc["deals"]``, ``doc["draws"]``); what of them anyone may see is :mod:`service.games.gofo.observer`'s
-(``publish``, ``redact_entry``).
+Pure: randomness comes in as an ``rng`` and salts from a ``new_salt`` callable.
+:mod:`service.games.gofo.referee` keeps the secret records made here (``doc["deals"]``,
+``doc["draws"]``); what of them anyone may see is :mod:`service.games.gofo.observer`'s.
 
-Commitments (hash formats in :mod:`service.games.commitments`):
-
-* **the first-dealer draw**: each round (ties draw again) is made from a shuffled 28-card draw
-  deck, committed as ``draw_commitment(table_id, round, order, salt)``; the drawing seats take its
-  top cards in order; the order and salt are in the ``dealer_draw`` transcript entry.
-* **a hand's deck**: before the deal, one salted leaf per deck position and one leaf per possible
-  reshuffle key (``MAX_RESHUFFLES`` of them, each reshuffle its own key) hash to the
-  ``deck_commitment``.  A reshuffle of the pile is ``derived_shuffle(reshuffle_seed(hand_id, k,
-  key_k), sorted pile)``, so it was fixed before the deal.
-
-What a finished hand opens (:func:`service.games.gofo.observer.opened_cards`,
-:func:`service.games.gofo.observer.revealed_reshuffles`) is decided from the hand's *public* record alone,
-so the choice itself tells nothing:
-
-* A deck position opens when its card was first shown face up (thrown, kept to the right, shown at
-  the canto) by the seat it was dealt to, and that seat never drew from a reshuffle whose pile
-  held a folded or declined hand ("tainted").  Opening the position of a card that came back from a
-  folded hand would name the folded seat (who receives each position is public); opening only some
-  positions of a seat that drew folded cards would single those out by elimination.  So a card
-  first shown by a tainted seat stays closed, as do all that seat's positions.
-* A reshuffle's key is revealed when its pile held only cards thrown face up and every seat that
-  drew from it showed its hand at the canto: then it shows nothing a player at the table did not
-  see.  Otherwise the key stays closed (it would tell who drew which card of the pile, so where a
-  folded or unshown card went), and the transcript shows that reshuffle's order as ``null``.
+Each draw round is made from a committed 28-card draw deck.  A hand's deck is committed before the
+deal as one salted leaf per position and one leaf per possible reshuffle key, so each reshuffle
+(``derived_shuffle(reshuffle_seed(hand_id, k, key_k), sorted pile)``) is fixed before the deal.
+Hash formats: :mod:`service.games.commitments`; the scheme in full: ``docs/verify.md``.
 """
 
 from __future__ import annotations

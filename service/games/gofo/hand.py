@@ -1,21 +1,12 @@
-"""One hand of Gofo: the state machine.
+"""One hand of Gofo: the state machine, through the steps of the rule book (``docs/rules/gofo.md``):
 
-The hand runs through the steps of the rule book (``shared/rules/gofo.md``):
+``shuffle`` → ``opening`` → ``entering`` (with six at the table the sitting-out dealer may then buy in)
+→ ``raising`` → ``betting`` (ver / no ver, then refiches) → 3-card completion → ``speaking`` (at most
+four rounds) ↔ ``discard`` → ``canto`` → ``over``; ``reshuffle`` interrupts a discard the stock cannot
+cover.  Each phase: :class:`~service.games.gofo.rules.Phase`.
 
-``shuffle`` (dealt mode: chance supplies the deck order) → ``opening`` (mano bets the apertura) →
-``entering`` (each player enters seen or blind, or declines; with six at the table the sitting-out
-dealer may then buy in) → ``raising`` (mano, then the blind entrants, may raise the opening) →
-``betting`` (a raise or corte is answered with ver / no ver, then refiches) → 3-card completion →
-``speaking`` (voy / corta, at most four rounds) ↔ ``discard`` → ``canto`` → ``over``.
-``reshuffle`` interrupts a discard when the stock cannot cover a draw (dealt mode: chance supplies
-the order of the pile).
-
-:meth:`HandState.apply` checks the whole move first (:meth:`HandState.verify` raises the precise
-reason and changes nothing), then applies it to this state, in place, and returns the public events.
-The parts: :mod:`service.games.gofo.betting` (chips), :mod:`service.games.gofo.stock` (cards outside the hands),
-:mod:`service.games.gofo.canto` (the canto and the payout); what a seat may see: :mod:`service.games.gofo.observer`.
-
-Seats are table seats ``0..n-1``; "next" is ``seat + 1 (mod n)``.
+:meth:`HandState.apply` checks the whole move first, then applies it in place and returns the public
+events.  Seats are table seats ``0..n-1``; "next" is ``seat + 1 (mod n)``.
 """
 
 from __future__ import annotations
@@ -26,17 +17,16 @@ from typing import Any, Callable
 from service.errors import GameOver, IllegalAction, InvalidAction, NotYourTurn, WrongPhase
 
 from service.games.gofo.actions import (  # noqa: F401 - the action types are named here too, for callers of the hand
-    ACTION_TYPES, Action, Corta, Declare, Decline, Discard, Enter, LegalAction, Look, Muck, NoVer, Open,
-    Pass, Raise, Refiche, Reshuffle, Show, Shuffle, Ver, Voy, action_from_dict, action_to_dict,
+    Action, Corta, Declare, Decline, Discard, Enter, LegalAction, Look, Muck, NoVer, Open,
+    Pass, Raise, Refiche, Reshuffle, Show, Shuffle, Ver, Voy,
 )
-from service.games.gofo.betting import Bet, Betting, Pot, side_pots  # noqa: F401
+from service.games.gofo.betting import Bet, Betting, side_pots  # noqa: F401
 from service.games.gofo.canto import Canto, Showdown
 from service.games.contract import Event
 from service.games.gofo.cards import DECK, sort_cards
 from service.games.gofo.events import Looked
-from service.games.gofo.rules import (  # noqa: F401 - the vocabulary, named here for callers of the hand
-    DEALT, HAND_SIZE, MAX_PLAYERS_IN_HAND, MODES, SPEAKING_ROUNDS, TABLETOP, BetContext, BetStage,
-    CantoStage, Mode, Phase, Resolution, Status,
+from service.games.gofo.rules import (
+    MAX_PLAYERS_IN_HAND, MODES, BetContext, BetStage, CantoStage, Mode, Phase, Status,
 )
 from service.games.gofo.records import DiscardRecord, HandResult, Restock
 from service.games.gofo.stock import PendingDraw, Stock
@@ -61,10 +51,6 @@ _TURN_MOVES: dict[type, tuple[Phase, Callable[..., None], Callable[..., None]]] 
     Show: (Phase.CANTO, Showdown._check_show, Showdown._do_show),
     Declare: (Phase.CANTO, Showdown._check_declare, Showdown._do_declare),
 }
-
-
-def _illegal(detail: str, code: str) -> IllegalAction:
-    return IllegalAction(detail, code=code)
 
 
 @dataclass
@@ -328,11 +314,7 @@ class HandState(Betting, Stock, Showdown):
 
     def apply(self, action: Action, *, seat: int | None = None, now: float = 0.0) -> Events:
         """Apply ``action`` by ``seat`` (``None`` for chance) to this hand; return the public events.
-        (``now`` is not read: the turn clock is the referee's.)
-
-        The move is checked whole before anything changes: a malformed or illegal one raises a
-        :class:`service.errors.RefereeError` and leaves the hand exactly as it was.
-        """
+        Checked whole first: a refused move raises and leaves the hand as it was (``now`` is not read)."""
         do = self._checked(seat, action)
         events: Events = []
         do(events)
@@ -351,15 +333,15 @@ class HandState(Betting, Stock, Showdown):
             if isinstance(action, Reshuffle):
                 self._check_reshuffle(action)
                 return lambda ev: self._do_reshuffle(action, ev)
-            raise _illegal(f"{action.TYPE} is not a chance action", "chance_action")
+            raise IllegalAction(f"{action.TYPE} is not a chance action", code="chance_action")
         if seat is None or isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < self.n:
             raise InvalidAction(f"no seat {seat!r} at this table", code="bad_seat")
         # moves made out of turn
         if isinstance(action, Look):
             if not self._can_look(seat):
                 if self.looked[seat]:
-                    raise _illegal("you have already looked", "already_looked")
-                raise _illegal("you have no unseen cards to look at now", "cannot_look")
+                    raise IllegalAction("you have already looked", code="already_looked")
+                raise IllegalAction("you have no unseen cards to look at now", code="cannot_look")
             return lambda ev: self._do_look(seat, ev)
         if isinstance(action, Reshuffle):
             self._check_reported_reshuffle(seat, action)
@@ -372,11 +354,11 @@ class HandState(Betting, Stock, Showdown):
             return lambda ev: self._do_correction(seat, action, ev)
         if isinstance(action, Declare) and self.phase is Phase.CANTO and self.canto is not None \
                 and self.canto.declared[seat] is not None:
-            raise _illegal("a declaration can be corrected only until someone has shown cards",
-                           "declaration_locked")
+            raise IllegalAction("a declaration can be corrected only until someone has shown cards",
+                                code="declaration_locked")
         # moves made in turn
         if action.CHANCE:
-            raise _illegal("chance actions are not made by a seat", "chance_action")
+            raise IllegalAction("chance actions are not made by a seat", code="chance_action")
         if self.phase in (Phase.SHUFFLE, Phase.RESHUFFLE):
             raise WrongPhase("waiting for the cards to be shuffled", code="waiting_for_chance")
         if self.to_act() != seat:

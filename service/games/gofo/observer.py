@@ -1,14 +1,9 @@
 """Everything a caller may see of a Gofo table — the public, a seat, the host — during and after a
 hand, the transcript included: nothing leaves the service without passing through here.
 
-* During a hand: :func:`hand_view` / :func:`table_view` (a seat sees its own cards once looked at,
-  face-up discards, cards kept to the right, the hands shown at the canto — :func:`visible_cards`).
-* After a hand: which deck positions and reshuffle keys its deal opens (:func:`opened_cards`,
-  :func:`revealed_reshuffles`, :func:`publish`), decided from the hand's *public* record alone, and
-  how its shuffle and reshuffle entries read in the transcript (:func:`redact_entry`).
-* A stored table (the document :mod:`service.games.gofo.referee` keeps): :func:`record_view` (the view plus
-  hand id, deck commitment, turn deadline, the last finished hand's deal and the draw commitments),
-  :func:`ledger_view`, :func:`transcript_view`.
+During a hand: :func:`table_view`; after it, what its deal opens (:func:`publish`), decided from
+the hand's *public* record alone; a stored table (:mod:`service.games.gofo.referee`'s document):
+:func:`record_view`, :func:`ledger_view`, :func:`transcript_view`.
 """
 
 from __future__ import annotations
@@ -95,21 +90,13 @@ def table_view(table: Table, seat: int | None = None) -> dict[str, Any]:
     info = {
         "options": table.options.to_dict(), "dealer": table.dealer,
         "hand_number": table.hand_number, "seats": seats,
-        "draws": _copy(table.draws), "draw_seats": list(table.draw_seats),
+        "draws": [[list(d) for d in drawn] for drawn in table.draws], "draw_seats": list(table.draw_seats),
         "last_result": table.last_result.to_dict() if table.last_result is not None else None,
     }
     if table.options.chosen_inauguration:  # only there, so other tables' views read as before
         info["inaugurations_pending"] = list(table.inaugurations_pending)
         info["inauguration_fronts"] = table.options.inauguration_fronts()
     return {"table": info, "hand": hand_view(table.hand, seat) if table.hand is not None else None}
-
-
-def _copy(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {k: _copy(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_copy(v) for v in value]
-    return value
 
 
 # ------------------------------------------------------------------ after a hand: what its deal opens
@@ -142,14 +129,17 @@ def tainted_seats(record: HandRecord) -> set[int]:
 
 def opened_cards(record: HandRecord) -> set[str]:
     """The cards whose deck position a finished hand opens: first shown face up by a seat that
-    never drew from a tainted reshuffle (such a card came straight from the deck to that seat)."""
+    never drew from a tainted reshuffle (such a card came straight from the deck to that seat).
+    Opening a card that came back from a folded hand would name the folded seat (who receives each
+    position is public); opening only some of a tainted seat's cards would single out the rest."""
     tainted = tainted_seats(record)
     return {card for card, seat in first_shown_by(record).items() if seat not in tainted}
 
 
 def revealed_reshuffles(record: HandRecord) -> list[int]:
     """The reshuffles (numbered from 1) whose key a finished hand reveals: the pile held only cards
-    thrown face up, and every seat that drew from it showed its hand at the canto."""
+    thrown face up, and every seat that drew from it showed its hand at the canto (else the key
+    would tell who drew which card of the pile, so where a folded or unshown card went)."""
     shown = record.result.shown
     return [k for k, r in enumerate(record.reshuffles or (), 1)
             if r.clean and all(0 <= s < len(shown) and shown[s] is not None for s in r.drawers)]

@@ -1,13 +1,10 @@
 """What a Gofo hand leaves behind: each discard (:class:`DiscardRecord`), each reshuffle
 (:class:`Restock`), the pots as paid (:class:`PaidPot`), the hand's result (:class:`HandResult`) and
 the table's record of the finished hand (:class:`HandRecord`: ``table.last_result``, one of the
-ledger's ``results``).
+ledger's ``results``); frozen, ``to_dict()`` their stored form, ``from_dict()`` reads it back.
 
-Each is a frozen dataclass, made once and never changed, so the table's record of a hand holds the
-hand's own result, discards and reshuffles.
-``to_dict()`` is the stored form, which views, the ledger and the transcript publish; ``from_dict()``
-reads it back.  The oldest stored records of a hand have neither the starting fronts (``stacks``) nor
-the reshuffles (``reshuffles``), some have no ``reshuffles``: such a record reads with ``None`` there
+The oldest stored records of a hand have neither the starting fronts (``stacks``) nor the
+reshuffles (``reshuffles``), some have no ``reshuffles``: such a record reads with ``None`` there
 and is written back without them.
 """
 

@@ -1,10 +1,5 @@
 """The stored record of one Gofo table, and the moves on it — what the HTTP layer calls.
 
-The functions every referee module has (:mod:`service.games.contract`): :func:`create`,
-:func:`load`, :func:`seat_count`, :func:`play`, :func:`enforce`, :func:`view`, :func:`etag_tag`,
-:func:`transcript`; and Gofo's own: :func:`host_acts_for_seats`, :func:`move_answer`,
-:func:`ledger`, :func:`result_of`.
-
 Pure: no I/O.  The referee's chance (the draw, the shuffles, the salts) comes from
 :func:`service.games.gofo.chance.supply_chance`, which draws from :mod:`service.games.entropy` unless an ``rng``
 and ``new_salt`` are given; the caller loads the document, hands it here, and stores what comes back.
@@ -106,22 +101,20 @@ def enforce(doc: dict[str, Any], version: int, who: str, at: float, state: Table
     table = load(doc) if state is None else state
     seat = table.to_act()
     if seat is not None and str(seat) in doc.get("bots", {}):
-        new = _next_doc(doc, table.hand_number)
-        version += 1
-        entries: list[dict[str, Any]] = []
-        _bot_moves(new, table, version, at, entries, rng, new_salt)
-        new.update(state=table.to_dict(), updated_at=at)
-        return Applied(new, entries, False, table)
+        return _apply(doc, table, version, who, at, seat, None, rng, new_salt)
     seat, action = clock.timeout_move(table, clock.turn_deadline(doc), at)
     return _apply(doc, table, version, "referee", at, seat, action, rng, new_salt, timeout=True)
 
 
-def _apply(doc: dict[str, Any], table: Table, version: int, who: str, at: float, seat: int, action: Action,
-           rng: RandomLike | None, new_salt: Callable[[], str] | None, timeout: bool = False) -> Applied:
+def _apply(doc: dict[str, Any], table: Table, version: int, who: str, at: float, seat: int,
+           action: Action | None, rng: RandomLike | None, new_salt: Callable[[], str] | None,
+           timeout: bool = False) -> Applied:
+    """The seat's move (``None``: only the bots' moves now due), then the bots' moves it made due."""
     version += 1
     new = _next_doc(doc, table.hand_number)
     entries: list[dict[str, Any]] = []
-    _move(new, table, version, at, who, seat, action, entries, rng, new_salt, timeout)
+    if action is not None:
+        _move(new, table, version, at, who, seat, action, entries, rng, new_salt, timeout)
     _bot_moves(new, table, version, at, entries, rng, new_salt)
     new.update(state=table.to_dict(), updated_at=at)
     return Applied(new, entries, False, table)
@@ -218,9 +211,8 @@ def host_acts_for_seats(doc: dict[str, Any]) -> bool:
 
 def view(doc: dict[str, Any], version: int, seat: int | None, now: float,
          state: Table | None = None) -> dict[str, Any]:
-    """What the public (``seat`` ``None``) or a seat may see: :func:`service.games.gofo.observer.record_view`
-    (``state``: the document's table, when the caller has it: :attr:`Applied.state`).  A Gofo view
-    takes nothing from the clock (its deadlines are instants in the document): ``now`` is not read."""
+    """:func:`service.games.gofo.observer.record_view` (``state``: :attr:`Applied.state`, when the caller
+    has it); ``now`` is not read: a Gofo view's deadlines are instants in the document."""
     return observer.record_view(doc, version, seat, state)
 
 
@@ -231,9 +223,7 @@ def etag_tag(seat_view: dict[str, Any]) -> str:
 
 def move_answer(doc: dict[str, Any], version: int, seat: int | None, caller: str | None,
                 table: Table | None = None) -> dict[str, Any]:
-    """The answer to a move or an enforced deadline: the view plus who acts next (and, for a
-    ``caller`` allowed to see them, that seat's legal actions) and the result of a hand the move
-    ended: :func:`service.games.gofo.observer.move_answer` (``table``: as ``state`` for :func:`view`)."""
+    """The answer to a move or an enforced deadline: :func:`service.games.gofo.observer.move_answer`."""
     return observer.move_answer(doc, version, seat, caller, table)
 
 

@@ -1,10 +1,5 @@
-"""The rules a Gofo table is created with, and the words the engine speaks in.
-
-* :class:`TableOptions` – seats, chips (caja, refill, fronts) and the :class:`Mode`, validated.
-* The vocabulary of a hand as ``StrEnum``s (each is its own JSON string): :class:`Mode`,
-  :class:`Phase`, :class:`Status` (of a seat in a hand), :class:`BetContext` and :class:`BetStage`
-  (the bet in force), :class:`CantoStage`, :class:`Resolution` (how a hand ended).
-* The constants of the rule book: at most five players in a hand, four speaking rounds, five cards.
+"""The rules a Gofo table is created with (:class:`TableOptions`, validated), the vocabulary of a
+hand as ``StrEnum``s (each is its own JSON string) and the constants of the rule book.
 """
 
 from __future__ import annotations
@@ -23,9 +18,7 @@ class Mode(StrEnum):
     TABLETOP = "tabletop"
 
 
-DEALT = Mode.DEALT
-TABLETOP = Mode.TABLETOP
-MODES = (DEALT, TABLETOP)
+MODES = tuple(Mode)
 
 
 class Phase(StrEnum):
@@ -107,7 +100,7 @@ class TableOptions:
     refill: int = 10
     initial_front: int | None = None
     inauguration_front: int | None = None
-    mode: Mode = DEALT
+    mode: Mode = Mode.DEALT
     first_dealer: int | None = None
     fronts: tuple[int, ...] | None = None
     behinds: tuple[int, ...] | None = None

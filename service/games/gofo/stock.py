@@ -24,10 +24,6 @@ from service.games.gofo.rules import HAND_SIZE, Mode, Phase, Status
 Events = list[Event]
 
 
-def _illegal(detail: str, code: str) -> IllegalAction:
-    return IllegalAction(detail, code=code)
-
-
 @dataclass
 class PendingDraw:
     """The cards ``seat`` still has to draw once the pile is reshuffled into a new stock."""
@@ -144,7 +140,7 @@ class Stock:
                 raise InvalidAction("count does not match the cards", code="count_mismatch")
             missing = [c for c in cards if c not in self.hands[seat]]
             if missing:
-                raise _illegal(f"not in your hand: {missing}", "card_not_in_hand")
+                raise IllegalAction(f"not in your hand: {missing}", code="card_not_in_hand")
             count = len(cards)
         else:
             count = len(cards) if action.count is None else action.count
@@ -152,9 +148,11 @@ class Stock:
                 raise InvalidAction("count does not match the cards", code="count_mismatch")
             known = set(self.known_pile) | {c for k in self.kept for c in k}
             if known & set(cards):
-                raise _illegal(f"already discarded: {sort_cards(known & set(cards))}", "duplicate_card")
+                raise IllegalAction(f"already discarded: {sort_cards(known & set(cards))}",
+                                    code="duplicate_card")
         if not 0 <= count <= self.max_discard(seat):
-            raise _illegal(f"you may discard 0 to {self.max_discard(seat)} cards", "bad_discard_count")
+            raise IllegalAction(f"you may discard 0 to {self.max_discard(seat)} cards",
+                                code="bad_discard_count")
         return cards, count
 
     def _check_discard(self, seat: int, action: Discard) -> None:
@@ -248,9 +246,10 @@ class Stock:
     def _check_reported_reshuffle(self, seat: int, action: Reshuffle) -> None:
         """Tabletop: the dealer reports, during a discard, that the real pile was reshuffled."""
         if self.mode is not Mode.TABLETOP or action.order is not None:
-            raise _illegal("in dealt mode the referee reshuffles (a chance input)", "chance_action")
+            raise IllegalAction("in dealt mode the referee reshuffles (a chance input)", code="chance_action")
         if self.phase is not Phase.DISCARD or seat != self.dealer:
-            raise _illegal("only the dealer reports a reshuffle, during a discard", "cannot_reshuffle")
+            raise IllegalAction("only the dealer reports a reshuffle, during a discard",
+                                code="cannot_reshuffle")
 
     def _do_reported_reshuffle(self, seat: int, action: Reshuffle, ev: Events) -> None:
         self.known_pile = []

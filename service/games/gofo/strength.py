@@ -2,20 +2,10 @@
 (:mod:`service.games.gofo.bot`) and the hint (:mod:`service.games.gofo.hint`) share.
 
 Everything here reads a seat's view (:func:`service.games.gofo.observer.record_view`) and draws
-from the ``rng`` it is given; nothing else.  The cards a seat has not seen (:func:`unseen_cards`)
-are the deck minus its own visible cards, the cards thrown face up this hand and the cards kept to
-the right.  The model of the rest of the hand:
-
-* every rival still in holds five cards drawn from the unseen cards (before the completion the
-  seat's own missing cards come from there too);
-* every hand still in draws ``draws`` more times (:func:`draws_left`, at most
-  :data:`DRAW_HORIZON`), each time keeping the cards of its best suit (:func:`greedy_keep`) and
-  drawing as many from what is left of the unseen cards;
-* at the canto the highest value wins, equal values going to the seat nearer to mano.
-
-:func:`win_chance` is the fraction of sampled deals the seat wins; :func:`discard_outcomes` is, for
-a set of cards to throw, the expected value after the draws and the chance to end above the value
-held now.
+from the ``rng`` it is given; nothing else.  The model: every rival still in holds five of the cards
+the seat has not seen (:func:`unseen_cards`); every hand draws :func:`draws_left` more times, keeping
+its best suit (:func:`greedy_keep`); the highest value wins, ties to the seat nearer to mano
+(``docs/bots.md``, Gofo levels).
 """
 
 from __future__ import annotations
@@ -23,12 +13,12 @@ from __future__ import annotations
 import random
 from typing import Any, Iterable, Sequence
 
-from service.games.gofo.cards import DECK, card_suit, card_value
+from service.games.gofo.cards import DECK, card_suit, card_value, sort_cards
+from service.games.gofo.rules import SPEAKING_ROUNDS
 
 #: Discards a model hand still makes are counted up to this many (a corte usually ends the drawing
 #: early, and later draws matter less).
 DRAW_HORIZON = 2
-SPEAKING_ROUNDS = 4
 
 _SUIT = {card: "oceb".index(card_suit(card)) for card in DECK}
 _VALUE = {card: card_value(card) for card in DECK}
@@ -108,10 +98,7 @@ def draws_left(view: dict[str, Any], *, after_corte: bool | None = None) -> int:
     corte = hand.get("after_corte") if after_corte is None else after_corte
     if corte or hand.get("final_discard"):
         return 1
-    done = hand.get("round") or 0
-    left = SPEAKING_ROUNDS - done + (1 if phase == "discard" else 0)
-    if phase == "speaking":
-        left = SPEAKING_ROUNDS - done + 1
+    left = SPEAKING_ROUNDS - (hand.get("round") or 0) + (phase in ("discard", "speaking"))
     return max(1, min(DRAW_HORIZON, left))
 
 
@@ -158,32 +145,18 @@ def win_chance(view: dict[str, Any], samples: int, rng: random.Random, *, draws:
     for _ in range(samples):
         deck = pool[:]
         rng.shuffle(deck)
-        at = 0
-        hands = []
-        for _s in others:
-            hands.append(deck[at:at + 5])
-            at += 5
+        at = 5 * len(others)
         my_hand, at = _finish(mine, deck, at, 0)
+        hands = [my_hand] + [deck[5 * k:5 * k + 5] for k in range(len(others))]  # mine first
         for _ in range(draws):
-            keep = greedy_keep(my_hand)
-            need = 5 - len(keep)
-            if at + need <= len(deck):
-                my_hand = keep + deck[at:at + need]
-                at += need
             for k, cards in enumerate(hands):
                 keep = greedy_keep(cards)
                 need = 5 - len(keep)
                 if at + need <= len(deck):
                     hands[k] = keep + deck[at:at + need]
                     at += need
-        mine_value = value(my_hand)
-        won = True
-        for cards, dist in zip(hands, their_distance):
-            theirs = value(cards)
-            if theirs > mine_value or (theirs == mine_value and dist < my_distance):
-                won = False
-                break
-        wins += won
+        best = (value(hands[0]), -my_distance)  # equal values go to the seat nearer to mano
+        wins += all((value(cards), -dist) < best for cards, dist in zip(hands[1:], their_distance))
     return wins / samples if samples else 0.0
 
 
@@ -221,7 +194,6 @@ def discard_outcomes(view: dict[str, Any], throws: Sequence[Sequence[str]], samp
 def candidate_discards(cards: Sequence[str]) -> list[tuple[str, ...]]:
     """The discards worth weighing: for each suit held, keep its k highest cards (k = 1 … 4) and
     throw the rest; stand pat; throw everything.  In deck order, no repeats."""
-    order = {c: i for i, c in enumerate(DECK)}
     options: list[tuple[str, ...]] = [()]
     by_suit: dict[int, list[str]] = {}
     for card in cards:
@@ -230,8 +202,8 @@ def candidate_discards(cards: Sequence[str]) -> list[tuple[str, ...]]:
         suited.sort(key=_VALUE.__getitem__, reverse=True)
         for k in range(1, min(4, len(suited)) + 1):
             keep = set(suited[:k])
-            options.append(tuple(sorted((c for c in cards if c not in keep), key=order.__getitem__)))
-    options.append(tuple(sorted(cards, key=order.__getitem__)))
+            options.append(tuple(sort_cards(c for c in cards if c not in keep)))
+    options.append(tuple(sort_cards(cards)))
     seen: set[tuple[str, ...]] = set()
     return [o for o in options if not (o in seen or seen.add(o))]
 

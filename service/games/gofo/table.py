@@ -24,7 +24,7 @@ from typing import Any, Iterable
 
 from service.errors import IllegalAction, InvalidAction, RefereeError, WrongPhase
 
-from service.games.gofo.actions import CODEC, Action, DealerDraw, Inaugurate, LegalAction, action_from_dict, record  # noqa: F401
+from service.games.gofo.actions import Action, DealerDraw, Inaugurate, LegalAction, action_from_dict, record  # noqa: F401
 from service.games.contract import Event
 from service.games.gofo.cards import card_value, parse_cards
 from service.games.gofo.events import (
@@ -33,9 +33,6 @@ from service.games.gofo.events import (
 from service.games.gofo.hand import HandState
 from service.games.gofo.records import HandRecord
 from service.games.gofo.rules import TableOptions
-
-#: Every action type of a table by its ``type`` (a hand's and ``dealer_draw``).
-TABLE_ACTION_TYPES: dict[str, type[Action]] = dict(CODEC.types)
 
 Events = list[Event]
 
@@ -180,21 +177,19 @@ class Table:
         """Apply ``action`` by ``seat`` (``None`` for chance) to this table; return the public events.
         Illegal or malformed actions raise and leave the table exactly as it was.  (``now`` is not
         read: Gofo's turn clock is the referee's, :mod:`service.games.gofo.clock`.)"""
+        if self.hand is not None and not self.inaugurations_pending \
+                and not isinstance(action, (DealerDraw, Inaugurate)):
+            events = self.hand.apply(action, seat=seat)
+            if self.hand.is_over():
+                self._end_hand(events)
+            return events
+        self.verify(action, seat=seat)  # the first-dealer draw or a new caja's front (or what refuses)
         events: Events = []
         if isinstance(action, DealerDraw):
-            self._check_dealer_draw(seat, action)
             self._dealer_draw(action, events)
-            return events
-        if isinstance(action, Inaugurate) or self.inaugurations_pending:
-            self._check_inaugurate(seat, action)
+        else:
             assert isinstance(action, Inaugurate) and seat is not None
             self._inaugurate(seat, action, events)
-            return events
-        if self.hand is None:
-            raise WrongPhase("the first dealer is not drawn yet", code="waiting_for_chance")
-        events = self.hand.apply(action, seat=seat)
-        if self.hand.is_over():
-            self._end_hand(events)
         return events
 
     def _check_dealer_draw(self, seat: int | None, action: DealerDraw) -> None:

@@ -1,21 +1,8 @@
 """The offline verifier of a Gofo transcript: :func:`verify_gofo` (``python -m service.verify``).
 
-Deck commitments (Gofo)
------------------------
-A Gofo table never ends: its transcript opens the deck commitment of every
-*finished* hand in ``deals`` (the hand in progress is withheld) and the checker
-replays exactly those hands.  A deal publishes one salted leaf per deck
-position, the reshuffle key and its hash, and opens (position, card, salt) only
-for the cards the hand made public; the other positions stay closed, so a
-folded hand is never shown.  The leaves and key hash must hash to the deal's
-``commitment`` (and to ``--deck-commitment HAND=HEX``, the commitment the
-players saw before the deal: a rewritten deal could carry a rewritten
-commitment), every opening must open its leaf, and the openings must be exactly
-the public cards of the recorded result.  Closed positions and closed reshuffles
-hold stand-ins for the replay (:class:`~service.games.gofo.verify_unseen.Unseen`):
-every card a public action names must fit them, and the public outcome must still
-be reproduced exactly.  Reshuffles are derived from the committed key and
-recomputed here; one whose pile holds hidden cards is only partly checkable.
+Every finished hand is replayed against its opened deck commitment (``deals``); closed positions and
+closed reshuffles hold stand-ins (:class:`~service.games.gofo.verify_unseen.Unseen`) that every public
+action must fit.  What is checked, and what cannot be: ``docs/verify.md`` (Gofo).
 """
 
 from __future__ import annotations
@@ -217,20 +204,16 @@ def verify_gofo(transcript: dict[str, Any], deck_commitments: dict[int, str] | N
                 and table.to_act() == seat and isinstance(action.get("cards"), list) \
                 and all(isinstance(c, str) for c in action["cards"]):
             why = unseen.hold(table.hand, seat, action["cards"])
+            shown = shown_by_hand.get(number)
+            if not why and table.hand.final_discard and isinstance(shown, list) and 0 <= seat < len(shown) \
+                    and isinstance(shown[seat], list) and all(isinstance(c, str) for c in shown[seat]):
+                carry, why = unseen.final_draw(table.hand, seat, action["cards"], shown[seat])
+                if carry is not None:
+                    carries[seat] = carry
             if why:
                 report.problem(f"{where}: {why}")
                 replay_ok = False
                 break
-            shown = shown_by_hand.get(number)
-            if table.hand.final_discard and isinstance(shown, list) and 0 <= seat < len(shown) \
-                    and isinstance(shown[seat], list) and all(isinstance(c, str) for c in shown[seat]):
-                carry, why = unseen.final_draw(table.hand, seat, action["cards"], shown[seat])
-                if why:
-                    report.problem(f"{where}: {why}")
-                    replay_ok = False
-                    break
-                if carry is not None:
-                    carries[seat] = carry
         try:
             table.apply(action_from_dict(action), seat=seat)
         except RefereeError as exc:
@@ -266,8 +249,10 @@ def verify_gofo(transcript: dict[str, Any], deck_commitments: dict[int, str] | N
                     f"next entry is not that {needed['kind']} (it was dropped or moved)")
                 replay_ok = False
                 break
-    if bad_ledger := _ledger_mismatch(table):
-        report.problem(bad_ledger)
+    chips = sum(table.fronts) + sum(table.behinds)  # the replayed ledger: every chip in a front or behind
+    if chips != sum(table.cajas) * table.options.caja:
+        report.problem(f"the replayed ledger holds {chips} chips for {sum(table.cajas)} cajas of "
+                       f"{table.options.caja} (chips are not conserved)")
     if replay_ok and table.hand_number <= finished:
         report.problem(f"replaying every entry finishes {table.hand_number - 1 if table.hand_number else 0} "
                        f"hand{'s' if table.hand_number != 2 else ''}, but hands_finished is {finished}: "
@@ -339,15 +324,6 @@ def verify_gofo(transcript: dict[str, Any], deck_commitments: dict[int, str] | N
                if len(shaped) > position else "")
         )
     return report
-
-
-def _ledger_mismatch(table: Any) -> str | None:
-    """The table's ledger after the replay: every chip is in a front or behind."""
-    chips = sum(table.fronts) + sum(table.behinds)
-    if chips != sum(table.cajas) * table.options.caja:
-        return (f"the replayed ledger holds {chips} chips for {sum(table.cajas)} cajas of {table.options.caja} "
-                "(chips are not conserved)")
-    return None
 
 
 verify = verify_gofo  # the name every game's verifier has (service.games.contract)

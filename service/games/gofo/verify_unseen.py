@@ -17,23 +17,11 @@ ELSEWHERE = "it is already placed elsewhere in the replay (opened at another dec
 class Unseen:
     """Stand-ins for the cards a finished dealt hand kept closed, so the engine can replay it.
 
-    A card lies unseen in one place at a time: the deck (a closed position: any card no position
-    opened), or one layer of one closed reshuffle (the cards thrown face up into its pile, layered as
-    the engine stacks them: the older pile, the others' discards of this round, the drawing player's
-    own — :meth:`~service.games.gofo.stock.Stock.restock_layers`).  Each closed position, and each
-    slot of a closed reshuffle, holds a stand-in (``?n``) that may be any card lying unseen in its
-    places: its own; for a stand-in of a folded hand shuffled into the pile, any of its seat's
-    stand-ins' places.
-
-    When a public action needs a card a seat does not hold openly (a discard names it, the canto
-    shows it), the card must lie unseen (not opened elsewhere, not shown since it was last thrown) and
-    every card the seat has shown from its stand-ins must still be some distinct stand-in that was in
-    its hand before it was shown, in the card's place: a bipartite matching of the seat's shown cards
-    to its stand-ins.  Which stand-in was which is never fixed, so a choice made for an early discard
-    cannot rule out a later card.  For the engine, the card then takes the place of one of the seat's
-    stand-ins.  The replay so checks every opened card where it was dealt and every public action
-    against the commitment, and accepts any placing of the closed cards that fits them (what cannot
-    be checked without telling a folded hand)."""
+    A card lies unseen in one place at a time: the deck (a closed position), or one layer of one
+    closed reshuffle (:meth:`~service.games.gofo.stock.Stock.restock_layers`).  A card a seat shows
+    from its unseen cards must be matched, with every other card it has shown so, to a distinct
+    stand-in it held before, in the card's place: a bipartite matching, so an early choice never
+    rules out a later card.  In full: ``docs/verify.md`` (Replaying the closed cards)."""
 
     DECK = "deck"
 
