@@ -109,10 +109,6 @@ class ActionCodec:
     def __contains__(self, kind: str) -> bool:
         return kind in self.types
 
-    def extended(self, action_types: Iterable[type[Action]]) -> ActionCodec:
-        """This codec with more types (a table's actions around a hand's)."""
-        return ActionCodec([*self.types.values(), *action_types])
-
     def to_dict(self, action: Action) -> dict[str, Any]:
         out: dict[str, Any] = {"type": action.TYPE}
         for name, _, _ in self._fields[action.TYPE]:

@@ -58,13 +58,7 @@ class MatchProgress(_Base):
         if self.rules.open_prizes == 1:
             g.set_aside.extend(g.row)
             g.row = []
-        if forfeit:
-            winners = survivors
-        elif survivors:
-            best = max(g.scores[s] for s in survivors)
-            winners = [s for s in survivors if g.scores[s] == best]
-        else:
-            winners = []
+        winners = survivors if forfeit or not survivors else _argmax(g.scores, survivors)
         g.result = GameResult(
             game=g.number,
             game_id=g.game_id,
