@@ -49,8 +49,6 @@ document and ``version`` its version:
 * ``view(doc, version, seat, now, state=None) -> dict`` — what ``seat`` (``None``: the public) sees;
 * ``etag_tag(seat_view) -> str`` — what a seat's ETag adds to the version;
 * ``transcript(doc, version, entries) -> dict`` — the public transcript.
-
-Nothing here does I/O.
 """
 
 from __future__ import annotations

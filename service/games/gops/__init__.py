@@ -1,19 +1,8 @@
-"""Gops (Goofspiel): the game's package (see :mod:`service.games.contract` for the shape every game has).
+"""Gops (Goofspiel): the game's package, with the parts every game has (:mod:`service.games.contract`).
 
-=================  ==================================================================================
-``rules``          :class:`Rules`, :class:`MatchRules`, the profiles, the named choices (StrEnums)
-``actions``        the actions and their :data:`~service.games.gops.actions.CODEC`
-``events``         what ``apply`` returns (frozen dataclasses; ``to_dict()`` their JSON)
-``state``          :class:`Gops`, the state machine (its moves in ``bidding``, ``prizes``,
-                   ``progress``; its data in ``records``)
-``observer``       :func:`view`, :func:`transcript`, what may be seen of commitments and prizes
-``chance``         the prize orders and their commitment
-``clock``          deadlines
-``referee``        the stored record of one game and the moves on it (pure; the HTTP layer calls it)
-``verifier``       the offline transcript checker
-=================  ==================================================================================
-
-``docs/where/gops.md`` says which function decides each rule.
+Beyond them: the state's moves are in ``bidding``, ``prizes`` and ``progress``, its data in
+``records``; the bots in ``bot``, ``heuristics`` and ``solver``.  ``docs/where/gops.md`` says which
+function decides each rule.
 """
 
 from service.games.contract import Action, GameDefinition

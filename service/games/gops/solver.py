@@ -182,20 +182,13 @@ def _require_commit_phase(seat_view: dict) -> None:
 def hint(seat_view: dict) -> dict:
     """What the seat would do well to bid, from its view alone, in the commit phase (else
     ``hint_unavailable``): ``{"exact": bool, "value": float, "actions": [{"cards": [...],
-    "probability": p}, ...]}``.
+    "probability": p}, ...]}`` (the fields by variant: ``docs/bots.md``, Hints).
 
-    Rules the solver covers (:func:`covers`): the seat's equilibrium (:func:`position_of`,
-    :func:`solve`) — ``value`` its points minus its rival's from this round on, both playing the
-    equilibrium, exact when ``exact``; ``actions`` every card of the hand once, lowest first.
-
-    Any other rules: ``exact`` false, ``actions`` the mix the level-8 bot plays
-    (:mod:`service.games.gops.bot`), its bids of positive probability in increasing order, and
-    ``value`` estimated.  Two seats bidding one card for one prize (a fixed prize order,
-    ``dealer_sees_prize``): this solver on :func:`position_of` — ``value`` the seat's points minus
-    its rival's.  Otherwise the quantile rule (:func:`service.games.gops.heuristics.quantile_mix`)
-    and :func:`service.games.gops.heuristics.random_play_value` — with two seats the seat's points
-    minus its rival's, with three or more **the seat's own expected points** from this round on,
-    as if every seat bid uniformly at random from now on."""
+    Rules the solver covers (:func:`covers`): the seat's equilibrium, every card of the hand once,
+    lowest first.  Any other rules: ``exact`` false, the level-8 bot's mix (its bids of positive
+    probability) and an estimated value — this solver's on :func:`position_of` for two seats bidding
+    one card for one prize, else :mod:`service.games.gops.heuristics`' (with three or more seats
+    **the seat's own expected points**, not a difference)."""
     rules = seat_view["rules"]
     _require_commit_phase(seat_view)
     if covers(rules["players"], rules["bid_cards"], rules["open_prizes"], rules["prize_order"],

@@ -1,15 +1,9 @@
 """The offline verifier of a Gops transcript: :func:`verify_gops` (``python -m service.verify``).
 
-Prize commitments (Gops)
-------------------------
-A shuffled prize order is committed to when the game starts
-(``prize_commitment`` in the game state) and revealed in the ``deal_prizes``
-entry once the game is over.  A complete transcript carries each game's
-published commitment in ``result.games``; the ones the players saw before
-their first bid can be given too with ``--prize-commitment GAME=HEX`` (``HEX``
-alone means game 1).  A shuffled game whose commitment is known from neither
-source is reported as a problem (exit 1): the deal cannot be verified, and a
-verifier must not pass what it could not check.
+Each shuffled prize order is checked against the commitment published when its game started, from
+``result.games`` or ``--prize-commitment GAME=HEX`` (``docs/verify.md``).  A shuffled game whose
+commitment is known from neither is a problem (exit 1): a verifier must not pass what it could not
+check.
 """
 
 from __future__ import annotations
