@@ -236,10 +236,12 @@ class Gops(Bidding, PrizeRow, MatchProgress):
             raise WrongPhase("blind reported prizes are reported after the bids: commit and reveal",
                              phase=str(g.phase))
         seats = self.active_seats()
-        if set(bids) != set(seats):
+        if len(bids) != len(seats):
             raise InvalidAction(f"the bids must be those of the seats in the game, {seats}")
         played = {}
         for s in seats:
+            if s not in bids:
+                raise InvalidAction(f"the bids must be those of the seats in the game, {seats}")
             problem = self.bid_problem(s, bids[s])
             if problem is not None:
                 raise problem
