@@ -104,15 +104,12 @@ class Bidding(_Base):
         client that may retry late should name the game it means.
         """
         g = self.game
-        if isinstance(action, Commit):
-            if action.round == g.round and (action.game is None or action.game == g.number):
-                # the current round (the usual case): only this round's move can be repeated
+        if action.round == g.round and action.game in (None, g.number):
+            # the current round (the usual case): only this round's move can be repeated
+            if isinstance(action, Commit):
                 return g.commitments.get(action.seat) == action.commitment
-        else:
-            cards = list(action.cards)
-            if action.round == g.round and (action.game is None or action.game == g.number):
-                opening = g.reveals.get(action.seat)
-                return opening is not None and list(opening.cards) == cards and opening.salt == action.salt
+            opening = g.reveals.get(action.seat)
+            return opening == Opening(tuple(action.cards), action.salt)
         number = g.number if action.game is None else action.game
         if number == g.number:  # (an earlier round: the current one was answered above)
             history, game_id = g.history, g.game_id
