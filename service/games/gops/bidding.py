@@ -13,9 +13,8 @@ from typing import TYPE_CHECKING, Any
 from service.games import commitments
 from service.errors import CommitmentMismatch, IllegalAction, InvalidAction, RefereeError, WrongPhase
 from service.games.gops import clock
-from service.games.contract import Event
 from service.games.gops.actions import Commit, EnforceDeadline, Resign, Reveal
-from service.games.gops.events import Committed, DeadlineEnforced, Forfeited, Resigned, Revealed
+from service.games.gops.events import Committed, DeadlineEnforced, Events, Forfeited, Resigned, Revealed
 from service.games.gops.records import Departure, Opening, Phase, RoundRecord, seal
 from service.games.gops.rules import rank_name
 
@@ -25,8 +24,6 @@ if TYPE_CHECKING:
     _Base = Gops
 else:
     _Base = object
-
-Events = list[Event]
 
 
 class Bidding(_Base):

@@ -17,6 +17,8 @@ from service.games.gops.records import (
     RoundRecord,
 )
 
+Events = list[Event]  # what a move returns, in the order they happened
+
 
 @event("prizes_shuffled")
 class PrizesShuffled(Event):

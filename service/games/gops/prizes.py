@@ -16,10 +16,9 @@ from typing import TYPE_CHECKING, Any
 from service.games import commitments
 from service.errors import IllegalAction, InvalidAction, NotYourTurn
 from service.games.gops import chance, clock
-from service.games.contract import Event
 from service.games.gops.actions import ChoosePrize, DealPrizes, ReportPrize
 from service.games.gops.events import (
-    PhaseEntered, PrizeChosen, PrizeReported, PrizesShuffled, PrizeTurned, RoundResolved,
+    Events, PhaseEntered, PrizeChosen, PrizeReported, PrizesShuffled, PrizeTurned, RoundResolved,
 )
 from service.games.gops.records import Phase, RoundRecord, seal
 from service.games.gops.rules import PrizeOrder, Resolution, Unclaimed, rank_name
@@ -30,8 +29,6 @@ if TYPE_CHECKING:
     _Base = Gops
 else:
     _Base = object
-
-Events = list[Event]
 
 
 class PrizeRow(_Base):

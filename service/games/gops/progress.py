@@ -10,9 +10,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from service.games.contract import Event
 from service.games.gops import chance
-from service.games.gops.events import GameOver, GameStarted, MatchOver, SingleGameResult
+from service.games.gops.events import Events, GameOver, GameStarted, MatchOver, SingleGameResult
 from service.games.gops.records import Departure, Game, GameResult, MatchResult, Phase, PlayedGame, Termination
 from service.games.gops.rules import MatchFormat, PrizeOrder, Tiebreak
 
@@ -22,8 +21,6 @@ if TYPE_CHECKING:
     _Base = Gops
 else:
     _Base = object
-
-Events = list[Event]
 
 
 def _argmax(values: list, among: list[int]) -> list[int]:

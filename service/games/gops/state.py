@@ -21,17 +21,16 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from service.games import commitments
-from service.games.contract import Action, Event, LegalAction
+from service.games.contract import Action, LegalAction
 from service.errors import GameOver, IllegalAction, InvalidAction, InvalidOptions, RefereeError, WrongPhase
 from service.games.gops import clock
 from service.games.gops.actions import ChoosePrize, Commit, DealPrizes, EnforceDeadline, ReportPrize, Resign, Reveal, action_from_dict
 from service.games.gops.bidding import Bidding
+from service.games.gops.events import Events
 from service.games.gops.prizes import PrizeRow
 from service.games.gops.progress import MatchProgress
 from service.games.gops.records import Game, MatchResult, Phase, PlayedGame
 from service.games.gops.rules import MatchRules, Rules
-
-Events = list[Event]
 
 
 class Gops(Bidding, PrizeRow, MatchProgress):
