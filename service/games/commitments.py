@@ -32,7 +32,6 @@ from service.games import entropy
 from service.errors import InvalidAction
 
 SALT_BYTES = 32
-SALT_HEX_LENGTH = SALT_BYTES * 2
 ID_PATTERN = re.compile(r"^[A-Za-z0-9_-]{1,64}\Z")
 SALT_PATTERN = re.compile(r"^[0-9a-f]{64}\Z")
 COMMITMENT_PATTERN = re.compile(r"^[0-9a-f]{64}\Z")

@@ -49,8 +49,6 @@ document and ``version`` its version:
 * ``view(doc, version, seat, now, state=None) -> dict`` — what ``seat`` (``None``: the public) sees;
 * ``etag_tag(seat_view) -> str`` — what a seat's ETag adds to the version;
 * ``transcript(doc, version, entries) -> dict`` — the public transcript.
-
-Nothing here does I/O.
 """
 
 from __future__ import annotations
@@ -108,10 +106,6 @@ class ActionCodec:
 
     def __contains__(self, kind: str) -> bool:
         return kind in self.types
-
-    def extended(self, action_types: Iterable[type[Action]]) -> ActionCodec:
-        """This codec with more types (a table's actions around a hand's)."""
-        return ActionCodec([*self.types.values(), *action_types])
 
     def to_dict(self, action: Action) -> dict[str, Any]:
         out: dict[str, Any] = {"type": action.TYPE}

@@ -89,9 +89,7 @@ class EnforceDeadline(GopsActionBase):
     TYPE: ClassVar[str] = "enforce_deadline"
 
 
-GopsAction = DealPrizes | Commit | Reveal | ReportPrize | ChoosePrize | Resign | EnforceDeadline
 CODEC = ActionCodec([DealPrizes, Commit, Reveal, ReportPrize, ChoosePrize, Resign, EnforceDeadline])
-ACTION_TYPES: dict[str, type[Action]] = CODEC.types
 
 
 def action_to_dict(action: Action) -> dict[str, Any]:

@@ -13,9 +13,8 @@ from typing import TYPE_CHECKING, Any
 from service.games import commitments
 from service.errors import CommitmentMismatch, IllegalAction, InvalidAction, RefereeError, WrongPhase
 from service.games.gops import clock
-from service.games.contract import Event
 from service.games.gops.actions import Commit, EnforceDeadline, Resign, Reveal
-from service.games.gops.events import Committed, DeadlineEnforced, Forfeited, Resigned, Revealed
+from service.games.gops.events import Committed, DeadlineEnforced, Events, Forfeited, Resigned, Revealed
 from service.games.gops.records import Departure, Opening, Phase, RoundRecord, seal
 from service.games.gops.rules import rank_name
 
@@ -25,8 +24,6 @@ if TYPE_CHECKING:
     _Base = Gops
 else:
     _Base = object
-
-Events = list[Event]
 
 
 class Bidding(_Base):
@@ -104,15 +101,12 @@ class Bidding(_Base):
         client that may retry late should name the game it means.
         """
         g = self.game
-        if isinstance(action, Commit):
-            if action.round == g.round and (action.game is None or action.game == g.number):
-                # the current round (the usual case): only this round's move can be repeated
+        if action.round == g.round and action.game in (None, g.number):
+            # the current round (the usual case): only this round's move can be repeated
+            if isinstance(action, Commit):
                 return g.commitments.get(action.seat) == action.commitment
-        else:
-            cards = list(action.cards)
-            if action.round == g.round and (action.game is None or action.game == g.number):
-                opening = g.reveals.get(action.seat)
-                return opening is not None and list(opening.cards) == cards and opening.salt == action.salt
+            opening = g.reveals.get(action.seat)
+            return opening == Opening(tuple(action.cards), action.salt)
         number = g.number if action.game is None else action.game
         if number == g.number:  # (an earlier round: the current one was answered above)
             history, game_id = g.history, g.game_id

@@ -5,23 +5,12 @@ Every function here takes ``seat_view``, exactly what a client of the seat gets
 the prizes in the middle unless hidden from the seat, the carried pot, the rules, the seat's legal
 actions), and nothing about the game beyond it: a bot never knows more than its seat.
 
-**The levels** (:data:`LEVELS`; 8 the strongest).  Each level is one *rule* for its bid mix, with a
-share of *noise* (that share of the mix spread evenly over every legal bid):
-
-* ``random`` — every legal bid equally likely;
-* ``quantile`` — the stake's rank among the prizes still to come picks the bid of the same rank
-  in the hand, adjusted against a model of the rivals
-  (:func:`service.games.gops.heuristics.quantile_mix`); works for every variant;
-* ``solver`` — the two-seat equilibrium of :mod:`service.games.gops.solver` with the level's exact
-  horizon (``exact_cards``: exact with at most ``exact_cards + 1`` cards left, the later rounds
-  estimated before that).  It applies to two seats bidding one card for one prize in the middle:
-  exactly where :func:`service.games.gops.solver.covers` says so, as an approximation otherwise (a
-  fixed prize order is treated as shuffled; under ``dealer_sees_prize`` the dealer bids as if
-  both seats saw the prize, the other seat as if neither did).  Elsewhere (three or more seats,
-  multi-card bids, open prize rows) a ``solver`` level plays the ``quantile`` rule with its noise.
-
-In the choose phase (open prizes) level 1 takes a random prize from the row, every other level
-the highest.
+**The levels** (:data:`LEVELS`; 8 the strongest; ``docs/bots.md`` says what each rule does and
+where it applies).  Each level is one *rule* for its bid mix — ``random``, ``quantile``
+(:func:`service.games.gops.heuristics.quantile_mix`, every variant) or ``solver`` (the two-seat
+equilibrium of :mod:`service.games.gops.solver` with the level's exact horizon, for two seats
+bidding one card for one prize; elsewhere the ``quantile`` rule) — with a share of *noise*
+spread evenly over every legal bid.
 
 The solver (numpy, scipy) is imported by the first decision that needs it, never at import time.
 """

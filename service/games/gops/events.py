@@ -17,6 +17,8 @@ from service.games.gops.records import (
     RoundRecord,
 )
 
+Events = list[Event]  # what a move returns, in the order they happened
+
 
 @event("prizes_shuffled")
 class PrizesShuffled(Event):
@@ -28,8 +30,6 @@ class PrizesShuffled(Event):
 
 @event("prize_turned")
 class PrizeTurned(Event):
-    """A prize was turned up from the pile into the middle."""
-
     round: int
     rank: int | None
 
@@ -53,16 +53,12 @@ class PhaseEntered(Event):
 
 @event("committed")
 class Committed(Event):
-    """A seat sealed its bid for the round."""
-
     round: int
     seat: int
 
 
 @event("revealed")
 class Revealed(Event):
-    """A seat opened its sealed bid."""
-
     round: int
     seat: int
 
@@ -79,8 +75,6 @@ class RoundResolved(Event):
 
 @event("prize_chosen")
 class PrizeChosen(Event):
-    """The round's winner took a prize from the open row."""
-
     round: int
     seat: int
     rank: int
@@ -111,8 +105,6 @@ class Forfeited(Event):
 
 @event("game_over")
 class GameOver(Event):
-    """A game ended: its result."""
-
     result: GameResult
 
     def to_dict(self) -> dict[str, Any]:
@@ -121,8 +113,6 @@ class GameOver(Event):
 
 @event("game_started")
 class GameStarted(Event):
-    """The match goes on: the next game began."""
-
     game: int
     game_id: str
 

@@ -14,6 +14,9 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
+from service.games.gops.prizes import round_winners
+from service.games.gops.rules import Resolution
+
 Bid = tuple[int, ...]
 
 #: The quantile rule's spread: the weight of its target bid and of each neighbour (weaker, stronger).
@@ -136,10 +139,13 @@ def random_play_shares(seat_view: dict[str, Any]) -> tuple[dict[int, float], flo
     totals = {s: Counter(sum(b) for b in itertools.combinations(seat_view["hands"][s], k)) for s in seats}
     shares = dict.fromkeys(seats, 0.0)
     decided = 0.0
+    resolution = Resolution(rules["resolution"])
 
     def score(joint: dict[int, int], weight: float) -> None:
         nonlocal decided
-        winners = _winners(joint, rules["resolution"], rules["open_prizes"] > 1)
+        winners = round_winners(joint, resolution)
+        if len(winners) > 1 and rules["open_prizes"] > 1:  # a choice cannot be split: nobody takes it
+            winners = []
         for s in winners:
             shares[s] += weight / len(winners)
         if winners:
@@ -183,20 +189,3 @@ def _runs(hand: Sequence[int], k: int) -> list[Bid]:
 def _target_run(hand: Sequence[int], k: int, q: float) -> Bid:
     runs = _runs(hand, k)
     return runs[round(q * (len(runs) - 1))]
-
-
-def _winners(totals: dict[int, int], resolution: str, choice: bool) -> list[int]:
-    """Who wins a round with these bid totals (the engine's rule, ``prizes.PrizeRow._winners``);
-    ``choice``: open prizes, where a tie takes nothing even under ``split``."""
-    if resolution == "highest_unique":
-        counts = Counter(totals.values())
-        unique = [v for v, n in counts.items() if n == 1]
-        if not unique:
-            return []
-        best = max(unique)
-        return [s for s, v in totals.items() if v == best]
-    best = max(totals.values())
-    top = [s for s, v in totals.items() if v == best]
-    if len(top) == 1 or (resolution == "split" and not choice):
-        return top
-    return []

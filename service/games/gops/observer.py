@@ -33,26 +33,18 @@ def prize_hidden(state: Gops, seat: int | None) -> bool:
 
 def view_clock(state: Gops, seat: int | None, now: float | None) -> bool:
     """All that :func:`view` takes from the clock: whether a seat's legal actions offer
-    ``enforce_deadline`` (the phase's deadline has passed; the seats it would fall on are the
-    state's). The public view takes nothing from it. Two views of one state for the same seat
-    with the same answer here are the same (tests/gops/test_view_clock.py), so a view once
-    serialized serves every read until this changes (:func:`service.api.common.shared_view`)."""
+    ``enforce_deadline`` (the public view takes nothing from it).  Two views of one state for a seat
+    with the same answer here are the same (tests/gops/test_view_clock.py), so a view once made
+    serves every read until this changes (:func:`service.api.views.shared_view`)."""
     return seat is not None and now is not None and clock.passed(state, now)
 
 
 def view(state: Gops, seat: int | None = None, now: float | None = None,
          bots: Mapping[str, int] | None = None, names: list[str | None] | None = None) -> dict[str, Any]:
-    """What ``seat`` may see (``None``: the public, anyone with the game id); ``bots``: the seats the
-    referee plays and their levels, ``names``: the players' names (the record's), shown to everyone.
-
-    Public: every remaining hand (spent bids are public), the prizes in the
-    middle unless hidden by ``blind`` / ``dealer_sees_prize``, who has
-    committed and revealed (never an unresolved bid), the round's commitments
-    once all are in (:func:`visible_commitments`), scores, history.  A seat
-    additionally sees its own commitment and unresolved reveal and what it may
-    do next.  The shuffled prize order and its salt are shown only when the
-    game is over.
-    """
+    """What ``seat`` may see (``None``: the public, anyone with the game id; what opens when: the
+    module's docstring); ``bots``: the seats the referee plays and their levels, ``names``: the
+    players' names (the record's), shown to everyone.  A seat also sees its own commitment and
+    unresolved reveal and what it may do next."""
     g = state.game
     rules = state.rules
     hidden = prize_hidden(state, seat)

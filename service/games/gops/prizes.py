@@ -16,10 +16,9 @@ from typing import TYPE_CHECKING, Any
 from service.games import commitments
 from service.errors import IllegalAction, InvalidAction, NotYourTurn
 from service.games.gops import chance, clock
-from service.games.contract import Event
 from service.games.gops.actions import ChoosePrize, DealPrizes, ReportPrize
 from service.games.gops.events import (
-    PhaseEntered, PrizeChosen, PrizeReported, PrizesShuffled, PrizeTurned, RoundResolved,
+    Events, PhaseEntered, PrizeChosen, PrizeReported, PrizesShuffled, PrizeTurned, RoundResolved,
 )
 from service.games.gops.records import Phase, RoundRecord, seal
 from service.games.gops.rules import PrizeOrder, Resolution, Unclaimed, rank_name
@@ -30,8 +29,6 @@ if TYPE_CHECKING:
     _Base = Gops
 else:
     _Base = object
-
-Events = list[Event]
 
 
 class PrizeRow(_Base):
@@ -183,7 +180,7 @@ class PrizeRow(_Base):
         for s, bid in played.items():
             for c in bid:  # each seat's bid is spent from its own hand only
                 g.hands[s].remove(c)
-        winners = self._winners({s: sum(bid) for s, bid in played.items()})
+        winners = round_winners({s: sum(bid) for s, bid in played.items()}, self.rules.resolution)
         outcome: dict[str, Any] = {"winners": tuple(winners)}
         outcome.update(self._award_pot(winners) if self.rules.open_prizes == 1 else self._award_choice(winners))
         record = RoundRecord(round=g.round, sealed=sealed, bids={s: tuple(bid) for s, bid in played.items()},
@@ -243,21 +240,20 @@ class PrizeRow(_Base):
         g.set_aside.extend(pot)
         return {"set_aside": True}
 
-    def _winners(self, strength: dict[int, int]) -> list[int]:
-        """The round's winners by bid strength under the rules' tie resolution ([] : nobody)."""
-        if not strength:
-            return []
-        resolution = self.rules.resolution
-        if resolution is Resolution.HIGHEST_UNIQUE:
-            counts = Counter(strength.values())
-            unique = [v for v, n in counts.items() if n == 1]
-            if not unique:
-                return []
-            best = max(unique)
-            return [s for s, v in strength.items() if v == best]
-        best = max(strength.values())
-        top = [s for s, v in strength.items() if v == best]
-        if resolution is Resolution.SPLIT or len(top) == 1:
-            return top
-        return []
 
+def round_winners(strength: dict[int, int], resolution: Resolution) -> list[int]:
+    """The round's winners by bid strength under the tie ``resolution`` ([] : nobody)."""
+    if not strength:
+        return []
+    if resolution is Resolution.HIGHEST_UNIQUE:
+        counts = Counter(strength.values())
+        unique = [v for v, n in counts.items() if n == 1]
+        if not unique:
+            return []
+        best = max(unique)
+        return [s for s, v in strength.items() if v == best]
+    best = max(strength.values())
+    top = [s for s, v in strength.items() if v == best]
+    if resolution is Resolution.SPLIT or len(top) == 1:
+        return top
+    return []

@@ -10,9 +10,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from service.games.contract import Event
 from service.games.gops import chance
-from service.games.gops.events import GameOver, GameStarted, MatchOver, SingleGameResult
+from service.games.gops.events import Events, GameOver, GameStarted, MatchOver, SingleGameResult
 from service.games.gops.records import Departure, Game, GameResult, MatchResult, Phase, PlayedGame, Termination
 from service.games.gops.rules import MatchFormat, PrizeOrder, Tiebreak
 
@@ -22,8 +21,6 @@ if TYPE_CHECKING:
     _Base = Gops
 else:
     _Base = object
-
-Events = list[Event]
 
 
 def _argmax(values: list, among: list[int]) -> list[int]:
@@ -58,13 +55,7 @@ class MatchProgress(_Base):
         if self.rules.open_prizes == 1:
             g.set_aside.extend(g.row)
             g.row = []
-        if forfeit:
-            winners = survivors
-        elif survivors:
-            best = max(g.scores[s] for s in survivors)
-            winners = [s for s in survivors if g.scores[s] == best]
-        else:
-            winners = []
+        winners = survivors if forfeit or not survivors else _argmax(g.scores, survivors)
         g.result = GameResult(
             game=g.number,
             game_id=g.game_id,

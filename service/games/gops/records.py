@@ -2,22 +2,18 @@
 what a played game leaves: :class:`RoundRecord`, :class:`GameResult`, :class:`PlayedGame`,
 :class:`MatchResult`.
 
-Records and results are frozen dataclasses, each made once, when its round (or game) ends, and never
-changed afterwards (a winner's pick replaces its round's record with one that lists it), so the game's
-history, the match's past games and the events hold the same ones.  ``to_dict()`` is the stored form,
-which views and transcripts publish; ``from_dict()`` reads it back.  A field that is ``None`` is left
-out of a round record's form.
+Records and results are frozen dataclasses, made once when their round (or game) ends and never
+changed (a winner's pick replaces its round's record), so the history, the past games and the events
+hold the same ones.  ``to_dict()`` is the stored form, which views and transcripts publish (a round
+record leaves out its ``None`` fields); ``from_dict()`` reads it back.
 
-A round record does not keep the round's commitments and reveals: they are kept once, in the game's
-log (the transcript), where the verifier reads them.  It keeps instead ``sealed``: each seat's
-sealed bid as a fingerprint, the first :data:`SEAL_HEX` hex digits (64 bits) of the seat's
-commitment (``{"0": "3f9a…", "1": …}``, by seat, of the seats whose bids were opened), all the
-referee needs to recognise a retried commit or reveal of a past round (:func:`seal`; see
-``Bidding._is_repeat``).  Records of the older stored form carry the full ``commitments`` (seat to
-commitment) and ``reveals`` (seat to ``{"cards", "salt"}``) instead, and are read and written back
-as they are.  Records of simulated rounds (``Gops.play_bids``) have neither.  A view's history and the
-``round_resolved`` events leave all three out (``to_dict(public=True)``); the past games a
-transcript lists carry their records whole, and the API's schemas declare none of the three.
+A round's commitments and reveals are kept once, in the game's log (the transcript).  Its record
+keeps ``sealed`` instead: by seat, the first :data:`SEAL_HEX` hex digits (64 bits) of each opened
+commitment, all the referee needs to recognise a retry of a past round (``Bidding._is_repeat``).
+Records of the older stored form carry the full ``commitments`` and ``reveals`` instead, read and
+written back as they are; simulated rounds (``Gops.play_bids``) have neither.  A view's history and
+``round_resolved`` leave all three out (``to_dict(public=True)``); a transcript's past games carry
+their records whole; the API's schemas declare none of the three.
 """
 
 from __future__ import annotations

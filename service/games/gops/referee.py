@@ -1,15 +1,11 @@
 """The stored record of one Gops game (or match), and the moves on it: what the HTTP layer calls.
 
-The functions every referee module has (:mod:`service.games.contract`): :func:`create`,
-:func:`load`, :func:`seat_count`, :func:`play`, :func:`enforce`, :func:`view`, :func:`etag_tag`,
-:func:`transcript`; and Gops' own: :func:`seat_out`, :func:`game_number`, :func:`view_clock`.
-
-Pure, no I/O: :mod:`service.api.gops` loads a document, hands it here with the caller's move, and
-stores what comes back.  A stored document is ``{"kind", "state", "bots", "bot_bids",
-"created_at", "updated_at"}`` and the ``auth`` the caller adds; ``state`` is :meth:`Gops.to_dict`.
-Every change is logged as transcript entries ``{"version", "at", "by", "game", "round", "action"}``
-— the move, then the referee's deals it called for (:func:`service.games.gops.chance.supply`) and
-the bots' moves it made due, all at the same version.
+The functions every referee module has (:mod:`service.games.contract`), and Gops' own:
+:func:`seat_out`, :func:`game_number`, :func:`view_clock`.  A stored document is ``{"kind",
+"state", "bots", "bot_bids", "created_at", "updated_at"}`` and the ``auth`` the caller adds;
+``state`` is :meth:`Gops.to_dict`.  Every change is logged as transcript entries ``{"version",
+"at", "by", "game", "round", "action"}`` — the move, then the referee's deals it called for
+(:func:`service.games.gops.chance.supply`) and the bots' moves it made due, all at one version.
 
 **Bots.**  ``bots`` maps a seat the referee plays (``"1"``) to its level.  After every move, and at
 create, each bot seat whose move is due makes it (:func:`_bot_moves`), in seat order, until no bot
@@ -22,9 +18,8 @@ reveals.  Its entries are made ``by`` ``"bot:<seat>"``.
 
 from __future__ import annotations
 
-from typing import Any
-
 from collections.abc import Mapping
+from typing import Any
 
 from service.errors import IllegalAction, InvalidOptions
 from service.games import commitments, entropy

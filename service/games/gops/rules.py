@@ -68,7 +68,6 @@ RESOLUTIONS = tuple(Resolution)
 UNCLAIMED = tuple(Unclaimed)
 PRIZE_ORDERS = tuple(PrizeOrder)
 VISIBILITIES = tuple(Visibility)
-MATCH_FORMATS = tuple(MatchFormat)
 TIEBREAKS = tuple(Tiebreak)
 
 PROFILES: dict[str, dict[str, Any]] = {

@@ -14,21 +14,12 @@ HiGHS through :func:`scipy.optimize.linprog`) and ``c'`` is the pot the round le
 won it, ``p + c`` when the bids tied and the rules carry a tied pot (``unclaimed: carryover``),
 ``0`` when they set it aside (``discard``).  A tie in the last round sets its pot aside either way.
 
-What the exact solver covers (:func:`covers`): two players, ``bid_cards`` 1, ``open_prizes`` 1, and
-
-* ``unclaimed`` ``discard`` or ``carryover`` with ``resolution`` ``none`` or ``highest_unique`` (with two
-  seats a tie has no unique highest bid either: the same game), and ``split`` (each seat takes half
-  a tied pot, so the point difference is that of ``discard``, and nothing is ever carried);
-* prizes in a shuffled or reported order — every order of the prizes left is equally likely;
-* the prize in the middle either shown to both seats (``open``: the round is the matrix game of the
-  prize shown) or hidden from both (``blind``: the round is the matrix game of the mean payoff over
-  the prizes it may be, ``val(mean_p M_p)``, and so is every later round).
-
-Not covered: three or more seats, multi-card bids, open prize rows, fixed prize orders
-(ascending, descending, explicit), and ``dealer_sees_prize`` (one seat knows more than the other).
-For those :func:`hint` gives the level-8 bot's mix and an estimated value: this solver as a model
-where two seats bid one card for one prize (:func:`position_of`), else the rules of
-:mod:`service.games.gops.heuristics`.
+What it covers exactly (:func:`covers`; the table in ``docs/bots.md``): two seats bidding one card
+for one prize in a shuffled or reported order, under any tie rule — with two seats
+``highest_unique`` is ``none``, and ``split`` halves a tied pot, so the point difference is that of
+``discard`` — and with the prize shown to both seats or hidden from both (``blind``: each round is
+the matrix game of the mean payoff over the prizes it may be, ``val(mean_p M_p)``).  Elsewhere
+:func:`hint` gives the level-8 bot's mix and an estimated value.
 
 **Only the order of the bid cards matters.**  A bid is only ever compared with the rival's bid of
 the same round (``sgn(V_i - Y_j)``); card values never enter a payoff.  So renaming the cards left
@@ -38,16 +29,11 @@ equilibrium.  :func:`compress` renames them to ``0, 1, 2, ...`` in order; every 
 in that form, and a memo of compressed positions serves every position that compresses alike.
 Swapping the seats negates the value (``f(V, Y) = -f(Y, V)``), and equal hands are worth ``0``.
 
-**How far it is exact.**  A position with ``n`` cards in each hand has ``Σ_j C(n, j)³`` sub-positions
-before compression.  A decision is exact with at most ``EXACT_CARDS + 1`` cards left: this round's
-matrix game over continuations of at most :data:`EXACT_CARDS` cards, each solved exactly.  The
-horizon is the last 5 rounds because a cold decision with 5 cards left solves its whole tree in about
-a tenth of a second (a third with blind prizes), while one with 6 cards left takes about a second,
-several on a loaded machine, during which a request would hold its worker (``python -m
-service.games.gops.solver`` prints the times by cards left).  With more cards left, :func:`solve`
-returns this round's matrix game with the continuation *estimated* (``exact`` false): each later
-position is valued as if both seats bid uniformly at random from then on — every remaining prize
-(and the pot) goes to the seat whose random card is higher — ``(sum(P) + c) · mean_{i,j} sgn(V_i - Y_j)``.
+**How far it is exact.**  A decision is exact with at most ``EXACT_CARDS + 1`` cards left (the last
+5 rounds: why, in ``docs/bots.md``; ``python -m service.games.gops.solver`` prints the times by
+cards left).  With more, :func:`solve` returns this round's matrix game with each later position
+*estimated* (``exact`` false) as if both seats bid uniformly at random from then on:
+``(sum(P) + c) · mean_{i,j} sgn(V_i - Y_j)``.
 """
 
 from __future__ import annotations
@@ -160,20 +146,6 @@ def clear_memo() -> None:
     _exact_future.cache_clear()
 
 
-def seat_position(seat_view: dict) -> Position:
-    """The position of the seat whose view this is (what :func:`service.games.gops.observer.view`
-    shows that seat), from nothing but that view (:func:`position_of`); ``hint_unavailable`` when
-    the game is not in its commit phase or its rules are not ones the solver covers (:func:`covers`)."""
-    rules = seat_view["rules"]
-    _require_commit_phase(seat_view)
-    if not covers(rules["players"], rules["bid_cards"], rules["open_prizes"], rules["prize_order"],
-                  rules["visibility"]):
-        raise IllegalAction(
-            "the exact solver covers two seats bidding one card for one prize at a time, in a shuffled or "
-            "reported prize order, face up or blind for both seats", code="hint_unavailable")
-    return position_of(seat_view)
-
-
 def position_of(seat_view: dict) -> Position:
     """The solver's position for the seat whose view this is, in a two-seat game of one-card bids
     for one prize in the middle, whatever the prize order and visibility.
@@ -210,25 +182,18 @@ def _require_commit_phase(seat_view: dict) -> None:
 def hint(seat_view: dict) -> dict:
     """What the seat would do well to bid, from its view alone, in the commit phase (else
     ``hint_unavailable``): ``{"exact": bool, "value": float, "actions": [{"cards": [...],
-    "probability": p}, ...]}``.
+    "probability": p}, ...]}`` (the fields by variant: ``docs/bots.md``, Hints).
 
-    Rules the solver covers (:func:`covers`): the seat's equilibrium (:func:`seat_position`,
-    :func:`solve`) — ``value`` its points minus its rival's from this round on, both playing the
-    equilibrium, exact when ``exact``; ``actions`` every card of the hand once, lowest first.
-
-    Any other rules: ``exact`` false, ``actions`` the mix the level-8 bot plays
-    (:mod:`service.games.gops.bot`), its bids of positive probability in increasing order, and
-    ``value`` estimated.  Two seats bidding one card for one prize (a fixed prize order,
-    ``dealer_sees_prize``): this solver on :func:`position_of` — ``value`` the seat's points minus
-    its rival's.  Otherwise the quantile rule (:func:`service.games.gops.heuristics.quantile_mix`)
-    and :func:`service.games.gops.heuristics.random_play_value` — with two seats the seat's points
-    minus its rival's, with three or more **the seat's own expected points** from this round on,
-    as if every seat bid uniformly at random from now on."""
+    Rules the solver covers (:func:`covers`): the seat's equilibrium, every card of the hand once,
+    lowest first.  Any other rules: ``exact`` false, the level-8 bot's mix (its bids of positive
+    probability) and an estimated value — this solver's on :func:`position_of` for two seats bidding
+    one card for one prize, else :mod:`service.games.gops.heuristics`' (with three or more seats
+    **the seat's own expected points**, not a difference)."""
     rules = seat_view["rules"]
     _require_commit_phase(seat_view)
     if covers(rules["players"], rules["bid_cards"], rules["open_prizes"], rules["prize_order"],
               rules["visibility"]):
-        decision = solve(seat_position(seat_view))
+        decision = solve(position_of(seat_view))
         return {
             "exact": decision.exact,
             "value": decision.value,
@@ -295,7 +260,7 @@ def _exact_future(V, Y, prizes, pot, carryover, blind) -> float:
     if V > Y:
         return -_exact_future(Y, V, prizes, pot, carryover, blind)  # one entry for both seatings
     if blind:
-        return _matrix_value(_blind_matrix(V, Y, prizes, pot, carryover, _exact_future))
+        return _matrix_solution(_blind_matrix(V, Y, prizes, pot, carryover, _exact_future))[0]
     games = [_round_matrix(V, Y, p, _without(prizes, k), pot, carryover, False, _exact_future)
              for k, p in enumerate(prizes)]
     return _values_sum(games) / len(prizes)
@@ -338,11 +303,6 @@ def _reduced(payoff: np.ndarray) -> tuple[np.ndarray, list[int]]:
                 payoff = np.delete(payoff, int(dominated[-1]), axis=1)
                 continue
         return payoff, rows
-
-
-def _matrix_value(payoff: np.ndarray) -> float:
-    """The value of the zero-sum matrix game (the row player maximises)."""
-    return _matrix_solution(payoff)[0]
 
 
 def _values_sum(games: Iterable[np.ndarray]) -> float:

@@ -21,26 +21,20 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from service.games import commitments
-from service.games.contract import Action, Event, LegalAction
+from service.games.contract import Action, LegalAction
 from service.errors import GameOver, IllegalAction, InvalidAction, InvalidOptions, RefereeError, WrongPhase
 from service.games.gops import clock
 from service.games.gops.actions import ChoosePrize, Commit, DealPrizes, EnforceDeadline, ReportPrize, Resign, Reveal, action_from_dict
 from service.games.gops.bidding import Bidding
+from service.games.gops.events import Events
 from service.games.gops.prizes import PrizeRow
 from service.games.gops.progress import MatchProgress
 from service.games.gops.records import Game, MatchResult, Phase, PlayedGame
 from service.games.gops.rules import MatchRules, Rules
 
-Events = list[Event]
-
 
 class Gops(Bidding, PrizeRow, MatchProgress):
-    """One Gops game, or a match of several, with everything the referee knows.
-
-    Build with :meth:`new`; feed actions to :meth:`apply`.  ``apply`` either
-    raises a :class:`~service.errors.RefereeError` and leaves the state exactly
-    as it was, or changes it and returns the list of public events.
-    """
+    """One Gops game, or a match of several (see the module's docstring)."""
 
     def __init__(
         self,
@@ -204,11 +198,9 @@ class Gops(Bidding, PrizeRow, MatchProgress):
         return True
 
     def apply(self, action: Action, *, seat: int | None = None, now: float = 0.0) -> Events:
-        """Check and apply one action at ``now``; return the public events it caused.
+        """Check (:meth:`verify`) and apply one action at ``now``; return the public events it caused.
 
-        Raises a typed error and leaves the state unchanged when the action is not legal
-        (:meth:`verify`): every check is made before anything changes.  An exact repeat of a
-        commit or reveal already applied is a no-op that returns no events (so a retried request
+        An exact repeat of a commit or reveal already applied returns no events (a retried request
         changes nothing); every other action applied causes at least one event.
         """
         if isinstance(action, (Commit, Reveal)) and self._is_repeat(action):
@@ -226,13 +218,11 @@ class Gops(Bidding, PrizeRow, MatchProgress):
 
         For strategy bots' playouts on their own copy of a state (never the referee's: nothing is
         committed, so nothing could be verified; the round record has no ``sealed``).  ``bids``
-        maps every seat still in the game to its cards.  The round is resolved by the same code as
-        a completed reveal (:meth:`_settle`), so the scores, hands, prizes, record and events
-        (``round_resolved`` and what follows it) are exactly those of committing and revealing the
-        same bids.  Refused, changing nothing: a game that is over or
-        not in the commit phase, a round some seat already committed to, blind reported prizes (the
-        bids come before the prize is reported), bids not for exactly the seats in the game
-        (``invalid_action``), an illegal bid (its :meth:`bid_problem`); seat by seat, in seat order.
+        maps every seat still in the game to its cards.  Resolved by :meth:`_settle`, as a
+        completed reveal is: the same scores, hands, prizes, record and events.  Refused, changing
+        nothing: a game over or not in the commit phase, a round some seat already committed to,
+        blind reported prizes (the prize is reported after the bids), bids not for exactly the
+        seats in the game (``invalid_action``), an illegal bid (its :meth:`bid_problem`).
         """
         if self.result is not None:
             raise GameOver("the game is over")

@@ -1,15 +1,9 @@
 """The offline verifier of a Gops transcript: :func:`verify_gops` (``python -m service.verify``).
 
-Prize commitments (Gops)
-------------------------
-A shuffled prize order is committed to when the game starts
-(``prize_commitment`` in the game state) and revealed in the ``deal_prizes``
-entry once the game is over.  A complete transcript carries each game's
-published commitment in ``result.games``; the ones the players saw before
-their first bid can be given too with ``--prize-commitment GAME=HEX`` (``HEX``
-alone means game 1).  A shuffled game whose commitment is known from neither
-source is reported as a problem (exit 1): the deal cannot be verified, and a
-verifier must not pass what it could not check.
+Each shuffled prize order is checked against the commitment published when its game started, from
+``result.games`` or ``--prize-commitment GAME=HEX`` (``docs/verify.md``).  A shuffled game whose
+commitment is known from neither is a problem (exit 1): a verifier must not pass what it could not
+check.
 """
 
 from __future__ import annotations
@@ -21,6 +15,7 @@ from service.games import commitments
 from service.games.gops import rules as gops_rules
 from service.games.gops import state as gops_state
 from service.games.gops.actions import action_from_dict
+from service.games.gops.chance import fixed_order
 from service.games.verification import (
     Report, listed_bots, _short, _is_int, _is_number, _diff, _check_version_coverage, _differing_keys,
 )
@@ -45,8 +40,6 @@ _SECRETS = {"deal_prizes": ("order", "salt"), "commit": ("commitment",), "reveal
 # Who may make each action (``by`` of its entry). ``name``: a seat naming itself (not a move of the
 # game: checked for its author and shape, nothing replayed).
 _SEAT_ACTIONS = ("commit", "reveal", "choose_prize", "resign", "name")
-
-
 _TABLE_ACTIONS = ("report_prize", "enforce_deadline")
 
 
@@ -231,7 +224,7 @@ def verify_gops(transcript: dict[str, Any], prize_commitments: dict[int, str] | 
     for number, deal in sorted(deals.items()):
         _check_deal(report, entries, tid, match.format, rules.ranks, number, deal, given, recorded_games)
     for number, seen in sorted(turned.items()):
-        order = deals.get(number, {}).get("order") if rules.prize_order == "shuffled" else _fixed_order(rules)
+        order = deals.get(number, {}).get("order") if rules.prize_order == "shuffled" else fixed_order(rules)
         if order is not None and isinstance(order, list) and seen != order[: len(seen)]:
             report.problem(f"game {number}: the prizes turned up {seen} do not follow the prize order {order}")
     for number in sorted(set(given) - set(deals)):
@@ -280,8 +273,6 @@ def _dealt_next(report: Report, where: str, state: Any, entry: dict[str, Any],
     report.problem(f"{where}: after it game {state.game.number} needs the referee's deal, but the next "
                    "entry is not that deal (the deal_prizes entry was dropped or moved)")
     return False
-
-
 
 
 def _check_reveal(report: Report, where: str, action: dict[str, Any], game: int, game_id: str,
@@ -344,16 +335,6 @@ def _diff_games(recorded: list[dict[str, Any]], replayed: list[dict[str, Any]]) 
     return out
 
 
-def _fixed_order(rules: Any) -> list[int] | None:
-    if rules.prize_order == "ascending":
-        return list(range(1, rules.ranks + 1))
-    if rules.prize_order == "descending":
-        return list(range(rules.ranks, 0, -1))
-    if rules.prize_order == "explicit":
-        return list(rules.explicit_order)
-    return None  # shuffled (from the deal) or reported (whatever was reported)
-
-
 def _check_deal(report: Report, entries: list, tid: str, match_format: str, ranks: int, number: int,
                 deal: dict[str, Any], given: dict[int, str],
                 recorded_games: list[dict[str, Any]] | None) -> None:
@@ -390,7 +371,6 @@ def _check_deal(report: Report, entries: list, tid: str, match_format: str, rank
             report.problem(
                 f"{where}: the prize order {order} and salt {_short(salt)} hash to {_short(actual)}, which does "
                 f"not match the prize commitment {_short(expected)} published for game {game_id} ({source})")
-
 
 
 verify = verify_gops  # the name every game's verifier has (service.games.contract)
