@@ -1,35 +1,10 @@
 """The referee's configuration: every environment variable it reads, read here and nowhere else.
 
-:class:`Settings` is the list: each field names its variable, its type, its default and what it
-does, and ``docs/configuration.md`` is generated from it (``python -m service.config --markdown
-docs/configuration.md``).  :func:`load` reads the environment into a frozen ``Settings``, checking
-every value: one that cannot be used stops the start with a :class:`ConfigError` naming the
-variable.  An empty variable counts as unset (except ``FORWARDED_ALLOW_IPS``, where empty means
-"trust no proxy").
-
-Who calls :func:`load`:
-
-* ``create_app`` (:mod:`service.web.app`), for each app: the settings go to
-  ``app.extensions["referee_settings"]`` and, under the names the app reads, to ``app.config``
-  (:meth:`Settings.app_config`), where ``create_app(overrides)`` may replace them (tests do);
-* ``deploy/gunicorn.conf.py``, when gunicorn reads its configuration; in gunicorn's master,
-  :func:`service.ops.serving.settle_reuse_port` when it starts and the worker class
-  (:class:`service.ops.serving.Worker`) when it makes a worker;
-* ``python -m service.run``.
-
-Variables that other programs read or set:
-
-* ``PROMETHEUS_MULTIPROC_DIR`` is read by prometheus-client itself, in every worker.  The referee
-  reads it too (the operator may choose the directory) and, when it is unset, gunicorn's
-  configuration sets it to a fresh directory for the workers through :func:`set_for_workers`,
-  the one place where the environment is written.  ``REFEREE_WORKER_CONCURRENCY`` is set there
-  too, in each worker before its app is loaded.
-* ``LISTEN_FDS`` (systemd socket activation) and ``GUNICORN_FD`` (a re-executed gunicorn master)
-  are set by those programs and only read here: they tell that the listening sockets were handed
-  over (:func:`service.ops.serving.settle_reuse_port`).
-* gunicorn reads a few variables of its own (``GUNICORN_CMD_ARGS``, and ``FORWARDED_ALLOW_IPS`` as
-  its default); the referee passes its own values explicitly in ``deploy/gunicorn.conf.py``.
-"""
+:class:`Settings` is the table (each field: its variable, type, default and what it does), from
+which ``docs/configuration.md`` is generated (``python -m service.config --markdown
+docs/configuration.md``). :func:`load` reads the environment into a frozen ``Settings``; a value
+that cannot be used stops the start with a :class:`ConfigError` naming the variable. The only
+writes to the environment: :func:`set_for_workers` (gunicorn's configuration, for its workers)."""
 
 from __future__ import annotations
 
@@ -56,7 +31,6 @@ class ConfigError(ValueError):
         super().__init__(f"{variable}={value!r} is not valid: expected {expected}")
         self.variable = variable
         self.value = value
-        self.expected = expected
 
 
 # ---------------------------------------------------------------------------------- value types
