@@ -27,7 +27,7 @@ from pathlib import Path
 
 from service import config
 from service.storage.embedded import EmbeddedServerError, Supervisor, start_server
-from service.storage.valkey import _preexec_die_with_parent as die_with_parent
+from service.storage.valkey import die_with_parent
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 GUNICORN_CONF = REPO_ROOT / "deploy" / "gunicorn.conf.py"
@@ -41,11 +41,6 @@ def gunicorn_argv(extra: list[str], settings: config.Settings) -> list[str]:
     else:  # installed without the repo: same essentials as the config file
         argv += ["--bind", f"{settings.host}:{settings.port}", "--worker-class", "gthread"]
     return argv + [*extra, "service.wsgi:app"]
-
-
-def die_with_this_program() -> dict:
-    """Popen's arguments that stop a child if this program dies (Linux), as Valkey is stopped."""
-    return {"preexec_fn": die_with_parent} if sys.platform.startswith("linux") else {}
 
 
 def lan_address() -> str | None:
@@ -132,7 +127,7 @@ def main(argv: list[str] | None = None) -> int:
     old = {s: signal.signal(s, on_signal) for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
     try:
         proc = subprocess.Popen(gunicorn_argv(extra, settings), env=config.child_environment(**handed),
-                                process_group=0, **die_with_this_program())
+                                process_group=0, **die_with_parent())
         if stop_requests:  # a signal came before proc was set
             proc.terminate()
         try:
