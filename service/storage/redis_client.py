@@ -11,12 +11,7 @@
   announcements use sharded pub/sub (``SPUBLISH``), subscribers ``SSUBSCRIBE``.
   A cluster has no databases: a ``/db`` path other than ``/0`` is refused.
 
-Durability on failover (``REDIS_WAIT_REPLICAS``, ``REFEREE_REDIS_WAIT_REPLICAS``):
-replication is asynchronous, so a write the primary acknowledged can be lost if
-the primary dies before a replica has it and the replica is promoted.  With
-``N > 0`` the store sends ``WAIT N timeout`` on the same connection right after
-each write and only then answers; the default is 1 for a cluster URL, 0 for one
-server (see :class:`service.storage.store.Store`).
+Durability on failover (``REFEREE_REDIS_WAIT_REPLICAS``): :mod:`service.storage.writes`.
 """
 
 from __future__ import annotations
@@ -26,8 +21,9 @@ from typing import Any
 from urllib.parse import unquote, urlsplit
 
 import redis
+from gevent.monkey import get_original
+from redis._parsers import _HiredisParser
 from redis.cluster import ClusterNode, RedisCluster
-from redis.utils import HIREDIS_AVAILABLE
 
 CLUSTER_SCHEMES = {"redis+cluster": False, "rediss+cluster": True}
 
@@ -76,47 +72,27 @@ def parse_cluster_url(url: str) -> dict[str, Any]:
     return kwargs
 
 
-def _original_poll():
-    """``select.poll`` as the OS gives it, even in a gevent worker (which patches ``select``)."""
-    try:
-        from gevent.monkey import get_original
-    except ImportError:  # pragma: no cover - gevent is a dependency
-        return select.poll
-    return get_original("select", "poll")
+_poll = get_original("select", "poll")  # the OS's, even in a gevent worker (which patches select)
 
 
-_poll = _original_poll()
+class Parser(_HiredisParser):
+    """redis-py's hiredis parser, whose "is anything waiting?" test never yields.
 
-if HIREDIS_AVAILABLE:
-    from redis._parsers import _HiredisParser
+    The pool asks every connection it hands out ``can_read(0)``; under gevent that went through
+    the hub for a question with no wait in it. Here an empty parser and a socket with nothing to
+    read answer False at once, with the OS's ``poll``; anything else goes to redis-py's own test.
+    Without it a read of a game took 19-25 % more CPU and a move 2-15 % more. It reads two private
+    attributes of redis-py's parser: pyproject.toml pins the redis-py it was tested with.
+    """
 
-    class Parser(_HiredisParser):
-        """redis-py's hiredis parser, whose "is anything waiting?" test never yields.
-
-        The pool asks every connection it hands out whether data is waiting on it
-        (``can_read(0)``: a reply left unread makes it unusable). Under gevent that check
-        went through gevent's cooperative ``poll``, a trip through the hub for a question
-        with no wait in it. Here an empty parser and a socket with nothing to read answer
-        False at once, with the OS's ``poll``; anything else (buffered data, a readable or
-        closed socket, a real timeout) goes to redis-py's own test, unchanged. Without it,
-        under gevent's patching and with the BlockingConnectionPool below, a read of a game
-        took 19-25 % more CPU and a move 2-15 % more (thousands of each through the Flask
-        test client, both in one process, in alternating rounds). It reads two private
-        attributes of redis-py's parser: pyproject.toml pins the redis-py it was tested with.
-        """
-
-        def can_read(self, timeout: float) -> bool:
-            sock, reader = self._sock, self._reader
-            if timeout == 0 and sock is not None and reader is not None and not reader.has_data():
-                poller = _poll()
-                poller.register(sock, select.POLLIN)
-                if not poller.poll(0):
-                    return False
-            return super().can_read(timeout)
-
-    PARSER: dict[str, Any] = {"parser_class": Parser}
-else:  # pragma: no cover - hiredis is a dependency
-    PARSER = {}
+    def can_read(self, timeout: float) -> bool:
+        sock, reader = self._sock, self._reader
+        if timeout == 0 and sock is not None and reader is not None and not reader.has_data():
+            poller = _poll()
+            poller.register(sock, select.POLLIN)
+            if not poller.poll(0):
+                return False
+        return super().can_read(timeout)
 
 
 def pool_size(concurrency: int, cap: int) -> int:
@@ -128,7 +104,7 @@ def pool_size(concurrency: int, cap: int) -> int:
     return max(1, min(concurrency, cap) if concurrency > 0 else cap)
 
 
-def make_client(url: str, timeout: float, health_check_interval: int = 30, max_connections: int = 100,
+def make_client(url: str, timeout: float, max_connections: int = 100,
                 pool_timeout: float = 5.0) -> redis.Redis | RedisCluster:
     """The client for ``url``: ``redis.Redis`` or, for a cluster URL, ``RedisCluster``.
 
@@ -142,7 +118,7 @@ def make_client(url: str, timeout: float, health_check_interval: int = 30, max_c
     if is_cluster_url(url):
         # Topology is learnt from any startup node; MOVED / failover refresh it.
         return RedisCluster(**parse_cluster_url(url), connection_pool_class=redis.BlockingConnectionPool, **common)
-    pool = redis.BlockingConnectionPool.from_url(url, health_check_interval=health_check_interval, **PARSER, **common)
+    pool = redis.BlockingConnectionPool.from_url(url, health_check_interval=30, parser_class=Parser, **common)
     client = redis.Redis(connection_pool=pool)
     client.auto_close_connection_pool = True  # as redis.Redis.from_url leaves it: closing the client closes the pool
     return client
