@@ -23,6 +23,7 @@ import logging
 import socket
 import struct
 import time
+from collections import Counter
 
 import gevent
 from gunicorn.glogging import Logger as GunicornLogger
@@ -132,9 +133,9 @@ class Worker(GeventWorker):
         self.body_limit = settings.max_body_bytes
         proxied = settings.trusted_proxies > 0
         self.per_client = 0 if proxied else settings.max_connections_per_client
-        self.open_by_client: dict[str, int] = {}
+        self.open_by_client: Counter[str] = Counter()
         self.connections: dict[gevent.Greenlet, _Connection] = {}  # every connection being handled
-        self.open_by_listener: dict[object, int] = {}  # gunicorn gives each listener a pool of its own
+        self.open_by_listener: Counter[object] = Counter()  # gunicorn gives each listener a pool of its own
         self.idle: dict[gevent.Greenlet, _Connection] = {}  # waiting for a request: the oldest first
 
     def load_wsgi(self) -> None:
@@ -155,7 +156,7 @@ class Worker(GeventWorker):
     def handle(self, listener, client, addr) -> None:
         peer = _client_key(addr)
         if self.per_client and peer is not None:
-            if self.open_by_client.get(peer, 0) >= self.per_client:
+            if self.open_by_client[peer] >= self.per_client:
                 try:
                     client.settimeout(1.0)
                     client.sendall(TOO_MANY_CONNECTIONS)
@@ -164,10 +165,10 @@ class Worker(GeventWorker):
                 finally:
                     client.close()
                 return
-            self.open_by_client[peer] = self.open_by_client.get(peer, 0) + 1
+            self.open_by_client[peer] += 1
         current = gevent.getcurrent()
         self.connections[current] = _Connection(listener)
-        self.open_by_listener[listener] = self.open_by_listener.get(listener, 0) + 1
+        self.open_by_listener[listener] += 1
         if self._full(listener):
             self._close_oldest_idle(listener)  # its slot lets the server accept the next one
         try:
@@ -177,16 +178,14 @@ class Worker(GeventWorker):
             self.idle.pop(current, None)
             self.open_by_listener[listener] -= 1
             if self.per_client and peer is not None:
-                left = self.open_by_client.get(peer, 1) - 1
-                if left > 0:
-                    self.open_by_client[peer] = left
-                else:
-                    self.open_by_client.pop(peer, None)
+                self.open_by_client[peer] -= 1
+                if not self.open_by_client[peer]:
+                    del self.open_by_client[peer]
 
     # ------------------------------------- idle connections make room
 
     def _full(self, listener) -> bool:
-        return self.open_by_listener.get(listener, 0) >= self.worker_connections
+        return self.open_by_listener[listener] >= self.worker_connections
 
     def timeout_ctx(self):
         """The wait for a connection's request (gunicorn's keep-alive loop, the first request

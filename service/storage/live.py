@@ -21,6 +21,7 @@ from typing import Callable, Iterator
 import redis
 
 from service.errors import TooManyStreams
+from service.storage.records import text
 from service.storage.redis_client import subscriber_client
 
 log = logging.getLogger(__name__)
@@ -179,10 +180,7 @@ class Hub:
                 message = read(timeout=0)
 
     def _dispatch(self, message: dict, active: set[str]) -> None:
-        kind = message.get("type")
-        kind = kind.decode() if isinstance(kind, bytes) else kind
-        channel = message.get("channel")
-        channel = channel.decode() if isinstance(channel, bytes) else channel
+        kind, channel = text(message.get("type")), text(message.get("channel"))
         with self._lock:
             subs = list(self._subs.get(channel, ()))
             if kind in ("subscribe", "ssubscribe") and channel in active:

@@ -155,18 +155,15 @@ class EmbeddedServer:
         if self.is_running():
             raise EmbeddedServerError(f"already running: {self!r}")
         self.data_dir.mkdir(parents=True, exist_ok=True)
-        attempts = 1 if self._fixed_port else 5
-        last_error = ""
-        for _ in range(attempts):
+        for attempt in range(5):
             try:
                 self._spawn_and_wait(timeout)
                 return self
             except EmbeddedServerError as exc:
-                last_error = str(exc)
-                if self._fixed_port or "Address already in use" not in last_error:
+                if self._fixed_port or attempt == 4 or "Address already in use" not in str(exc):
                     raise
                 self.port = free_port(self.host)  # lost a race for the port
-        raise EmbeddedServerError(last_error)
+        raise AssertionError("unreachable")  # pragma: no cover
 
     def _spawn_and_wait(self, timeout: float) -> None:
         with open(self.log_path, "ab") as log:
@@ -182,8 +179,6 @@ class EmbeddedServer:
                 stdout=log,
                 stderr=subprocess.STDOUT,
                 cwd=str(self.data_dir),
-                start_new_session=False,
-                close_fds=True,
                 **kwargs,
             )
         deadline = time.monotonic() + timeout
