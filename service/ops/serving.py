@@ -341,13 +341,9 @@ def _client_key(addr) -> str | None:
 
 
 class Logger(GunicornLogger):
-    """gunicorn's logger, whose access log is written only when ``accesslog`` asks for it.
-
-    With a ``logconfig_dict`` (deploy/gunicorn.conf.py has one: every line JSON) gunicorn treats
-    access logging as on, and built each request's log atoms (~30 of them, headers walked) only
-    for the silenced ``gunicorn.access`` logger to drop the line. The app writes its own
-    request line (service.ops.logs); ``GUNICORN_ACCESSLOG`` still turns gunicorn's on.
-    """
+    """gunicorn's logger, whose access log is written only when ``accesslog`` asks for it: with a
+    ``logconfig_dict`` gunicorn built each request's ~30 log atoms for a silenced logger to drop
+    (the app writes its own request line, service.ops.logs)."""
 
     def access(self, resp, req, environ, request_time) -> None:
         if self.cfg.accesslog:
@@ -424,11 +420,9 @@ class _AnnouncedAddresses(logging.Filter):
 def keep_listening_plan(arbiter) -> None:
     """gunicorn's ``on_reload`` hook (``SIGHUP``): the new workers listen as the first ones did.
 
-    A reload reads the configuration again, so ``reuse_port`` is back on even where
-    :func:`settle_reuse_port` turned it off at the start (which a reload does not call again),
-    and each new worker would bind a socket of its own beside the arbiter's: on port 0 another
-    free port each, never announced.  The arbiter holds listening sockets exactly when the
-    workers are to share them, so then the new workers share them too."""
+    A reload reads the configuration again, ``reuse_port`` included, but does not call
+    :func:`settle_reuse_port`: the arbiter holds listening sockets exactly when the workers are to
+    share them, so then the new workers share them too."""
     if arbiter.cfg.reuse_port and arbiter.LISTENERS:
         arbiter.cfg.set("reuse_port", False)
         arbiter.log.info("reuse_port off: the new workers share the arbiter's listening sockets, as before the reload")

@@ -197,11 +197,8 @@ class Hub:
 
 
 class StreamSlots:
-    """How many streams and long polls this process holds open at once, and its limit (0: none).
-
-    A stream holds a connection of the worker for minutes; past the limit it is refused
-    (:class:`TooManyStreams`), so the worker's other connections stay free for moves and reads.
-    """
+    """How many streams and long polls this process holds open at once, and its limit (0: none):
+    past it a stream is refused (:class:`TooManyStreams`), so moves and reads always find room."""
 
     def __init__(self, limit: int) -> None:
         self.limit = limit

