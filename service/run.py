@@ -78,15 +78,12 @@ def main(argv: list[str] | None = None) -> int:
     # gunicorn reads its own settings (deploy/gunicorn.conf.py); these are the ones it is handed.
     handed = {"HOST": settings.host, "PORT": str(settings.port), "PYTHONUNBUFFERED": "1"}
 
-    valkey = None
     supervisor = None
     if settings.redis_url is None:
-        data_dir = Path(settings.data_dir)
         try:
-            # Own process group: a terminal Ctrl-C reaches gunicorn, not
-            # Valkey, so Valkey outlives the last request and is stopped
-            # below. PR_SET_PDEATHSIG still stops it if we are killed.
-            valkey = start_server(data_dir=data_dir, isolate_signals=True)
+            # Own process group: a terminal Ctrl-C reaches gunicorn, not Valkey, so Valkey outlives
+            # the last request and is stopped below. PR_SET_PDEATHSIG still stops it if we are killed.
+            valkey = start_server(data_dir=settings.data_dir, isolate_signals=True)
         except EmbeddedServerError as exc:
             print(f"service.run: could not start the embedded Valkey: {exc}", file=sys.stderr)
             return 1
@@ -122,7 +119,7 @@ def main(argv: list[str] | None = None) -> int:
         if stop_requests:  # a signal came before proc was set
             proc.terminate()
         try:
-            code = proc.wait()
+            proc.wait()
         finally:
             if proc.poll() is None:
                 proc.terminate()

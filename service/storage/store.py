@@ -328,7 +328,7 @@ class Store:
     def replace(self, scope: str, key_hash: str, value: str, ttl: int) -> None:
         key = self.idempotency_key(scope, key_hash)
         if self.wait_replicas:
-            self.writes.replicated(key, [("SET", key, value, "EX", ttl)])
+            self.writes.replicated(key, ("SET", key, value, "EX", ttl))
         else:
             self.redis.set(key, value, ex=ttl)
 
