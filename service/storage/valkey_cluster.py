@@ -72,18 +72,12 @@ class EmbeddedCluster:
         try:
             primaries = 0
             for node in self.nodes:
-                if not node.is_running():
-                    return False
-                if self.info(node, "cluster").get("cluster_enabled") != 1:
-                    return False
-                state = self._call(node, "CLUSTER", "INFO")
-                if "cluster_state:ok" not in state:
+                if not node.is_running() or "cluster_state:ok" not in self._call(node, "CLUSTER", "INFO"):
                     return False
                 replication = self.info(node, "replication")
                 if replication.get("role") == "master":
-                    online = [v for k, v in replication.items()
-                              if k.startswith("slave") and isinstance(v, dict) and v.get("state") == "online"]
-                    if len(online) < 1:
+                    if not any(k.startswith("slave") and isinstance(v, dict) and v.get("state") == "online"
+                               for k, v in replication.items()):
                         return False
                     primaries += 1
                 elif replication.get("master_link_status") != "up":
