@@ -123,8 +123,7 @@ class _Connection:
 
 
 class Worker(GeventWorker):
-    """gunicorn's gevent worker with a body deadline, write deadlines, a per-client connection cap,
-    and idle keep-alive connections closed first when the worker's connections are all taken."""
+    """gunicorn's gevent worker with the guards above."""
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
