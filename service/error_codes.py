@@ -11,13 +11,13 @@ from __future__ import annotations
 import sys
 from enum import StrEnum
 
-# The README table's rows, in order.
+# The error table's rows (docs/client-guide.md), in order.
 ROWS = ("400", "401", "403", "404", "405", "406", "408", "409 — Gops", "409 — Gofo", "409 — any", "413", "415",
         "422", "429", "500", "503", "other")
 
 
 class ErrorCode(StrEnum):
-    """A stable error code; ``rows`` are (README row, note) pairs."""
+    """A stable error code; ``rows`` are (table row, note) pairs."""
 
     rows: tuple[tuple[str, str], ...]
 
