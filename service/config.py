@@ -1,35 +1,10 @@
 """The referee's configuration: every environment variable it reads, read here and nowhere else.
 
-:class:`Settings` is the list: each field names its variable, its type, its default and what it
-does, and ``docs/configuration.md`` is generated from it (``python -m service.config --markdown
-docs/configuration.md``).  :func:`load` reads the environment into a frozen ``Settings``, checking
-every value: one that cannot be used stops the start with a :class:`ConfigError` naming the
-variable.  An empty variable counts as unset (except ``FORWARDED_ALLOW_IPS``, where empty means
-"trust no proxy").
-
-Who calls :func:`load`:
-
-* ``create_app`` (:mod:`service.web.app`), for each app: the settings go to
-  ``app.extensions["referee_settings"]`` and, under the names the app reads, to ``app.config``
-  (:meth:`Settings.app_config`), where ``create_app(overrides)`` may replace them (tests do);
-* ``deploy/gunicorn.conf.py``, when gunicorn reads its configuration; in gunicorn's master,
-  :func:`service.ops.serving.settle_reuse_port` when it starts and the worker class
-  (:class:`service.ops.serving.Worker`) when it makes a worker;
-* ``python -m service.run``.
-
-Variables that other programs read or set:
-
-* ``PROMETHEUS_MULTIPROC_DIR`` is read by prometheus-client itself, in every worker.  The referee
-  reads it too (the operator may choose the directory) and, when it is unset, gunicorn's
-  configuration sets it to a fresh directory for the workers through :func:`set_for_workers`,
-  the one place where the environment is written.  ``REFEREE_WORKER_CONCURRENCY`` is set there
-  too, in each worker before its app is loaded.
-* ``LISTEN_FDS`` (systemd socket activation) and ``GUNICORN_FD`` (a re-executed gunicorn master)
-  are set by those programs and only read here: they tell that the listening sockets were handed
-  over (:func:`service.ops.serving.settle_reuse_port`).
-* gunicorn reads a few variables of its own (``GUNICORN_CMD_ARGS``, and ``FORWARDED_ALLOW_IPS`` as
-  its default); the referee passes its own values explicitly in ``deploy/gunicorn.conf.py``.
-"""
+:class:`Settings` is the table (each field: its variable, type, default and what it does), from
+which ``docs/configuration.md`` is generated (``python -m service.config --markdown
+docs/configuration.md``). :func:`load` reads the environment into a frozen ``Settings``; a value
+that cannot be used stops the start with a :class:`ConfigError` naming the variable. The only
+writes to the environment: :func:`set_for_workers` (gunicorn's configuration, for its workers)."""
 
 from __future__ import annotations
 
@@ -56,7 +31,6 @@ class ConfigError(ValueError):
         super().__init__(f"{variable}={value!r} is not valid: expected {expected}")
         self.variable = variable
         self.value = value
-        self.expected = expected
 
 
 # ---------------------------------------------------------------------------------- value types
@@ -81,20 +55,10 @@ def integer(minimum: int = 0, maximum: int | None = None) -> Kind:
         value := int(text), value >= minimum and (maximum is None or value <= maximum)))
 
 
-def seconds() -> Kind:
-    return Kind("seconds > 0", lambda text: _accepted(value := float(text), 0 < value < float("inf")))
-
-
-def fraction() -> Kind:
-    return Kind("number 0–1", lambda text: _accepted(value := float(text), 0 <= value <= 1))
-
-
-def flag() -> Kind:
-    return Kind("0 or 1", lambda text: _accepted(text.strip(), text.strip() in ("0", "1")) == "1")
-
-
-def text() -> Kind:
-    return Kind("text", str)
+SECONDS = Kind("seconds > 0", lambda text: _accepted(value := float(text), 0 < value < float("inf")))
+FRACTION = Kind("number 0–1", lambda text: _accepted(value := float(text), 0 <= value <= 1))
+FLAG = Kind("0 or 1", lambda text: _accepted(text.strip(), text.strip() in ("0", "1")) == "1")
+TEXT = Kind("text", str)
 
 
 def choice(*options: str) -> Kind:
@@ -148,13 +112,13 @@ class Settings:
         shown_default=f"embedded Valkey (`make run`), else `{DEFAULT_REDIS_URL}`",
         what="Where game state lives: `redis://host:port/db` one server, "
              "`redis+cluster://h:p,h:p,…` a cluster. Unset, `make run` starts an embedded Valkey.")
-    redis_timeout: float = variable("REFEREE_REDIS_TIMEOUT", seconds(), 1.0, example="2.5",
+    redis_timeout: float = variable("REFEREE_REDIS_TIMEOUT", SECONDS, 1.0, example="2.5",
         what="Seconds to wait for Redis before answering `503 store_unavailable` (a request never "
              "hangs).")
     redis_max_connections: int = variable("REFEREE_REDIS_MAX_CONNECTIONS", integer(1), 100, example="50",
         what="Redis connections each worker holds at most (per node on a cluster): one per request "
              "it serves at once, up to this.")
-    redis_pool_timeout: float = variable("REFEREE_REDIS_POOL_TIMEOUT", seconds(), 5.0, example="2",
+    redis_pool_timeout: float = variable("REFEREE_REDIS_POOL_TIMEOUT", SECONDS, 5.0, example="2",
         what="Seconds a request waits for a free Redis connection before `503 store_busy` (with "
              "`Retry-After`).")
     redis_wait_replicas: int | None = variable("REFEREE_REDIS_WAIT_REPLICAS", integer(0), None, example="1",
@@ -164,7 +128,7 @@ class Settings:
     redis_wait_timeout_ms: int = variable("REFEREE_REDIS_WAIT_TIMEOUT_MS", integer(0), 500, example="1000",
         what="The longest that `WAIT` may take, in ms (then the write stands, counted as "
              "unreplicated).")
-    key_prefix: str = variable("REFEREE_KEY_PREFIX", text(), "referee", example="referee-staging",
+    key_prefix: str = variable("REFEREE_KEY_PREFIX", TEXT, "referee", example="referee-staging",
         what="Prefix of every key the store writes (lets several deployments share a Redis).")
     finished_game_ttl: int = variable("REFEREE_FINISHED_GAME_TTL", integer(1), 7 * 86400, example="86400",
         shown_default="`604800` (7 days)",
@@ -177,7 +141,7 @@ class Settings:
     latest_records: int = variable("REFEREE_LATEST_RECORDS", integer(0), 256, example="1024",
         what="Games whose latest stored bytes each worker keeps, so that a move on a game it saved "
              "or read last is one Redis round trip, not two (`0`: every move reads its game first).")
-    data_dir: str = variable("REFEREE_DATA_DIR", text(), "data/valkey", example="/var/lib/referee",
+    data_dir: str = variable("REFEREE_DATA_DIR", TEXT, "data/valkey", example="/var/lib/referee",
         what="Where `make run`'s embedded Valkey keeps its append-only file (used only when "
              "`REDIS_URL` is unset).")
 
@@ -192,45 +156,47 @@ class Settings:
     trusted_proxies: int = variable("REFEREE_TRUSTED_PROXIES", integer(0), 0, example="1",
         what="Reverse proxies in front of the app: the client is taken from `X-Forwarded-For` and "
              "the scheme from `X-Forwarded-Proto` (`0`: the peer address).")
-    cors_origins: str = variable("REFEREE_CORS_ORIGINS", text(), "", example="https://play.example.org",
+    cors_origins: str = variable("REFEREE_CORS_ORIGINS", TEXT, "", example="https://play.example.org",
         what="Origins browsers may call the API from, comma-separated, or `*` (empty: CORS off).")
     public_url: str | None = variable("REFEREE_PUBLIC_URL", origin(), None, example="http://192.168.1.20:8000",
         what="The origin other phones reach this server at: `/play`'s join links name it (unset: "
              "the origin the page was loaded from).")
-    check_views: bool | None = variable("REFEREE_CHECK_VIEWS", flag(), None, example="1",
+    check_views: bool | None = variable("REFEREE_CHECK_VIEWS", FLAG, None, example="1",
         shown_default="`0` (on in test apps)",
         what="`1`: hold every view sent to its schema's dump, byte for byte (a difference is a "
              "`500` and a log line); for tests and staging, it costs a dump per view.")
-    stream_max_seconds: float = variable("REFEREE_STREAM_MAX_SECONDS", seconds(), 300.0, example="120",
+    stream_max_seconds: float = variable("REFEREE_STREAM_MAX_SECONDS", SECONDS, 300.0, example="120",
         what="The longest an event stream or long poll lasts, in seconds.")
-    stream_heartbeat_seconds: float = variable("REFEREE_STREAM_HEARTBEAT_SECONDS", seconds(), 15.0, example="5",
+    stream_heartbeat_seconds: float = variable("REFEREE_STREAM_HEARTBEAT_SECONDS", SECONDS, 15.0, example="5",
         what="Seconds between the `: keep-alive` comments of an event stream.")
-    long_poll_default_seconds: float = variable("REFEREE_LONG_POLL_DEFAULT_SECONDS", seconds(), 30.0, example="20",
+    long_poll_default_seconds: float = variable("REFEREE_LONG_POLL_DEFAULT_SECONDS", SECONDS, 30.0,
+        example="20",
         what="How long a long poll without `?timeout=` waits, in seconds (at most "
              "`REFEREE_STREAM_MAX_SECONDS`).")
-    stream_share: float = variable("REFEREE_STREAM_SHARE", fraction(), 0.75, example="0.5",
+    stream_share: float = variable("REFEREE_STREAM_SHARE", FRACTION, 0.75, example="0.5",
         what="The share of a worker's connections that streams and long polls may hold, past it "
              "`503 too_many_streams`, so moves and reads always find room (`0`: no limit).")
 
     # Logs and metrics
-    metrics_token: str = variable("REFEREE_METRICS_TOKEN", text(), "", example="s3cret-scrape-token",
+    metrics_token: str = variable("REFEREE_METRICS_TOKEN", TEXT, "", example="s3cret-scrape-token",
         what="When set, `GET /metrics` needs `Authorization: Bearer <token>` (empty: open; block "
              "it at the proxy).")
-    access_log: bool = variable("REFEREE_ACCESS_LOG", flag(), True, example="0",
+    access_log: bool = variable("REFEREE_ACCESS_LOG", FLAG, True, example="0",
         what="One JSON `request` log line per request (`0`: off).")
-    metrics_dir: str | None = variable("PROMETHEUS_MULTIPROC_DIR", text(), None, example="/tmp/referee-metrics",
+    metrics_dir: str | None = variable("PROMETHEUS_MULTIPROC_DIR", TEXT, None, example="/tmp/referee-metrics",
         shown_default="a fresh temporary directory (under gunicorn)",
         what="Where gunicorn's workers keep their metric values, emptied at start; also read by "
              "prometheus-client itself.")
 
     # Serving (gunicorn)
-    host: str = variable("HOST", text(), "127.0.0.1", example="0.0.0.0",
+    host: str = variable("HOST", TEXT, "127.0.0.1", example="0.0.0.0",
         what="Address to listen on (`0.0.0.0`: every interface, e.g. for phones on the LAN).")
     port: int = variable("PORT", integer(0, 65535), 8000, example="8080",
         what="Port to listen on.")
     web_concurrency: int = variable("WEB_CONCURRENCY", integer(1), 2, example="4",
         what="gunicorn worker processes.")
-    worker_class: str = variable("GUNICORN_WORKER_CLASS", text(), "service.ops.serving.Worker", example="gthread",
+    worker_class: str = variable("GUNICORN_WORKER_CLASS", TEXT, "service.ops.serving.Worker",
+        example="gthread",
         what="gunicorn worker class: the default is gevent with a body deadline and a per-client "
              "connection cap; `gthread` serves with threads (`GUNICORN_THREADS` each).")
     worker_connections: int = variable("GUNICORN_WORKER_CONNECTIONS", integer(1), 1000, example="2000",
@@ -244,18 +210,18 @@ class Settings:
     keepalive: int = variable("GUNICORN_KEEPALIVE", integer(0), 5, example="10",
         what="Seconds within which a request's headers must arrive; an idle keep-alive connection "
              "is closed after as long.")
-    reuse_port: bool = variable("GUNICORN_REUSE_PORT", flag(), True, example="0",
+    reuse_port: bool = variable("GUNICORN_REUSE_PORT", FLAG, True, example="0",
         what="Each worker listens on a socket of its own (`SO_REUSEPORT`), so the kernel spreads "
              "connections over the workers (`0`: one shared socket).")
     loglevel: str = variable("GUNICORN_LOGLEVEL", choice("debug", "info", "warning", "error", "critical"), "info", example="warning",
         what="Level of gunicorn's own log lines.")
-    gunicorn_accesslog: str | None = variable("GUNICORN_ACCESSLOG", text(), None, example="-",
+    gunicorn_accesslog: str | None = variable("GUNICORN_ACCESSLOG", TEXT, None, example="-",
         shown_default="off",
         what="gunicorn's own access log (`-`: stdout), besides the app's `request` lines.")
-    forwarded_allow_ips: str = variable("FORWARDED_ALLOW_IPS", text(), "127.0.0.1,::1", example="10.0.0.1",
+    forwarded_allow_ips: str = variable("FORWARDED_ALLOW_IPS", TEXT, "127.0.0.1,::1", example="10.0.0.1",
         empty_is_unset=False,
         what="Proxies gunicorn trusts for `X-Forwarded-*`, comma-separated (empty: none).")
-    body_timeout: float = variable("REFEREE_BODY_TIMEOUT", seconds(), 10.0, example="5",
+    body_timeout: float = variable("REFEREE_BODY_TIMEOUT", SECONDS, 10.0, example="5",
         what="Seconds a request body may take to arrive (then `408 request_timeout`, connection "
              "closed).")
     max_connections_per_client: int = variable("REFEREE_MAX_CONNECTIONS_PER_CLIENT", integer(0), 100, example="20",
@@ -267,9 +233,9 @@ class Settings:
         what="Set by `deploy/gunicorn.conf.py` in each worker: the requests it serves at once "
              "(gevent's connections, gthread's threads), which size its Redis pool and its share "
              "of streams (`0`: unknown).")
-    listen_fds: str | None = variable("LISTEN_FDS", text(), None, example="1",
+    listen_fds: str | None = variable("LISTEN_FDS", TEXT, None, example="1",
         what="Set by systemd when it hands over the listening sockets: the workers then share them.")
-    gunicorn_fd: str | None = variable("GUNICORN_FD", text(), None, example="3,4",
+    gunicorn_fd: str | None = variable("GUNICORN_FD", TEXT, None, example="3,4",
         what="Set by gunicorn for a re-executed master (`USR2`): the workers then share its "
              "sockets.")
 

@@ -1,14 +1,9 @@
 """Every error code the referee answers with: one enumerated set.
 
-Each code is stable and machine-readable (the ``code`` of a problem+json
-answer).  The error table of docs/client-guide.md is generated from this enum
-(``python -m service.error_codes`` prints it; a test keeps that page equal to
-it), the spec's ``Problem.code`` lists exactly these values, and a test fails
-when the source raises a code that is not here.  A code's HTTP status is
-decided in one place, ``service.api.problems``; ``rows`` only says where the
-table lists it (a code such as ``duplicate_card`` answers 409 for a card
-already elsewhere at the table and 422 for the same card twice in one
-request).
+The error table of docs/client-guide.md is generated from it (``python -m service.error_codes``),
+the spec's ``Problem.code`` lists exactly these values, and a test fails when the source raises a
+code not here. A code's HTTP status is decided in ``service.api.problems``; ``rows`` only says
+where the table lists it (``duplicate_card`` is 409 or 422 depending on the request).
 """
 
 from __future__ import annotations
@@ -16,13 +11,13 @@ from __future__ import annotations
 import sys
 from enum import StrEnum
 
-# The README table's rows, in order.
+# The error table's rows (docs/client-guide.md), in order.
 ROWS = ("400", "401", "403", "404", "405", "406", "408", "409 — Gops", "409 — Gofo", "409 — any", "413", "415",
         "422", "429", "500", "503", "other")
 
 
 class ErrorCode(StrEnum):
-    """A stable error code; ``rows`` are (README row, note) pairs."""
+    """A stable error code; ``rows`` are (table row, note) pairs."""
 
     rows: tuple[tuple[str, str], ...]
 

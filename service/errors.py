@@ -1,11 +1,6 @@
-"""Typed errors shared by the rules engines, the store and the HTTP layer.
-
-Every rejection the referee can make is one of these exceptions.  Each carries a
-stable machine-readable ``code`` (documented in the error table of docs/client-guide.md) and a
-human ``detail``.  The engines raise them without knowing anything of HTTP; the
-single mapping from ``code`` to an HTTP status lives in ``service.api.problems``.
-
-Two families, as in python-chess:
+"""Typed errors shared by the rules engines, the store and the HTTP layer: each carries a stable
+``code`` (service.error_codes) and a human ``detail``; ``service.api.problems`` alone maps them
+to HTTP. Two families, as in python-chess:
 
 * ``InvalidAction`` – the request is malformed for this game (a rank that does
   not exist, wrong number of cards, a bad salt): HTTP 422.

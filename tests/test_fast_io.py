@@ -12,7 +12,8 @@ import pytest
 
 from service.web.json_provider import JSONProvider
 from service.storage.redis_client import Parser, make_client
-from service.storage.store import Change, Store, _dump, _load
+from service.storage.records import dump as _dump, load as _load
+from service.storage.store import Change, Store
 
 
 def _wait_readable(connection, timeout: float = 5.0) -> None:

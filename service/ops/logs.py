@@ -1,14 +1,7 @@
-"""Structured logs: one JSON object per line, each carrying the request id.
-
-* Every request gets an id: a sane incoming ``X-Request-Id`` (1–128 characters of
-  ``A-Z a-z 0-9 . _ : = + / -``, from a proxy or the client) is kept, anything else
-  is replaced by a fresh random one; the id is returned in ``X-Request-Id`` on every
-  response, errors included, and is in every log line written while answering.
-* One ``request`` line per answered request (logger ``service.access``): method,
-  path (never the query string or any header, so no credentials), operation (the
-  route's endpoint), status, duration_ms, remote address.
-* :class:`JsonFormatter` formats every record; ``deploy/gunicorn.conf.py`` uses it
-  for gunicorn's own logs too, so a process writes nothing but JSON lines.
+"""Structured logs: one JSON object per line (:class:`JsonFormatter`, gunicorn's lines too), each
+carrying the request id: a sane incoming ``X-Request-Id`` is kept, anything else replaced by a
+random one, and it is sent back on every response. One ``request`` line per answered request
+(logger ``service.access``) names the path, never the query string or a header: no credentials.
 """
 
 from __future__ import annotations
@@ -16,9 +9,9 @@ from __future__ import annotations
 import datetime
 import json
 import logging
+import os
 import re
 import sys
-import os
 import time
 
 import orjson

@@ -1,32 +1,8 @@
-"""Prometheus metrics (``GET /metrics``), safe under several gunicorn workers.
+"""Prometheus metrics (``GET /metrics``; the list: docs/operations.md), safe under several workers.
 
-Under gunicorn, ``deploy/gunicorn.conf.py`` points ``PROMETHEUS_MULTIPROC_DIR`` at
-a fresh directory before any worker starts: every worker then writes its values
-to memory-mapped files there, and ``/metrics`` in any worker reports the sum over
-all of them (prometheus_client's multiprocess mode; a dead worker's files are
-marked by the ``child_exit`` hook).  Without that variable (tests, a plain
-``flask run``) the metrics are the process's own.
-
-Metrics (all prefixed ``referee_``):
-
-=================================================  =========  ==============================================
-name                                               type       meaning
-=================================================  =========  ==============================================
-``http_request_duration_seconds{operation}``       histogram  latency per operation: the route's endpoint
-                                                              (``gops.commit`` …; ``unmatched`` for 404s)
-``http_requests_total{operation,method,status}``   counter    requests answered
-``store_errors_total{kind}``                       counter    Redis unreachable/timeouts answered 503
-                                                              (``request``), rate limiter failing open
-                                                              (``ratelimit``), metric bookkeeping (``active``)
-``store_unreplicated_writes_total``                counter    writes WAIT saw on fewer replicas than asked
-``games_created_total{kind}``                      counter    games (gops) and tables (gofo) created
-``games_finished_total{kind}``                     counter    games that reached their end
-``games_active{kind}``                             gauge      games/tables created within the idle TTL and
-                                                              not finished, from the store (every process
-                                                              counts the same); see :meth:`Store.active_count`
-``open_streams{kind}``                             gauge      live-update streams open now (``livesum``)
-=================================================  =========  ==============================================
-"""
+Under gunicorn every worker writes its values to files in ``PROMETHEUS_MULTIPROC_DIR`` (set by
+``deploy/gunicorn.conf.py``) and ``/metrics`` reports the sum over all of them; without it (tests,
+a plain ``flask run``) the metrics are the process's own."""
 
 from __future__ import annotations
 

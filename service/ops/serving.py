@@ -1,49 +1,18 @@
-"""The gunicorn worker the referee runs: gevent, plus two guards against slow and greedy clients.
+"""The gunicorn worker the referee runs: gevent, plus guards against slow and greedy clients.
 
-Why gevent (docs/operations.md, "Serving"): a Server-Sent
-Events stream holds its connection for minutes.  With gthread (2 workers × 4 threads) every open
-stream holds a thread, so 8 streams stop the API; with gevent a stream (or a slow client) holds a
-greenlet of a few tens of KiB, and one worker serves ``worker_connections`` of them.  Per move and
-per read gthread is no faster (``python -m bench.workers``, bench/README.md "Worker class": CPU per
-unit within a few per cent of gevent's, throughput within the noise), so streams decide.
+Why gevent, and what each guard bounds: docs/operations.md, "Serving" and "Slow and greedy clients".
+gunicorn's gevent worker already bounds the headers and idle keep-alive connections (``keepalive``)
+and the connections per worker (``worker_connections``). This worker adds:
 
-What gunicorn's gevent worker already bounds, with ``deploy/gunicorn.conf.py``:
-
-* a request's **headers** must arrive within ``keepalive`` seconds (the worker reads every request
-  line and its headers under ``gevent.Timeout(keepalive)``), so slow headers cost one greenlet for
-  at most that long;
-* an **idle keep-alive** connection is closed after ``keepalive`` seconds;
-* a worker holds at most ``worker_connections`` connections.
-
-What this worker adds:
-
-* **idle connections make room**: when every one of the worker's ``worker_connections`` is taken,
-  the connection idle the longest is closed for each new one accepted, and a connection that
-  finishes a request then is closed rather than kept alive, so idle connections never keep a new
-  client waiting.  Idle is kept alive and waiting for its next request, or new and silent: a
-  connection that has sent nothing ``NEW_CONNECTION_GRACE`` seconds after it was accepted (its
-  request may be on its way until then); while the worker stays full, those are closed as their
-  grace runs out, so connections that are opened and never used, from any number of addresses and
-  opened again as soon as they are closed, cannot hold the worker either.  (Streams keep to their
-  share of the connections: service.storage.live.StreamSlots.)
-
-* a **body deadline**: a request's body must arrive within ``REFEREE_BODY_TIMEOUT`` seconds
-  (default 10), else ``408 request_timeout`` and the connection is closed — a client trickling a
-  body a byte at a time cannot hold a connection for long.  The body (at most the body limit + 1
-  bytes) is read before the application runs, so the application never waits for a client.  A
-  body *declared* past the limit is not read at all: the application answers ``413 body_too_large``
-  from the ``Content-Length`` and the connection is closed, however fast the client sends;
-* a **write deadline** a response may set (a stream does: its own deadline): past it, a write that
-  would wait for the client is not made; the connection is reset instead.  A client that never
-  reads a stream fills the kernel's buffers (Linux grows the server's to 4 MiB), then the next event's
-  write waits; without the deadline it would wait for as long as the client stays connected,
-  holding the stream (and its place in ``referee_open_streams``).  The application sets it with
-  the callable the worker puts in the WSGI environ under :data:`FINISH_WRITES_BY`;
-* a **cap per client**: at most ``REFEREE_MAX_CONNECTIONS_PER_CLIENT`` (default 100) open
-  connections per client address (IPv6: per /64) in each worker process; past it a new connection
-  is answered ``429 too_many_connections`` and closed, so one client cannot take every connection.
-  Behind a reverse proxy (``REFEREE_TRUSTED_PROXIES`` > 0) every connection comes from the proxy:
-  the cap is off and belongs in the proxy (e.g. nginx ``limit_conn``).  ``0`` turns it off.
+* **idle connections make room**: when the worker is full, the connection idle the longest (kept
+  alive, or new and silent ``NEW_CONNECTION_GRACE`` seconds after it was accepted) is closed for each
+  new one, so connections opened and never used cannot hold the worker;
+* a **body deadline** (``REFEREE_BODY_TIMEOUT``): the body is read before the application runs, so
+  the application never waits for a client; a body declared past the limit is not read at all;
+* a **write deadline** a response may set (a stream does, through :data:`FINISH_WRITES_BY`): a
+  client that never reads fills the kernel's buffers, and without it the next write would wait as
+  long as the client stays connected; past it the connection is reset instead;
+* a **cap per client address** (``REFEREE_MAX_CONNECTIONS_PER_CLIENT``; off behind a proxy).
 """
 
 from __future__ import annotations
@@ -54,6 +23,7 @@ import logging
 import socket
 import struct
 import time
+from collections import Counter
 
 import gevent
 from gunicorn.glogging import Logger as GunicornLogger
@@ -153,8 +123,7 @@ class _Connection:
 
 
 class Worker(GeventWorker):
-    """gunicorn's gevent worker with a body deadline, write deadlines, a per-client connection cap,
-    and idle keep-alive connections closed first when the worker's connections are all taken."""
+    """gunicorn's gevent worker with the guards above."""
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
@@ -163,9 +132,9 @@ class Worker(GeventWorker):
         self.body_limit = settings.max_body_bytes
         proxied = settings.trusted_proxies > 0
         self.per_client = 0 if proxied else settings.max_connections_per_client
-        self.open_by_client: dict[str, int] = {}
+        self.open_by_client: Counter[str] = Counter()
         self.connections: dict[gevent.Greenlet, _Connection] = {}  # every connection being handled
-        self.open_by_listener: dict[object, int] = {}  # gunicorn gives each listener a pool of its own
+        self.open_by_listener: Counter[object] = Counter()  # gunicorn gives each listener a pool of its own
         self.idle: dict[gevent.Greenlet, _Connection] = {}  # waiting for a request: the oldest first
 
     def load_wsgi(self) -> None:
@@ -186,7 +155,7 @@ class Worker(GeventWorker):
     def handle(self, listener, client, addr) -> None:
         peer = _client_key(addr)
         if self.per_client and peer is not None:
-            if self.open_by_client.get(peer, 0) >= self.per_client:
+            if self.open_by_client[peer] >= self.per_client:
                 try:
                     client.settimeout(1.0)
                     client.sendall(TOO_MANY_CONNECTIONS)
@@ -195,10 +164,10 @@ class Worker(GeventWorker):
                 finally:
                     client.close()
                 return
-            self.open_by_client[peer] = self.open_by_client.get(peer, 0) + 1
+            self.open_by_client[peer] += 1
         current = gevent.getcurrent()
         self.connections[current] = _Connection(listener)
-        self.open_by_listener[listener] = self.open_by_listener.get(listener, 0) + 1
+        self.open_by_listener[listener] += 1
         if self._full(listener):
             self._close_oldest_idle(listener)  # its slot lets the server accept the next one
         try:
@@ -208,16 +177,14 @@ class Worker(GeventWorker):
             self.idle.pop(current, None)
             self.open_by_listener[listener] -= 1
             if self.per_client and peer is not None:
-                left = self.open_by_client.get(peer, 1) - 1
-                if left > 0:
-                    self.open_by_client[peer] = left
-                else:
-                    self.open_by_client.pop(peer, None)
+                self.open_by_client[peer] -= 1
+                if not self.open_by_client[peer]:
+                    del self.open_by_client[peer]
 
     # ------------------------------------- idle connections make room
 
     def _full(self, listener) -> bool:
-        return self.open_by_listener.get(listener, 0) >= self.worker_connections
+        return self.open_by_listener[listener] >= self.worker_connections
 
     def timeout_ctx(self):
         """The wait for a connection's request (gunicorn's keep-alive loop, the first request
@@ -351,8 +318,6 @@ def _has_body(req, declared: int | None) -> bool:
     return any(name.upper() == "TRANSFER-ENCODING" and "chunked" in value.lower() for name, value in req.headers)
 
 
-
-
 def _client_key(addr) -> str | None:
     """The client a connection counts against: its IPv4 address, or its IPv6 /64.
 
@@ -375,13 +340,9 @@ def _client_key(addr) -> str | None:
 
 
 class Logger(GunicornLogger):
-    """gunicorn's logger, whose access log is written only when ``accesslog`` asks for it.
-
-    With a ``logconfig_dict`` (deploy/gunicorn.conf.py has one: every line JSON) gunicorn treats
-    access logging as on, and built each request's log atoms (~30 of them, headers walked) only
-    for the silenced ``gunicorn.access`` logger to drop the line. The app writes its own
-    request line (service.ops.logs); ``GUNICORN_ACCESSLOG`` still turns gunicorn's on.
-    """
+    """gunicorn's logger, whose access log is written only when ``accesslog`` asks for it: with a
+    ``logconfig_dict`` gunicorn built each request's ~30 log atoms for a silenced logger to drop
+    (the app writes its own request line, service.ops.logs)."""
 
     def access(self, resp, req, environ, request_time) -> None:
         if self.cfg.accesslog:
@@ -393,21 +354,13 @@ class Logger(GunicornLogger):
 def settle_reuse_port(arbiter) -> None:
     """gunicorn's ``on_starting`` hook (deploy/gunicorn.conf.py): ready ``reuse_port`` or turn it off.
 
-    With ``reuse_port`` (the default here) the arbiter binds nothing and each worker binds its own
-    ``SO_REUSEPORT`` socket, so the kernel spreads new connections over the workers by their
-    addresses.  With one socket shared by every worker, a burst of connections (a load balancer
-    opening its pool, 16 phones at once) is mostly accepted by whichever worker wakes first: on
-    2 cores, all 16 by one worker in 8 bursts of 12, and that worker's core is the server's whole
-    capacity (bench/README.md "A socket per worker").
-
-    Off where a socket of its own per worker cannot work: a Unix socket, sockets handed over by
-    systemd (``LISTEN_FDS``), a re-executed master (``GUNICORN_FD``), port 0 (each worker would
-    be given a different free port; any port 0 in ``bind`` makes every listener shared).  A
-    reload keeps the plan (:func:`keep_listening_plan`).  And since the workers bind
-    only after the arbiter has started, an address already in use is checked here, so gunicorn
-    stops with an error (exit 1) instead of restarting workers that cannot bind.  A plain bind
-    (no ``SO_REUSEPORT``) is refused by any listener there, another gunicorn with ``reuse_port``
-    included: two servers on one port would otherwise share its connections silently."""
+    With ``reuse_port`` each worker binds its own ``SO_REUSEPORT`` socket and the kernel spreads new
+    connections over the workers; with one shared socket a burst lands mostly on whichever worker
+    wakes first (bench/README.md "A socket per worker"). Off for a Unix socket, sockets handed over
+    (``LISTEN_FDS``, ``GUNICORN_FD``) and port 0 (each worker would get a port of its own). Since
+    the workers bind only after the arbiter has started, an address in use is checked here, so
+    gunicorn exits 1 instead of restarting workers that cannot bind; a plain bind is refused by any
+    listener there, so two servers never share a port silently."""
     import errno
     import socket
     import time
@@ -466,11 +419,9 @@ class _AnnouncedAddresses(logging.Filter):
 def keep_listening_plan(arbiter) -> None:
     """gunicorn's ``on_reload`` hook (``SIGHUP``): the new workers listen as the first ones did.
 
-    A reload reads the configuration again, so ``reuse_port`` is back on even where
-    :func:`settle_reuse_port` turned it off at the start (which a reload does not call again),
-    and each new worker would bind a socket of its own beside the arbiter's: on port 0 another
-    free port each, never announced.  The arbiter holds listening sockets exactly when the
-    workers are to share them, so then the new workers share them too."""
+    A reload reads the configuration again, ``reuse_port`` included, but does not call
+    :func:`settle_reuse_port`: the arbiter holds listening sockets exactly when the workers are to
+    share them, so then the new workers share them too."""
     if arbiter.cfg.reuse_port and arbiter.LISTENERS:
         arbiter.cfg.set("reuse_port", False)
         arbiter.log.info("reuse_port off: the new workers share the arbiter's listening sockets, as before the reload")

@@ -32,12 +32,9 @@ class RecordCache:
     # ------------------------------------------------------------ shared records (views)
 
     def shared(self, kind: str, id: str, version: int, stored: bytes) -> Record:
-        """The one record of these stored bytes every read shares (made on the first read).
-
-        Views are read far more often than games change (every phone at a table polls between two
-        moves), and parsing the document and the game's state was ~8 % of a read's CPU: the record
-        keeps the state its first view parsed and each view serialized (:attr:`Record.views`).
-        Only views actually read are kept, a few KB each: some tens of MB per worker at most."""
+        """The one record of these stored bytes every read shares (made on the first read): it keeps
+        the state its first view parsed and each view serialized (:attr:`Record.views`), since
+        parsing them was ~8 % of a read's CPU; a few KB per view read, tens of MB per worker at most."""
         if not self.shared_size:
             return record_from(kind, id, version, stored)
         cached = self._shared.get(stored)

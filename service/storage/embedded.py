@@ -9,21 +9,10 @@ from __future__ import annotations
 import sys
 import time
 
-from service.storage.valkey import (HOST, EmbeddedServer, EmbeddedServerError, Supervisor, binary_path, free_port,
-                                    start_server)
-from service.storage.valkey_cluster import EmbeddedCluster, start_cluster
+from service.storage.valkey import EmbeddedServerError, Supervisor, free_port, start_server
+from service.storage.valkey_cluster import start_cluster
 
-__all__ = [
-    "HOST",
-    "EmbeddedCluster",
-    "EmbeddedServer",
-    "EmbeddedServerError",
-    "Supervisor",
-    "binary_path",
-    "free_port",
-    "start_cluster",
-    "start_server",
-]
+__all__ = ["EmbeddedServerError", "Supervisor", "free_port", "start_cluster", "start_server"]
 
 
 def _arguments(argv: list[str]):
@@ -43,23 +32,17 @@ def _arguments(argv: list[str]):
 if __name__ == "__main__":  # python -m service.storage.embedded [--cluster] [DATA_DIR]: run in the foreground
     args = _arguments(sys.argv[1:])
     if args.cluster:
-        cluster = start_cluster(base_dir=args.data_dir)
-        print(f"valkey cluster at {cluster.url}", flush=True)
-        print(f"  REDIS_URL={cluster.url}", flush=True)
-        try:
-            while any(n.is_running() for n in cluster.nodes):
-                time.sleep(0.5)
-        except KeyboardInterrupt:
-            pass
-        finally:
-            cluster.stop()
-        sys.exit(0)
-    srv = start_server(data_dir=args.data_dir)
-    print(f"valkey at {srv.url} (data in {srv.data_dir}); Ctrl-C to stop", flush=True)
+        server = start_cluster(base_dir=args.data_dir)
+        print(f"valkey cluster at {server.url}\n  REDIS_URL={server.url}", flush=True)
+        nodes = server.nodes
+    else:
+        server = start_server(data_dir=args.data_dir)
+        print(f"valkey at {server.url} (data in {server.data_dir}); Ctrl-C to stop", flush=True)
+        nodes = [server]
     try:
-        while srv.is_running():
+        while any(node.is_running() for node in nodes):
             time.sleep(0.5)
     except KeyboardInterrupt:
         pass
     finally:
-        srv.cleanup()
+        server.cleanup()  # a temporary directory of a single server goes; given ones stay

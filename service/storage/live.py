@@ -1,22 +1,12 @@
-"""Live updates: one Redis subscriber per process, fanned out to that process's open streams.
+"""Live updates: one Redis subscriber per process, fanned out to that process's open streams
+(docs/architecture.md, "Live updates").
 
-Every change the store saves is announced on the game's channel (``Store.channel``) with the new
-version: ``PUBLISH``, or ``SPUBLISH`` when ``Store.sharded_pubsub`` says so (Redis Cluster), in the
-same Lua script that stores the change.  A :class:`Hub` holds **one** pub/sub connection for the
-whole API process (``SUBSCRIBE`` or ``SSUBSCRIBE`` to match the store), on a client of its own
-(never one of the requests' connections), whatever the number of streams: each stream registers a
-:class:`Subscription` for its channel and waits on it; the hub's listener thread (a greenlet under
-gevent) keeps the connection's channels equal to the set of channels some stream watches, and
-wakes every subscription of a channel a message arrives on.
-
-A message only says "look again": a woken stream reads the stored state and sends the view of the
-version it finds, so a lost message (the subscriber reconnecting after Redis went away) costs
-latency, never correctness.  Streams also look again at every heartbeat, and the hub wakes them
-all when its connection is re-established.  A stream holds no Redis connection while it waits:
-it borrows one from the requests' pool only to read the store.
-
-Streams and long polls hold a connection of the worker for minutes: :class:`StreamSlots` keeps
-them to their share of the worker's connections.
+A :class:`Hub` holds one pub/sub connection for the whole process, on a client of its own (never
+one of the requests'): each stream registers a :class:`Subscription` for its channel, and the hub's
+listener thread (a greenlet under gevent) keeps the connection's channels equal to the watched ones
+and wakes every subscription of a channel a message arrives on. A message only says "look again":
+a woken stream reads the store, so a lost message costs latency, never correctness.
+:class:`StreamSlots` keeps streams to their share of the worker's connections.
 """
 
 from __future__ import annotations
@@ -31,6 +21,7 @@ from typing import Callable, Iterator
 import redis
 
 from service.errors import TooManyStreams
+from service.storage.records import text
 from service.storage.redis_client import subscriber_client
 
 log = logging.getLogger(__name__)
@@ -113,10 +104,6 @@ class Hub:
                         del self._subs[channel]
                         self._dirty.set()
 
-    def open_subscriptions(self) -> int:
-        with self._lock:
-            return sum(len(s) for s in self._subs.values())
-
     def stop(self, timeout: float = 2.0) -> None:
         """End the listener (a worker shutting down) and close its connection."""
         self._stopping = True
@@ -193,10 +180,7 @@ class Hub:
                 message = read(timeout=0)
 
     def _dispatch(self, message: dict, active: set[str]) -> None:
-        kind = message.get("type")
-        kind = kind.decode() if isinstance(kind, bytes) else kind
-        channel = message.get("channel")
-        channel = channel.decode() if isinstance(channel, bytes) else channel
+        kind, channel = text(message.get("type")), text(message.get("channel"))
         with self._lock:
             subs = list(self._subs.get(channel, ()))
             if kind in ("subscribe", "ssubscribe") and channel in active:
@@ -213,11 +197,8 @@ class Hub:
 
 
 class StreamSlots:
-    """How many streams and long polls this process holds open at once, and its limit (0: none).
-
-    A stream holds a connection of the worker for minutes; past the limit it is refused
-    (:class:`TooManyStreams`), so the worker's other connections stay free for moves and reads.
-    """
+    """How many streams and long polls this process holds open at once, and its limit (0: none):
+    past it a stream is refused (:class:`TooManyStreams`), so moves and reads always find room."""
 
     def __init__(self, limit: int) -> None:
         self.limit = limit

@@ -1,22 +1,11 @@
 """Build the Redis client from ``REDIS_URL``: one server, or a Redis/Valkey Cluster.
 
-* ``redis://[user:password@]host:port/db`` (or ``rediss://``, ``unix://``): one
-  server (a single Valkey, or the primary a Sentinel-aware proxy points at);
-  ``redis.Redis``.
-* ``redis+cluster://[user:password@]host:port[,host:port...]`` (or
-  ``rediss+cluster://`` for TLS): a Redis Cluster, given by one or more startup
-  nodes; ``redis.cluster.RedisCluster``.  The service runs unchanged on it: every
-  key of one game carries the game's ``{id}`` hash tag and every rate-limit key
-  the client's ``{client}`` tag, so each script and pipeline stays in one slot;
-  announcements use sharded pub/sub (``SPUBLISH``), subscribers ``SSUBSCRIBE``.
-  A cluster has no databases: a ``/db`` path other than ``/0`` is refused.
+* ``redis://[user:password@]host:port/db`` (or ``rediss://``, ``unix://``): one server, ``redis.Redis``;
+* ``redis+cluster://[user:password@]host:port[,host:port...]`` (or ``rediss+cluster://``): a
+  cluster given by its startup nodes, ``RedisCluster``. Every key of one game carries its ``{id}``
+  hash tag, so each script stays in one slot. A ``/db`` other than ``/0`` is refused there.
 
-Durability on failover (``REDIS_WAIT_REPLICAS``, ``REFEREE_REDIS_WAIT_REPLICAS``):
-replication is asynchronous, so a write the primary acknowledged can be lost if
-the primary dies before a replica has it and the replica is promoted.  With
-``N > 0`` the store sends ``WAIT N timeout`` on the same connection right after
-each write and only then answers; the default is 1 for a cluster URL, 0 for one
-server (see :class:`service.storage.store.Store`).
+Durability on failover (``REFEREE_REDIS_WAIT_REPLICAS``): :mod:`service.storage.writes`.
 """
 
 from __future__ import annotations
@@ -26,8 +15,9 @@ from typing import Any
 from urllib.parse import unquote, urlsplit
 
 import redis
+from gevent.monkey import get_original
+from redis._parsers import _HiredisParser
 from redis.cluster import ClusterNode, RedisCluster
-from redis.utils import HIREDIS_AVAILABLE
 
 CLUSTER_SCHEMES = {"redis+cluster": False, "rediss+cluster": True}
 
@@ -76,73 +66,46 @@ def parse_cluster_url(url: str) -> dict[str, Any]:
     return kwargs
 
 
-def _original_poll():
-    """``select.poll`` as the OS gives it, even in a gevent worker (which patches ``select``)."""
-    try:
-        from gevent.monkey import get_original
-    except ImportError:  # pragma: no cover - gevent is a dependency
-        return select.poll
-    return get_original("select", "poll")
+_poll = get_original("select", "poll")  # the OS's, even in a gevent worker (which patches select)
 
 
-_poll = _original_poll()
+class Parser(_HiredisParser):
+    """redis-py's hiredis parser, whose "is anything waiting?" test never yields.
 
-if HIREDIS_AVAILABLE:
-    from redis._parsers import _HiredisParser
+    The pool asks every connection it hands out ``can_read(0)``; under gevent that went through
+    the hub for a question with no wait in it. Here an empty parser and a socket with nothing to
+    read answer False at once, with the OS's ``poll``; anything else goes to redis-py's own test.
+    Without it a read of a game took 19-25 % more CPU and a move 2-15 % more. It reads two private
+    attributes of redis-py's parser: pyproject.toml pins the redis-py it was tested with.
+    """
 
-    class Parser(_HiredisParser):
-        """redis-py's hiredis parser, whose "is anything waiting?" test never yields.
-
-        The pool asks every connection it hands out whether data is waiting on it
-        (``can_read(0)``: a reply left unread makes it unusable). Under gevent that check
-        went through gevent's cooperative ``poll``, a trip through the hub for a question
-        with no wait in it. Here an empty parser and a socket with nothing to read answer
-        False at once, with the OS's ``poll``; anything else (buffered data, a readable or
-        closed socket, a real timeout) goes to redis-py's own test, unchanged. Without it,
-        under gevent's patching and with the BlockingConnectionPool below, a read of a game
-        took 19-25 % more CPU and a move 2-15 % more (thousands of each through the Flask
-        test client, both in one process, in alternating rounds). It reads two private
-        attributes of redis-py's parser: pyproject.toml pins the redis-py it was tested with.
-        """
-
-        def can_read(self, timeout: float) -> bool:
-            sock, reader = self._sock, self._reader
-            if timeout == 0 and sock is not None and reader is not None and not reader.has_data():
-                poller = _poll()
-                poller.register(sock, select.POLLIN)
-                if not poller.poll(0):
-                    return False
-            return super().can_read(timeout)
-
-    PARSER: dict[str, Any] = {"parser_class": Parser}
-else:  # pragma: no cover - hiredis is a dependency
-    PARSER = {}
+    def can_read(self, timeout: float) -> bool:
+        sock, reader = self._sock, self._reader
+        if timeout == 0 and sock is not None and reader is not None and not reader.has_data():
+            poller = _poll()
+            poller.register(sock, select.POLLIN)
+            if not poller.poll(0):
+                return False
+        return super().can_read(timeout)
 
 
 def pool_size(concurrency: int, cap: int) -> int:
-    """The Redis connections a worker holds at most: one per request it serves at once, up to ``cap``.
-
-    A request holds a connection only while its commands run, so past the cap requests wait for
-    one (``make_client``'s ``pool_timeout``) instead of opening more; ``concurrency`` 0 (unknown:
-    not under gunicorn) gives the cap."""
+    """The Redis connections a worker holds at most: one per request it serves at once, up to ``cap``
+    (past it requests wait for one); ``concurrency`` 0 (unknown: not under gunicorn) gives the cap."""
     return max(1, min(concurrency, cap) if concurrency > 0 else cap)
 
 
-def make_client(url: str, timeout: float, health_check_interval: int = 30, max_connections: int = 100,
+def make_client(url: str, timeout: float, max_connections: int = 100,
                 pool_timeout: float = 5.0) -> redis.Redis | RedisCluster:
-    """The client for ``url``: ``redis.Redis`` or, for a cluster URL, ``RedisCluster``.
-
-    ``timeout`` bounds connecting and every reply (a slow store is a 503, never a hang).  At most
-    ``max_connections`` connections (per node on a cluster); a command that finds them all in use
-    waits up to ``pool_timeout`` seconds for one (redis-py's ``BlockingConnectionPool``), then
-    raises the error :func:`pool_exhausted` recognises.
-    """
+    """The client for ``url``. ``timeout`` bounds connecting and every reply (a slow store is a 503,
+    never a hang); a command that finds all ``max_connections`` (per node) in use waits up to
+    ``pool_timeout`` seconds for one, then raises the error :func:`pool_exhausted` recognises."""
     common = dict(socket_timeout=timeout, socket_connect_timeout=timeout,
                   max_connections=max_connections, timeout=pool_timeout)
     if is_cluster_url(url):
         # Topology is learnt from any startup node; MOVED / failover refresh it.
         return RedisCluster(**parse_cluster_url(url), connection_pool_class=redis.BlockingConnectionPool, **common)
-    pool = redis.BlockingConnectionPool.from_url(url, health_check_interval=health_check_interval, **PARSER, **common)
+    pool = redis.BlockingConnectionPool.from_url(url, health_check_interval=30, parser_class=Parser, **common)
     client = redis.Redis(connection_pool=pool)
     client.auto_close_connection_pool = True  # as redis.Redis.from_url leaves it: closing the client closes the pool
     return client

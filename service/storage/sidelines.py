@@ -1,19 +1,12 @@
 """Writes beside a move that live on another shard of a Redis Cluster: tried within a budget, given
 up at once while their shard is known to be down.
 
-A move's own game decides whether the move can be made: if its shard is down, the move waits for
-the failover like any write to that game. But two writes a request makes are bookkeeping whose keys
-sit elsewhere on a cluster: the client's rate-limit counters (``{client}`` slot) and the set of
-active games (one key per kind). Through redis-py's ``RedisCluster`` a command to a dead primary
-is retried with topology refreshes for seconds, so one failing shard stalled the moves of games on
-every healthy shard. Here such a command goes straight to the node that holds its key, on a
-connection whose connect and read timeouts are the ``budget``, with no retry. When it fails, that
-node is skipped for ``cooldown`` seconds: the caller fails open (the limiter lets the request
-through, the active set misses an entry) and is told so at once. After a failover the slot map
-names another node, which is not skipped.
-
-One server (not a cluster) needs none of this: there the game and its bookkeeping share the one
-server, and its scripts write them together.
+Two writes a request makes are bookkeeping whose keys sit elsewhere on a cluster: the client's
+rate-limit counters and the set of active games. Through ``RedisCluster`` a command to a dead
+primary is retried for seconds, so one failing shard stalled the moves on every healthy shard.
+Here it goes straight to the key's node, with the ``budget`` as its timeouts and no retry; on a
+failure that node is skipped for ``cooldown`` seconds and the caller fails open. (On one server
+the game and its bookkeeping share the server and its scripts write them together.)
 """
 
 from __future__ import annotations

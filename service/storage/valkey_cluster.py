@@ -11,24 +11,16 @@ from pathlib import Path
 
 from service.storage.valkey import EmbeddedServer, EmbeddedServerError, free_port
 
+
 class EmbeddedCluster:
-    """A local Valkey Cluster: ``masters`` primaries with ``replicas`` replicas each, on loopback.
-
-    Made by :func:`start_cluster` from the same binary: every node is an
-    :class:`EmbeddedServer` with ``cluster-enabled yes`` (its own port and
-    cluster-bus port, its own directory with ``nodes.conf``), joined with
-    ``CLUSTER MEET``, the 16384 slots split evenly over the primaries with
-    ``CLUSTER ADDSLOTSRANGE`` and each replica attached with ``CLUSTER REPLICATE``.
-
-    ``url`` is what the API takes: ``redis+cluster://127.0.0.1:P1,127.0.0.1:P2,...``.
-    """
+    """A local Valkey Cluster made by :func:`start_cluster`: every node an :class:`EmbeddedServer`
+    (its own port, bus port and directory); ``url`` is what the API takes."""
 
     SLOTS = 16384
 
-    def __init__(self, nodes: list[EmbeddedServer], masters: int, node_timeout_ms: int) -> None:
+    def __init__(self, nodes: list[EmbeddedServer], masters: int) -> None:
         self.nodes = nodes
         self.masters = masters
-        self.node_timeout_ms = node_timeout_ms
 
     @property
     def url(self) -> str:
@@ -40,21 +32,15 @@ class EmbeddedCluster:
         return redis.Redis(host=node.host, port=node.port, socket_timeout=5, decode_responses=True)
 
     def _call(self, node: EmbeddedServer, *args):
-        client = self.client(node)
-        try:
+        with self.client(node) as client:
             return client.execute_command(*args)
-        finally:
-            client.close()
 
     def node_id(self, node: EmbeddedServer) -> str:
         return self._call(node, "CLUSTER", "MYID")
 
     def info(self, node: EmbeddedServer, section: str) -> dict:
-        client = self.client(node)
-        try:
+        with self.client(node) as client:
             return client.info(section)
-        finally:
-            client.close()
 
     def primary_for(self, key: str) -> EmbeddedServer:
         """The running node that serves ``key``'s slot as primary now."""
@@ -86,18 +72,12 @@ class EmbeddedCluster:
         try:
             primaries = 0
             for node in self.nodes:
-                if not node.is_running():
-                    return False
-                if self.info(node, "cluster").get("cluster_enabled") != 1:
-                    return False
-                state = self._call(node, "CLUSTER", "INFO")
-                if "cluster_state:ok" not in state:
+                if not node.is_running() or "cluster_state:ok" not in self._call(node, "CLUSTER", "INFO"):
                     return False
                 replication = self.info(node, "replication")
                 if replication.get("role") == "master":
-                    online = [v for k, v in replication.items()
-                              if k.startswith("slave") and isinstance(v, dict) and v.get("state") == "online"]
-                    if len(online) < 1:
+                    if not any(k.startswith("slave") and isinstance(v, dict) and v.get("state") == "online"
+                               for k, v in replication.items()):
                         return False
                     primaries += 1
                 elif replication.get("master_link_status") != "up":
@@ -195,7 +175,7 @@ def start_cluster(
                         raise
             node._fixed_port = True  # the cluster knows it by this port
             nodes.append(node)
-        cluster = EmbeddedCluster(nodes, masters, node_timeout_ms)
+        cluster = EmbeddedCluster(nodes, masters)
         first = nodes[0]
         for node in nodes[1:]:
             bus_port = int(node.extra_args[node.extra_args.index("--cluster-port") + 1])

@@ -42,7 +42,8 @@ class Writes:
         """Run a registered script (``client.register_script``); its reply. With ``wait_replicas``,
         only once the WAIT after it has returned."""
         if self.wait_replicas:
-            return self.replicated(keys[0], [("EVALSHA", script.sha, len(keys), *keys, *args)], script=script.script)
+            command = ("EVALSHA", script.sha, len(keys), *keys, *args)
+            return self.replicated(keys[0], command, script=script.script)
         return script(keys=keys, args=args)
 
     def node_client(self, key: str) -> redis.Redis:
@@ -51,14 +52,14 @@ class Writes:
             return self.redis
         return self.redis.get_redis_connection(self.redis.get_node_from_key(key))
 
-    def replicated(self, key: str, commands: list[tuple], script: str | None = None) -> Any:
-        """Send ``commands`` then ``WAIT n timeout`` on one connection; the first command's reply.
+    def replicated(self, key: str, command: tuple, script: str | None = None) -> Any:
+        """Send ``command`` then ``WAIT n timeout`` on one connection; the command's reply.
 
-        WAIT counts the replicas that have every write made *on this connection*, so the commands
+        WAIT counts the replicas that have every write made *on this connection*, so the command
         and the WAIT share a pipeline to the primary of ``key``'s slot. On a cluster a MOVED /
         TRYAGAIN / CLUSTERDOWN reply (the slot moved, a failover is under way) means nothing ran:
-        the topology is refreshed and the commands are sent again; an ASK reply (the slot is being
-        migrated and these keys are on the importing node) sends them there, each after ASKING.
+        the topology is refreshed and the command is sent again; an ASK reply (the slot is being
+        migrated and these keys are on the importing node) sends it there, after ASKING.
         For "refuse writes without a replica" run the servers with ``min-replicas-to-write 1``.
         ``script``: the source of the EVALSHA sent, loaded on a node that answers NOSCRIPT (a new
         primary, an importing node) before sending again.
@@ -68,10 +69,9 @@ class Writes:
             client = self.node_client(key) if asked is None else self._client_at(*asked)
             wanted = self.replicas_to_wait(client)
             pipe = client.pipeline(transaction=False)
-            for command in commands:
-                if asked is not None:
-                    pipe.execute_command("ASKING")  # valid for the next command only
-                pipe.execute_command(*command)
+            if asked is not None:
+                pipe.execute_command("ASKING")  # valid for the next command only
+            pipe.execute_command(*command)
             if wanted:
                 pipe.execute_command("WAIT", wanted, self.wait_timeout_ms)
             try:
@@ -80,24 +80,22 @@ class Writes:
                 self.refresh_topology()
                 raise
             acked = replies.pop() if wanted else 0
-            if asked is not None:
-                replies = [reply for i, reply in enumerate(replies) if i % 2 == 1]
-            first = replies[0]
-            if isinstance(first, redis.exceptions.NoScriptError) and script is not None and attempt < 3:
+            reply = replies[-1]  # the command's, after ASKING's
+            if isinstance(reply, redis.exceptions.NoScriptError) and script is not None and attempt < 3:
                 client.script_load(script)  # not run: load it on the node that answered, run again
                 continue
             if self.cluster and attempt < 3:
-                if isinstance(first, redis.exceptions.AskError) and not isinstance(first, redis.exceptions.MovedError):
-                    asked = (first.host, first.port)  # the slot map stays
+                moved = isinstance(reply, redis.exceptions.MovedError)  # a MovedError is an AskError too
+                if isinstance(reply, redis.exceptions.AskError) and not moved:
+                    asked = (reply.host, reply.port)  # the slot map stays
                     continue
-                if isinstance(first, (*_RETRYABLE, redis.exceptions.MovedError)):  # the slot map changed
+                if moved or isinstance(reply, _RETRYABLE):  # the slot map changed
                     asked = None
                     self.refresh_topology()
                     time.sleep(0.05 * (attempt + 1))
                     continue
-            for reply in replies:
-                if isinstance(reply, Exception):
-                    raise reply
+            if isinstance(reply, Exception):
+                raise reply
             if int(acked) < self.wait_replicas:
                 metrics.UNREPLICATED_WRITES.inc()
                 if wanted:
@@ -105,7 +103,7 @@ class Writes:
                                 key, acked, wanted, self.wait_timeout_ms)
                     if int(acked) < wanted:  # a replica went away? count them again now
                         self.replicas_to_wait(client, recount=True)
-            return first
+            return reply
         raise AssertionError("unreachable")  # pragma: no cover
 
     def replicas_to_wait(self, client: redis.Redis, recount: bool = False) -> int:
