@@ -25,8 +25,8 @@ import marshmallow as ma
 from flask.views import MethodView
 
 from service.api import common, events, idempotency, moves, views
-from service.games.contract import GameDefinition
-from service.storage.records import Change, Record
+from service.games.contract import Applied, GameDefinition
+from service.storage.records import Record
 
 
 class AsBuilt(ma.Schema):
@@ -57,13 +57,11 @@ class ActionMove(moves.Move):
         if self.seat is not None:
             common.require_seat(who, self.seat)
 
-    def apply(self, record: Record, who: str, at: float) -> Change | None:
+    def apply(self, record: Record, who: str, at: float) -> Applied | None:
         state = None if record.shared else record.state
         if self.action is None:
-            applied = self.referee.enforce(record.doc, record.version, who, at, state)
-        else:
-            applied = self.referee.play(record.doc, record.version, who, at, self.seat, self.action, state)
-        return None if applied is None else Change(applied.doc, applied.entries, applied.finished, applied.state)
+            return self.referee.enforce(record.doc, record.version, who, at, state)
+        return self.referee.play(record.doc, record.version, who, at, self.seat, self.action, state)
 
     def answer(self, record: Record) -> dict[str, Any]:
         return self.referee.view(record.doc, record.version, self.seat, common.now(), record.state)
@@ -95,9 +93,8 @@ def blueprint_for(game: GameDefinition) -> common.Blueprint:
         @common.error_responses(blp, "create")
         def post(self, body: dict[str, Any]):
             """Create one from the game's options; its id, the public view, and the tokens (shown once)."""
-            response, replayed = idempotency.once(common.client_scope(f"{kind}-create"), body or {},
-                                                  lambda: create(body or {}))
-            return response, 201, {"Idempotent-Replayed": "true" if replayed else "false"}
+            body = body or {}
+            return idempotency.once(common.client_scope(f"{kind}-create"), body, lambda: create(body)), 201
 
     @blp.route("/<string:game_id>")
     class Public(MethodView):
@@ -154,12 +151,7 @@ def blueprint_for(game: GameDefinition) -> common.Blueprint:
             record = common.fetched(kind, game_id, shared=False)
             return referee.transcript(record.doc, record.version, common.store().transcript(kind, game_id, record))
 
-    def viewer(record: Record, who: str | None) -> events.Viewer:
-        over = lambda data: data.get("phase") == "over"  # noqa: E731
-        if who is not None and who.startswith("seat:"):
-            seat = int(who[5:])
-            return events.Viewer(who, lambda r: view(r, seat), AsBuilt, over, referee.etag_tag)
-        return events.Viewer("public", view, AsBuilt, over, lambda data: "")
+    viewer = events.viewers(view, AsBuilt, AsBuilt, lambda data: data.get("phase") == "over", referee.etag_tag)
 
     @blp.route("/<string:game_id>/events")
     class Events(MethodView):

@@ -19,7 +19,8 @@ from flask.views import MethodView
 from service.games import gofo
 from service.errors import Forbidden, NotFound
 from service.games.gofo import hint, referee
-from service.storage.store import Change, Record
+from service.games.contract import Applied
+from service.storage.store import Record
 from service.api import common, idempotency, moves, names, views
 from service.api.gops_schemas import NameSchema
 from service.api.gofo_schemas import (
@@ -65,10 +66,8 @@ def _view(record: Record, seat: int | None = None) -> dict[str, Any]:
 
 
 def _view_answer(record: Record, seat: int | None, schema):
-    """The view of ``record`` for ``seat`` as a response, serialized once per stored bytes and seat
-    (:func:`service.api.views.shared_view`): a Gofo view takes nothing from the clock (its
-    deadlines are instants in the document; :func:`service.games.gofo.observer.record_view` has no
-    ``now``), so the seat is the whole key."""
+    """The view of ``record`` for ``seat`` as a response (:func:`service.api.views.shared_view`): a
+    Gofo view takes nothing from the clock (its deadlines are instants), so the seat is the whole key."""
     return views.shared_view(record, seat, lambda: _view(record, seat), schema)
 
 
@@ -97,9 +96,8 @@ class GofoMove(moves.Move):
     def authorize(self, who: str, record: Record) -> None:
         _require_seat_or_tabletop_host(who, record, self.seat)
 
-    def apply(self, record: Record, who: str, at: float) -> Change | None:
-        applied = referee.play(record.doc, record.version, who, at, self.seat, self.action)
-        return Change(applied.doc, applied.entries, applied.finished, applied.state)
+    def apply(self, record: Record, who: str, at: float) -> Applied:
+        return referee.play(record.doc, record.version, who, at, self.seat, self.action)
 
     def answer(self, record: Record) -> dict[str, Any]:
         return _answer(record, self.seat)
@@ -108,9 +106,8 @@ class GofoMove(moves.Move):
 class DeadlineMove(moves.Move):
     """The referee plays for a seat whose turn timed out; any token of the table may ask."""
 
-    def apply(self, record: Record, who: str, at: float) -> Change | None:
-        applied = referee.enforce(record.doc, record.version, who, at)
-        return Change(applied.doc, applied.entries, applied.finished, applied.state)
+    def apply(self, record: Record, who: str, at: float) -> Applied:
+        return referee.enforce(record.doc, record.version, who, at)
 
     def answer(self, record: Record) -> dict[str, Any]:
         return _answer(record, None)
@@ -136,19 +133,11 @@ class GofoRename(names.Rename):
         return _view(record, self.seat)
 
 
-def _act(table_id: str, seat: int, body: dict[str, Any], make: Callable[[dict[str, Any]], Any]):
-    return moves.act(KIND, table_id, body, GofoMove(seat, make(body)))
-
-
 def _answer(record: Record, seat: int | None) -> dict[str, Any]:
     """The answer to a move: the view, who acts next (its legal actions if the caller may see them)
     and the result of a hand the move ended (``referee.move_answer`` decides)."""
     caller = common.identify(record.doc["auth"], common.bearer_hash()) if common.bearer_hash() else None
     return referee.move_answer(record.doc, record.version, seat, caller, record.state)
-
-
-def _enforce_deadline(table_id: str, body: dict[str, Any]):
-    return moves.act(KIND, table_id, body, DeadlineMove())
 
 
 # One endpoint per kind of move: (path, operationId, summary, schema, example, build action, doc).
@@ -230,8 +219,7 @@ class Tables(MethodView):
         again) and the first hand begins.  Returns one bearer token per seat
         and one for the host, shown only here.
         """
-        response, replayed = idempotency.once(common.client_scope("gofo-create"), body, lambda: _create(body))
-        return response, 201, {"Idempotent-Replayed": "true" if replayed else "false"}
+        return idempotency.once(common.client_scope("gofo-create"), body, lambda: _create(body)), 201
 
 
 @blp.route("/<string:table_id>")
@@ -322,7 +310,7 @@ class EnforceDeadline(MethodView):
         the table (a seat or the host) may ask the referee to move it the way silence moves a player at
         a real table — no ver, pass, voy, decline, stand pat; a silent mano opens 1 chip; a silent seat
         inaugurating a new caja puts inauguration_front in front if it is allowed, else the smallest front."""
-        return _enforce_deadline(table_id, body or {})
+        return moves.act(KIND, table_id, body or {}, DeadlineMove())
 
 
 @blp.route("/<string:table_id>/seats/<seat:seat>/name")
@@ -340,15 +328,14 @@ class NameSeat(MethodView):
 
 def _register_move(path: str, operation_id: str, summary: str, schema: type, example: dict,
                    build: Callable[[dict[str, Any]], Any], description: str) -> None:
-    body_required = schema not in (NoBodySchema,)
-
     @blp.doc(operationId=operation_id, summary=summary, description=description,
              security=[{"bearerAuth": []}], parameters=[common.IDEMPOTENCY_KEY_PARAMETER])
-    @blp.arguments(schema, required=body_required, example=example)
+    @blp.arguments(schema, required=schema is not NoBodySchema, example=example)
     @blp.response(200, GofoMoveAnswerSchema)
     @common.error_responses(blp, "act")
     def post(self, body: dict[str, Any], table_id: str, seat: int):
-        return _act(table_id, seat, body or {}, build)
+        body = body or {}
+        return moves.act(KIND, table_id, body, GofoMove(seat, build(body)))
 
     view = type(f"Gofo{operation_id[4:]}", (MethodView,), {"post": post})
     blp.route(f"/<string:table_id>/seats/<seat:seat>/{path}", endpoint=operation_id)(view)

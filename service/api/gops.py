@@ -9,7 +9,8 @@ from flask.views import MethodView
 from service.games import commitments, gops
 from service.errors import Forbidden
 from service.games.gops import referee
-from service.storage.store import Change, Record
+from service.games.contract import Applied
+from service.storage.store import Record
 from service.api import common, idempotency, moves, names, views
 from service.api.gops_schemas import (
     CommitSchema,
@@ -89,12 +90,11 @@ MOVES = {
     "choose": lambda state, seat, body: gops.ChoosePrize(seat, body["rank"]),
     "resign": lambda state, seat, body: gops.Resign(seat),
     "report": lambda state, seat, body: gops.ReportPrize(body["rank"]),
-    "deadline": lambda state, seat, body: gops.EnforceDeadline(),
 }
 
 
 class GopsMove(moves.Move):
-    """One Gops move: ``name`` (a key of :data:`MOVES`) by ``seat``'s token, or, where ``seat`` is
+    """One Gops move: ``name`` (a key of :data:`MOVES`, or ``deadline``) by ``seat``'s token, or, where ``seat`` is
     None, by any seat still in the game or (``host_allowed``) the host."""
 
     def __init__(self, name: str, body: dict[str, Any], seat: int | None = None, host_allowed: bool = False):
@@ -108,16 +108,14 @@ class GopsMove(moves.Move):
         elif who.startswith("seat:") and referee.seat_out(record.doc, int(who[5:])):
             raise Forbidden(f"seat {who[5:]} is out of the game: its token can no longer act", code="seat_out")
 
-    def apply(self, record: Record, who: str, at: float) -> Change | None:
+    def apply(self, record: Record, who: str, at: float) -> Applied | None:
         # A record a move gets (never a shared one) holds a state object only when it is the
         # move's own to change (Store.latest): applied to in place, not parsed again.
         state = referee.load(record.doc) if record.shared or record.state is None else record.state
         if self.name == "deadline":  # also where a match of bots plays its next game
-            applied = referee.enforce(record.doc, record.version, who, at, state)
-        else:
-            action = MOVES[self.name](state, self.seat, self.body)
-            applied = referee.play(record.doc, record.version, who, at, self.seat, action, state)
-        return None if applied is None else Change(applied.doc, applied.entries, applied.finished, applied.state)
+            return referee.enforce(record.doc, record.version, who, at, state)
+        action = MOVES[self.name](state, self.seat, self.body)
+        return referee.play(record.doc, record.version, who, at, self.seat, action, state)
 
     def answer(self, record: Record) -> dict[str, Any]:
         return _view(record, self.seat)
@@ -187,8 +185,7 @@ class Games(MethodView):
         safe: the same key with the same body returns the same game and
         tokens instead of creating another.
         """
-        response, replayed = idempotency.once(common.client_scope("gops-create"), body, lambda: _create(body))
-        return response, 201, {"Idempotent-Replayed": "true" if replayed else "false"}
+        return idempotency.once(common.client_scope("gops-create"), body, lambda: _create(body)), 201
 
 
 def _create(body: dict[str, Any]) -> dict[str, Any]:

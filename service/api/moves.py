@@ -32,6 +32,7 @@ from flask import Response, request
 
 from service.api import common, idempotency, ratelimit, views
 from service.errors import Busy, NotFound, RefereeError, StaleVersion
+from service.games.contract import Applied
 from service.storage.records import Change, Record
 from service.storage.scripts import ANSWERED, GONE, STALE
 from service.storage.store import Store, not_found
@@ -46,9 +47,9 @@ class Move:
     def authorize(self, who: str, record: Record) -> None:
         """Raise (Forbidden) when ``who`` (``host`` or ``seat:N``) may not make this move here."""
 
-    def apply(self, record: Record, who: str, at: float) -> Change | None:
-        """The change this move makes to ``record`` at time ``at``, or None for an exact repeat
-        (nothing changes; the same answer). Raises a RefereeError to refuse: nothing is stored."""
+    def apply(self, record: Record, who: str, at: float) -> Applied | None:
+        """What this move makes of ``record`` at time ``at`` (as a referee applies it), or None for
+        an exact repeat (nothing changes; the same answer). Raises a RefereeError to refuse."""
         raise NotImplementedError
 
     def answer(self, record: Record) -> dict[str, Any]:
@@ -158,4 +159,5 @@ def _apply(move: Move, record: Record, presented: str | None, pinned: int | None
     if pinned is not None and record.version != pinned:
         raise StaleVersion(f"you acted on version {pinned} but the current version is {record.version}",
                            current_version=record.version)
-    return move.apply(record, who, common.now())
+    applied = move.apply(record, who, common.now())
+    return None if applied is None else Change(applied.doc, applied.entries, applied.finished, applied.state)

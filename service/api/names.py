@@ -14,7 +14,8 @@ from typing import Any
 
 from service.api import common, moves
 from service.errors import GameOver
-from service.storage.records import Change, Record
+from service.games.contract import Applied
+from service.storage.records import Record
 
 
 class Rename(moves.Move):
@@ -37,7 +38,7 @@ class Rename(moves.Move):
     def authorize(self, who: str, record: Record) -> None:
         common.require_seat(who, self.seat)
 
-    def apply(self, record: Record, who: str, at: float) -> Change | None:
+    def apply(self, record: Record, who: str, at: float) -> Applied | None:
         if self.over(record):
             raise GameOver("the game is over: its names are final", code="game_over")
         names = list(record.doc.get("names") or [None] * self.seats(record))
@@ -45,8 +46,8 @@ class Rename(moves.Move):
             return None  # the same name again: nothing changes
         names[self.seat] = self.name
         # The game's state is unchanged: a record that holds its own state object passes it on.
-        return Change(dict(record.doc, names=names, updated_at=at), [self.entry(record, who, at)], False,
-                      None if record.shared else record.state)
+        return Applied(dict(record.doc, names=names, updated_at=at), [self.entry(record, who, at)], False,
+                       None if record.shared else record.state)
 
     @property
     def action(self) -> dict[str, Any]:
