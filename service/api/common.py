@@ -57,7 +57,7 @@ class Blueprint(flask_smorest.Blueprint):
         return super().arguments(resolve_schema_instance(schema), *args, **kwargs)
 
 
-def error_responses(blp, kind: str) -> Callable:
+def error_responses(kind: str) -> Callable:
     """Document the problem+json responses an operation of ``kind`` can give.
 
     The ``_apidoc`` entries ``blp.alt_response(status, response=NAME)`` would write, without its
@@ -162,6 +162,23 @@ def require_seat(who: str, seat: int) -> None:
             f"this token belongs to {who.replace(':', ' ')}, not seat {seat}",
             code="not_your_seat",
         )
+
+
+def state_of(record: Record, load: Callable[[dict[str, Any]], Any]) -> Any:
+    """The game's state object of ``record``, parsed by ``load`` unless the record holds one; a
+    shared record keeps it (parsed once for every read of the same stored bytes)."""
+    state = record.state
+    if state is None:
+        state = load(record.doc)
+        if record.shared:
+            record.state = state
+    return state
+
+
+def transcript(kind: str, id: str, referee: Any) -> dict[str, Any]:
+    """The public transcript: what the public may read of it is the game's observer's decision."""
+    record = fetched(kind, id, shared=False)
+    return referee.transcript(record.doc, record.version, store().transcript(kind, id, record))
 
 
 def fetched(kind: str, id: str, shared: bool = True) -> Record:

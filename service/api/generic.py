@@ -1,20 +1,11 @@
 """The HTTP surface any game gets from its contract alone: a game registered without an API module of
-its own (``GameDefinition.blueprint`` None) is served here, under ``/v1/<name>/<collection>``:
+its own (``GameDefinition.blueprint`` None) is served here, under ``/v1/<name>/<collection>``: create,
+the public and seat views, one ``actions`` route decoded by the game's codec, the deadline, the
+transcript and the event streams.
 
-======================================  =============================================================
-``POST   ``                             create (the body is the game's options); tokens, once
-``GET    /{id}``                        the public view
-``GET    /{id}/seats/{seat}``           a seat's view (its token)
-``POST   /{id}/seats/{seat}/actions``   one move: ``{"type": ..., ...}``, decoded by the game's codec
-``POST   /{id}/deadline``               a passed deadline enforced (any token of the game)
-``GET    /{id}/transcript``             the public transcript
-``GET    /{id}/events``                 its new versions as Server-Sent Events, or a long poll
-======================================  =============================================================
-
-Everything goes through the same pieces as the two games' own modules: the write path
-(:mod:`service.api.moves`), views (:mod:`service.api.views`), idempotency, the rate limiter and the
-event streams. The views are documented as open objects: a game that wants its views typed in the
-spec writes its own API module with schemas, as Gops and Gofo do.
+Everything goes through the same pieces as the two games' own modules (the write path, views,
+idempotency, the rate limiter, events). The views are documented as open objects: a game that wants
+its views typed in the spec writes its own API module with schemas, as Gops and Gofo do.
 """
 
 from __future__ import annotations
@@ -75,9 +66,7 @@ def blueprint_for(game: GameDefinition) -> common.Blueprint:
                            description=f"{title}: served from its game contract (service.api.generic).")
 
     def view(record: Record, seat: int | None = None) -> dict[str, Any]:
-        state = record.state
-        if state is None and record.shared:
-            state = record.state = referee.load(record.doc)
+        state = common.state_of(record, referee.load)
         return referee.view(record.doc, record.version, seat, common.now(), state)
 
     def create(body: dict[str, Any]) -> dict[str, Any]:
@@ -90,7 +79,7 @@ def blueprint_for(game: GameDefinition) -> common.Blueprint:
                  parameters=[common.IDEMPOTENCY_KEY_PARAMETER])
         @blp.arguments(AsBuilt, required=False)
         @blp.response(201, Created)
-        @common.error_responses(blp, "create")
+        @common.error_responses("create")
         def post(self, body: dict[str, Any]):
             """Create one from the game's options; its id, the public view, and the tokens (shown once)."""
             body = body or {}
@@ -100,7 +89,7 @@ def blueprint_for(game: GameDefinition) -> common.Blueprint:
     class Public(MethodView):
         @blp.doc(operationId=f"get{camel}", summary="Read the public view")
         @blp.response(200, AsBuilt)
-        @common.error_responses(blp, "read")
+        @common.error_responses("read")
         def get(self, game_id: str):
             """What anyone with the id may see."""
             record = common.fetched(kind, game_id)
@@ -111,7 +100,7 @@ def blueprint_for(game: GameDefinition) -> common.Blueprint:
         @blp.doc(operationId=f"get{camel}SeatView", summary="Read one seat's view",
                  security=[{"bearerAuth": []}])
         @blp.response(200, AsBuilt)
-        @common.error_responses(blp, "seat_read")
+        @common.error_responses("seat_read")
         def get(self, game_id: str, seat: int):
             """What this seat may see, with its legal actions."""
             record = common.fetched(kind, game_id)
@@ -124,7 +113,7 @@ def blueprint_for(game: GameDefinition) -> common.Blueprint:
                  parameters=[common.IDEMPOTENCY_KEY_PARAMETER])
         @blp.arguments(AsBuilt)
         @blp.response(200, AsBuilt)
-        @common.error_responses(blp, "act")
+        @common.error_responses("act")
         def post(self, body: dict[str, Any], game_id: str, seat: int):
             """One action, ``{"type": ...}`` with its fields (the seat view's legal actions say which)."""
             action = codec.from_dict({k: v for k, v in body.items() if k != "version"})
@@ -136,7 +125,7 @@ def blueprint_for(game: GameDefinition) -> common.Blueprint:
                  security=[{"bearerAuth": []}])
         @blp.arguments(AsBuilt, required=False)
         @blp.response(200, AsBuilt)
-        @common.error_responses(blp, "act")
+        @common.error_responses("act")
         def post(self, body: dict[str, Any], game_id: str):
             """Any token of the game may ask the referee to play for a seat whose time ran out."""
             return moves.act(kind, game_id, body or {}, ActionMove(referee, None, None))
@@ -145,11 +134,10 @@ def blueprint_for(game: GameDefinition) -> common.Blueprint:
     class Transcript(MethodView):
         @blp.doc(operationId=f"get{camel}Transcript", summary="Read the transcript")
         @blp.response(200, AsBuilt)
-        @common.error_responses(blp, "read")
+        @common.error_responses("read")
         def get(self, game_id: str):
             """Every applied action, as the public may see it."""
-            record = common.fetched(kind, game_id, shared=False)
-            return referee.transcript(record.doc, record.version, common.store().transcript(kind, game_id, record))
+            return common.transcript(kind, game_id, referee)
 
     viewer = events.viewers(view, AsBuilt, AsBuilt, lambda data: data.get("phase") == "over", referee.etag_tag)
 

@@ -1,13 +1,8 @@
 """The Gofo HTTP API under ``/v1/gofo/tables``: a table, its hands, one endpoint per kind of move.
 
-Thin: parse (the schemas), authorize, load, apply, store, respond.  What a move does to a stored
-table — the engine, the referee's chance and commitments, the turn clock — is
-:mod:`service.games.gofo.referee`'s; what anyone may see of it (views, the last deal's openings, the
-transcript's redactions) is :mod:`service.games.gofo.observer`'s.
-
-Dealt mode: the referee deals.  Tabletop mode: real cards; the referee keeps turns, bets, pots and
-the ledger, and checks the cards entered at the canto.  The host token may act for any seat
-(one phone refereeing a real table).
+Thin: what a move does to a stored table is :mod:`service.games.gofo.referee`'s; what anyone may
+see of it, :mod:`service.games.gofo.observer`'s. At a tabletop table (real cards) the host token may
+act for any seat: one phone refereeing a real table.
 """
 
 from __future__ import annotations
@@ -59,9 +54,7 @@ _TO_INAUGURATE = {**_ID, "seat": "$response.body#/table/inaugurations_pending/0"
 
 def _view(record: Record, seat: int | None = None) -> dict[str, Any]:
     """The public view (``seat`` ``None``) or a seat's, of a stored table (``service.api.events`` too)."""
-    table = record.state
-    if table is None and record.shared:  # parsed once for every read of these stored bytes
-        table = record.state = referee.load(record.doc)
+    table = common.state_of(record, referee.load)
     return referee.view(record.doc, record.version, seat, common.now(), table)
 
 
@@ -211,7 +204,7 @@ class Tables(MethodView):
         "chosen_inauguration": {"summary": "A new caja's first front chosen by its player (2× or 3× the refill)", "value": {"seats": 4, "caja": 100, "refill": 10, "inauguration": "chosen"}},
     })
     @blp.response(201, CreatedGofoTableSchema)
-    @common.error_responses(blp, "create")
+    @common.error_responses("create")
     def post(self, body: dict[str, Any]):
         """Open a table: seats, chips (caja, front, refill) and the mode.
 
@@ -226,7 +219,7 @@ class Tables(MethodView):
 class TableView(MethodView):
     @blp.doc(operationId="getGofoTable", summary="Read a table's public view")
     @blp.response(200, GofoTableSchema)
-    @common.error_responses(blp, "read")
+    @common.error_responses("read")
     def get(self, table_id: str):
         """Stacks, pots, bets, face-up discards and whose turn it is; never a hidden card."""
         record = common.fetched(KIND, table_id)
@@ -238,7 +231,7 @@ class SeatView(MethodView):
     @blp.doc(operationId="getGofoSeatView", summary="Read one seat's view, with its legal actions",
              security=[{"bearerAuth": []}])
     @blp.response(200, GofoSeatViewSchema)
-    @common.error_responses(blp, "seat_read")
+    @common.error_responses("seat_read")
     def get(self, table_id: str, seat: int):
         """The public view plus this seat's cards (dealt mode) and exactly what it may do now,
         with the allowed bet range."""
@@ -260,7 +253,7 @@ class Hint(MethodView):
     @blp.doc(operationId="getGofoHint", summary="The seat's odds: its hand's value, each discard's prospects, pot odds",
              security=[{"bearerAuth": []}])
     @blp.response(200, GofoHintSchema, example=HINT_EXAMPLE)
-    @common.error_responses(blp, "hint")
+    @common.error_responses("hint")
     def get(self, table_id: str, seat: int):
         """For the seat to act at a dealt table, from its own view only (the cards it has not seen
         are sampled): the hand's value now; at a discard, every legal set of cards to throw with the
@@ -278,7 +271,7 @@ class Hint(MethodView):
 class Ledger(MethodView):
     @blp.doc(operationId="getGofoLedger", summary="Read the chip ledger")
     @blp.response(200, LedgerSchema)
-    @common.error_responses(blp, "read")
+    @common.error_responses("read")
     def get(self, table_id: str):
         """Each seat's front, chips behind, cajas taken and balance, and every finished hand's result."""
         record = common.fetched(KIND, table_id, shared=False)
@@ -289,13 +282,11 @@ class Ledger(MethodView):
 class Transcript(MethodView):
     @blp.doc(operationId="getGofoTranscript", summary="Read the table's transcript")
     @blp.response(200, GofoTranscriptSchema)
-    @common.error_responses(blp, "read")
+    @common.error_responses("read")
     def get(self, table_id: str):
         """Every applied action with who made it.  The deck order of the hand in progress is
         withheld; finished hands' orders and salts are in ``deals`` to check their commitments."""
-        store = common.store()
-        record = common.fetched(KIND, table_id, shared=False)
-        return referee.transcript(record.doc, record.version, store.transcript(KIND, table_id, record))
+        return common.transcript(KIND, table_id, referee)
 
 
 @blp.route("/<string:table_id>/deadline")
@@ -304,7 +295,7 @@ class EnforceDeadline(MethodView):
              security=[{"bearerAuth": []}], parameters=[common.IDEMPOTENCY_KEY_PARAMETER])
     @blp.arguments(NoBodySchema, required=False, example={})
     @blp.response(200, GofoDeadlineAnswerSchema)
-    @common.error_responses(blp, "act")
+    @common.error_responses("act")
     def post(self, body: dict[str, Any], table_id: str):
         """At a table with ``turn_seconds``: once the seat to act has let its time run out, anyone at
         the table (a seat or the host) may ask the referee to move it the way silence moves a player at
@@ -319,7 +310,7 @@ class NameSeat(MethodView):
              parameters=[common.IDEMPOTENCY_KEY_PARAMETER])
     @blp.arguments(NameSchema, example={"name": "Ana"})
     @blp.response(200, GofoSeatViewSchema)
-    @common.error_responses(blp, "act")
+    @common.error_responses("act")
     def post(self, body: dict[str, Any], table_id: str, seat: int):
         """Set or change this seat's name, shown to everyone in views, the ledger and the transcript (up
         to 24 characters; spaces around it are dropped). At a tabletop table the host may name any seat."""
@@ -332,7 +323,7 @@ def _register_move(path: str, operation_id: str, summary: str, schema: type, exa
              security=[{"bearerAuth": []}], parameters=[common.IDEMPOTENCY_KEY_PARAMETER])
     @blp.arguments(schema, required=schema is not NoBodySchema, example=example)
     @blp.response(200, GofoMoveAnswerSchema)
-    @common.error_responses(blp, "act")
+    @common.error_responses("act")
     def post(self, body: dict[str, Any], table_id: str, seat: int):
         body = body or {}
         return moves.act(KIND, table_id, body, GofoMove(seat, build(body)))

@@ -3,24 +3,10 @@
     authorize → the record (the bytes this worker kept, else one fetch) → apply → save → answer
 
 A game's API module describes each kind of move as a :class:`Move` (who may make it, what it
-changes, what it answers) and calls :func:`act`. Everything else is here, in order:
-
-1. **The record.** The newest record this worker saved or read of the game (``Store.latest``), if
-   the caller may act on it: no read at all. Else one fetch, which carries the request's rate-limit
-   hit in the same round trip; a refusal on a fetched record is final.
-2. **Idempotency.** With an ``Idempotency-Key`` a stored first answer is sent again
-   (:mod:`service.api.idempotency`); otherwise the answer will be stored by the move's own save.
-3. **Apply.** The caller's token, its right to this move, the pinned ``version`` if the body names
-   one, then the game's own rules. A refusal or an exact repeat on a *kept* record is decided again
-   on a fetched one (the kept record may be stale): no answer is ever decided on a stale record.
-4. **Save.** One compare-and-set script: the version (and a kept record's very bytes), the
-   rate-limit hit, the idempotent answer, the document and its transcript entries, together or not
-   at all. Another change first: applied again on the record the save read back (a pinned version
-   is refused instead).
-5. **Answer.** The move's view; the saved record (with its state object) is left for the next move
-   on the game here, once the answer is serialized.
-
-Redis round trips: one on a kept record (the save), two otherwise (the fetch, the save).
+changes, what it answers) and calls :func:`act`, which does the rest, in the numbered steps below
+(docs/architecture.md#a-move-from-http-to-redis-and-back). No answer is ever decided on a stale kept
+record: a refusal or an exact repeat on one is decided again on a fetched one. Redis round trips:
+one on a kept record (the save), two otherwise (the fetch, the save).
 """
 
 from __future__ import annotations

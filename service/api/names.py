@@ -1,10 +1,8 @@
-"""Players' names: a seat sets or changes its own (``POST …/seats/{seat}/name``), in any game.
+"""Players' names: a seat sets or changes its own (``POST …/seats/{seat}/name``), in any game
+(docs/client-guide.md#names).
 
-A name is the record's, not the game's: the rules never read it, every view and transcript shows
-it (``names``: one entry per seat, ``null`` without one). Given at create (``names`` in the body:
-:func:`service.api.common.create_game`) or later by the seat itself, through the one write path
-(:mod:`service.api.moves`): a new version, announced to live streams like any move, logged as a
-transcript entry ``{"type": "name", "seat", "name"}`` (every version has its entry; the verifiers
+A name is the record's, not the game's: the rules never read it. A rename goes through the one write
+path as a new version with a transcript entry ``{"type": "name", "seat", "name"}`` (the verifiers
 check who made it and replay nothing for it). Once a game is over its names are final.
 """
 

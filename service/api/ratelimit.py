@@ -93,7 +93,6 @@ class RateLimiter:
     def __init__(self, app: Flask) -> None:
         self.store = app.extensions["referee_store"]
         self._last_log = -math.inf
-        self.defer = self.store.carries_rate_hits
 
     def limits_for_request(self) -> list[Limit]:
         config = current_app.config
@@ -157,7 +156,7 @@ class RateLimiter:
         if not limits:
             return None
         client = client_id(req.remote_addr)
-        if self.defer and _names_a_game(req.view_args):  # its first store command counts the hit
+        if self.store.carries_rate_hits and _names_a_game(req.view_args):  # its first store command counts the hit
             g.referee_rate_pending = Pending(self, limits, self.rate_hit(client, limits))
             return None
         try:

@@ -1,11 +1,9 @@
 """Views as responses: the JSON a game's observer built, with its ETag, serialized once per stored
 bytes for every reader of the same view.
 
-A view's marshmallow schema documents it (the spec is generated from it), and each game's observer
-builds its views in exactly that shape, so a view is sent as built, not dumped again. That the shape
-is exact is checked, not assumed: with ``CHECK_VIEWS`` (on in every app and gunicorn the tests
-start) every view sent is compared, as JSON bytes, with the schema's own dump of it, and a
-difference is a :class:`ViewDrift` (a 500).
+Each observer builds its views in exactly their schema's shape, so a view is sent as built, not
+dumped again. With ``CHECK_VIEWS`` (on in every app and gunicorn the tests start) that is checked:
+a view that differs, as JSON bytes, from its schema's dump is a :class:`ViewDrift` (a 500).
 """
 
 from __future__ import annotations
