@@ -139,7 +139,8 @@ def blueprint_for(game: GameDefinition) -> common.Blueprint:
             """Every applied action, as the public may see it."""
             return common.transcript(kind, game_id, referee)
 
-    viewer = events.viewers(view, AsBuilt, AsBuilt, lambda data: data.get("phase") == "over", referee.etag_tag)
+    over = lambda data: data.get("phase") == "over"  # noqa: E731
+    viewer = events.viewers(view, AsBuilt, AsBuilt, over, referee.etag_tag)
 
     @blp.route("/<string:game_id>/events")
     class Events(MethodView):

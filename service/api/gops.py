@@ -89,8 +89,8 @@ MOVES = {
 
 
 class GopsMove(moves.Move):
-    """One Gops move: ``name`` (a key of :data:`MOVES`, or ``deadline``) by ``seat``'s token, or, where ``seat`` is
-    None, by any seat still in the game or (``host_allowed``) the host."""
+    """One Gops move: ``name`` (a key of :data:`MOVES`, or ``deadline``) by ``seat``'s token, or,
+    where ``seat`` is None, by any seat still in the game or (``host_allowed``) the host."""
 
     def __init__(self, name: str, body: dict[str, Any], seat: int | None = None, host_allowed: bool = False):
         self.name, self.body, self.seat, self.host_allowed = name, body, seat, host_allowed

@@ -49,7 +49,7 @@ def act(kind: str, id: str, body: dict[str, Any], move: Move) -> Response:
     presented = common.bearer_hash()
     pinned = body.get("version")
     once = idempotency.for_move(kind, id, presented, request.path, body)  # None without the header
-    pending = ratelimit.pending()  # this request's rate-limit hit, not counted yet
+    pending = ratelimit.pending()  # this request's rate-limit hit, not counted yet (never on a cluster)
 
     # 1. The record: the one kept here if the caller may act on it, else fetched.
     record = store.latest(kind, id)
@@ -92,8 +92,6 @@ def act(kind: str, id: str, body: dict[str, Any], move: Move) -> Response:
         if once is not None:  # rendered for the version the save makes, and stored by it
             answer = move.answer(Record(kind, id, record.version + 1, change.doc, state=change.state))
             sealed = once.sealed(answer)
-        if pending is not None and not store.carries_rate_hits:
-            pending = ratelimit.count(pending)
         saved = store.save(record, change, sealed, None if pending is None else pending.hit)
         if pending is not None:
             ratelimit.settle(pending, saved.hit)  # a 429 when over a limit (nothing was stored)
@@ -130,8 +128,6 @@ def _stored(store: Store, kind: str, id: str, move: Move, presented: str | None,
             pending: ratelimit.Pending | None) -> tuple[Record, None]:
     """The game as stored, with the request's rate-limit hit (if not counted yet) in the same round
     trip (a 429 over a limit), and the caller authorized on it: a refusal here is final."""
-    if pending is not None and not store.carries_rate_hits:
-        pending = ratelimit.count(pending)
     record, counted = store.fetch(kind, id, hit=None if pending is None else pending.hit)
     ratelimit.settle(pending, counted)
     record = record or not_found(kind, id)

@@ -156,7 +156,7 @@ class RateLimiter:
         if not limits:
             return None
         client = client_id(req.remote_addr)
-        if self.store.carries_rate_hits and _names_a_game(req.view_args):  # its first store command counts the hit
+        if self.store.carries_rate_hits and _names_a_game(req.view_args):  # a store command carries it
             g.referee_rate_pending = Pending(self, limits, self.rate_hit(client, limits))
             return None
         try:
