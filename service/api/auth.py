@@ -1,9 +1,6 @@
-"""Bearer tokens: one per seat and one for the host, shown once, stored as hashes.
+"""Bearer tokens: one per seat and one for the host, shown once, 256 bits from the OS CSPRNG.
 
-A token is 32 random bytes from the OS CSPRNG (256 bits), URL-safe base64.
-Only its SHA-256 is stored; a presented token is hashed and compared in
-constant time.  Tokens are accepted only in the ``Authorization: Bearer``
-header.
+Only a token's SHA-256 is stored; a presented one is hashed and compared in constant time.
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import time
 from copy import deepcopy
-from collections.abc import Collection
+from http import HTTPStatus
 from typing import Any, Callable
 
 import flask_smorest
@@ -18,26 +18,13 @@ from service.api import auth, ratelimit
 from service.errors import Forbidden, InvalidOptions, Unauthorized
 from service.storage.store import Record, Store, not_found
 
-# Error statuses each kind of operation documents (names of flask-smorest's registered responses).
+# Error statuses each kind of operation documents (flask-smorest registers one response per HTTPStatus).
 ERRORS = {
     "create": (400, 413, 415, 422, 429, 503),
     "read": (304, 404, 429, 503),
     "seat_read": (304, 401, 403, 404, 429, 503),
     "hint": (401, 403, 404, 409, 429, 503),
     "act": (400, 401, 403, 404, 409, 413, 415, 422, 429, 503),
-}
-RESPONSE_NAMES = {
-    304: "NOT_MODIFIED",
-    400: "BAD_REQUEST",
-    401: "UNAUTHORIZED",
-    403: "FORBIDDEN",
-    404: "NOT_FOUND",
-    409: "CONFLICT",
-    413: "REQUEST_ENTITY_TOO_LARGE",
-    415: "UNSUPPORTED_MEDIA_TYPE",
-    422: "UNPROCESSABLE_ENTITY",
-    429: "TOO_MANY_REQUESTS",
-    503: "SERVICE_UNAVAILABLE",
 }
 
 
@@ -70,19 +57,18 @@ class Blueprint(flask_smorest.Blueprint):
         return super().arguments(resolve_schema_instance(schema), *args, **kwargs)
 
 
-def error_responses(blp, kind: str) -> Callable:
+def error_responses(kind: str) -> Callable:
     """Document the problem+json responses an operation of ``kind`` can give.
 
-    The same ``_apidoc`` entries as one ``blp.alt_response(status, response=NAME)`` per status,
-    written on the function itself: each ``alt_response`` would also wrap the view in a function
-    that does nothing at run time but one more ``current_app.ensure_sync`` (ten layers a move).
+    The ``_apidoc`` entries ``blp.alt_response(status, response=NAME)`` would write, without its
+    wrapper around the view (one more ``ensure_sync`` per status on every request).
     """
 
     def decorate(func: Callable) -> Callable:
         doc = deepcopy(getattr(func, "_apidoc", {}))
         responses = doc.setdefault("response", {}).setdefault("responses", {})
         for status in ERRORS[kind]:
-            responses.setdefault(status, []).append(RESPONSE_NAMES[status])
+            responses.setdefault(status, []).append(HTTPStatus(status).name)
         func._apidoc = doc  # type: ignore[attr-defined]
         return func
 
@@ -125,22 +111,10 @@ def bearer_hash() -> str | None:
     """
     header = request.environ.get("HTTP_AUTHORIZATION", "")  # the header, as the server passed it
     scheme, _, token = header.partition(" ")
-    if scheme.lower() != "bearer" or not token.strip():
-        return None
     token = token.strip()
-    if len(token) > 256 or not token.isascii():
+    if scheme.lower() != "bearer" or not token or len(token) > 256 or not token.isascii():
         return None
     return auth.token_hash(token)
-
-
-def new_tokens(seats: int, bots: Collection[int] = ()) -> tuple[str, list[str | None], dict[str, Any]]:
-    """Fresh host and seat tokens, and the hashes to store; none for a seat in ``bots`` (the
-    referee plays it: nobody can act for it)."""
-    host = auth.new_token()
-    seat_tokens = [None if seat in bots else auth.new_token() for seat in range(seats)]
-    hashes = {"host": auth.token_hash(host),
-              "seats": [None if t is None else auth.token_hash(t) for t in seat_tokens]}
-    return host, seat_tokens, hashes
 
 
 def create_game(kind: str, referee: Any, options: dict[str, Any]) -> tuple[Record, str, list[str | None]]:
@@ -155,8 +129,10 @@ def create_game(kind: str, referee: Any, options: dict[str, Any]) -> tuple[Recor
         raise InvalidOptions(f"{len(names)} names for {seats} seats", code="invalid_names")
     doc["names"] = [*names, *[None] * (seats - len(names))]  # the record's, shown in every view
     bots = {int(seat) for seat in doc.get("bots", {})}  # the seats the referee plays: no token
-    host, seat_tokens, hashes = new_tokens(seats, bots)
-    doc["auth"] = hashes
+    host = auth.new_token()
+    seat_tokens = [None if seat in bots else auth.new_token() for seat in range(seats)]
+    doc["auth"] = {"host": auth.token_hash(host),
+                   "seats": [None if t is None else auth.token_hash(t) for t in seat_tokens]}
     return store().create(kind, id, doc, entries), host, seat_tokens
 
 
@@ -186,6 +162,23 @@ def require_seat(who: str, seat: int) -> None:
             f"this token belongs to {who.replace(':', ' ')}, not seat {seat}",
             code="not_your_seat",
         )
+
+
+def state_of(record: Record, load: Callable[[dict[str, Any]], Any]) -> Any:
+    """The game's state object of ``record``, parsed by ``load`` unless the record holds one; a
+    shared record keeps it (parsed once for every read of the same stored bytes)."""
+    state = record.state
+    if state is None:
+        state = load(record.doc)
+        if record.shared:
+            record.state = state
+    return state
+
+
+def transcript(kind: str, id: str, referee: Any) -> dict[str, Any]:
+    """The public transcript: what the public may read of it is the game's observer's decision."""
+    record = fetched(kind, id, shared=False)
+    return referee.transcript(record.doc, record.version, store().transcript(kind, id, record))
 
 
 def fetched(kind: str, id: str, shared: bool = True) -> Record:

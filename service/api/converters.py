@@ -1,11 +1,8 @@
 """The ``seat`` URL converter: a seat number written one way only.
 
-Werkzeug's ``int`` converter matches ``\\d+`` and converts with ``int()``, so ``/seats/00``,
-``/seats/٠`` (Arabic-Indic) and ``/seats/０`` (fullwidth) all named seat 0: one resource,
-many URLs (caches, logs and rate limits keyed by path disagree about it).  ``<seat:seat>``
-accepts only the canonical ASCII decimal, ``0`` or a digit 1-9 followed by ASCII digits; any
-other spelling matches no route: 404 problem+json.  The spec documents it as the integer path
-parameter it was (``register`` below).
+Werkzeug's ``int`` converter read ``/seats/00``, ``/seats/٠`` and ``/seats/０`` all as seat 0: one
+resource, many URLs (caches, logs and rate limits keyed by path disagree about it). Any spelling
+but the canonical ASCII decimal matches no route (404); the spec still says an integer.
 """
 
 from __future__ import annotations
@@ -31,11 +28,7 @@ class SeatConverter(BaseConverter):
         return str(int(value))
 
 
-def _schema(converter: SeatConverter) -> dict[str, Any]:
-    return {"type": "integer", "minimum": 0}
-
-
 def register(app, api) -> None:
     """Make ``<seat:...>`` available to the app's routes and document it in the spec."""
     app.url_map.converters[NAME] = SeatConverter
-    api.register_converter(SeatConverter, _schema)
+    api.register_converter(SeatConverter, lambda converter: {"type": "integer", "minimum": 0})

@@ -1,28 +1,10 @@
-"""Live updates over HTTP: ``GET /v1/gops/games/{id}/events`` and ``GET /v1/gofo/tables/{id}/events``.
+"""Live updates: ``GET …/events`` of a game or table, as Server-Sent Events or a long poll.
 
-Two forms of one operation, authorized exactly like the views (a seat's bearer token: that seat's
-view; the host's token or none: the public view; any other token: 401):
-
-* **Server-Sent Events** (``text/event-stream``, the default).  Each event is::
-
-      id: <version>
-      event: state
-      data: <the JSON the view endpoint returns to this caller at that version>
-
-  The first event is the current view, at once — unless the ``Last-Event-ID`` header (which
-  ``EventSource`` sends when it reconnects) already names the current version; after it, one event
-  per new version.  An event is the caller's whole view, not a diff, so a client that missed versions
-  (a lost connection) has everything as soon as it gets the next one, and no version is sent twice on
-  one stream or across a resume.  ``: keep-alive`` comment lines keep idle proxies and clients from
-  timing out; a stream ends after ``timeout`` seconds (at most the server's maximum), when a Gops
-  game is over (after its final state), or when the game expires.  A reconnect to a finished game
-  with its final version as ``Last-Event-ID`` gets ``204 No Content``, which tells ``EventSource``
-  to stop.
-* **Long poll** (``?wait_for_version=N``, ``application/json``): the view as soon as the version is
-  at least ``N``; after ``timeout`` seconds without it, the current view (``304`` if
-  ``If-None-Match`` already names it).
-
-Both are fed by the store's pub/sub announcement of every saved change (service.storage.live), so a move
+Authorized like the views (a seat's token: that seat's view; the host's or none: the public view;
+any other token: 401). Each event is the caller's whole view at one version (``id:`` the version),
+so a client that missed versions has everything with the next one; the contract (resume with
+``Last-Event-ID``, keep-alives, when a stream ends, 204): docs/client-guide.md#live-updates.
+Fed by the store's pub/sub announcement of every saved change (service.storage.live), so a move
 made through any API process reaches a stream held by any other.
 """
 
@@ -34,6 +16,7 @@ import threading
 import time
 from collections import OrderedDict
 from dataclasses import dataclass, replace
+from http import HTTPStatus
 from typing import Any, Callable, Iterator
 
 import marshmallow as ma
@@ -51,6 +34,7 @@ from service.games.gofo import referee as gofo_referee
 from service.games.gops import referee as gops_referee
 from service.storage.store import Record, Store
 from service.api import common, views
+from service.api.problems import problem
 from service.api import gofo as gofo_api
 from service.api import gops as gops_api
 from service.api.gofo_schemas import GofoSeatViewSchema, GofoTableSchema
@@ -113,6 +97,7 @@ IF_NONE_MATCH_PARAMETER = {
 }
 
 
+@dataclass(frozen=True)
 class Viewer:
     """What one caller may see of one game: how to build and dump its view of a record.
 
@@ -120,25 +105,31 @@ class Viewer:
     gets the same events, so the process builds each version's event once per audience.
     """
 
-    def __init__(self, key: str, build: Callable[[Record], dict[str, Any]], schema: type[ma.Schema],
-                 finished: Callable[[dict[str, Any]], bool], etag_tag: Callable[[dict[str, Any]], str]):
-        self.key, self.build, self.schema, self.finished, self.etag_tag = key, build, schema, finished, etag_tag
+    key: str
+    build: Callable[[Record], dict[str, Any]]
+    schema: type[ma.Schema]
+    finished: Callable[[dict[str, Any]], bool]
+    etag_tag: Callable[[dict[str, Any]], str]
 
 
-def _gops_viewer(record: Record, who: str | None) -> Viewer:
-    over = lambda data: data["phase"] == "over"  # noqa: E731
-    if who is not None and who.startswith("seat:"):
-        seat = int(who[5:])
-        return Viewer(who, lambda r: gops_api._view(r, seat), GopsSeatViewSchema, over, gops_referee.etag_tag)
-    return Viewer("public", lambda r: gops_api._view(r), GopsGameSchema, over, lambda data: "")
+def viewers(view: Callable[..., dict[str, Any]], public: Any, seat_schema: Any,
+            finished: Callable[[dict[str, Any]], bool], etag_tag: Callable[[dict[str, Any]], str]):
+    """The viewer of a game for a caller (``who``: ``seat:N``, ``host`` or None), from its
+    ``view(record, seat=None)``, its views' schemas, when it is over, and a seat view's ETag tag."""
+
+    def viewer(record: Record, who: str | None) -> Viewer:
+        if who is not None and who.startswith("seat:"):
+            seat = int(who[5:])
+            return Viewer(who, lambda r: view(r, seat), seat_schema, finished, etag_tag)
+        return Viewer("public", view, public, finished, lambda data: "")
+
+    return viewer
 
 
-def _gofo_viewer(record: Record, who: str | None) -> Viewer:
-    never = lambda data: False  # noqa: E731 - a table never ends
-    if who is not None and who.startswith("seat:"):
-        seat = int(who[5:])
-        return Viewer(who, lambda r: gofo_api._view(r, seat), GofoSeatViewSchema, never, gofo_referee.etag_tag)
-    return Viewer("public", lambda r: gofo_api._view(r), GofoTableSchema, never, lambda data: "")
+_gops_viewer = viewers(gops_api._view, GopsGameSchema, GopsSeatViewSchema,
+                       lambda data: data["phase"] == "over", gops_referee.etag_tag)
+_gofo_viewer = viewers(gofo_api._view, GofoTableSchema, GofoSeatViewSchema,
+                       lambda data: False, gofo_referee.etag_tag)  # a table never ends
 
 
 @dataclass(frozen=True)
@@ -198,13 +189,6 @@ class EventCache:
             return event
 
 
-def _cache(app) -> EventCache:
-    cache = app.extensions.get("referee_events")
-    if cache is None:
-        cache = app.extensions.setdefault("referee_events", EventCache())
-    return cache
-
-
 def _caller(record: Record) -> str | None:
     """``seat:N``, ``host``, or None (no token: a spectator). A token not of this game: 401."""
     presented = common.bearer_hash()
@@ -213,27 +197,16 @@ def _caller(record: Record) -> str | None:
     return common.identify(record.doc["auth"], presented)
 
 
-def _last_event_id() -> int | None:
-    raw = request.headers.get("Last-Event-ID")
-    if raw is None:
-        return None
-    if not (raw.isascii() and raw.isdigit() and len(raw) <= 15):
-        raise ma.ValidationError({"Last-Event-ID": ["must be a version (a non-negative integer)"]})
-    return int(raw)
-
-
 def serve(kind: str, id: str, query: dict[str, Any],
            make_viewer: Callable[[Record, str | None], Viewer]) -> Response:
     store = common.store()
     record = common.fetched(kind, id)
     viewer = make_viewer(record, _caller(record))
-    try:
-        last = _last_event_id()
-    except ma.ValidationError as error:
-        from service.api.problems import problem
-
+    raw = request.headers.get("Last-Event-ID")
+    if raw is not None and not (raw.isascii() and raw.isdigit() and len(raw) <= 15):
         return problem(422, "invalid_request", "the request does not match the operation's schema",
-                       errors=error.messages)
+                       errors={"Last-Event-ID": ["must be a version (a non-negative integer)"]})
+    last = None if raw is None else int(raw)
     maximum = setting("STREAM_MAX_SECONDS")
     hub = live.hub_for(current_app)
     channel = store.channel(kind, id)
@@ -250,7 +223,8 @@ def serve(kind: str, id: str, query: dict[str, Any],
     if last == record.version and viewer.finished(viewer.build(record)):
         return Response(status=204)
     give_back = live.slots_for(current_app).take()  # past the worker's share: 503 too_many_streams
-    stream = _stream(store, hub, _cache(current_app), channel, kind, id, viewer, last, timeout,
+    cache = current_app.extensions.setdefault("referee_events", EventCache())
+    stream = _stream(store, hub, cache, channel, kind, id, viewer, last, timeout,
                      setting("STREAM_HEARTBEAT_SECONDS"), request.environ.get(FINISH_WRITES_BY))
     response = Response(stream, mimetype=STREAM_CONTENT_TYPE,
                         headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
@@ -372,10 +346,8 @@ def _documented(blp: Blueprint, operation_id: str, summary: str, views: tuple[st
     }
 
     def decorate(func):
-        for status, name in ((304, "NOT_MODIFIED"), (401, "UNAUTHORIZED"), (404, "NOT_FOUND"),
-                             (422, "UNPROCESSABLE_ENTITY"), (429, "TOO_MANY_REQUESTS"),
-                             (503, "SERVICE_UNAVAILABLE")):
-            func = blp.alt_response(status, response=name)(func)
+        for status in (304, 401, 404, 422, 429, 503):
+            func = blp.alt_response(status, response=HTTPStatus(status).name)(func)
         func = blp.arguments(EventsQuerySchema, location="query", as_kwargs=True)(func)
         return blp.doc(operationId=operation_id, summary=summary, responses=responses,
                        parameters=[LAST_EVENT_ID_PARAMETER, IF_NONE_MATCH_PARAMETER],

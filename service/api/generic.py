@@ -1,20 +1,11 @@
 """The HTTP surface any game gets from its contract alone: a game registered without an API module of
-its own (``GameDefinition.blueprint`` None) is served here, under ``/v1/<name>/<collection>``:
+its own (``GameDefinition.blueprint`` None) is served here, under ``/v1/<name>/<collection>``: create,
+the public and seat views, one ``actions`` route decoded by the game's codec, the deadline, the
+transcript and the event streams.
 
-======================================  =============================================================
-``POST   ``                             create (the body is the game's options); tokens, once
-``GET    /{id}``                        the public view
-``GET    /{id}/seats/{seat}``           a seat's view (its token)
-``POST   /{id}/seats/{seat}/actions``   one move: ``{"type": ..., ...}``, decoded by the game's codec
-``POST   /{id}/deadline``               a passed deadline enforced (any token of the game)
-``GET    /{id}/transcript``             the public transcript
-``GET    /{id}/events``                 its new versions as Server-Sent Events, or a long poll
-======================================  =============================================================
-
-Everything goes through the same pieces as the two games' own modules: the write path
-(:mod:`service.api.moves`), views (:mod:`service.api.views`), idempotency, the rate limiter and the
-event streams. The views are documented as open objects: a game that wants its views typed in the
-spec writes its own API module with schemas, as Gops and Gofo do.
+Everything goes through the same pieces as the two games' own modules (the write path, views,
+idempotency, the rate limiter, events). The views are documented as open objects: a game that wants
+its views typed in the spec writes its own API module with schemas, as Gops and Gofo do.
 """
 
 from __future__ import annotations
@@ -25,8 +16,8 @@ import marshmallow as ma
 from flask.views import MethodView
 
 from service.api import common, events, idempotency, moves, views
-from service.games.contract import GameDefinition
-from service.storage.records import Change, Record
+from service.games.contract import Applied, GameDefinition
+from service.storage.records import Record
 
 
 class AsBuilt(ma.Schema):
@@ -57,13 +48,11 @@ class ActionMove(moves.Move):
         if self.seat is not None:
             common.require_seat(who, self.seat)
 
-    def apply(self, record: Record, who: str, at: float) -> Change | None:
+    def apply(self, record: Record, who: str, at: float) -> Applied | None:
         state = None if record.shared else record.state
         if self.action is None:
-            applied = self.referee.enforce(record.doc, record.version, who, at, state)
-        else:
-            applied = self.referee.play(record.doc, record.version, who, at, self.seat, self.action, state)
-        return None if applied is None else Change(applied.doc, applied.entries, applied.finished, applied.state)
+            return self.referee.enforce(record.doc, record.version, who, at, state)
+        return self.referee.play(record.doc, record.version, who, at, self.seat, self.action, state)
 
     def answer(self, record: Record) -> dict[str, Any]:
         return self.referee.view(record.doc, record.version, self.seat, common.now(), record.state)
@@ -77,9 +66,7 @@ def blueprint_for(game: GameDefinition) -> common.Blueprint:
                            description=f"{title}: served from its game contract (service.api.generic).")
 
     def view(record: Record, seat: int | None = None) -> dict[str, Any]:
-        state = record.state
-        if state is None and record.shared:
-            state = record.state = referee.load(record.doc)
+        state = common.state_of(record, referee.load)
         return referee.view(record.doc, record.version, seat, common.now(), state)
 
     def create(body: dict[str, Any]) -> dict[str, Any]:
@@ -92,18 +79,17 @@ def blueprint_for(game: GameDefinition) -> common.Blueprint:
                  parameters=[common.IDEMPOTENCY_KEY_PARAMETER])
         @blp.arguments(AsBuilt, required=False)
         @blp.response(201, Created)
-        @common.error_responses(blp, "create")
+        @common.error_responses("create")
         def post(self, body: dict[str, Any]):
             """Create one from the game's options; its id, the public view, and the tokens (shown once)."""
-            response, replayed = idempotency.once(common.client_scope(f"{kind}-create"), body or {},
-                                                  lambda: create(body or {}))
-            return response, 201, {"Idempotent-Replayed": "true" if replayed else "false"}
+            body = body or {}
+            return idempotency.once(common.client_scope(f"{kind}-create"), body, lambda: create(body)), 201
 
     @blp.route("/<string:game_id>")
     class Public(MethodView):
         @blp.doc(operationId=f"get{camel}", summary="Read the public view")
         @blp.response(200, AsBuilt)
-        @common.error_responses(blp, "read")
+        @common.error_responses("read")
         def get(self, game_id: str):
             """What anyone with the id may see."""
             record = common.fetched(kind, game_id)
@@ -114,7 +100,7 @@ def blueprint_for(game: GameDefinition) -> common.Blueprint:
         @blp.doc(operationId=f"get{camel}SeatView", summary="Read one seat's view",
                  security=[{"bearerAuth": []}])
         @blp.response(200, AsBuilt)
-        @common.error_responses(blp, "seat_read")
+        @common.error_responses("seat_read")
         def get(self, game_id: str, seat: int):
             """What this seat may see, with its legal actions."""
             record = common.fetched(kind, game_id)
@@ -127,7 +113,7 @@ def blueprint_for(game: GameDefinition) -> common.Blueprint:
                  parameters=[common.IDEMPOTENCY_KEY_PARAMETER])
         @blp.arguments(AsBuilt)
         @blp.response(200, AsBuilt)
-        @common.error_responses(blp, "act")
+        @common.error_responses("act")
         def post(self, body: dict[str, Any], game_id: str, seat: int):
             """One action, ``{"type": ...}`` with its fields (the seat view's legal actions say which)."""
             action = codec.from_dict({k: v for k, v in body.items() if k != "version"})
@@ -139,7 +125,7 @@ def blueprint_for(game: GameDefinition) -> common.Blueprint:
                  security=[{"bearerAuth": []}])
         @blp.arguments(AsBuilt, required=False)
         @blp.response(200, AsBuilt)
-        @common.error_responses(blp, "act")
+        @common.error_responses("act")
         def post(self, body: dict[str, Any], game_id: str):
             """Any token of the game may ask the referee to play for a seat whose time ran out."""
             return moves.act(kind, game_id, body or {}, ActionMove(referee, None, None))
@@ -148,18 +134,13 @@ def blueprint_for(game: GameDefinition) -> common.Blueprint:
     class Transcript(MethodView):
         @blp.doc(operationId=f"get{camel}Transcript", summary="Read the transcript")
         @blp.response(200, AsBuilt)
-        @common.error_responses(blp, "read")
+        @common.error_responses("read")
         def get(self, game_id: str):
             """Every applied action, as the public may see it."""
-            record = common.fetched(kind, game_id, shared=False)
-            return referee.transcript(record.doc, record.version, common.store().transcript(kind, game_id, record))
+            return common.transcript(kind, game_id, referee)
 
-    def viewer(record: Record, who: str | None) -> events.Viewer:
-        over = lambda data: data.get("phase") == "over"  # noqa: E731
-        if who is not None and who.startswith("seat:"):
-            seat = int(who[5:])
-            return events.Viewer(who, lambda r: view(r, seat), AsBuilt, over, referee.etag_tag)
-        return events.Viewer("public", view, AsBuilt, over, lambda data: "")
+    over = lambda data: data.get("phase") == "over"  # noqa: E731
+    viewer = events.viewers(view, AsBuilt, AsBuilt, over, referee.etag_tag)
 
     @blp.route("/<string:game_id>/events")
     class Events(MethodView):

@@ -1,13 +1,8 @@
 """The Gofo HTTP API under ``/v1/gofo/tables``: a table, its hands, one endpoint per kind of move.
 
-Thin: parse (the schemas), authorize, load, apply, store, respond.  What a move does to a stored
-table — the engine, the referee's chance and commitments, the turn clock — is
-:mod:`service.games.gofo.referee`'s; what anyone may see of it (views, the last deal's openings, the
-transcript's redactions) is :mod:`service.games.gofo.observer`'s.
-
-Dealt mode: the referee deals.  Tabletop mode: real cards; the referee keeps turns, bets, pots and
-the ledger, and checks the cards entered at the canto.  The host token may act for any seat
-(one phone refereeing a real table).
+Thin: what a move does to a stored table is :mod:`service.games.gofo.referee`'s; what anyone may
+see of it, :mod:`service.games.gofo.observer`'s. At a tabletop table (real cards) the host token may
+act for any seat: one phone refereeing a real table.
 """
 
 from __future__ import annotations
@@ -19,7 +14,8 @@ from flask.views import MethodView
 from service.games import gofo
 from service.errors import Forbidden, NotFound
 from service.games.gofo import hint, referee
-from service.storage.store import Change, Record
+from service.games.contract import Applied
+from service.storage.store import Record
 from service.api import common, idempotency, moves, names, views
 from service.api.gops_schemas import NameSchema
 from service.api.gofo_schemas import (
@@ -58,17 +54,13 @@ _TO_INAUGURATE = {**_ID, "seat": "$response.body#/table/inaugurations_pending/0"
 
 def _view(record: Record, seat: int | None = None) -> dict[str, Any]:
     """The public view (``seat`` ``None``) or a seat's, of a stored table (``service.api.events`` too)."""
-    table = record.state
-    if table is None and record.shared:  # parsed once for every read of these stored bytes
-        table = record.state = referee.load(record.doc)
+    table = common.state_of(record, referee.load)
     return referee.view(record.doc, record.version, seat, common.now(), table)
 
 
 def _view_answer(record: Record, seat: int | None, schema):
-    """The view of ``record`` for ``seat`` as a response, serialized once per stored bytes and seat
-    (:func:`service.api.views.shared_view`): a Gofo view takes nothing from the clock (its
-    deadlines are instants in the document; :func:`service.games.gofo.observer.record_view` has no
-    ``now``), so the seat is the whole key."""
+    """The view of ``record`` for ``seat`` as a response (:func:`service.api.views.shared_view`): a
+    Gofo view takes nothing from the clock (its deadlines are instants), so the seat is the whole key."""
     return views.shared_view(record, seat, lambda: _view(record, seat), schema)
 
 
@@ -97,9 +89,8 @@ class GofoMove(moves.Move):
     def authorize(self, who: str, record: Record) -> None:
         _require_seat_or_tabletop_host(who, record, self.seat)
 
-    def apply(self, record: Record, who: str, at: float) -> Change | None:
-        applied = referee.play(record.doc, record.version, who, at, self.seat, self.action)
-        return Change(applied.doc, applied.entries, applied.finished, applied.state)
+    def apply(self, record: Record, who: str, at: float) -> Applied:
+        return referee.play(record.doc, record.version, who, at, self.seat, self.action)
 
     def answer(self, record: Record) -> dict[str, Any]:
         return _answer(record, self.seat)
@@ -108,9 +99,8 @@ class GofoMove(moves.Move):
 class DeadlineMove(moves.Move):
     """The referee plays for a seat whose turn timed out; any token of the table may ask."""
 
-    def apply(self, record: Record, who: str, at: float) -> Change | None:
-        applied = referee.enforce(record.doc, record.version, who, at)
-        return Change(applied.doc, applied.entries, applied.finished, applied.state)
+    def apply(self, record: Record, who: str, at: float) -> Applied:
+        return referee.enforce(record.doc, record.version, who, at)
 
     def answer(self, record: Record) -> dict[str, Any]:
         return _answer(record, None)
@@ -136,19 +126,11 @@ class GofoRename(names.Rename):
         return _view(record, self.seat)
 
 
-def _act(table_id: str, seat: int, body: dict[str, Any], make: Callable[[dict[str, Any]], Any]):
-    return moves.act(KIND, table_id, body, GofoMove(seat, make(body)))
-
-
 def _answer(record: Record, seat: int | None) -> dict[str, Any]:
     """The answer to a move: the view, who acts next (its legal actions if the caller may see them)
     and the result of a hand the move ended (``referee.move_answer`` decides)."""
     caller = common.identify(record.doc["auth"], common.bearer_hash()) if common.bearer_hash() else None
     return referee.move_answer(record.doc, record.version, seat, caller, record.state)
-
-
-def _enforce_deadline(table_id: str, body: dict[str, Any]):
-    return moves.act(KIND, table_id, body, DeadlineMove())
 
 
 # One endpoint per kind of move: (path, operationId, summary, schema, example, build action, doc).
@@ -222,7 +204,7 @@ class Tables(MethodView):
         "chosen_inauguration": {"summary": "A new caja's first front chosen by its player (2× or 3× the refill)", "value": {"seats": 4, "caja": 100, "refill": 10, "inauguration": "chosen"}},
     })
     @blp.response(201, CreatedGofoTableSchema)
-    @common.error_responses(blp, "create")
+    @common.error_responses("create")
     def post(self, body: dict[str, Any]):
         """Open a table: seats, chips (caja, front, refill) and the mode.
 
@@ -230,15 +212,14 @@ class Tables(MethodView):
         again) and the first hand begins.  Returns one bearer token per seat
         and one for the host, shown only here.
         """
-        response, replayed = idempotency.once(common.client_scope("gofo-create"), body, lambda: _create(body))
-        return response, 201, {"Idempotent-Replayed": "true" if replayed else "false"}
+        return idempotency.once(common.client_scope("gofo-create"), body, lambda: _create(body)), 201
 
 
 @blp.route("/<string:table_id>")
 class TableView(MethodView):
     @blp.doc(operationId="getGofoTable", summary="Read a table's public view")
     @blp.response(200, GofoTableSchema)
-    @common.error_responses(blp, "read")
+    @common.error_responses("read")
     def get(self, table_id: str):
         """Stacks, pots, bets, face-up discards and whose turn it is; never a hidden card."""
         record = common.fetched(KIND, table_id)
@@ -250,7 +231,7 @@ class SeatView(MethodView):
     @blp.doc(operationId="getGofoSeatView", summary="Read one seat's view, with its legal actions",
              security=[{"bearerAuth": []}])
     @blp.response(200, GofoSeatViewSchema)
-    @common.error_responses(blp, "seat_read")
+    @common.error_responses("seat_read")
     def get(self, table_id: str, seat: int):
         """The public view plus this seat's cards (dealt mode) and exactly what it may do now,
         with the allowed bet range."""
@@ -272,7 +253,7 @@ class Hint(MethodView):
     @blp.doc(operationId="getGofoHint", summary="The seat's odds: its hand's value, each discard's prospects, pot odds",
              security=[{"bearerAuth": []}])
     @blp.response(200, GofoHintSchema, example=HINT_EXAMPLE)
-    @common.error_responses(blp, "hint")
+    @common.error_responses("hint")
     def get(self, table_id: str, seat: int):
         """For the seat to act at a dealt table, from its own view only (the cards it has not seen
         are sampled): the hand's value now; at a discard, every legal set of cards to throw with the
@@ -290,7 +271,7 @@ class Hint(MethodView):
 class Ledger(MethodView):
     @blp.doc(operationId="getGofoLedger", summary="Read the chip ledger")
     @blp.response(200, LedgerSchema)
-    @common.error_responses(blp, "read")
+    @common.error_responses("read")
     def get(self, table_id: str):
         """Each seat's front, chips behind, cajas taken and balance, and every finished hand's result."""
         record = common.fetched(KIND, table_id, shared=False)
@@ -301,13 +282,11 @@ class Ledger(MethodView):
 class Transcript(MethodView):
     @blp.doc(operationId="getGofoTranscript", summary="Read the table's transcript")
     @blp.response(200, GofoTranscriptSchema)
-    @common.error_responses(blp, "read")
+    @common.error_responses("read")
     def get(self, table_id: str):
         """Every applied action with who made it.  The deck order of the hand in progress is
         withheld; finished hands' orders and salts are in ``deals`` to check their commitments."""
-        store = common.store()
-        record = common.fetched(KIND, table_id, shared=False)
-        return referee.transcript(record.doc, record.version, store.transcript(KIND, table_id, record))
+        return common.transcript(KIND, table_id, referee)
 
 
 @blp.route("/<string:table_id>/deadline")
@@ -316,13 +295,13 @@ class EnforceDeadline(MethodView):
              security=[{"bearerAuth": []}], parameters=[common.IDEMPOTENCY_KEY_PARAMETER])
     @blp.arguments(NoBodySchema, required=False, example={})
     @blp.response(200, GofoDeadlineAnswerSchema)
-    @common.error_responses(blp, "act")
+    @common.error_responses("act")
     def post(self, body: dict[str, Any], table_id: str):
         """At a table with ``turn_seconds``: once the seat to act has let its time run out, anyone at
         the table (a seat or the host) may ask the referee to move it the way silence moves a player at
         a real table — no ver, pass, voy, decline, stand pat; a silent mano opens 1 chip; a silent seat
         inaugurating a new caja puts inauguration_front in front if it is allowed, else the smallest front."""
-        return _enforce_deadline(table_id, body or {})
+        return moves.act(KIND, table_id, body or {}, DeadlineMove())
 
 
 @blp.route("/<string:table_id>/seats/<seat:seat>/name")
@@ -331,7 +310,7 @@ class NameSeat(MethodView):
              parameters=[common.IDEMPOTENCY_KEY_PARAMETER])
     @blp.arguments(NameSchema, example={"name": "Ana"})
     @blp.response(200, GofoSeatViewSchema)
-    @common.error_responses(blp, "act")
+    @common.error_responses("act")
     def post(self, body: dict[str, Any], table_id: str, seat: int):
         """Set or change this seat's name, shown to everyone in views, the ledger and the transcript (up
         to 24 characters; spaces around it are dropped). At a tabletop table the host may name any seat."""
@@ -340,15 +319,14 @@ class NameSeat(MethodView):
 
 def _register_move(path: str, operation_id: str, summary: str, schema: type, example: dict,
                    build: Callable[[dict[str, Any]], Any], description: str) -> None:
-    body_required = schema not in (NoBodySchema,)
-
     @blp.doc(operationId=operation_id, summary=summary, description=description,
              security=[{"bearerAuth": []}], parameters=[common.IDEMPOTENCY_KEY_PARAMETER])
-    @blp.arguments(schema, required=body_required, example=example)
+    @blp.arguments(schema, required=schema is not NoBodySchema, example=example)
     @blp.response(200, GofoMoveAnswerSchema)
-    @common.error_responses(blp, "act")
+    @common.error_responses("act")
     def post(self, body: dict[str, Any], table_id: str, seat: int):
-        return _act(table_id, seat, body or {}, build)
+        body = body or {}
+        return moves.act(KIND, table_id, body, GofoMove(seat, build(body)))
 
     view = type(f"Gofo{operation_id[4:]}", (MethodView,), {"post": post})
     blp.route(f"/<string:table_id>/seats/<seat:seat>/{path}", endpoint=operation_id)(view)

@@ -9,7 +9,8 @@ from flask.views import MethodView
 from service.games import commitments, gops
 from service.errors import Forbidden
 from service.games.gops import referee
-from service.storage.store import Change, Record
+from service.games.contract import Applied
+from service.storage.store import Record
 from service.api import common, idempotency, moves, names, views
 from service.api.gops_schemas import (
     CommitSchema,
@@ -60,12 +61,7 @@ CREATE_LINKS = {
 
 
 def _state(record: Record) -> gops.Gops:
-    state = record.state
-    if state is None:
-        state = referee.load(record.doc)
-        if record.shared:  # parsed once for every read of these stored bytes
-            record.state = state
-    return state
+    return common.state_of(record, referee.load)
 
 
 def _view(record: Record, seat: int | None = None) -> dict[str, Any]:
@@ -89,13 +85,12 @@ MOVES = {
     "choose": lambda state, seat, body: gops.ChoosePrize(seat, body["rank"]),
     "resign": lambda state, seat, body: gops.Resign(seat),
     "report": lambda state, seat, body: gops.ReportPrize(body["rank"]),
-    "deadline": lambda state, seat, body: gops.EnforceDeadline(),
 }
 
 
 class GopsMove(moves.Move):
-    """One Gops move: ``name`` (a key of :data:`MOVES`) by ``seat``'s token, or, where ``seat`` is
-    None, by any seat still in the game or (``host_allowed``) the host."""
+    """One Gops move: ``name`` (a key of :data:`MOVES`, or ``deadline``) by ``seat``'s token, or,
+    where ``seat`` is None, by any seat still in the game or (``host_allowed``) the host."""
 
     def __init__(self, name: str, body: dict[str, Any], seat: int | None = None, host_allowed: bool = False):
         self.name, self.body, self.seat, self.host_allowed = name, body, seat, host_allowed
@@ -108,16 +103,14 @@ class GopsMove(moves.Move):
         elif who.startswith("seat:") and referee.seat_out(record.doc, int(who[5:])):
             raise Forbidden(f"seat {who[5:]} is out of the game: its token can no longer act", code="seat_out")
 
-    def apply(self, record: Record, who: str, at: float) -> Change | None:
+    def apply(self, record: Record, who: str, at: float) -> Applied | None:
         # A record a move gets (never a shared one) holds a state object only when it is the
         # move's own to change (Store.latest): applied to in place, not parsed again.
         state = referee.load(record.doc) if record.shared or record.state is None else record.state
         if self.name == "deadline":  # also where a match of bots plays its next game
-            applied = referee.enforce(record.doc, record.version, who, at, state)
-        else:
-            action = MOVES[self.name](state, self.seat, self.body)
-            applied = referee.play(record.doc, record.version, who, at, self.seat, action, state)
-        return None if applied is None else Change(applied.doc, applied.entries, applied.finished, applied.state)
+            return referee.enforce(record.doc, record.version, who, at, state)
+        action = MOVES[self.name](state, self.seat, self.body)
+        return referee.play(record.doc, record.version, who, at, self.seat, action, state)
 
     def answer(self, record: Record) -> dict[str, Any]:
         return _view(record, self.seat)
@@ -174,7 +167,7 @@ class Games(MethodView):
         },
     )
     @blp.response(201, CreatedGopsGameSchema)
-    @common.error_responses(blp, "create")
+    @common.error_responses("create")
     def post(self, body: dict[str, Any]):
         """Create a game (or a match) from a profile plus options.
 
@@ -187,8 +180,7 @@ class Games(MethodView):
         safe: the same key with the same body returns the same game and
         tokens instead of creating another.
         """
-        response, replayed = idempotency.once(common.client_scope("gops-create"), body, lambda: _create(body))
-        return response, 201, {"Idempotent-Replayed": "true" if replayed else "false"}
+        return idempotency.once(common.client_scope("gops-create"), body, lambda: _create(body)), 201
 
 
 def _create(body: dict[str, Any]) -> dict[str, Any]:
@@ -201,7 +193,7 @@ def _create(body: dict[str, Any]) -> dict[str, Any]:
 class Game(MethodView):
     @blp.doc(operationId="getGopsGame", summary="Read a game's public state")
     @blp.response(200, GopsGameSchema)
-    @common.error_responses(blp, "read")
+    @common.error_responses("read")
     def get(self, game_id: str):
         """What anyone with the game id may see: hands (spent bids are public), prizes, scores, history.
 
@@ -215,7 +207,7 @@ class SeatView(MethodView):
     @blp.doc(operationId="getGopsSeatView", summary="Read one seat's own view, with what it may do next",
              security=[{"bearerAuth": []}])
     @blp.response(200, GopsSeatViewSchema)
-    @common.error_responses(blp, "seat_read")
+    @common.error_responses("seat_read")
     def get(self, game_id: str, seat: int):
         """The public state plus this seat's own unresolved reveal and its legal actions."""
         record = common.fetched(KIND, game_id)
@@ -234,7 +226,7 @@ class Hint(MethodView):
     @blp.doc(operationId="getGopsHint", summary="What the equilibrium would bid: the seat's mix and value",
              security=[{"bearerAuth": []}])
     @blp.response(200, GopsHintSchema, example=HINT_EXAMPLE)
-    @common.error_responses(blp, "hint")
+    @common.error_responses("hint")
     def get(self, game_id: str, seat: int):
         """The seat's equilibrium bid mix and what the game is worth to it from here.
 
@@ -264,7 +256,7 @@ class CommitBid(MethodView):
     @blp.doc(operationId="commitGopsBid", parameters=[common.IDEMPOTENCY_KEY_PARAMETER], summary="Commit to a secret bid", security=[{"bearerAuth": []}])
     @blp.arguments(CommitSchema, example={"round": 1, "commitment": COMMITMENT_EXAMPLE})
     @blp.response(200, GopsSeatViewSchema)
-    @common.error_responses(blp, "act")
+    @common.error_responses("act")
     def post(self, body: dict[str, Any], game_id: str, seat: int):
         """Send ``sha256("gops-bid-v1|<game_id>|<round>|<seat>|<cards>|<salt>")`` as lowercase hex.
 
@@ -279,7 +271,7 @@ class RevealBid(MethodView):
     @blp.doc(operationId="revealGopsBid", parameters=[common.IDEMPOTENCY_KEY_PARAMETER], summary="Reveal a committed bid", security=[{"bearerAuth": []}])
     @blp.arguments(RevealSchema, example={"round": 1, "cards": [9], "salt": SALT_EXAMPLE})
     @blp.response(200, GopsSeatViewSchema)
-    @common.error_responses(blp, "act")
+    @common.error_responses("act")
     def post(self, body: dict[str, Any], game_id: str, seat: int):
         """Send the cards and salt you committed to.
 
@@ -294,7 +286,7 @@ class ChoosePrize(MethodView):
     @blp.doc(operationId="chooseGopsPrize", parameters=[common.IDEMPOTENCY_KEY_PARAMETER], summary="Take a prize from the open row", security=[{"bearerAuth": []}])
     @blp.arguments(RankSchema, example={"rank": 13})
     @blp.response(200, GopsSeatViewSchema)
-    @common.error_responses(blp, "act")
+    @common.error_responses("act")
     def post(self, body: dict[str, Any], game_id: str, seat: int):
         """With open prizes, the round's winner takes one prize of their choice (one per pick owed)."""
         return _act(game_id, body, "choose", seat=seat)
@@ -305,7 +297,7 @@ class ResignSeat(MethodView):
     @blp.doc(operationId="resignGopsSeat", parameters=[common.IDEMPOTENCY_KEY_PARAMETER], summary="Resign", security=[{"bearerAuth": []}])
     @blp.arguments(EmptyActionSchema, required=False, example={})
     @blp.response(200, GopsSeatViewSchema)
-    @common.error_responses(blp, "act")
+    @common.error_responses("act")
     def post(self, body: dict[str, Any], game_id: str, seat: int):
         """Leave the game (and the rest of the match). The seat wins nothing more;
         with one seat left the game ends and that seat wins."""
@@ -318,7 +310,7 @@ class NameSeat(MethodView):
              security=[{"bearerAuth": []}])
     @blp.arguments(NameSchema, example={"name": "Ana"})
     @blp.response(200, GopsSeatViewSchema)
-    @common.error_responses(blp, "act")
+    @common.error_responses("act")
     def post(self, body: dict[str, Any], game_id: str, seat: int):
         """Set or change this seat's name, shown to everyone in views and transcripts (up to 24
         characters; spaces around it are dropped). Until the game is over."""
@@ -331,7 +323,7 @@ class ReportPrize(MethodView):
              security=[{"bearerAuth": []}])
     @blp.arguments(RankSchema, example={"rank": 8})
     @blp.response(200, GopsGameSchema)
-    @common.error_responses(blp, "act")
+    @common.error_responses("act")
     def post(self, body: dict[str, Any], game_id: str):
         """With prize order ``reported``: the card just turned up from the physical prize pile.
 
@@ -345,7 +337,7 @@ class EnforceDeadline(MethodView):
     @blp.doc(operationId="enforceGopsDeadline", parameters=[common.IDEMPOTENCY_KEY_PARAMETER], summary="Enforce a passed deadline", security=[{"bearerAuth": []}])
     @blp.arguments(EmptyActionSchema, required=False, example={})
     @blp.response(200, GopsGameSchema)
-    @common.error_responses(blp, "act")
+    @common.error_responses("act")
     def post(self, body: dict[str, Any], game_id: str):
         """Once the phase's deadline has passed, any seat or the host may ask the referee to
         enforce it: every seat that has not acted forfeits."""
@@ -356,7 +348,7 @@ class EnforceDeadline(MethodView):
 class Transcript(MethodView):
     @blp.doc(operationId="getGopsTranscript", summary="Read the full transcript")
     @blp.response(200, GopsTranscriptSchema)
-    @common.error_responses(blp, "read")
+    @common.error_responses("read")
     def get(self, game_id: str):
         """Every applied action in order, with the time and who made it.
 
@@ -365,7 +357,4 @@ class Transcript(MethodView):
         round is over, the shuffled prize order until the game is over.  Once
         the game is over the transcript is complete and re-verifiable offline.
         """
-        store = common.store()
-        record = common.fetched(KIND, game_id, shared=False)
-        # What the public may read is the observer's decision (gops.transcript), not this view's.
-        return referee.transcript(record.doc, record.version, store.transcript(KIND, game_id, record))
+        return common.transcript(KIND, game_id, referee)

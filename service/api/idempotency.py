@@ -1,32 +1,19 @@
-"""``Idempotency-Key``: a retried request is applied once and gets the first answer back.
+"""``Idempotency-Key``: a retried request is applied once and gets the first answer back
+(the contract, and its codes: docs/client-guide.md#retries-and-idempotency).
 
-The first answer is kept for a day, **encrypted with a key derived from the
-Idempotency-Key itself** (Fernet), under a lookup name that is a different hash of
-it: Redis never holds a usable token, and only the client that chose the key can
-decrypt the stored answer.  Keys are 16–255 printable ASCII characters (a UUID is
-36): a key is a secret of the client that chose it, so it must not be guessable.
+The first answer is kept for a day, **encrypted with a key derived from the Idempotency-Key itself**
+(Fernet), under a lookup name that is a different hash of it: Redis never holds a usable token, and
+only the client that chose the key can decrypt the stored answer (so a key must not be guessable).
 
-* same key, same body  → the stored response, again (header ``Idempotent-Replayed: true``);
-* same key, other body → 422 ``idempotency_key_reused``;
-* a key shorter than 16 characters → 400 ``invalid_idempotency_key``.
+**Moves** (:class:`MoveKey`, used by service.api.moves): the answer is written by the same Lua step
+that applies the move, so a move is never applied without its answer, and a retry after any fault
+finds the first answer or finds nothing applied. Two requests with one key race like any two moves.
+A refused move stores nothing. The record is scoped to the game and the bearer token: only the mover
+can replay it.
 
-**Moves** (:class:`MoveKey`, used by service.api.moves): the answer is written by the same
-Lua step that applies the move (under the game's hash tag), so a move is never applied
-without its answer: a retry after any fault (a 503 from a store timeout after the
-write, a worker killed mid-request, a lost response) finds the first answer, or
-finds nothing because nothing was applied and applies the move now.  There is no
-"in progress" record to wait for: two requests with one key race like any two
-moves, the first to store wins, and the other gets its answer.  A refused move
-stores nothing (a retry may be accepted once the game allows it).  The record's
-name is scoped to the game and the bearer token: only the mover can replay it.
-
-**Creates** (:func:`once`): the game's keys are not known before the create, so
-a short ``pending`` record (``PENDING_SECONDS``) holds the key while the create
-runs; a retry meanwhile waits up to ``WAIT_SECONDS``, then gets 409
-``idempotency_key_in_progress``.  A create whose worker died leaves at most that
-pending record, which expires within seconds; the retry then creates the game
-(the first one's tokens were never delivered).  Creates are scoped to the
-client's address too.
+**Creates** (:func:`once`): the game's keys are not known before the create, so a short ``pending``
+record holds the key while it runs (a retry meanwhile waits, then gets 409); a dead worker's claim
+expires within seconds. Scoped to the client's address too: a replay holds the game's tokens.
 """
 
 from __future__ import annotations
@@ -121,9 +108,7 @@ class MoveKey:
 
     def replay(self, stored: str) -> dict[str, Any]:
         """The first answer, again (``Idempotent-Replayed: true``); KeyReused for another body."""
-        response = self._sealed.open(stored)
-        if response is None:  # pragma: no cover - moves never store a pending record
-            raise InProgress(f"a request with this {HEADER} is still being processed; retry shortly")
+        response = self._sealed.open(stored)  # never None: moves store no pending record
         _mark_replayed(True)
         return response
 
@@ -151,11 +136,13 @@ def for_move(kind: str, id: str, presented: str | None, path: str, body: Any) ->
     return None if key is None else MoveKey(kind, id, presented, key, {"path": path, "body": body})
 
 
-def once(scope: str, body: Any, create: Callable[[], dict[str, Any]]) -> tuple[dict[str, Any], bool]:
-    """Run ``create`` at most once per Idempotency-Key; return (response body, replayed)."""
+def once(scope: str, body: Any, create: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+    """Run ``create`` at most once per Idempotency-Key: its answer, or the stored one again."""
     key = presented_key()
     if key is None:
-        return create(), False
+        response = create()
+        _mark_replayed(False)
+        return response
     store = common.store()
     lookup = _derive("lookup", key).hex()
     sealed = _Sealed(key, body)
@@ -167,7 +154,8 @@ def once(scope: str, body: Any, create: Callable[[], dict[str, Any]]) -> tuple[d
             break  # ours: go ahead
         response = sealed.open(existing)
         if response is not None:
-            return response, True
+            _mark_replayed(True)
+            return response
         if time.monotonic() >= deadline:
             raise InProgress(f"a request with this {HEADER} is still being processed; retry shortly")
         time.sleep(0.05)
@@ -177,4 +165,5 @@ def once(scope: str, body: Any, create: Callable[[], dict[str, Any]]) -> tuple[d
         store.forget(scope, lookup)
         raise
     store.replace(scope, lookup, sealed.seal(response), KEEP_SECONDS)
-    return response, False
+    _mark_replayed(False)
+    return response

@@ -3,24 +3,10 @@
     authorize → the record (the bytes this worker kept, else one fetch) → apply → save → answer
 
 A game's API module describes each kind of move as a :class:`Move` (who may make it, what it
-changes, what it answers) and calls :func:`act`. Everything else is here, in order:
-
-1. **The record.** The newest record this worker saved or read of the game (``Store.latest``), if
-   the caller may act on it: no read at all. Else one fetch, which carries the request's rate-limit
-   hit in the same round trip; a refusal on a fetched record is final.
-2. **Idempotency.** With an ``Idempotency-Key`` a stored first answer is sent again
-   (:mod:`service.api.idempotency`); otherwise the answer will be stored by the move's own save.
-3. **Apply.** The caller's token, its right to this move, the pinned ``version`` if the body names
-   one, then the game's own rules. A refusal or an exact repeat on a *kept* record is decided again
-   on a fetched one (the kept record may be stale): no answer is ever decided on a stale record.
-4. **Save.** One compare-and-set script: the version (and a kept record's very bytes), the
-   rate-limit hit, the idempotent answer, the document and its transcript entries, together or not
-   at all. Another change first: applied again on the record the save read back (a pinned version
-   is refused instead).
-5. **Answer.** The move's view; the saved record (with its state object) is left for the next move
-   on the game here, once the answer is serialized.
-
-Redis round trips: one on a kept record (the save), two otherwise (the fetch, the save).
+changes, what it answers) and calls :func:`act`, which does the rest, in the numbered steps below
+(docs/architecture.md#a-move-from-http-to-redis-and-back). No answer is ever decided on a stale kept
+record: a refusal or an exact repeat on one is decided again on a fetched one. Redis round trips:
+one on a kept record (the save), two otherwise (the fetch, the save).
 """
 
 from __future__ import annotations
@@ -32,6 +18,7 @@ from flask import Response, request
 
 from service.api import common, idempotency, ratelimit, views
 from service.errors import Busy, NotFound, RefereeError, StaleVersion
+from service.games.contract import Applied
 from service.storage.records import Change, Record
 from service.storage.scripts import ANSWERED, GONE, STALE
 from service.storage.store import Store, not_found
@@ -46,9 +33,9 @@ class Move:
     def authorize(self, who: str, record: Record) -> None:
         """Raise (Forbidden) when ``who`` (``host`` or ``seat:N``) may not make this move here."""
 
-    def apply(self, record: Record, who: str, at: float) -> Change | None:
-        """The change this move makes to ``record`` at time ``at``, or None for an exact repeat
-        (nothing changes; the same answer). Raises a RefereeError to refuse: nothing is stored."""
+    def apply(self, record: Record, who: str, at: float) -> Applied | None:
+        """What this move makes of ``record`` at time ``at`` (as a referee applies it), or None for
+        an exact repeat (nothing changes; the same answer). Raises a RefereeError to refuse."""
         raise NotImplementedError
 
     def answer(self, record: Record) -> dict[str, Any]:
@@ -62,7 +49,7 @@ def act(kind: str, id: str, body: dict[str, Any], move: Move) -> Response:
     presented = common.bearer_hash()
     pinned = body.get("version")
     once = idempotency.for_move(kind, id, presented, request.path, body)  # None without the header
-    pending = ratelimit.pending()  # this request's rate-limit hit, not counted yet
+    pending = ratelimit.pending()  # this request's rate-limit hit, not counted yet (never on a cluster)
 
     # 1. The record: the one kept here if the caller may act on it, else fetched.
     record = store.latest(kind, id)
@@ -105,8 +92,6 @@ def act(kind: str, id: str, body: dict[str, Any], move: Move) -> Response:
         if once is not None:  # rendered for the version the save makes, and stored by it
             answer = move.answer(Record(kind, id, record.version + 1, change.doc, state=change.state))
             sealed = once.sealed(answer)
-        if pending is not None and not store.carries_rate_hits:
-            pending = ratelimit.count(pending)
         saved = store.save(record, change, sealed, None if pending is None else pending.hit)
         if pending is not None:
             ratelimit.settle(pending, saved.hit)  # a 429 when over a limit (nothing was stored)
@@ -143,8 +128,6 @@ def _stored(store: Store, kind: str, id: str, move: Move, presented: str | None,
             pending: ratelimit.Pending | None) -> tuple[Record, None]:
     """The game as stored, with the request's rate-limit hit (if not counted yet) in the same round
     trip (a 429 over a limit), and the caller authorized on it: a refusal here is final."""
-    if pending is not None and not store.carries_rate_hits:
-        pending = ratelimit.count(pending)
     record, counted = store.fetch(kind, id, hit=None if pending is None else pending.hit)
     ratelimit.settle(pending, counted)
     record = record or not_found(kind, id)
@@ -158,4 +141,5 @@ def _apply(move: Move, record: Record, presented: str | None, pinned: int | None
     if pinned is not None and record.version != pinned:
         raise StaleVersion(f"you acted on version {pinned} but the current version is {record.version}",
                            current_version=record.version)
-    return move.apply(record, who, common.now())
+    applied = move.apply(record, who, common.now())
+    return None if applied is None else Change(applied.doc, applied.entries, applied.finished, applied.state)

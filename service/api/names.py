@@ -1,10 +1,8 @@
-"""Players' names: a seat sets or changes its own (``POST …/seats/{seat}/name``), in any game.
+"""Players' names: a seat sets or changes its own (``POST …/seats/{seat}/name``), in any game
+(docs/client-guide.md#names).
 
-A name is the record's, not the game's: the rules never read it, every view and transcript shows
-it (``names``: one entry per seat, ``null`` without one). Given at create (``names`` in the body:
-:func:`service.api.common.create_game`) or later by the seat itself, through the one write path
-(:mod:`service.api.moves`): a new version, announced to live streams like any move, logged as a
-transcript entry ``{"type": "name", "seat", "name"}`` (every version has its entry; the verifiers
+A name is the record's, not the game's: the rules never read it. A rename goes through the one write
+path as a new version with a transcript entry ``{"type": "name", "seat", "name"}`` (the verifiers
 check who made it and replay nothing for it). Once a game is over its names are final.
 """
 
@@ -14,7 +12,8 @@ from typing import Any
 
 from service.api import common, moves
 from service.errors import GameOver
-from service.storage.records import Change, Record
+from service.games.contract import Applied
+from service.storage.records import Record
 
 
 class Rename(moves.Move):
@@ -37,7 +36,7 @@ class Rename(moves.Move):
     def authorize(self, who: str, record: Record) -> None:
         common.require_seat(who, self.seat)
 
-    def apply(self, record: Record, who: str, at: float) -> Change | None:
+    def apply(self, record: Record, who: str, at: float) -> Applied | None:
         if self.over(record):
             raise GameOver("the game is over: its names are final", code="game_over")
         names = list(record.doc.get("names") or [None] * self.seats(record))
@@ -45,8 +44,8 @@ class Rename(moves.Move):
             return None  # the same name again: nothing changes
         names[self.seat] = self.name
         # The game's state is unchanged: a record that holds its own state object passes it on.
-        return Change(dict(record.doc, names=names, updated_at=at), [self.entry(record, who, at)], False,
-                      None if record.shared else record.state)
+        return Applied(dict(record.doc, names=names, updated_at=at), [self.entry(record, who, at)], False,
+                       None if record.shared else record.state)
 
     @property
     def action(self) -> dict[str, Any]:

@@ -1,12 +1,7 @@
-"""The one place where errors become HTTP: RFC 9457 ``application/problem+json``.
+"""The one place where errors become HTTP: RFC 9457 ``application/problem+json``
+(the shape and every ``code``: docs/client-guide.md#errors).
 
-Every rejection has the shape::
-
-    {"type": "https://referee.example/problems/<code>", "title": "...",
-     "status": 409, "detail": "...", "code": "<code>", ...extra}
-
-``code`` is stable and machine-readable; ``type`` is the same code as a URI
-(RFC 9457 requires a URI; it is a name, not a page to fetch).
+``type`` is the code as a URI (RFC 9457 requires a URI; it is a name, not a page to fetch).
 """
 
 from __future__ import annotations

@@ -1,61 +1,29 @@
-"""Per-client rate limits, shared by every API process through Redis.
+"""Per-client rate limits, shared by every API process through Redis (docs/security.md#limits).
 
-Two limits, both read from ``app.config`` (see :mod:`service.config`; ``0``
-turns a limit off):
+Two fixed-window limits from ``app.config`` (:mod:`service.config`; ``0`` turns one off):
+``RATE_LIMIT_PER_MINUTE`` on every route but the probes and ``/metrics``, and
+``CREATE_LIMIT_PER_HOUR`` on the routes ``RATE_LIMIT_CREATE_ROUTES`` lists (``"POST /v1/gops/games"``:
+the app factory lists every game's create). One Lua script increments every counter a request is
+subject to, so all processes share the counts. Over a limit: 429 ``rate_limited`` with
+``Retry-After``; otherwise ``RateLimit-*`` headers for the limit closest to running out.
+``RATE_LIMIT_ENABLED`` (config only) defaults to ``not app.testing``.
 
-* ``RATE_LIMIT_PER_MINUTE`` – requests per minute per client (every route but
-  ``/healthz``, ``/readyz`` and ``/metrics``);
-* ``CREATE_LIMIT_PER_HOUR`` – create requests per hour per client, counted on
-  the routes listed in ``RATE_LIMIT_CREATE_ROUTES`` (``"POST /v1/gops/games"``,
-  ``"POST /v1/gofo/tables"``: method plus the route's rule, so a new create
-  endpoint is one more string there).
+The client is ``request.remote_addr`` (behind ``TRUSTED_PROXIES`` proxies: werkzeug's ``ProxyFix``),
+IPv6 per /64. Keys ``P:rl:{CLIENT}:req`` and ``:create``: one hash-tagged slot per client.
 
-Each limit is a fixed window counter: the first request of a client starts a
-window of 60 s (or 3600 s); one Lua script increments every counter the request
-is subject to and starts their windows, atomically, so any number of API
-processes share the same counts.  A request over a limit is refused with 429
-``rate_limited`` and ``Retry-After``; every other response carries
-``RateLimit-Limit`` / ``RateLimit-Remaining`` / ``RateLimit-Reset`` for the
-limit closest to running out.
+**Fail open**: if Redis cannot be reached the request goes through (a warning is logged); on a
+cluster the hit goes to the client's shard within a small budget (:mod:`service.storage.sidelines`),
+so a failing shard never delays a move of a game on a healthy one.
 
-The client is ``request.remote_addr``.  Behind N reverse proxies set
-``TRUSTED_PROXIES`` (``REFEREE_TRUSTED_PROXIES``) to N: the app is then wrapped
-in werkzeug's ``ProxyFix(x_for=N)`` and the client is the address the outermost
-trusted proxy saw.  IPv6 clients are counted per /64 (one subscriber's
-network), IPv4 clients per address.
+**Counters are not durable** (``REPL_NONE``: never in the append-only file or on replicas): a
+restart or failover starts every client on a fresh window, at worst one window more. In exchange a
+read writes nothing durable and never waits for an fsync (with ``appendfsync always`` the hit and a
+view's read cost about a third of the CPU and round trip of durable counters).
 
-Keys: ``P:rl:{CLIENT}:req`` and ``P:rl:{CLIENT}:create`` under the store's
-prefix ``P`` (``{CLIENT}`` is a hash tag: one slot per client, so the one script
-that touches both runs unchanged on a Redis Cluster).
-
-``RATE_LIMIT_ENABLED`` (config only) switches the limiter as a whole; it
-defaults to ``not app.testing``, so test apps built with ``TESTING=True`` count
-nothing unless they ask for it.
-
-If Redis cannot be reached the limiter lets the request through (fail open)
-and logs a warning; it never turns a request into a 500. On a Redis Cluster the counters live on
-the client's shard, not the game's: the hit is sent there within a small budget and, while that
-shard is failing, not sent at all (:mod:`service.storage.sidelines`), so a failing shard never
-delays a move of a game on a healthy one.
-
-**Counters are not durable**: the script marks its writes ``REPL_NONE``, so they stay
-in the server's memory and never reach its append-only file or its replicas. A server that
-restarts, or a replica promoted in a failover, starts every client on a fresh window: at worst a
-client gets one more window's worth of requests, the same as if its window had just ended (a
-rewrite of the append-only file copies the counters of that moment, with their expiry: they end
-as they would have). In
-exchange a request that only reads a game writes nothing durable, and it never waits for an fsync
-of a counter (with ``appendfsync always`` the limiter's hit plus a view's read cost the server about
-a third of the CPU and of the round trip they cost with durable counters).
-
-**One round trip fewer.** On a request that names a game or table in its path (every move and
-every view) the hit is not sent on its own: :func:`pending` hands it to the request's first store
-command, which counts it in the same round trip (a read's HMGET, a move's save script, the LRANGE
-of a game's final move) and answers with the counters; :func:`settle` turns that reply into the
-usual 429 (nothing stored for a refused move: the save script counts first). A request that ends
-without touching the store (a 422 from body validation) sends it at the end and, over the limit,
-is answered 429 instead. Not on a Redis Cluster: the counters and the game live on different
-shards, so there the hit goes alone, before the request, as everywhere else.
+**One round trip fewer**: on a route that names a game, :func:`pending` hands the hit to the
+request's first store command, which counts it in the same round trip, and :func:`settle` turns the
+reply into the 429; a request that never reaches the store is counted at its end. Not on a
+cluster (the counters and the game live on different shards): there the hit goes first, alone.
 """
 
 from __future__ import annotations
@@ -125,40 +93,19 @@ class RateLimiter:
     def __init__(self, app: Flask) -> None:
         self.store = app.extensions["referee_store"]
         self._last_log = -math.inf
-        self._limits: dict[tuple, list[Limit]] = {}
-        self.defer = self.store.carries_rate_hits
 
     def limits_for_request(self) -> list[Limit]:
-        """The limits of this request, made once per route, method and configured limits."""
         config = current_app.config
         req = request._get_current_object()
-        rule = req.url_rule
-        routes = config.get("RATE_LIMIT_CREATE_ROUTES", ())
-        key = (config.get("RATE_LIMIT_PER_MINUTE"), config.get("CREATE_LIMIT_PER_HOUR"),
-               routes if isinstance(routes, (tuple, frozenset)) else tuple(routes),
-               None if rule is None else rule.rule, req.method)
-        limits = self._limits.get(key)
-        if limits is None:
-            limits = []
-            per_minute = int(key[0] or 0)
-            if per_minute > 0:
-                limits.append(Limit("req", per_minute, 60, f"{per_minute} requests per minute"))
-            per_hour = int(key[1] or 0)
-            if per_hour > 0 and is_create_request(key[2]):
-                limits.append(Limit("create", per_hour, 3600, f"{per_hour} games created per hour"))
-            if len(self._limits) < 1024:  # bounded: routes x methods x configurations
-                self._limits[key] = limits
+        limits = []
+        per_minute = int(config.get("RATE_LIMIT_PER_MINUTE") or 0)
+        if per_minute > 0:
+            limits.append(Limit("req", per_minute, 60, f"{per_minute} requests per minute"))
+        per_hour = int(config.get("CREATE_LIMIT_PER_HOUR") or 0)
+        route = None if req.url_rule is None else f"{req.method} {req.url_rule.rule}"
+        if per_hour > 0 and route in config.get("RATE_LIMIT_CREATE_ROUTES", ()):
+            limits.append(Limit("create", per_hour, 3600, f"{per_hour} games created per hour"))
         return limits
-
-    def key(self, client: str, limit: Limit) -> str:
-        return self.store.rate_key(client, limit.name)
-
-    @staticmethod
-    def arguments(limits: list[Limit]) -> list[int]:
-        args: list[int] = []
-        for limit in limits:
-            args += [limit.limit, limit.window * 1000]
-        return args
 
     @staticmethod
     def usages(limits: list[Limit], result) -> list[Usage]:
@@ -168,16 +115,20 @@ class RateLimiter:
         ]
 
     def rate_hit(self, client: str, limits: list[Limit]) -> RateHit:
-        return RateHit(tuple(self.key(client, limit) for limit in limits), tuple(self.arguments(limits)))
+        return RateHit(tuple(self.store.rate_key(client, limit.name) for limit in limits),
+                       tuple(n for limit in limits for n in (limit.limit, limit.window * 1000)))
 
     def hit(self, client: str, limits: list[Limit]) -> list[Usage]:
         """Count a hit now, on its own (on a cluster within a small budget: fails open)."""
         return self.usages(limits, self.store.count(self.rate_hit(client, limits)))
 
     def unavailable(self, error: Exception) -> None:
-        """Fail open: no limit is better than no service."""
+        """Fail open: no limit is better than no service (logged at most once a minute)."""
         metrics.STORE_ERRORS.labels(kind="ratelimit").inc()
-        self._log_unavailable(error)
+        now = time.monotonic()
+        if now - self._last_log >= LOG_EVERY_SECONDS:
+            self._last_log = now
+            current_app.logger.warning("rate limits not enforced, redis unavailable: %s", error)
 
     def apply(self, usages: list[Usage], raise_refusal: bool = False) -> Response | None:
         """Note the usage for the headers; the 429 when over a limit (raised as Refused if asked)."""
@@ -191,7 +142,6 @@ class RateLimiter:
             f"more than {exceeded.limit.what} from this client; retry in {exceeded.reset} s",
             retry_after=exceeded.reset,
         )
-        response.headers["Retry-After"] = str(exceeded.reset)
         response.headers["Cache-Control"] = "no-store"  # a refusal is for this client, now
         g.referee_rate_limit = exceeded
         if raise_refusal:
@@ -206,7 +156,7 @@ class RateLimiter:
         if not limits:
             return None
         client = client_id(req.remote_addr)
-        if self.defer and _names_a_game(req.view_args):  # its first store command counts the hit
+        if self.store.carries_rate_hits and _names_a_game(req.view_args):  # a store command carries it
             g.referee_rate_pending = Pending(self, limits, self.rate_hit(client, limits))
             return None
         try:
@@ -224,12 +174,6 @@ class RateLimiter:
             except Refused as refused:  # answer 429 instead, keeping the headers set so far
                 _become(response, refused.response)
         return _add_headers(response)
-
-    def _log_unavailable(self, error: Exception) -> None:
-        now = time.monotonic()
-        if now - self._last_log >= LOG_EVERY_SECONDS:
-            self._last_log = now
-            current_app.logger.warning("rate limits not enforced, redis unavailable: %s", error)
 
 
 def pending() -> Pending | None:
@@ -255,29 +199,19 @@ def settle(pending_hit: Pending | None, reply) -> None:
 def count(pending_hit: Pending | None) -> None:
     """Count a hit on its own now (no store command can carry it); :class:`Refused` over a limit."""
     if pending_hit is None:
-        return None
+        return
     try:
         reply = pending_hit.limiter.store.count(pending_hit.hit)
     except redis.exceptions.RedisError as error:
         reply = error
     settle(pending_hit, reply)
-    return None
 
 
-def is_create_request(routes) -> bool:
-    rule = request.url_rule
-    return rule is not None and f"{request.method} {rule.rule}" in set(routes)
-
-
+@functools.lru_cache(maxsize=4096)  # a pure function of the address, asked on every request
 def client_id(remote_addr: str | None) -> str:
     """The rate-limit identity of an address: IPv4 as is, IPv6 per /64."""
     if not remote_addr:
         return "unknown"
-    return _client_id(remote_addr)
-
-
-@functools.lru_cache(maxsize=4096)  # a pure function of the address, asked on every request
-def _client_id(remote_addr: str) -> str:
     try:
         address = ipaddress.ip_address(remote_addr.strip())
     except ValueError:

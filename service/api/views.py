@@ -1,15 +1,14 @@
 """Views as responses: the JSON a game's observer built, with its ETag, serialized once per stored
 bytes for every reader of the same view.
 
-A view's marshmallow schema documents it (the spec is generated from it), and each game's observer
-builds its views in exactly that shape, so a view is sent as built, not dumped again. That the shape
-is exact is checked, not assumed: with ``CHECK_VIEWS`` (on in every app and gunicorn the tests
-start) every view sent is compared, as JSON bytes, with the schema's own dump of it, and a
-difference is a :class:`ViewDrift` (a 500).
+Each observer builds its views in exactly their schema's shape, so a view is sent as built, not
+dumped again. With ``CHECK_VIEWS`` (on in every app and gunicorn the tests start) that is checked:
+a view that differs, as JSON bytes, from its schema's dump is a :class:`ViewDrift` (a 500).
 """
 
 from __future__ import annotations
 
+import functools
 from typing import Any, Callable, Hashable
 
 from flask import Response, current_app, make_response, request
@@ -64,23 +63,16 @@ def dumped(data: dict[str, Any], schema) -> Any:
     return data
 
 
-_SCHEMAS: dict[type, Any] = {}
-
-
-def _instance(schema) -> Any:
-    """A schema class's default instance, made once (building one deep-copies every field)."""
-    if not isinstance(schema, type):
-        return schema
-    instance = _SCHEMAS.get(schema)
-    if instance is None:
-        instance = _SCHEMAS[schema] = schema()
-    return instance
+@functools.cache
+def _default(schema: type) -> Any:
+    """A schema class's one instance (building one deep-copies every field)."""
+    return schema()
 
 
 def schema_dump(schema, data: dict[str, Any]) -> Any:
     """marshmallow's own dump of ``data`` by ``schema`` (a class: its one instance) — what an event
     sends, built once per version and viewer (service.api.events), outside any request."""
-    return _instance(schema).dump(data)
+    return (_default(schema) if isinstance(schema, type) else schema).dump(data)
 
 
 def check_view(data: dict[str, Any], schema) -> None:
@@ -143,19 +135,16 @@ def shared_view(record: Record, key: Hashable, build: Callable[[], dict[str, Any
     ETag tag are kept on the record (:attr:`Record.views`) and every later read with the same key
     sends those bytes: every phone at a table polls between two moves. The key is looked up only
     after the caller is authorized for it, so a seat's kept view goes to nobody but that seat's
-    token holder. A record that is not shared, or a body Flask's own encoder must write, is made
-    every time.
+    token holder.
     """
     views = record.views
-    if views is None:
-        data = build()
-        return conditional(data, record.version, schema, "" if tag_of is None else tag_of(data))
-    kept = views.get(key)
+    kept = None if views is None else views.get(key)
     if kept is None:
         data = build()
         tag = "" if tag_of is None else tag_of(data)
-        body = current_app.json.body(dumped(data, schema))
-        if body is None:  # Flask's own encoder must write it (debug mode, what orjson refuses): not kept
+        # Not kept: a record that is not shared, or a body Flask's own encoder must write
+        body = None if views is None else current_app.json.body(dumped(data, schema))
+        if body is None:
             return conditional(data, record.version, schema, tag)
         kept = views[key] = (tag, body)
     tag, body = kept

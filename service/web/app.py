@@ -90,16 +90,6 @@ class RefereeApi(Api):
         return self._app.response_class(body, mimetype="application/json")
 
 
-def _schema_name_resolver(schema) -> str:
-    cls = schema if isinstance(schema, type) else type(schema)
-    name = cls.__name__
-    if name.endswith("Schema"):
-        name = name[: -len("Schema")]
-    if not isinstance(schema, type) and (schema.only or schema.exclude or getattr(schema, "partial", False)):
-        name += "Partial"
-    return name
-
-
 _METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
 
 
@@ -203,10 +193,7 @@ def create_app(overrides: dict[str, Any] | None = None) -> Flask:
     # after-request hook, so every response (errors, 429s, 404s) gets an X-Request-Id.
     logs.init_app(app, on_response=_observe)
 
-    api = RefereeApi(
-        app,
-        spec_kwargs={"marshmallow_plugin": _MarshmallowPlugin(schema_name_resolver=_schema_name_resolver)},
-    )
+    api = RefereeApi(app, spec_kwargs={"marshmallow_plugin": _MarshmallowPlugin()})
     from service.api.gofo_schemas import CARD_COMPONENT, card_ref
     from service.api.gops_schemas import variants_ref
     from service.api import generic

@@ -1,17 +1,10 @@
 """Request bodies over ``MAX_CONTENT_LENGTH`` (``REFEREE_MAX_BODY_BYTES``) are refused, however framed.
 
-Werkzeug refuses a ``Content-Length`` over the limit (413), but a chunked body (no
-``Content-Length``; gunicorn dechunks it and sets ``wsgi.input_terminated``) is only
-*read up to* the limit: the rest is silently dropped, so a body that begins with a valid
-request and goes on past the limit was accepted as its first 16 KB.
-
-This WSGI middleware reads such a body before the application sees it, never more
-than ``limit + 1`` bytes, and hands the application a stream with a ``Content-Length``
-like any other request.  Over the limit, that ``Content-Length`` is ``limit + 1``: the
-application then refuses it exactly as it refuses a declared one (413 ``body_too_large``,
-see ``service.web.app``).  Under gunicorn the worker (``service.ops.serving.Worker``) has
-already read a chunked body up to ``limit + 1`` bytes, and a declared one past the limit is never
-read: its connection is closed after the 413.
+Werkzeug refuses a ``Content-Length`` over the limit, but a chunked body is only *read up to* the
+limit, the rest silently dropped: a body that begins with a valid request and goes on past the limit
+was accepted as its first 16 KB. This WSGI middleware reads such a body first, never more than
+``limit + 1`` bytes, and hands the application a ``Content-Length`` like any other (over the limit:
+``limit + 1``, refused as a declared one is, 413 ``body_too_large``).
 """
 
 from __future__ import annotations

@@ -1,15 +1,8 @@
-"""Cross-origin access for browser clients (flask-cors), off unless configured.
+"""Cross-origin access for browser clients (flask-cors), off unless ``CORS_ORIGINS`` lists origins
+(or ``*``): with none, browsers keep other sites' pages from reading the API.
 
-``CORS_ORIGINS`` (``REFEREE_CORS_ORIGINS``) is a comma-separated list of
-origins (``https://play.example.org,https://localhost:5173``) or ``*``.  Empty
-(the default): no CORS headers at all, so browsers keep other sites' pages
-from reading the API.
-
-Credentials (cookies) are never allowed: the API authenticates with bearer
-tokens a page sends explicitly.  The headers a client needs to read
-(``ETag``, ``Retry-After``, ``RateLimit-*``) are exposed, and the ones it sends
-(``Authorization``, ``Content-Type``, ``Idempotency-Key``, ``If-None-Match``)
-are allowed.
+Credentials (cookies) are never allowed: the API authenticates with bearer tokens a page sends
+explicitly. The headers a client reads and sends are exposed and allowed (the lists below).
 """
 
 from __future__ import annotations

@@ -1,20 +1,13 @@
 """The docs UIs, served by the service itself: no CDN, works with no network.
 
-* ``/docs``: Swagger UI, ``/redoc``: ReDoc (the pages are flask-smorest's; this
-  module gives them their scripts and a Content-Security-Policy that allows
-  nothing but this server, so a page cannot reach a CDN even by mistake).
-* Their assets are the npm registry's ``swagger-ui-dist`` and ``redoc``
-  bundles, committed unmodified under ``service/web/docs_ui/`` (see its README for
-  the exact versions and how to update them) and served at a URL that names
-  the version: ``/docs/assets/<package>@<version>/<file>``, cached for a year.
-* ReDoc's bundle is served with its one off-site address (its vendor's logo) emptied, so
-  ``/redoc`` asks no other host for anything (``redoc_bundle``).
-* ``/favicon.ico``: the icon of ``/play``, which browsers ask for on every page (``/docs``
-  and ``/redoc`` included).
-* ``/openapi.json`` names the server it was fetched from in ``servers``
-  (``served_spec``), so "Try it out" and a client generated from the served
-  document point at the right place on any host and port; the committed
-  ``openapi/openapi.json`` keeps a relative ``/`` server.
+* ``/docs`` (Swagger UI) and ``/redoc``: flask-smorest's pages, with their scripts from here and a
+  Content-Security-Policy that allows nothing but this server, so a page cannot reach a CDN even by
+  mistake. The assets are the npm registry's bundles, committed unmodified under
+  ``service/web/docs_ui/`` (its README: versions, how to update), served at
+  ``/docs/assets/<package>@<version>/<file>`` and cached for a year.
+* ``/favicon.ico``: the icon of ``/play`` (browsers ask for it on every page).
+* ``/openapi.json`` names the server it was fetched from (``served_spec``), so "Try it out" and a
+  generated client point at the right place; the committed ``openapi/openapi.json`` says ``/``.
 """
 
 from __future__ import annotations
@@ -67,10 +60,8 @@ DOCS_CSP = "; ".join([
 ])
 DOCS_PAGES = ("/docs", "/redoc")
 
-# ReDoc's bundle hard-codes one off-site address: an <img> of its vendor's logo on a CDN, in the
-# menu's footer. The bundle is served with that address emptied (an image with no source fails at
-# once, and ReDoc then leaves it out), so /redoc asks no other host for anything and the page's
-# policy has nothing to refuse; the committed file stays as the registry ships it.
+# ReDoc's one off-site address (its vendor's logo, in the menu's footer): emptied as served (an image
+# with no source fails at once and ReDoc leaves it out); the committed file stays as shipped.
 REDOC_BUNDLE = "redoc.standalone.js"
 REDOC_LOGO = b'"https://cdn.redoc.ly/redoc/logo-mini.svg"'
 

@@ -1,14 +1,9 @@
-"""Flask's JSON for responses, encoded by orjson.
+"""Flask's JSON for responses, encoded by orjson (~5x faster than the json module).
 
-Every view and move answer is a JSON body of one to a few kilobytes; Flask's default provider
-encodes it with the json module (sorted keys, compact). This provider writes the same JSON
-with orjson, ~5x faster: sorted keys, compact, integer keys as strings, and the trailing
-newline Flask adds. What Flask's provider turns into JSON through its ``default`` (dates as
-HTTP dates, decimals, UUIDs, dataclasses) goes through the same ``default`` here, so those
-values read exactly as before. The bytes differ from the json module's only where both decode
-to the same value: a non-ASCII character is sent as UTF-8 (the body is ``application/json``,
-UTF-8 by RFC 8259), not as a ``\\u`` escape. Anything orjson refuses (an integer past 64 bits)
-falls back to Flask's own encoder. Debug mode's indented output is Flask's own as well.
+The same JSON as Flask's provider (sorted keys, compact, the trailing newline; what Flask's
+``default`` converts goes through it here too), except that a non-ASCII character is sent as UTF-8,
+not a ``\\u`` escape: both decode to the same value. What orjson refuses (an integer past 64 bits),
+and debug mode's indented output, are Flask's own encoder's.
 """
 
 from __future__ import annotations

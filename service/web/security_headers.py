@@ -1,16 +1,9 @@
-"""The security headers every response carries, added where the response leaves the application.
+"""The security headers every response carries (docs/security.md#limits): ``nosniff``,
+``no-referrer`` and ``DENY`` on every response, ``Cache-Control: no-store`` under ``/v1/`` (game
+state is never for a shared cache). A header the application set itself is left as it is.
 
-* ``X-Content-Type-Options: nosniff``, ``Referrer-Policy: no-referrer``, ``X-Frame-Options: DENY``
-  on every response (success, problem, 304, 404, 405, 413, 429, the docs and the web client);
-* ``Cache-Control: no-store`` on every response under ``/v1/`` (game state is never for a shared
-  cache), unless the response says otherwise.
-
-A header the application set itself is left as it is (the docs pages and the web client send their
-own ``Content-Security-Policy``; a response may send its own ``Cache-Control``).
-
-This is WSGI middleware, not a Flask ``after_request`` hook: it sees the final status and header
-list of every response, whatever produced it, and it costs a few list operations instead of a hook
-call and a werkzeug ``Headers.add`` per header (the hook was ~4 % of a read's instructions).
+WSGI middleware, not an ``after_request`` hook: it sees the final headers of every response,
+whatever produced it, at the cost of a few list operations (the hook was ~4 % of a read's instructions).
 """
 
 from __future__ import annotations

@@ -1,20 +1,11 @@
-"""``/play``: the mobile web client, served by the service itself (a plain Flask blueprint).
+"""``/play``: the mobile web client, served by the service itself (a plain Flask blueprint; docs/play.md).
 
-A phone opens ``/play``, creates a Gops game or a Gofo table, and hands every other player a join
-link (and its QR code) whose fragment ``#…`` carries that seat's token — and, for Gops, the secret
-its phone derives each round's salt from, so any phone holding the link can reveal the seat's bid
-while the referee, which sees every token, cannot: a fragment never reaches a server, a log or a
-``Referer``.  The page uses only the public API, from the same origin, so it is
-also the reference browser client.
-
-* Everything is committed under ``static/``: plain ES modules (no build step), one CSS file and
-  the vendored libraries of ``static/vendor/`` (a SHA-256, because ``crypto.subtle`` is missing on
-  ``http://192.168.x.x``; a QR-code generator).  Nothing is fetched from anywhere else, and the
-  Content-Security-Policy below allows nothing but this server.
-* Join links name the address the other phones can reach: ``REFEREE_PUBLIC_URL`` (or the
-  ``PUBLIC_URL`` setting) when set, else the origin this page was loaded from — which is right
-  when the host phone itself opened the machine's LAN address (``HOST=0.0.0.0``).
-* Not part of the OpenAPI document: this is a page, not an operation of the API.
+A phone creates a game or table and hands every other player a join link whose fragment ``#…``
+carries that seat's token (and, for Gops, the secret its bids' salts derive from): a fragment never
+reaches a server, a log or a ``Referer``. The page uses only the public API, from the same origin,
+and loads nothing but the committed files of ``static/`` (the Content-Security-Policy below allows
+nothing else). Join links name ``REFEREE_PUBLIC_URL`` when set, else this page's origin. Not part of
+the OpenAPI document: a page, not an operation.
 """
 
 from __future__ import annotations
