@@ -230,7 +230,8 @@ def test_every_event_a_game_returns_is_declared_in_its_events_module(name, play)
     assert all(kinds) and len(set(kinds)) == len(kinds)
     for cls in declared:
         assert dataclasses.is_dataclass(cls) and cls.__dataclass_params__.frozen and "__slots__" in vars(cls)
-        assert cls.__doc__ and cls.__doc__.strip(), cls
+        # its own docstring: dataclasses write "Name(field: type, ...)" where a class has none
+        assert cls.__doc__ and not cls.__doc__.startswith(f"{cls.__name__}("), cls
     seen = set()
     for seed in range(3):
         for ev in play(random.Random(seed)):

@@ -104,6 +104,11 @@ class Hub:
                         del self._subs[channel]
                         self._dirty.set()
 
+    def open_subscriptions(self) -> int:
+        """How many subscriptions are open (every one is closed when its stream ends)."""
+        with self._lock:
+            return sum(len(s) for s in self._subs.values())
+
     def stop(self, timeout: float = 2.0) -> None:
         """End the listener (a worker shutting down) and close its connection."""
         self._stopping = True

@@ -95,7 +95,7 @@ def pool_size(concurrency: int, cap: int) -> int:
     return max(1, min(concurrency, cap) if concurrency > 0 else cap)
 
 
-def make_client(url: str, timeout: float, max_connections: int = 100,
+def make_client(url: str, timeout: float, *, max_connections: int = 100,
                 pool_timeout: float = 5.0) -> redis.Redis | RedisCluster:
     """The client for ``url``. ``timeout`` bounds connecting and every reply (a slow store is a 503,
     never a hang); a command that finds all ``max_connections`` (per node) in use waits up to

@@ -249,7 +249,7 @@ class EmbeddedServer:
         self.cleanup()
 
 
-def start_server(timeout: float = 15.0, **options: Any) -> EmbeddedServer:
+def start_server(*, timeout: float = 15.0, **options: Any) -> EmbeddedServer:
     """Start a Valkey server (``options``: :class:`EmbeddedServer`'s) and return once it answers PING.
 
     ``port=None`` picks a free port; ``data_dir=None`` uses a temporary directory (removed by

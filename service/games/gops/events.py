@@ -30,6 +30,8 @@ class PrizesShuffled(Event):
 
 @event("prize_turned")
 class PrizeTurned(Event):
+    """A prize was turned up from the pile into the middle."""
+
     round: int
     rank: int | None
 
@@ -53,12 +55,16 @@ class PhaseEntered(Event):
 
 @event("committed")
 class Committed(Event):
+    """A seat sealed its bid for the round."""
+
     round: int
     seat: int
 
 
 @event("revealed")
 class Revealed(Event):
+    """A seat opened its sealed bid."""
+
     round: int
     seat: int
 
@@ -75,6 +81,8 @@ class RoundResolved(Event):
 
 @event("prize_chosen")
 class PrizeChosen(Event):
+    """The round's winner took a prize from the open row."""
+
     round: int
     seat: int
     rank: int
@@ -105,6 +113,8 @@ class Forfeited(Event):
 
 @event("game_over")
 class GameOver(Event):
+    """A game ended: its result."""
+
     result: GameResult
 
     def to_dict(self) -> dict[str, Any]:
@@ -113,6 +123,8 @@ class GameOver(Event):
 
 @event("game_started")
 class GameStarted(Event):
+    """The match goes on: the next game began."""
+
     game: int
     game_id: str
 
