@@ -7,6 +7,7 @@ act for any seat: one phone refereeing a real table.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any, Callable
 
 from flask.views import MethodView
@@ -52,21 +53,13 @@ _TO_ACT = {**_ID, "seat": "$response.body#/table/hand/to_act"}
 _TO_INAUGURATE = {**_ID, "seat": "$response.body#/table/inaugurations_pending/0"}
 
 
-def _view(record: Record, seat: int | None = None) -> dict[str, Any]:
-    """The public view (``seat`` ``None``) or a seat's, of a stored table (``service.api.events`` too)."""
-    table = common.state_of(record, referee.load)
-    return referee.view(record.doc, record.version, seat, common.now(), table)
+_view = partial(common.view, referee)  # (record, seat=None); service.api.events builds on it too
 
 
 def _view_answer(record: Record, seat: int | None, schema):
     """The view of ``record`` for ``seat`` as a response (:func:`service.api.views.shared_view`): a
     Gofo view takes nothing from the clock (its deadlines are instants), so the seat is the whole key."""
     return views.shared_view(record, seat, lambda: _view(record, seat), schema)
-
-
-def _create(body: dict[str, Any]) -> dict[str, Any]:
-    record, host, seat_tokens = common.create_game(KIND, referee, body)
-    return {"id": record.id, "host_token": host, "seat_tokens": seat_tokens, "table": _view(record)}
 
 
 def _require_seat_or_tabletop_host(who: str, record: Record, seat: int) -> None:
@@ -109,9 +102,6 @@ class DeadlineMove(moves.Move):
 class GofoRename(names.Rename):
     """A seat names itself (:mod:`service.api.names`); at a tabletop table the host may name any seat."""
 
-    def seats(self, record: Record) -> int:
-        return referee.seat_count(record.doc)
-
     def over(self, record: Record) -> bool:
         return False  # a session has no end: names may change between any two hands
 
@@ -121,9 +111,6 @@ class GofoRename(names.Rename):
 
     def authorize(self, who: str, record: Record) -> None:
         _require_seat_or_tabletop_host(who, record, self.seat)
-
-    def answer(self, record: Record) -> dict[str, Any]:
-        return _view(record, self.seat)
 
 
 def _answer(record: Record, seat: int | None) -> dict[str, Any]:
@@ -212,7 +199,8 @@ class Tables(MethodView):
         again) and the first hand begins.  Returns one bearer token per seat
         and one for the host, shown only here.
         """
-        return idempotency.once(common.client_scope("gofo-create"), body, lambda: _create(body)), 201
+        return idempotency.once(common.client_scope("gofo-create"), body,
+                                lambda: common.create_game(KIND, referee, body, "table")), 201
 
 
 @blp.route("/<string:table_id>")
@@ -314,7 +302,7 @@ class NameSeat(MethodView):
     def post(self, body: dict[str, Any], table_id: str, seat: int):
         """Set or change this seat's name, shown to everyone in views, the ledger and the transcript (up
         to 24 characters; spaces around it are dropped). At a tabletop table the host may name any seat."""
-        return moves.act(KIND, table_id, body, GofoRename(seat, body["name"]))
+        return moves.act(KIND, table_id, body, GofoRename(referee, seat, body["name"]))
 
 
 def _register_move(path: str, operation_id: str, summary: str, schema: type, example: dict,
