@@ -18,7 +18,7 @@ from service.games.gofo import hint, referee
 from service.games.contract import Applied
 from service.storage.store import Record
 from service.api import common, idempotency, moves, names, views
-from service.api.gops_schemas import NameSchema
+from service.api.schemas import NameSchema
 from service.api.gofo_schemas import (
     AmountSchema,
     CreatedGofoTableSchema,
@@ -74,29 +74,23 @@ def _require_seat_or_tabletop_host(who: str, record: Record, seat: int) -> None:
 
 
 class GofoMove(moves.Move):
-    """A seat's move at a table (``action``), made by that seat's token or, at a tabletop table, the host's."""
+    """A seat's move at a table (``action``), made by that seat's token or, at a tabletop table, the
+    host's; or (no seat, no action) the referee plays for a seat whose turn timed out: any token may ask."""
 
-    def __init__(self, seat: int, action: Any) -> None:
+    def __init__(self, seat: int | None = None, action: Any = None) -> None:
         self.seat, self.action = seat, action
 
     def authorize(self, who: str, record: Record) -> None:
-        _require_seat_or_tabletop_host(who, record, self.seat)
+        if self.seat is not None:
+            _require_seat_or_tabletop_host(who, record, self.seat)
 
     def apply(self, record: Record, who: str, at: float) -> Applied:
+        if self.action is None:
+            return referee.enforce(record.doc, record.version, who, at)
         return referee.play(record.doc, record.version, who, at, self.seat, self.action)
 
     def answer(self, record: Record) -> dict[str, Any]:
         return _answer(record, self.seat)
-
-
-class DeadlineMove(moves.Move):
-    """The referee plays for a seat whose turn timed out; any token of the table may ask."""
-
-    def apply(self, record: Record, who: str, at: float) -> Applied:
-        return referee.enforce(record.doc, record.version, who, at)
-
-    def answer(self, record: Record) -> dict[str, Any]:
-        return _answer(record, None)
 
 
 class GofoRename(names.Rename):
@@ -289,7 +283,7 @@ class EnforceDeadline(MethodView):
         the table (a seat or the host) may ask the referee to move it the way silence moves a player at
         a real table — no ver, pass, voy, decline, stand pat; a silent mano opens 1 chip; a silent seat
         inaugurating a new caja puts inauguration_front in front if it is allowed, else the smallest front."""
-        return moves.act(KIND, table_id, body or {}, DeadlineMove())
+        return moves.act(KIND, table_id, body or {}, GofoMove())
 
 
 @blp.route("/<string:table_id>/seats/<seat:seat>/name")

@@ -13,6 +13,7 @@ from service.games.gops import referee
 from service.games.contract import Applied
 from service.storage.store import Record
 from service.api import common, idempotency, moves, names, views
+from service.api.schemas import NameSchema
 from service.api.gops_schemas import (
     CommitSchema,
     CreatedGopsGameSchema,
@@ -22,7 +23,6 @@ from service.api.gops_schemas import (
     GopsHintSchema,
     GopsSeatViewSchema,
     GopsTranscriptSchema,
-    NameSchema,
     RankSchema,
     RevealSchema,
 )
