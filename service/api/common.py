@@ -117,10 +117,10 @@ def bearer_hash() -> str | None:
     return auth.token_hash(token)
 
 
-def create_game(kind: str, referee: Any, options: dict[str, Any]) -> tuple[Record, str, list[str | None]]:
-    """A new game of ``kind`` made by its ``referee`` from the create request's ``options``: the
-    record as stored, the host's token and the seats' (shown once: only their hashes are kept; ``None``
-    for a seat the referee plays)."""
+def create_game(kind: str, referee: Any, options: dict[str, Any], key: str) -> dict[str, Any]:
+    """A new game of ``kind`` made by its ``referee`` from the create request's ``options``, as the
+    create answers it: its id, the host's token and the seats' (shown once: only their hashes are
+    kept; ``None`` for a seat the referee plays), and its public view under ``key``."""
     id = auth.new_game_id()
     names = options.get("names", [])
     doc, entries = referee.create(id, {k: v for k, v in options.items() if k != "names"}, now())
@@ -133,7 +133,8 @@ def create_game(kind: str, referee: Any, options: dict[str, Any]) -> tuple[Recor
     seat_tokens = [None if seat in bots else auth.new_token() for seat in range(seats)]
     doc["auth"] = {"host": auth.token_hash(host),
                    "seats": [None if t is None else auth.token_hash(t) for t in seat_tokens]}
-    return store().create(kind, id, doc, entries), host, seat_tokens
+    record = store().create(kind, id, doc, entries)
+    return {"id": record.id, "host_token": host, "seat_tokens": seat_tokens, key: view(referee, record)}
 
 
 def identify(doc_auth: dict[str, Any], presented: str | None) -> str:
@@ -173,6 +174,11 @@ def state_of(record: Record, load: Callable[[dict[str, Any]], Any]) -> Any:
         if record.shared:
             record.state = state
     return state
+
+
+def view(referee: Any, record: Record, seat: int | None = None) -> dict[str, Any]:
+    """The public view (``seat`` None) or a seat's of ``record``, as the game's ``referee`` builds it."""
+    return referee.view(record.doc, record.version, seat, now(), state_of(record, referee.load))
 
 
 def transcript(kind: str, id: str, referee: Any) -> dict[str, Any]:

@@ -10,6 +10,7 @@ its views typed in the spec writes its own API module with schemas, as Gops and 
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 import marshmallow as ma
@@ -65,13 +66,7 @@ def blueprint_for(game: GameDefinition) -> common.Blueprint:
     blp = common.Blueprint(kind, __name__, url_prefix=f"/v1/{kind}/{game.collection}",
                            description=f"{title}: served from its game contract (service.api.generic).")
 
-    def view(record: Record, seat: int | None = None) -> dict[str, Any]:
-        state = common.state_of(record, referee.load)
-        return referee.view(record.doc, record.version, seat, common.now(), state)
-
-    def create(body: dict[str, Any]) -> dict[str, Any]:
-        record, host, seat_tokens = common.create_game(kind, referee, body)
-        return {"id": record.id, "host_token": host, "seat_tokens": seat_tokens, "view": view(record)}
+    view = partial(common.view, referee)  # (record, seat=None)
 
     @blp.route("")
     class Collection(MethodView):
@@ -83,7 +78,8 @@ def blueprint_for(game: GameDefinition) -> common.Blueprint:
         def post(self, body: dict[str, Any]):
             """Create one from the game's options; its id, the public view, and the tokens (shown once)."""
             body = body or {}
-            return idempotency.once(common.client_scope(f"{kind}-create"), body, lambda: create(body)), 201
+            return idempotency.once(common.client_scope(f"{kind}-create"), body,
+                                    lambda: common.create_game(kind, referee, body, "view")), 201
 
     @blp.route("/<string:game_id>")
     class Public(MethodView):

@@ -7,6 +7,7 @@ act for any seat: one phone refereeing a real table.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any, Callable
 
 from flask.views import MethodView
@@ -17,7 +18,7 @@ from service.games.gofo import hint, referee
 from service.games.contract import Applied
 from service.storage.store import Record
 from service.api import common, idempotency, moves, names, views
-from service.api.gops_schemas import NameSchema
+from service.api.schemas import NameSchema
 from service.api.gofo_schemas import (
     AmountSchema,
     CreatedGofoTableSchema,
@@ -52,21 +53,13 @@ _TO_ACT = {**_ID, "seat": "$response.body#/table/hand/to_act"}
 _TO_INAUGURATE = {**_ID, "seat": "$response.body#/table/inaugurations_pending/0"}
 
 
-def _view(record: Record, seat: int | None = None) -> dict[str, Any]:
-    """The public view (``seat`` ``None``) or a seat's, of a stored table (``service.api.events`` too)."""
-    table = common.state_of(record, referee.load)
-    return referee.view(record.doc, record.version, seat, common.now(), table)
+_view = partial(common.view, referee)  # (record, seat=None); service.api.events builds on it too
 
 
 def _view_answer(record: Record, seat: int | None, schema):
     """The view of ``record`` for ``seat`` as a response (:func:`service.api.views.shared_view`): a
     Gofo view takes nothing from the clock (its deadlines are instants), so the seat is the whole key."""
     return views.shared_view(record, seat, lambda: _view(record, seat), schema)
-
-
-def _create(body: dict[str, Any]) -> dict[str, Any]:
-    record, host, seat_tokens = common.create_game(KIND, referee, body)
-    return {"id": record.id, "host_token": host, "seat_tokens": seat_tokens, "table": _view(record)}
 
 
 def _require_seat_or_tabletop_host(who: str, record: Record, seat: int) -> None:
@@ -81,36 +74,27 @@ def _require_seat_or_tabletop_host(who: str, record: Record, seat: int) -> None:
 
 
 class GofoMove(moves.Move):
-    """A seat's move at a table (``action``), made by that seat's token or, at a tabletop table, the host's."""
+    """A seat's move at a table (``action``), made by that seat's token or, at a tabletop table, the
+    host's; or (no seat, no action) the referee plays for a seat whose turn timed out: any token may ask."""
 
-    def __init__(self, seat: int, action: Any) -> None:
+    def __init__(self, seat: int | None = None, action: Any = None) -> None:
         self.seat, self.action = seat, action
 
     def authorize(self, who: str, record: Record) -> None:
-        _require_seat_or_tabletop_host(who, record, self.seat)
+        if self.seat is not None:
+            _require_seat_or_tabletop_host(who, record, self.seat)
 
     def apply(self, record: Record, who: str, at: float) -> Applied:
+        if self.action is None:
+            return referee.enforce(record.doc, record.version, who, at)
         return referee.play(record.doc, record.version, who, at, self.seat, self.action)
 
     def answer(self, record: Record) -> dict[str, Any]:
         return _answer(record, self.seat)
 
 
-class DeadlineMove(moves.Move):
-    """The referee plays for a seat whose turn timed out; any token of the table may ask."""
-
-    def apply(self, record: Record, who: str, at: float) -> Applied:
-        return referee.enforce(record.doc, record.version, who, at)
-
-    def answer(self, record: Record) -> dict[str, Any]:
-        return _answer(record, None)
-
-
 class GofoRename(names.Rename):
     """A seat names itself (:mod:`service.api.names`); at a tabletop table the host may name any seat."""
-
-    def seats(self, record: Record) -> int:
-        return referee.seat_count(record.doc)
 
     def over(self, record: Record) -> bool:
         return False  # a session has no end: names may change between any two hands
@@ -121,9 +105,6 @@ class GofoRename(names.Rename):
 
     def authorize(self, who: str, record: Record) -> None:
         _require_seat_or_tabletop_host(who, record, self.seat)
-
-    def answer(self, record: Record) -> dict[str, Any]:
-        return _view(record, self.seat)
 
 
 def _answer(record: Record, seat: int | None) -> dict[str, Any]:
@@ -212,7 +193,8 @@ class Tables(MethodView):
         again) and the first hand begins.  Returns one bearer token per seat
         and one for the host, shown only here.
         """
-        return idempotency.once(common.client_scope("gofo-create"), body, lambda: _create(body)), 201
+        return idempotency.once(common.client_scope("gofo-create"), body,
+                                lambda: common.create_game(KIND, referee, body, "table")), 201
 
 
 @blp.route("/<string:table_id>")
@@ -301,7 +283,7 @@ class EnforceDeadline(MethodView):
         the table (a seat or the host) may ask the referee to move it the way silence moves a player at
         a real table — no ver, pass, voy, decline, stand pat; a silent mano opens 1 chip; a silent seat
         inaugurating a new caja puts inauguration_front in front if it is allowed, else the smallest front."""
-        return moves.act(KIND, table_id, body or {}, DeadlineMove())
+        return moves.act(KIND, table_id, body or {}, GofoMove())
 
 
 @blp.route("/<string:table_id>/seats/<seat:seat>/name")
@@ -314,7 +296,7 @@ class NameSeat(MethodView):
     def post(self, body: dict[str, Any], table_id: str, seat: int):
         """Set or change this seat's name, shown to everyone in views, the ledger and the transcript (up
         to 24 characters; spaces around it are dropped). At a tabletop table the host may name any seat."""
-        return moves.act(KIND, table_id, body, GofoRename(seat, body["name"]))
+        return moves.act(KIND, table_id, body, GofoRename(referee, seat, body["name"]))
 
 
 def _register_move(path: str, operation_id: str, summary: str, schema: type, example: dict,

@@ -12,14 +12,10 @@ from marshmallow import fields, validate
 from service.games.gofo.cards import DECK
 from service.games.gofo.hand import MODES
 from service.games.gofo.rules import INAUGURATIONS
-from service.api.gops_schemas import BotSchema, VersionedSchema, bots_field, names_field
+from service.api.schemas import BotSchema, VersionedSchema, bots_field, doc, names_field
 
 CARD = validate.OneOf(DECK, error="not a Gofo card (rank 3-7, 11 or 12, then suit o/c/e/b, e.g. 11e)")
 CARD_DOC = "A card: rank 3–7, 11 (caballo) or 12 (rey), then the suit o (oros), c (copas), e (espadas), b (bastos); e.g. 11e."
-
-
-def _doc(text: str, **extra) -> dict:
-    return {"metadata": {"description": text, **extra}}
 
 
 class Card(fields.String):
@@ -42,7 +38,7 @@ def card_ref(converter, field, ret=None, **kwargs) -> dict:
 
 
 def _cards(text: str, **kwargs) -> fields.List:
-    return fields.List(Card(), **kwargs, **_doc(text))
+    return fields.List(Card(), **kwargs, **doc(text))
 
 
 # ----------------------------------------------------------------- requests
@@ -61,21 +57,21 @@ class LedgerList(fields.List):
 
 
 def _ledger(text: str) -> LedgerList:
-    return LedgerList(fields.Integer(strict=True), allow_none=True, **_doc(text))
+    return LedgerList(fields.Integer(strict=True), allow_none=True, **doc(text))
 
 
 class CreateGofoTableSchema(ma.Schema):
-    seats = fields.Integer(strict=True, load_default=5, validate=validate.Range(min=2, max=6), **_doc("Players at the table, 2–6 (at most 5 play a hand)."))
-    caja = fields.Integer(strict=True, load_default=100, validate=validate.Range(min=1, max=1_000_000), **_doc("Chips in one caja (each player starts with one)."))
-    refill = fields.Integer(strict=True, load_default=10, validate=validate.Range(min=1, max=1_000_000), **_doc("The agreed reposición: chips moved from behind to the front when the front is empty."))
-    initial_front = fields.Integer(strict=True, allow_none=True, validate=validate.Range(min=1, max=1_000_000), **_doc("Chips put al frente before the first hand (default 3× the refill)."))
-    inauguration_front = fields.Integer(strict=True, allow_none=True, validate=validate.Range(min=1, max=1_000_000), **_doc("Front of a new caja's first hand (default: initial_front)."))
-    mode = fields.String(load_default="dealt", validate=validate.OneOf(MODES), **_doc("dealt: the referee shuffles and deals; tabletop: real cards on a real table."))
-    inauguration = fields.String(allow_none=True, validate=validate.OneOf(INAUGURATIONS), **_doc(
+    seats = fields.Integer(strict=True, load_default=5, validate=validate.Range(min=2, max=6), **doc("Players at the table, 2–6 (at most 5 play a hand)."))
+    caja = fields.Integer(strict=True, load_default=100, validate=validate.Range(min=1, max=1_000_000), **doc("Chips in one caja (each player starts with one)."))
+    refill = fields.Integer(strict=True, load_default=10, validate=validate.Range(min=1, max=1_000_000), **doc("The agreed reposición: chips moved from behind to the front when the front is empty."))
+    initial_front = fields.Integer(strict=True, allow_none=True, validate=validate.Range(min=1, max=1_000_000), **doc("Chips put al frente before the first hand (default 3× the refill)."))
+    inauguration_front = fields.Integer(strict=True, allow_none=True, validate=validate.Range(min=1, max=1_000_000), **doc("Front of a new caja's first hand (default: initial_front)."))
+    mode = fields.String(load_default="dealt", validate=validate.OneOf(MODES), **doc("dealt: the referee shuffles and deals; tabletop: real cards on a real table."))
+    inauguration = fields.String(allow_none=True, validate=validate.OneOf(INAUGURATIONS), **doc(
         "fixed (default): a seat that takes a new caja puts inauguration_front in front for its first hand. "
         "chosen: it chooses 2× or 3× the refill (each at most the caja) with the inaugurate move, and the next "
         "hand begins once every seat that took a new caja has chosen."))
-    first_dealer = fields.Integer(strict=True, allow_none=True, **_doc(
+    first_dealer = fields.Integer(strict=True, allow_none=True, **doc(
         "Tabletop only: the seat that won the first-dealer draw made by hand at the real table (highest card "
         "deals, ties draw again). The referee then draws nothing and the first hand begins with this dealer; "
         "it is recorded in the create entry's options. None (default): the referee draws. With fronts (a resumed "
@@ -88,7 +84,7 @@ class CreateGofoTableSchema(ma.Schema):
                       "Null, [] or absent: not given.")
     cajas = _ledger("Resume a session: the cajas each seat has taken so far, the first included (at least 1), one "
                     "entry per seat. Null, [] or absent: not given.")
-    turn_seconds = fields.Integer(strict=True, allow_none=True, validate=validate.Range(min=5, max=86400), **_doc(
+    turn_seconds = fields.Integer(strict=True, allow_none=True, validate=validate.Range(min=5, max=86400), **doc(
         "Seconds a seat has to move once it is its turn; after that anyone at the table may enforce the "
         "deadline and the seat makes the move a silent player makes (no ver, pass, voy, decline, stand pat; "
         "a silent mano opens 1). None (default): no deadline."))
@@ -97,24 +93,24 @@ class CreateGofoTableSchema(ma.Schema):
 
 
 class OpenSchema(VersionedSchema):
-    amount = fields.Integer(strict=True, required=True, validate=validate.Range(min=1), **_doc("The opening (apertura): below the smallest resto at the table."))
+    amount = fields.Integer(strict=True, required=True, validate=validate.Range(min=1), **doc("The opening (apertura): below the smallest resto at the table."))
 
 
 class EnterSchema(VersionedSchema):
-    blind = fields.Boolean(required=True, truthy={True}, falsy={False}, **_doc("true: enter de ciego, without looking (and earn the right to raise the opening)."))
+    blind = fields.Boolean(required=True, truthy={True}, falsy={False}, **doc("true: enter de ciego, without looking (and earn the right to raise the opening)."))
 
 
 class AmountSchema(VersionedSchema):
-    amount = fields.Integer(strict=True, required=True, validate=validate.Range(min=1), **_doc("Chips added above the bet in force; see legal_actions for the allowed range."))
+    amount = fields.Integer(strict=True, required=True, validate=validate.Range(min=1), **doc("Chips added above the bet in force; see legal_actions for the allowed range."))
 
 
 class DiscardSchema(VersionedSchema):
     cards = _cards("The cards thrown (dealt mode: required, 0–5 of your cards; tabletop: optional face-up cards).", load_default=list, validate=validate.Length(max=5))
-    count = fields.Integer(strict=True, allow_none=True, validate=validate.Range(min=0, max=5), **_doc("Tabletop: how many cards were thrown (when the cards are not reported)."))
+    count = fields.Integer(strict=True, allow_none=True, validate=validate.Range(min=0, max=5), **doc("Tabletop: how many cards were thrown (when the cards are not reported)."))
 
 
 class InaugurateSchema(VersionedSchema):
-    front = fields.Integer(strict=True, required=True, validate=validate.Range(min=1), **_doc(
+    front = fields.Integer(strict=True, required=True, validate=validate.Range(min=1), **doc(
         "The chips put in front for the new caja's first hand: one of legal_actions' fronts (2× or 3× the refill, at most the caja)."))
 
 
@@ -123,7 +119,7 @@ class ShowSchema(VersionedSchema):
 
 
 class DeclareSchema(VersionedSchema):
-    points = fields.Integer(strict=True, required=True, validate=validate.Range(min=7, max=30), **_doc("The points you declare at the canto (tabletop); a winner must then show cards worth exactly that."))
+    points = fields.Integer(strict=True, required=True, validate=validate.Range(min=7, max=30), **doc("The points you declare at the canto (tabletop); a winner must then show cards worth exactly that."))
 
 
 class NoBodySchema(VersionedSchema):
@@ -141,34 +137,34 @@ class TableOptionsSchema(ma.Schema):
     initial_front = fields.Integer(required=True)
     inauguration_front = fields.Integer(required=True)
     mode = fields.String(required=True)
-    inauguration = fields.String(**_doc("chosen: seats that take a new caja choose its first front (absent: fixed, inauguration_front)."))
-    first_dealer = fields.Integer(**_doc("Tabletop: the first dealer reported from the real table's draw; a resumed session: the dealer of its first hand here (absent: the referee drew)."))
-    fronts = fields.List(fields.Integer(), **_doc("A resumed session: each seat's front when it was resumed (absent: initial_front each)."))
-    behinds = fields.List(fields.Integer(), **_doc("A resumed session: each seat's chips behind when it was resumed."))
-    cajas = fields.List(fields.Integer(), **_doc("A resumed session: the cajas each seat had taken when it was resumed."))
+    inauguration = fields.String(**doc("chosen: seats that take a new caja choose its first front (absent: fixed, inauguration_front)."))
+    first_dealer = fields.Integer(**doc("Tabletop: the first dealer reported from the real table's draw; a resumed session: the dealer of its first hand here (absent: the referee drew)."))
+    fronts = fields.List(fields.Integer(), **doc("A resumed session: each seat's front when it was resumed (absent: initial_front each)."))
+    behinds = fields.List(fields.Integer(), **doc("A resumed session: each seat's chips behind when it was resumed."))
+    cajas = fields.List(fields.Integer(), **doc("A resumed session: the cajas each seat had taken when it was resumed."))
 
 
 class LedgerSeatSchema(ma.Schema):
     seat = fields.Integer(required=True)
-    front = fields.Integer(required=True, **_doc("Chips al frente (the resto between hands)."))
-    behind = fields.Integer(required=True, **_doc("Chips atrás: only refill the front."))
-    cajas = fields.Integer(required=True, **_doc("Cajas taken so far (the first included)."))
-    balance = fields.Integer(required=True, **_doc("Chips won (+) or lost (−) so far: what is settled at the end."))
+    front = fields.Integer(required=True, **doc("Chips al frente (the resto between hands)."))
+    behind = fields.Integer(required=True, **doc("Chips atrás: only refill the front."))
+    cajas = fields.Integer(required=True, **doc("Cajas taken so far (the first included)."))
+    balance = fields.Integer(required=True, **doc("Chips won (+) or lost (−) so far: what is settled at the end."))
 
 
 class PotSchema(ma.Schema):
     amount = fields.Integer(required=True)
-    eligible = fields.List(fields.Integer(), required=True, **_doc("Seats that may win this pot."))
-    winner = fields.Integer(**_doc("Once paid: the seat that won it."))
+    eligible = fields.List(fields.Integer(), required=True, **doc("Seats that may win this pot."))
+    winner = fields.Integer(**doc("Once paid: the seat that won it."))
 
 
 class BetSchema(ma.Schema):
-    context = fields.String(required=True, **_doc("opening (raising the opening) or corte (betting after a corte)."))
+    context = fields.String(required=True, **doc("opening (raising the opening) or corte (betting after a corte)."))
     bettor = fields.Integer(required=True)
-    level = fields.Integer(required=True, **_doc("Chips each player must have put in to stay."))
-    last_raise = fields.Integer(required=True, **_doc("The last bet or raise: the minimum refiche."))
-    stage = fields.String(required=True, **_doc("answer (ver / no ver) or refiche."))
-    closed = fields.Boolean(required=True, **_doc("An all-in refiche closed raising."))
+    level = fields.Integer(required=True, **doc("Chips each player must have put in to stay."))
+    last_raise = fields.Integer(required=True, **doc("The last bet or raise: the minimum refiche."))
+    stage = fields.String(required=True, **doc("answer (ver / no ver) or refiche."))
+    closed = fields.Boolean(required=True, **doc("An all-in refiche closed raising."))
 
 
 class DiscardRecordSchema(ma.Schema):
@@ -176,29 +172,29 @@ class DiscardRecordSchema(ma.Schema):
     seat = fields.Integer(required=True)
     count = fields.Integer(required=True)
     cards = _cards("The face-up discarded cards (null if not reported at a real table).", allow_none=True, required=True)
-    kept = fields.Boolean(required=True, **_doc("Kept face up to the player's right (2–3 players left after a corte)."))
+    kept = fields.Boolean(required=True, **doc("Kept face up to the player's right (2–3 players left after a corte)."))
 
 
 class RestockSchema(ma.Schema):
-    count = fields.Integer(required=True, **_doc("Cards the pile held when it was shuffled into a new stock."))
-    clean = fields.Boolean(required=True, **_doc("The pile held only cards thrown face up (no folded or declined hand)."))
-    drawers = fields.List(fields.Integer(), required=True, **_doc("Seats that drew from the stock this reshuffle made."))
+    count = fields.Integer(required=True, **doc("Cards the pile held when it was shuffled into a new stock."))
+    clean = fields.Boolean(required=True, **doc("The pile held only cards thrown face up (no folded or declined hand)."))
+    drawers = fields.List(fields.Integer(), required=True, **doc("Seats that drew from the stock this reshuffle made."))
 
 
 class HandResultSchema(ma.Schema):
-    reason = fields.String(required=True, **_doc("canto, or uncontested (everyone folded to a bet)."))
+    reason = fields.String(required=True, **doc("canto, or uncontested (everyone folded to a bet)."))
     pots = fields.List(fields.Nested(PotSchema), required=True)
     payouts = fields.List(fields.Integer(), required=True)
-    shown = fields.List(fields.List(Card(), allow_none=True), required=True, **_doc("The hands shown at the canto (null: not shown)."))
+    shown = fields.List(fields.List(Card(), allow_none=True), required=True, **doc("The hands shown at the canto (null: not shown)."))
     values = fields.List(fields.Integer(allow_none=True), required=True)
-    net = fields.List(fields.Integer(), required=True, **_doc("Chips won (+) or lost (−) by each seat in this hand."))
-    hand = fields.Integer(**_doc("Hand number at the table."))
-    stacks = fields.List(fields.Integer(), **_doc("Each seat's front when the hand began."))
+    net = fields.List(fields.Integer(), required=True, **doc("Chips won (+) or lost (−) by each seat in this hand."))
+    hand = fields.Integer(**doc("Hand number at the table."))
+    stacks = fields.List(fields.Integer(), **doc("Each seat's front when the hand began."))
     dealer = fields.Integer()
     mano = fields.Integer()
     discards = fields.List(fields.Nested(DiscardRecordSchema))
     kept = fields.List(fields.List(Card()))
-    reshuffles = fields.List(fields.Nested(RestockSchema), **_doc("Dealt mode: each time the stock ran out and the pile was reshuffled."))
+    reshuffles = fields.List(fields.Nested(RestockSchema), **doc("Dealt mode: each time the stock ran out and the pile was reshuffled."))
 
 
 class CantoSchema(ma.Schema):
@@ -211,11 +207,11 @@ class GofoLegalActionSchema(ma.Schema):
     type = fields.String(required=True, validate=validate.OneOf(
         ["look", "open", "enter", "decline", "raise", "pass", "ver", "no_ver", "voy", "corta",
          "refiche", "discard", "show", "declare", "muck", "reshuffle", "inaugurate"]))
-    min = fields.Integer(**_doc("Smallest allowed amount (or number of cards to discard)."))
-    max = fields.Integer(**_doc("Largest allowed amount (or number of cards to discard)."))
-    blind = fields.Boolean(**_doc("enter: whether this is the blind way to enter."))
-    cards = fields.List(Card(), **_doc("discard: the cards you may throw."))
-    fronts = fields.List(fields.Integer(), **_doc("inaugurate: the fronts you may put out of your new caja, smallest first."))
+    min = fields.Integer(**doc("Smallest allowed amount (or number of cards to discard)."))
+    max = fields.Integer(**doc("Largest allowed amount (or number of cards to discard)."))
+    blind = fields.Boolean(**doc("enter: whether this is the blind way to enter."))
+    cards = fields.List(Card(), **doc("discard: the cards you may throw."))
+    fronts = fields.List(fields.Integer(), **doc("inaugurate: the fronts you may put out of your new caja, smallest first."))
 
 
 class GofoHandSchema(ma.Schema):
@@ -224,84 +220,84 @@ class GofoHandSchema(ma.Schema):
         ["shuffle", "opening", "entering", "raising", "betting", "speaking", "discard", "reshuffle", "canto", "over"]))
     dealer = fields.Integer(required=True)
     mano = fields.Integer(required=True)
-    to_act = fields.Integer(allow_none=True, required=True, **_doc("Whose turn it is."))
+    to_act = fields.Integer(allow_none=True, required=True, **doc("Whose turn it is."))
     chance = fields.String(allow_none=True, required=True)
     opening = fields.Integer(required=True)
-    round = fields.Integer(required=True, **_doc("Speaking round (1–4)."))
+    round = fields.Integer(required=True, **doc("Speaking round (1–4)."))
     after_corte = fields.Boolean(required=True)
     final_discard = fields.Boolean(required=True)
     keep_right = fields.Boolean(required=True)
-    status = fields.List(fields.String(), required=True, **_doc("Per seat: out, pending, in, declined or folded."))
+    status = fields.List(fields.String(), required=True, **doc("Per seat: out, pending, in, declined or folded."))
     blind = fields.List(fields.Boolean(), required=True)
     looked = fields.List(fields.Boolean(), required=True)
-    stacks = fields.List(fields.Integer(), required=True, **_doc("Each seat's front when the hand began."))
-    committed = fields.List(fields.Integer(), required=True, **_doc("Chips each seat has put in this hand."))
-    resto = fields.List(fields.Integer(), required=True, **_doc("Chips each seat can still bet."))
+    stacks = fields.List(fields.Integer(), required=True, **doc("Each seat's front when the hand began."))
+    committed = fields.List(fields.Integer(), required=True, **doc("Chips each seat has put in this hand."))
+    resto = fields.List(fields.Integer(), required=True, **doc("Chips each seat can still bet."))
     pots = fields.List(fields.Nested(PotSchema), required=True)
     bet = fields.Nested(BetSchema, allow_none=True, required=True)
     discards = fields.List(fields.Nested(DiscardRecordSchema), required=True)
     kept = fields.List(fields.List(Card()), required=True)
     kept_count = fields.List(fields.Integer(), required=True)
     result = fields.Nested(HandResultSchema, allow_none=True, required=True)
-    card_counts = fields.List(fields.Integer(), **_doc("Dealt mode: cards in each hand."))
-    stock_count = fields.Integer(**_doc("Dealt mode: cards left in the stock."))
-    pile_count = fields.Integer(**_doc("Dealt mode: cards in the discard pile."))
-    known_out = fields.List(Card(), **_doc(
+    card_counts = fields.List(fields.Integer(), **doc("Dealt mode: cards in each hand."))
+    stock_count = fields.Integer(**doc("Dealt mode: cards left in the stock."))
+    pile_count = fields.Integer(**doc("Dealt mode: cards in the discard pile."))
+    known_out = fields.List(Card(), **doc(
         "Tabletop: the cards thrown face up in this hand known to be out of play (in the pile since the last "
         "reported reshuffle, or kept to a player's right); a face-up discard or a canto naming one is refused "
         "(duplicate_card). Cards thrown before a reshuffle went back into the stock and are not listed."))
     canto = fields.Nested(CantoSchema)
-    turn_deadline_at = fields.Float(allow_none=True, **_doc("Unix time after which the seat to act may be moved by the deadline (tables with turn_seconds)."))
-    deck_commitment = fields.String(allow_none=True, **_doc("Dealt mode: sha256(gofo-deck-v2|<hand_id>|<28 card leaves>|<reshuffle key hash>), published before the deal (see DealReveal)."))
-    hand_id = fields.String(**_doc("The id the deck commitment names: <table id>-<hand number>."))
+    turn_deadline_at = fields.Float(allow_none=True, **doc("Unix time after which the seat to act may be moved by the deadline (tables with turn_seconds)."))
+    deck_commitment = fields.String(allow_none=True, **doc("Dealt mode: sha256(gofo-deck-v2|<hand_id>|<28 card leaves>|<reshuffle key hash>), published before the deal (see DealReveal)."))
+    hand_id = fields.String(**doc("The id the deck commitment names: <table id>-<hand number>."))
 
 
 class GofoSeatHandSchema(GofoHandSchema):
     seat = fields.Integer(required=True)
     legal_actions = fields.List(fields.Nested(GofoLegalActionSchema), required=True)
-    my_cards = fields.List(Card(), **_doc("Dealt mode: the cards you may see (none before you look)."))
-    my_value = fields.Integer(allow_none=True, **_doc("Dealt mode: the value of your five cards."))
+    my_cards = fields.List(Card(), **doc("Dealt mode: the cards you may see (none before you look)."))
+    my_value = fields.Integer(allow_none=True, **doc("Dealt mode: the value of your five cards."))
 
 
 class CardOpeningSchema(ma.Schema):
-    position = fields.Integer(required=True, **_doc("Position in the deck, 0 = top card."))
+    position = fields.Integer(required=True, **doc("Position in the deck, 0 = top card."))
     card = Card(required=True)
     salt = fields.String(required=True)
 
 
 class ReshuffleKeySchema(ma.Schema):
-    number = fields.Integer(required=True, **_doc("Which reshuffle of the hand (from 1)."))
-    key = fields.String(required=True, **_doc("Its key: the reshuffle is derived_shuffle(reshuffle_seed(hand_id, number, key), the sorted pile)."))
+    number = fields.Integer(required=True, **doc("Which reshuffle of the hand (from 1)."))
+    key = fields.String(required=True, **doc("Its key: the reshuffle is derived_shuffle(reshuffle_seed(hand_id, number, key), the sorted pile)."))
 
 
 class DealRevealSchema(ma.Schema):
     hand = fields.Integer(required=True)
     hand_id = fields.String(required=True)
-    commitment = fields.String(required=True, **_doc("The deck_commitment published before the deal."))
-    leaves = fields.List(fields.String(), required=True, **_doc(
+    commitment = fields.String(required=True, **doc("The deck_commitment published before the deal."))
+    leaves = fields.List(fields.String(), required=True, **doc(
         "One per deck position: sha256(gofo-card-v1|<hand_id>|<position>|<card>|<salt>)."))
-    reshuffle_key_hash = fields.String(required=True, **_doc("sha256(gofo-reshuffle-keys-v2|<hand_id>|<reshuffle_key_leaves joined by commas>)."))
-    reshuffle_key_leaves = fields.List(fields.String(), required=True, **_doc(
+    reshuffle_key_hash = fields.String(required=True, **doc("sha256(gofo-reshuffle-keys-v2|<hand_id>|<reshuffle_key_leaves joined by commas>)."))
+    reshuffle_key_leaves = fields.List(fields.String(), required=True, **doc(
         "One per possible reshuffle k = 1..20: sha256(gofo-reshuffle-key-v2|<hand_id>|<k>|<key k>)."))
-    openings = fields.List(fields.Nested(CardOpeningSchema), required=True, **_doc(
+    openings = fields.List(fields.Nested(CardOpeningSchema), required=True, **doc(
         "The positions of the cards first shown face up by the seat they were dealt to, unless that seat drew "
         "from a reshuffle that held a folded hand. Every other position stays closed: a folded hand is never "
         "shown, nor where a card that came back from it was dealt."))
-    reshuffle_keys = fields.List(fields.Nested(ReshuffleKeySchema), required=True, **_doc(
+    reshuffle_keys = fields.List(fields.Nested(ReshuffleKeySchema), required=True, **doc(
         "The keys of the reshuffles whose pile held only face-up discards and whose drawers all showed at the "
         "canto; the others stay closed."))
 
 
 class DrawCommitmentSchema(ma.Schema):
-    round = fields.Integer(required=True, **_doc("Draw round, from 1 (ties draw again)."))
-    seats = fields.List(fields.Integer(), required=True, **_doc("The seats that drew, in order."))
-    commitment = fields.String(required=True, **_doc("sha256(gofo-draw-v1|<table id>|<round>|<draw deck>|<salt>); the seats took its top cards."))
+    round = fields.Integer(required=True, **doc("Draw round, from 1 (ties draw again)."))
+    seats = fields.List(fields.Integer(), required=True, **doc("The seats that drew, in order."))
+    commitment = fields.String(required=True, **doc("sha256(gofo-draw-v1|<table id>|<round>|<draw deck>|<salt>); the seats took its top cards."))
 
 
 class DrawRevealSchema(ma.Schema):
     round = fields.Integer(required=True)
     commitment = fields.String(required=True)
-    order = fields.List(Card(), required=True, **_doc("The committed draw deck, top first."))
+    order = fields.List(Card(), required=True, **doc("The committed draw deck, top first."))
     salt = fields.String(required=True)
 
 
@@ -310,17 +306,17 @@ class GofoTableInfoSchema(ma.Schema):
     dealer = fields.Integer(allow_none=True, required=True)
     hand_number = fields.Integer(required=True)
     seats = fields.List(fields.Nested(LedgerSeatSchema), required=True)
-    draws = fields.List(fields.List(fields.List(fields.Raw())), required=True, **_doc("The first-dealer draw: rounds of [seat, card] pairs."))
+    draws = fields.List(fields.List(fields.List(fields.Raw())), required=True, **doc("The first-dealer draw: rounds of [seat, card] pairs."))
     draw_seats = fields.List(fields.Integer(), required=True)
-    draw_commitments = fields.List(fields.Nested(DrawCommitmentSchema), **_doc("The first-dealer draw's committed decks, one per round."))
+    draw_commitments = fields.List(fields.Nested(DrawCommitmentSchema), **doc("The first-dealer draw's committed decks, one per round."))
     last_result = fields.Nested(HandResultSchema, allow_none=True, required=True)
-    inaugurations_pending = fields.List(fields.Integer(), **_doc(
+    inaugurations_pending = fields.List(fields.Integer(), **doc(
         "inauguration chosen: the seats that took a new caja and have not chosen its first front yet (empty: none). "
         "While any is pending the next hand has not begun (hand is null) and those seats show front 0."))
-    inauguration_fronts = fields.List(fields.Integer(), **_doc("inauguration chosen: the fronts a new caja may be inaugurated with, smallest first."))
-    inauguration_deadline_at = fields.Float(allow_none=True, **_doc(
+    inauguration_fronts = fields.List(fields.Integer(), **doc("inauguration chosen: the fronts a new caja may be inaugurated with, smallest first."))
+    inauguration_deadline_at = fields.Float(allow_none=True, **doc(
         "inauguration chosen, a table with turn_seconds: Unix time after which the first pending seat may be moved by the deadline (null: none pending or no deadline)."))
-    last_deal = fields.Nested(DealRevealSchema, allow_none=True, required=True, **_doc("Dealt mode: the previous hand's deck commitment opened at every card it made public."))
+    last_deal = fields.Nested(DealRevealSchema, allow_none=True, required=True, **doc("Dealt mode: the previous hand's deck commitment opened at every card it made public."))
 
 
 class GofoTableSchema(ma.Schema):
@@ -328,9 +324,9 @@ class GofoTableSchema(ma.Schema):
     version = fields.Integer(required=True)
     table = fields.Nested(GofoTableInfoSchema, required=True)
     hand = fields.Nested(GofoHandSchema, allow_none=True, required=True)
-    names = fields.List(fields.String(allow_none=True), required=True, **_doc(
+    names = fields.List(fields.String(allow_none=True), required=True, **doc(
         "Each seat's name, null when it has none (POST …/seats/{seat}/name sets one)."))
-    bots = fields.List(fields.Nested(BotSchema), required=True, **_doc(
+    bots = fields.List(fields.Nested(BotSchema), required=True, **doc(
         "The seats the referee plays, and at what level, by seat (empty: every seat is a person's)."))
 
 
@@ -339,15 +335,15 @@ class GofoSeatViewSchema(GofoTableSchema):
 
 
 class GofoNextSchema(ma.Schema):
-    seat = fields.Integer(allow_none=True, required=True, **_doc("The seat to act next (null: the referee's chance moves, e.g. a shuffle)."))
-    legal_actions = fields.List(fields.Nested(GofoLegalActionSchema), allow_none=True, required=True, **_doc(
+    seat = fields.Integer(allow_none=True, required=True, **doc("The seat to act next (null: the referee's chance moves, e.g. a shuffle)."))
+    legal_actions = fields.List(fields.Nested(GofoLegalActionSchema), allow_none=True, required=True, **doc(
         "That seat's legal actions, shown to its own token and, at a tabletop table, to the host's; null "
         "for anyone else (at a dealt table they can depend on the seat's hidden cards)."))
 
 
 class GofoMoveAnswerMixin(ma.Schema):
-    next = fields.Nested(GofoNextSchema, required=True, **_doc("Who acts next, and what they may do."))
-    hand_result = fields.Nested(HandResultSchema, allow_none=True, required=True, **_doc(
+    next = fields.Nested(GofoNextSchema, required=True, **doc("Who acts next, and what they may do."))
+    hand_result = fields.Nested(HandResultSchema, allow_none=True, required=True, **doc(
         "When this move ended a hand: its result, as table.last_result publishes it (null otherwise)."))
 
 
@@ -360,39 +356,39 @@ class GofoDeadlineAnswerSchema(GofoTableSchema, GofoMoveAnswerMixin):
 
 
 class GofoHintDiscardSchema(ma.Schema):
-    cards = fields.List(Card(), required=True, **_doc("The cards to throw (none: stand pat)."))
-    expected_value = fields.Float(required=True, **_doc(
+    cards = fields.List(Card(), required=True, **doc("The cards to throw (none: stand pat)."))
+    expected_value = fields.Float(required=True, **doc(
         "The hand's expected value at the canto after this discard and the later ones (each keeping its best suit)."))
-    improve = fields.Float(required=True, **_doc("The chance the hand ends worth more than it is now."))
+    improve = fields.Float(required=True, **doc("The chance the hand ends worth more than it is now."))
 
 
 class GofoHintBetSchema(ma.Schema):
-    to_call = fields.Integer(required=True, **_doc("Chips the seat must put in to match the bet in force (0: none)."))
-    pot = fields.Integer(required=True, **_doc("Chips in the middle now."))
-    pot_odds = fields.Float(required=True, **_doc(
+    to_call = fields.Integer(required=True, **doc("Chips the seat must put in to match the bet in force (0: none)."))
+    pot = fields.Integer(required=True, **doc("Chips in the middle now."))
+    pot_odds = fields.Float(required=True, **doc(
         "to_call / (pot + to_call): the chance to win at which calling breaks even."))
-    win_chance = fields.Float(required=True, **_doc(
+    win_chance = fields.Float(required=True, **doc(
         "The estimated chance that this hand ends best among the seats still able to win (sampled from the "
         "cards this seat has not seen; when cutting is possible, as if it cut: one discard left)."))
-    rivals = fields.Integer(required=True, **_doc("Other seats still able to win the hand (in, or still to enter)."))
+    rivals = fields.Integer(required=True, **doc("Other seats still able to win the hand (in, or still to enter)."))
 
 
 class GofoHintSchema(ma.Schema):
-    phase = fields.String(required=True, **_doc("The hand's phase the hint is for."))
-    cards = fields.List(Card(), required=True, **_doc("The seat's cards it can see now."))
-    value = fields.Integer(allow_none=True, required=True, **_doc("The hand's value now (null until the seat sees five cards)."))
-    discards = fields.List(fields.Nested(GofoHintDiscardSchema), allow_none=True, required=True, **_doc(
+    phase = fields.String(required=True, **doc("The hand's phase the hint is for."))
+    cards = fields.List(Card(), required=True, **doc("The seat's cards it can see now."))
+    value = fields.Integer(allow_none=True, required=True, **doc("The hand's value now (null until the seat sees five cards)."))
+    discards = fields.List(fields.Nested(GofoHintDiscardSchema), allow_none=True, required=True, **doc(
         "At a discard: every legal set of cards to throw, the best expected value first (null elsewhere)."))
-    bet = fields.Nested(GofoHintBetSchema, allow_none=True, required=True, **_doc(
+    bet = fields.Nested(GofoHintBetSchema, allow_none=True, required=True, **doc(
         "Where chips are at stake (entering, raising, speaking, answering a bet): the pot odds and the chance "
         "to win (null elsewhere)."))
-    suggestion = fields.Dict(required=True, **_doc("The move the strongest bot (level 8) would make now."))
+    suggestion = fields.Dict(required=True, **doc("The move the strongest bot (level 8) would make now."))
 
 
 class CreatedGofoTableSchema(ma.Schema):
     id = fields.String(required=True)
-    host_token = fields.String(required=True, **_doc("Bearer token of the host (shown once). At a tabletop table it may act for any seat."))
-    seat_tokens = fields.List(fields.String(allow_none=True), required=True, **_doc(
+    host_token = fields.String(required=True, **doc("Bearer token of the host (shown once). At a tabletop table it may act for any seat."))
+    seat_tokens = fields.List(fields.String(allow_none=True), required=True, **doc(
         "Bearer token of each seat (shown once); null for a seat the referee plays (a bot)."))
     table = fields.Nested(GofoTableSchema, required=True)
 
@@ -402,19 +398,19 @@ class LedgerSchema(ma.Schema):
     version = fields.Integer(required=True)
     hands_played = fields.Integer(required=True)
     seats = fields.List(fields.Nested(LedgerSeatSchema), required=True)
-    results = fields.List(fields.Nested(HandResultSchema), required=True, **_doc("Every finished hand, in order."))
-    names = fields.List(fields.String(allow_none=True), required=True, **_doc("Each seat's name (null: none)."))
+    results = fields.List(fields.Nested(HandResultSchema), required=True, **doc("Every finished hand, in order."))
+    names = fields.List(fields.String(allow_none=True), required=True, **doc("Each seat's name (null: none)."))
 
 
 class GofoTranscriptEntrySchema(ma.Schema):
-    timeout = fields.Boolean(**_doc("The referee moved this seat because its time ran out."))
+    timeout = fields.Boolean(**doc("The referee moved this seat because its time ran out."))
     version = fields.Integer(required=True)
     at = fields.Float(required=True)
-    by = fields.String(required=True, **_doc("host, seat:N, bot:N (a seat the referee plays) or referee."))
-    seat = fields.Integer(allow_none=True, required=True, **_doc("The seat the engine applied it for (null: chance)."))
+    by = fields.String(required=True, **doc("host, seat:N, bot:N (a seat the referee plays) or referee."))
+    seat = fields.Integer(allow_none=True, required=True, **doc("The seat the engine applied it for (null: chance)."))
     hand = fields.Integer(required=True)
-    action = fields.Dict(required=True, **_doc("The action; a deck or reshuffle order is withheld (null) until the hand is over, then shows only the opened cards (see DealReveal)."))
-    draw = fields.Nested(DrawRevealSchema, **_doc("dealer_draw: the committed draw deck it was made from, opened."))
+    action = fields.Dict(required=True, **doc("The action; a deck or reshuffle order is withheld (null) until the hand is over, then shows only the opened cards (see DealReveal)."))
+    draw = fields.Nested(DrawRevealSchema, **doc("dealer_draw: the committed draw deck it was made from, opened."))
 
 
 class GofoTranscriptSchema(ma.Schema):
@@ -423,8 +419,8 @@ class GofoTranscriptSchema(ma.Schema):
     version = fields.Integer(required=True)
     options = fields.Nested(TableOptionsSchema, required=True)
     entries = fields.List(fields.Nested(GofoTranscriptEntrySchema), required=True)
-    deals = fields.List(fields.Nested(DealRevealSchema), required=True, **_doc("Finished hands' deck commitments, opened at every card each made public."))
-    turn_seconds = fields.Integer(allow_none=True, required=True, **_doc("The table's turn deadline, if any."))
-    names = fields.List(fields.String(allow_none=True), required=True, **_doc("Each seat's name (null: none)."))
-    hands_finished = fields.Integer(required=True, **_doc("Hands played to the end; entries after them belong to the hand in progress."))
-    results = fields.List(fields.Nested(HandResultSchema), required=True, **_doc("Every finished hand's result, in order."))
+    deals = fields.List(fields.Nested(DealRevealSchema), required=True, **doc("Finished hands' deck commitments, opened at every card each made public."))
+    turn_seconds = fields.Integer(allow_none=True, required=True, **doc("The table's turn deadline, if any."))
+    names = fields.List(fields.String(allow_none=True), required=True, **doc("Each seat's name (null: none)."))
+    hands_finished = fields.Integer(required=True, **doc("Hands played to the end; entries after them belong to the hand in progress."))
+    results = fields.List(fields.Nested(HandResultSchema), required=True, **doc("Every finished hand's result, in order."))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 from flask.views import MethodView
@@ -12,6 +13,7 @@ from service.games.gops import referee
 from service.games.contract import Applied
 from service.storage.store import Record
 from service.api import common, idempotency, moves, names, views
+from service.api.schemas import NameSchema
 from service.api.gops_schemas import (
     CommitSchema,
     CreatedGopsGameSchema,
@@ -21,7 +23,6 @@ from service.api.gops_schemas import (
     GopsHintSchema,
     GopsSeatViewSchema,
     GopsTranscriptSchema,
-    NameSchema,
     RankSchema,
     RevealSchema,
 )
@@ -64,8 +65,7 @@ def _state(record: Record) -> gops.Gops:
     return common.state_of(record, referee.load)
 
 
-def _view(record: Record, seat: int | None = None) -> dict[str, Any]:
-    return referee.view(record.doc, record.version, seat, common.now(), _state(record))
+_view = partial(common.view, referee)  # (record, seat=None); service.api.events builds on it too
 
 
 def _view_answer(record: Record, seat: int | None, schema, tag_of=None):
@@ -76,7 +76,8 @@ def _view_answer(record: Record, seat: int | None, schema, tag_of=None):
                               lambda: referee.view(record.doc, record.version, seat, now, state), schema, tag_of)
 
 
-#: The moves of the HTTP API: the action each makes from the game, the seat and the request body.
+#: The moves of the HTTP API, by their route's last segment: the action each makes from the game,
+#: the seat and the request body.
 MOVES = {
     "commit": lambda state, seat, body: gops.Commit(seat, body["round"], body["commitment"],
                                                     referee.game_number(state, body.get("game_id"))),
@@ -84,22 +85,20 @@ MOVES = {
                                                     referee.game_number(state, body.get("game_id"))),
     "choose": lambda state, seat, body: gops.ChoosePrize(seat, body["rank"]),
     "resign": lambda state, seat, body: gops.Resign(seat),
-    "report": lambda state, seat, body: gops.ReportPrize(body["rank"]),
+    "prize": lambda state, seat, body: gops.ReportPrize(body["rank"]),
 }
 
 
 class GopsMove(moves.Move):
     """One Gops move: ``name`` (a key of :data:`MOVES`, or ``deadline``) by ``seat``'s token, or,
-    where ``seat`` is None, by any seat still in the game or (``host_allowed``) the host."""
+    where ``seat`` is None, by any seat still in the game or the host."""
 
-    def __init__(self, name: str, body: dict[str, Any], seat: int | None = None, host_allowed: bool = False):
-        self.name, self.body, self.seat, self.host_allowed = name, body, seat, host_allowed
+    def __init__(self, name: str, body: dict[str, Any], seat: int | None = None):
+        self.name, self.body, self.seat = name, body, seat
 
     def authorize(self, who: str, record: Record) -> None:
         if self.seat is not None:
             common.require_seat(who, self.seat)
-        elif who == "host" and not self.host_allowed:
-            raise Forbidden("the host token cannot make this move", code="host_not_allowed")
         elif who.startswith("seat:") and referee.seat_out(record.doc, int(who[5:])):
             raise Forbidden(f"seat {who[5:]} is out of the game: its token can no longer act", code="seat_out")
 
@@ -125,22 +124,12 @@ class GopsRename(names.Rename):
         if referee.seat_out(record.doc, self.seat):
             raise Forbidden(f"seat {self.seat} is out of the game: its token can no longer act", code="seat_out")
 
-    def seats(self, record: Record) -> int:
-        return referee.seat_count(record.doc)
-
     def over(self, record: Record) -> bool:
         return _state(record).over
 
     def entry(self, record: Record, who: str, at: float) -> dict[str, Any]:
         game = _state(record).game
         return referee.entry(record.version + 1, at, who, self.action, game.number, game.round)
-
-    def answer(self, record: Record) -> dict[str, Any]:
-        return _view(record, self.seat)
-
-
-def _act(game_id: str, body: dict[str, Any], move: str, seat: int | None = None, host_allowed: bool = False):
-    return moves.act(KIND, game_id, body, GopsMove(move, body, seat, host_allowed))
 
 
 # -------------------------------------------------------------------- views
@@ -185,8 +174,7 @@ class Games(MethodView):
 
 def _create(body: dict[str, Any]) -> dict[str, Any]:
     referee.check_options(body)  # a refused create draws no game id
-    record, host, seat_tokens = common.create_game(KIND, referee, body)
-    return {"id": record.id, "host_token": host, "seat_tokens": seat_tokens, "game": _view(record)}
+    return common.create_game(KIND, referee, body, "game")
 
 
 @blp.route("/<string:game_id>")
@@ -251,59 +239,6 @@ class Hint(MethodView):
         return solver.hint(_view(record, seat))
 
 
-@blp.route("/<string:game_id>/seats/<seat:seat>/commit")
-class CommitBid(MethodView):
-    @blp.doc(operationId="commitGopsBid", parameters=[common.IDEMPOTENCY_KEY_PARAMETER], summary="Commit to a secret bid", security=[{"bearerAuth": []}])
-    @blp.arguments(CommitSchema, example={"round": 1, "commitment": COMMITMENT_EXAMPLE})
-    @blp.response(200, GopsSeatViewSchema)
-    @common.error_responses("act")
-    def post(self, body: dict[str, Any], game_id: str, seat: int):
-        """Send ``sha256("gops-bid-v1|<game_id>|<round>|<seat>|<cards>|<salt>")`` as lowercase hex.
-
-        A commitment cannot change; sending the identical one again changes
-        nothing.  When every seat has committed the phase becomes ``reveal``.
-        """
-        return _act(game_id, body, "commit", seat=seat)
-
-
-@blp.route("/<string:game_id>/seats/<seat:seat>/reveal")
-class RevealBid(MethodView):
-    @blp.doc(operationId="revealGopsBid", parameters=[common.IDEMPOTENCY_KEY_PARAMETER], summary="Reveal a committed bid", security=[{"bearerAuth": []}])
-    @blp.arguments(RevealSchema, example={"round": 1, "cards": [9], "salt": SALT_EXAMPLE})
-    @blp.response(200, GopsSeatViewSchema)
-    @common.error_responses("act")
-    def post(self, body: dict[str, Any], game_id: str, seat: int):
-        """Send the cards and salt you committed to.
-
-        The referee recomputes the hash and keeps your reveal from the other
-        seats until every seat has revealed; then the round resolves.
-        """
-        return _act(game_id, body, "reveal", seat=seat)
-
-
-@blp.route("/<string:game_id>/seats/<seat:seat>/choose")
-class ChoosePrize(MethodView):
-    @blp.doc(operationId="chooseGopsPrize", parameters=[common.IDEMPOTENCY_KEY_PARAMETER], summary="Take a prize from the open row", security=[{"bearerAuth": []}])
-    @blp.arguments(RankSchema, example={"rank": 13})
-    @blp.response(200, GopsSeatViewSchema)
-    @common.error_responses("act")
-    def post(self, body: dict[str, Any], game_id: str, seat: int):
-        """With open prizes, the round's winner takes one prize of their choice (one per pick owed)."""
-        return _act(game_id, body, "choose", seat=seat)
-
-
-@blp.route("/<string:game_id>/seats/<seat:seat>/resign")
-class ResignSeat(MethodView):
-    @blp.doc(operationId="resignGopsSeat", parameters=[common.IDEMPOTENCY_KEY_PARAMETER], summary="Resign", security=[{"bearerAuth": []}])
-    @blp.arguments(EmptyActionSchema, required=False, example={})
-    @blp.response(200, GopsSeatViewSchema)
-    @common.error_responses("act")
-    def post(self, body: dict[str, Any], game_id: str, seat: int):
-        """Leave the game (and the rest of the match). The seat wins nothing more;
-        with one seat left the game ends and that seat wins."""
-        return _act(game_id, body or {}, "resign", seat=seat)
-
-
 @blp.route("/<string:game_id>/seats/<seat:seat>/name")
 class NameSeat(MethodView):
     @blp.doc(operationId="nameGopsSeat", parameters=[common.IDEMPOTENCY_KEY_PARAMETER], summary="Set your name",
@@ -314,34 +249,7 @@ class NameSeat(MethodView):
     def post(self, body: dict[str, Any], game_id: str, seat: int):
         """Set or change this seat's name, shown to everyone in views and transcripts (up to 24
         characters; spaces around it are dropped). Until the game is over."""
-        return moves.act(KIND, game_id, body, GopsRename(seat, body["name"]))
-
-
-@blp.route("/<string:game_id>/prize")
-class ReportPrize(MethodView):
-    @blp.doc(operationId="reportGopsPrize", parameters=[common.IDEMPOTENCY_KEY_PARAMETER], summary="Report the prize turned up at the table",
-             security=[{"bearerAuth": []}])
-    @blp.arguments(RankSchema, example={"rank": 8})
-    @blp.response(200, GopsGameSchema)
-    @common.error_responses("act")
-    def post(self, body: dict[str, Any], game_id: str):
-        """With prize order ``reported``: the card just turned up from the physical prize pile.
-
-        The host or any seat may report; the referee checks it is a prize not yet seen.
-        """
-        return _act(game_id, body, "report", host_allowed=True)
-
-
-@blp.route("/<string:game_id>/deadline")
-class EnforceDeadline(MethodView):
-    @blp.doc(operationId="enforceGopsDeadline", parameters=[common.IDEMPOTENCY_KEY_PARAMETER], summary="Enforce a passed deadline", security=[{"bearerAuth": []}])
-    @blp.arguments(EmptyActionSchema, required=False, example={})
-    @blp.response(200, GopsGameSchema)
-    @common.error_responses("act")
-    def post(self, body: dict[str, Any], game_id: str):
-        """Once the phase's deadline has passed, any seat or the host may ask the referee to
-        enforce it: every seat that has not acted forfeits."""
-        return _act(game_id, body or {}, "deadline", host_allowed=True)
+        return moves.act(KIND, game_id, body, GopsRename(referee, seat, body["name"]))
 
 
 @blp.route("/<string:game_id>/transcript")
@@ -358,3 +266,59 @@ class Transcript(MethodView):
         the game is over the transcript is complete and re-verifiable offline.
         """
         return common.transcript(KIND, game_id, referee)
+
+
+# One route per move (:data:`MOVES`): (path under the game, endpoint, operationId, summary, request
+# schema, example, answer schema, the method's docstring: the spec's description is its second paragraph).
+MOVE_ROUTES = [
+    ("seats/<seat:seat>/commit", "CommitBid", "commitGopsBid", "Commit to a secret bid", CommitSchema,
+     {"round": 1, "commitment": COMMITMENT_EXAMPLE}, GopsSeatViewSchema,
+     """Send ``sha256("gops-bid-v1|<game_id>|<round>|<seat>|<cards>|<salt>")`` as lowercase hex.
+
+     A commitment cannot change; sending the identical one again changes
+     nothing.  When every seat has committed the phase becomes ``reveal``.
+     """),
+    ("seats/<seat:seat>/reveal", "RevealBid", "revealGopsBid", "Reveal a committed bid", RevealSchema,
+     {"round": 1, "cards": [9], "salt": SALT_EXAMPLE}, GopsSeatViewSchema,
+     """Send the cards and salt you committed to.
+
+     The referee recomputes the hash and keeps your reveal from the other
+     seats until every seat has revealed; then the round resolves.
+     """),
+    ("seats/<seat:seat>/choose", "ChoosePrize", "chooseGopsPrize", "Take a prize from the open row",
+     RankSchema, {"rank": 13}, GopsSeatViewSchema,
+     "With open prizes, the round's winner takes one prize of their choice (one per pick owed)."),
+    ("seats/<seat:seat>/resign", "ResignSeat", "resignGopsSeat", "Resign", EmptyActionSchema, {},
+     GopsSeatViewSchema,
+     """Leave the game (and the rest of the match). The seat wins nothing more;
+     with one seat left the game ends and that seat wins."""),
+    ("prize", "ReportPrize", "reportGopsPrize", "Report the prize turned up at the table", RankSchema,
+     {"rank": 8}, GopsGameSchema,
+     """With prize order ``reported``: the card just turned up from the physical prize pile.
+
+     The host or any seat may report; the referee checks it is a prize not yet seen.
+     """),
+    ("deadline", "EnforceDeadline", "enforceGopsDeadline", "Enforce a passed deadline", EmptyActionSchema, {},
+     GopsGameSchema,
+     """Once the phase's deadline has passed, any seat or the host may ask the referee to
+     enforce it: every seat that has not acted forfeits."""),
+]
+
+
+def _move_route(path: str, endpoint: str, operation_id: str, summary: str, schema: type, example: dict,
+                answer: type, doc: str) -> None:
+    @blp.doc(operationId=operation_id, parameters=[common.IDEMPOTENCY_KEY_PARAMETER], summary=summary,
+             security=[{"bearerAuth": []}])
+    @blp.arguments(schema, required=schema is not EmptyActionSchema, example=example)
+    @blp.response(200, answer)
+    @common.error_responses("act")
+    def post(self, body: dict[str, Any], game_id: str, seat: int | None = None):
+        body = body or {}
+        return moves.act(KIND, game_id, body, GopsMove(path.rsplit("/", 1)[-1], body, seat))
+
+    post.__doc__ = doc
+    blp.route(f"/<string:game_id>/{path}", endpoint=endpoint)(type(endpoint, (MethodView,), {"post": post}))
+
+
+for _route in MOVE_ROUTES:
+    _move_route(*_route)

@@ -17,14 +17,12 @@ from service.storage.records import Record
 
 
 class Rename(moves.Move):
-    """Seat ``seat`` (its own token) names itself ``name``. A game's API module subclasses it with
-    what only the game knows: its seats, whether it is over, and the answer (the seat's view)."""
+    """Seat ``seat`` (its own token) names itself ``name`` in a game of ``referee``; it answers with the
+    seat's view. A game's API module subclasses it with what only the game knows: whether it is over,
+    and the transcript entry."""
 
-    def __init__(self, seat: int, name: str) -> None:
-        self.seat, self.name = seat, name
-
-    def seats(self, record: Record) -> int:
-        raise NotImplementedError
+    def __init__(self, referee: Any, seat: int, name: str) -> None:
+        self.referee, self.seat, self.name = referee, seat, name
 
     def over(self, record: Record) -> bool:
         raise NotImplementedError
@@ -39,13 +37,16 @@ class Rename(moves.Move):
     def apply(self, record: Record, who: str, at: float) -> Applied | None:
         if self.over(record):
             raise GameOver("the game is over: its names are final", code="game_over")
-        names = list(record.doc.get("names") or [None] * self.seats(record))
+        names = list(record.doc.get("names") or [None] * self.referee.seat_count(record.doc))
         if names[self.seat] == self.name:
             return None  # the same name again: nothing changes
         names[self.seat] = self.name
         # The game's state is unchanged: a record that holds its own state object passes it on.
         return Applied(dict(record.doc, names=names, updated_at=at), [self.entry(record, who, at)], False,
                        None if record.shared else record.state)
+
+    def answer(self, record: Record) -> dict[str, Any]:
+        return common.view(self.referee, record, self.seat)
 
     @property
     def action(self) -> dict[str, Any]:
