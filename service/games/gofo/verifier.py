@@ -27,6 +27,7 @@ from service.games.gofo.verify_entries import bot_seats, check_entries, entry_na
 from service.games.gofo.verify_unseen import Unseen
 from service.games.verification import (
     Report,
+    engine_applies,
     _diff,
     _differing_keys,
     _is_int,
@@ -104,15 +105,14 @@ def verify_gofo(transcript: dict[str, Any], deck_commitments: dict[int, str] | N
                 f"(for hands {numbers}) but {finished} finished hand{'s' if finished != 1 else ''} (hands_finished); "
                 + (f"no result for hand{'s' if len(missing) != 1 else ''} {', '.join(map(str, missing))}"
                    if missing else "one result per finished hand, in order"))
-    check_openings(report, deals, recorded)
+    results_by_hand = {r["hand"]: r for r in recorded or [] if _is_int(r.get("hand"))}
+    check_openings(report, deals, results_by_hand)
 
     # ---- replay every finished hand
     table = Table.new(parsed_options)
     total_chips = sum(table.cajas) * parsed_options.caja  # a resumed session starts with its own ledger
     replayed_results: list[HandRecord] = []
-    tally = {"derived": 0, "closed": 0}  # reshuffles recomputed from their revealed key / kept closed
     reshuffle_count: dict[int, int] = {}
-    shown_by_hand = {r["hand"]: r.get("shown") for r in recorded or [] if _is_int(r.get("hand"))}
     unseen = Unseen()
     carries: dict[int, list[str]] = {}  # seat -> cards it must still draw for the canto (after a reshuffle)
     relabel: set[str] | None = None
@@ -169,7 +169,7 @@ def verify_gofo(transcript: dict[str, Any], deck_commitments: dict[int, str] | N
             else:
                 k = reshuffle_count[number] = reshuffle_count.get(number, 0) + 1
                 order = reshuffle_order(report, where, number, k, action.get("order"), deal, table.hand,
-                                              unseen, carries, tally)
+                                        unseen, carries)
             if order is None:
                 replay_ok = False
                 break
@@ -204,7 +204,7 @@ def verify_gofo(transcript: dict[str, Any], deck_commitments: dict[int, str] | N
                 and table.to_act() == seat and isinstance(action.get("cards"), list) \
                 and all(isinstance(c, str) for c in action["cards"]):
             why = unseen.hold(table.hand, seat, action["cards"])
-            shown = shown_by_hand.get(number)
+            shown = results_by_hand.get(number, {}).get("shown")
             if not why and table.hand.final_discard and isinstance(shown, list) and 0 <= seat < len(shown) \
                     and isinstance(shown[seat], list) and all(isinstance(c, str) for c in shown[seat]):
                 carry, why = unseen.final_draw(table.hand, seat, action["cards"], shown[seat])
@@ -214,15 +214,8 @@ def verify_gofo(transcript: dict[str, Any], deck_commitments: dict[int, str] | N
                 report.problem(f"{where}: {why}")
                 replay_ok = False
                 break
-        try:
-            table.apply(action_from_dict(action), seat=seat)
-        except RefereeError as exc:
-            report.problem(f"{where}: the rules engine refuses this action: {exc} ({exc.code})")
-            replay_ok = False
-            break
-        except Exception as exc:  # noqa: BLE001 — a malformed field the engine did not expect: still a refusal
-            report.problem(f"{where}: the rules engine cannot apply this action: {type(exc).__name__}: {exc}")
-            replay_ok = False
+        replay_ok = engine_applies(report, where, lambda: table.apply(action_from_dict(action), seat=seat))[0]
+        if not replay_ok:
             break
         if relabel is not None and kind == "shuffle":
             unseen.after_shuffle(table.hand, relabel)
@@ -307,7 +300,8 @@ def verify_gofo(transcript: dict[str, Any], deck_commitments: dict[int, str] | N
         dealt = len(deals)
         opened = sum(len(d["openings"]) for d in deals.values())
         closed = 28 * dealt - opened
-        derived, kept_closed = tally["derived"], tally["closed"]
+        derived = sum(len(d["keys"]) for d in deals.values())  # every revealed key was used (else a problem)
+        kept_closed = sum(reshuffle_count.values()) - derived
         report.summary = (
             f"gofo {tid}: {len(entries)} entries (version {top_version}), {seats} seats, {mode}; "
             f"{finished} finished hand{'s' if finished != 1 else ''} replayed"

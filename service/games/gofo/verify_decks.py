@@ -136,15 +136,14 @@ def check_deals(report: Report, tid: str, deals: Any, finished: int, mode: str,
 
 
 def check_openings(report: Report, deals: dict[int, dict[str, Any]],
-                                 recorded: list[dict[str, Any]] | None) -> None:
+                   results_by_hand: dict[int, dict[str, Any]]) -> None:
     """Exactly what ``service.games.gofo.deal`` allows is opened, judged from the recorded result (the
     table's public record): every card first shown by a seat that never drew from a tainted
     reshuffle, and the keys of the reshuffles nobody's secret went through — nothing unchecked that
     could be checked, nothing that would tell a folded hand."""
-    by_hand = {r.get("hand"): r for r in recorded or [] if _is_int(r.get("hand"))}
     for number, deal in sorted(deals.items()):
         try:
-            result = HandRecord.from_dict(by_hand[number])
+            result = HandRecord.from_dict(results_by_hand[number])
             expected = observer.opened_cards(result)
             revealed = set(observer.revealed_reshuffles(result))
         except (AttributeError, TypeError, KeyError, IndexError, ValueError):
@@ -197,8 +196,7 @@ def shuffle_order(report: Report, where: str, number: int, masked: Any,
 
 
 def reshuffle_order(report: Report, where: str, number: int, k: int, masked: Any, deal: dict[str, Any],
-                    hand: Any, unseen: Unseen, carries: dict[int, list[str]],
-                    tally: dict[str, int]) -> list[str] | None:
+                    hand: Any, unseen: Unseen, carries: dict[int, list[str]]) -> list[str] | None:
     """The order to replay a finished hand's ``k``-th reshuffle with.  Revealed (its key is in the
     deal): the pile must hold only known cards, and the entry must show exactly the order derived from
     the key.  Closed: the entry shows ``null`` and the pile's cards become stand-ins
@@ -221,7 +219,6 @@ def reshuffle_order(report: Report, where: str, number: int, k: int, masked: Any
             report.problem(f"{where}: reshuffle {k} of hand {number} orders the pile as {_short(masked, 40)}, but the "
                            f"order derived from its revealed key (reshuffle_seed({deal['hand_id']}, {k}, key)) over "
                            f"the pile {sort_cards(hand.pile)} is {order}")
-        tally["derived"] += 1
         drawn = [c for layer in hand.restock_layers(order) for c in layer]
     else:
         if masked is not None:
@@ -229,7 +226,6 @@ def reshuffle_order(report: Report, where: str, number: int, k: int, masked: Any
                            "its entry shows an order; a closed reshuffle's order is null (it would tell who drew "
                            "which card)")
         order = drawn = unseen.closed_reshuffle(hand)
-        tally["closed"] += 1
     seat, count = hand.pending_draw.seat, hand.pending_draw.count
     shown = carries.pop(seat, None)
     if shown is not None:

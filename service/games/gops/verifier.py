@@ -17,7 +17,8 @@ from service.games.gops import state as gops_state
 from service.games.gops.actions import action_from_dict
 from service.games.gops.chance import fixed_order
 from service.games.verification import (
-    Report, listed_bots, _short, _is_int, _is_number, _diff, _check_version_coverage, _differing_keys,
+    Report, check_entry_order, engine_applies, listed_bots, _short, _is_int, _is_number, _diff,
+    _differing_keys,
 )
 
 
@@ -61,15 +62,17 @@ def _check_by(report: Report, where: str, entry: dict[str, Any], players: int, b
             report.problem(f"{where}: made by {by!r}, but a {kind} comes from the host or a seat of this game")
 
 
-def _bots(report: Report, first: dict[str, Any], players: int) -> set[int]:
-    """The seats the create entry says the referee plays (``bots``: ``[{"seat", "level"}]``, absent: none)."""
-    listed = first["action"].get("bots", [])
-    seats = listed_bots(listed, players)
-    if seats is None:
-        report.problem(f"{_where(1, first)}: bots {listed!r} is not a list of distinct seats of this game, "
-                       "each with a level 1 to 8")
-        return set()
-    return seats
+_FIELDS = {"version": _is_int, "game": _is_int, "round": _is_int, "at": _is_number,
+           "by": lambda by: isinstance(by, str)}
+
+
+def _version_rule(index: int, where: str, entry: dict[str, Any], previous_version: int) -> str | None:
+    """Only the referee's deal and a bot's move share the version of the action that triggered them."""
+    if entry["version"] == previous_version and entry["action"]["type"] != "deal_prizes" \
+            and not entry["by"].startswith("bot:"):
+        return (f"{where}: repeats version {previous_version}; only the referee's deal and a bot's move may "
+                "share the version of the action that triggered it (an entry was duplicated)")
+    return None
 
 
 def _game_id(transcript_id: str, match_format: str, number: int) -> str:
@@ -99,38 +102,7 @@ def verify_gops(transcript: dict[str, Any], prize_commitments: dict[int, str] | 
         report.problem(f"version: {top_version!r} is not an integer")
 
     # ---- every entry's shape, version order and time order
-    shaped: list[tuple[int, dict[str, Any]]] = []
-    previous_version, previous_at = 0, None
-    for index, entry in enumerate(entries, 1):
-        where = _where(index, entry)
-        if not isinstance(entry, dict) or not isinstance(entry.get("action"), dict) \
-                or not isinstance(entry["action"].get("type"), str):
-            report.problem(f"{where}: not an entry object with an action and its type")
-            continue
-        bad = [k for k in ("version", "game", "round") if not _is_int(entry.get(k))]
-        if not _is_number(entry.get("at")):
-            bad.append("at")
-        if not isinstance(entry.get("by"), str):
-            bad.append("by")
-        if bad:
-            report.problem(f"{where}: missing or malformed {', '.join(bad)}")
-            continue
-        version, at, kind = entry["version"], entry["at"], entry["action"]["type"]
-        if index == 1 and version != 1:
-            report.problem(f"{where}: the first entry must be version 1")
-        if version < previous_version:
-            report.problem(f"{where}: version {version} comes after version {previous_version} "
-                           "(entries are out of order)")
-        elif version == previous_version and kind != "deal_prizes" and not entry["by"].startswith("bot:"):
-            report.problem(
-                f"{where}: repeats version {version}; only the referee's deal and a bot's move may share the version "
-                "of the action that triggered it (an entry was duplicated)")
-        if previous_at is not None and at < previous_at:
-            report.problem(f"{where}: at {at} is earlier than the previous entry's {previous_at} "
-                           "(time goes backwards)")
-        previous_version, previous_at = version, at
-        shaped.append((index, entry))
-    _check_version_coverage(report, shaped, top_version)
+    shaped = check_entry_order(report, entries, top_version, _where, _FIELDS, _version_rule)
 
     # ---- the create entry and the rules
     first_index, first = (shaped[0] if shaped else (1, entries[0]))
@@ -154,7 +126,7 @@ def verify_gops(transcript: dict[str, Any], prize_commitments: dict[int, str] | 
         report.problem(f"{_where(1, first)}: the rules/match are not valid Gops rules: {exc}")
         return report
 
-    bots = _bots(report, first, rules.players)
+    bots = listed_bots(report, _where(1, first), first["action"].get("bots", []), rules.players, "game")
 
     # ---- replay, entry by entry, with independent commitment checks alongside
     create_at = first["at"]
@@ -201,16 +173,9 @@ def verify_gops(transcript: dict[str, Any], prize_commitments: dict[int, str] | 
             bids.setdefault((entry["game"], action["round"], action["seat"]), (action.get("commitment"), index))
         elif kind == "reveal":
             reveals_checked += _check_reveal(report, where, action, entry["game"], game_id, bids)
-        try:
-            parsed = action_from_dict(action)
-            events = state.apply(parsed, now=entry["at"])
-        except RefereeError as exc:
-            report.problem(f"{where}: the rules engine refuses this action: {exc} ({exc.code})")
-            replay_ok = False
-            break
-        except Exception as exc:  # noqa: BLE001 — a malformed field the engine did not expect: still a refusal
-            report.problem(f"{where}: the rules engine cannot apply this action: {type(exc).__name__}: {exc}")
-            replay_ok = False
+        replay_ok, events = engine_applies(report, where,
+                                           lambda: state.apply(action_from_dict(action), now=entry["at"]))
+        if not replay_ok:
             break
         if not events:
             report.problem(f"{where}: changes nothing (an exact repeat); the referee never records those")
