@@ -201,16 +201,12 @@ def verify_gops(transcript: dict[str, Any], prize_commitments: dict[int, str] | 
             report.problem(f"replaying every entry leaves the game unfinished (game {state.game.number}, round "
                            f"{state.game.round}, phase {str(state.game.phase)!r}): entries are missing at the end")
         else:
-            lines: list[str] = []
             recorded = transcript.get("result")
             if isinstance(recorded, dict) and recorded_games is not None:
                 recorded = {k: v for k, v in recorded.items() if k != "games"}  # checked just below
-            _diff("result", recorded, state.result.to_dict(), lines)
-            for line in lines:
-                report.problem(line)
+            _diff("result", recorded, state.result.to_dict(), report.problems)
             if recorded_games is not None:
-                for line in _diff_games(recorded_games, [p.to_dict() for p in state.games]):
-                    report.problem(line)
+                report.problems += _diff_games(recorded_games, [p.to_dict() for p in state.games])
 
     if report.ok:
         result = state.result.to_dict() if state.result is not None else {}
