@@ -4,8 +4,8 @@ comparison helpers (each game's checks live in its own package: ``service.<game>
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 from service.errors import RefereeError
@@ -137,6 +137,14 @@ def engine_applies(report: Report, where: str, apply: Callable[[], Any]) -> tupl
     return False, None
 
 
+def check_copied(report: Report, transcript: dict[str, Any], create: dict[str, Any], *keys: str) -> None:
+    """The transcript repeats these fields of the create entry's action as they are."""
+    for key in keys:
+        if create.get(key) != transcript.get(key):
+            report.problem(f"{key}: the transcript's {key} differ from those of the create entry "
+                           f"({_differing_keys(transcript.get(key), create.get(key))})")
+
+
 def _differing_keys(a: Any, b: Any) -> str:
     if isinstance(a, dict) and isinstance(b, dict):
         keys = sorted(k for k in set(a) | set(b) if a.get(k, object()) != b.get(k, object()))
@@ -149,6 +157,7 @@ def _first_difference(a: list[Any], b: list[Any]) -> str:
         if x != y:
             return f"first difference at position {i}: {x!r} vs {y!r}"
     return f"{len(a)} vs {len(b)} cards"
+
 
 def _ranges(numbers: list[int]) -> str:
     """``[3, 4, 5, 9]`` -> ``'versions 3..5, 9'``."""

@@ -27,6 +27,7 @@ from service.games.gofo.verify_entries import bot_seats, check_entries, entry_na
 from service.games.gofo.verify_unseen import Unseen
 from service.games.verification import (
     Report,
+    check_copied,
     engine_applies,
     _diff,
     _differing_keys,
@@ -70,9 +71,7 @@ def verify_gofo(transcript: dict[str, Any], deck_commitments: dict[int, str] | N
     if not isinstance(options, dict):
         report.problem(f"{entry_name(1, first)}: the create entry has no options object")
         return report
-    if options != transcript.get("options"):
-        report.problem(f"options: the transcript's options differ from those of the create entry "
-                       f"({_differing_keys(transcript.get('options'), options)})")
+    check_copied(report, transcript, first["action"], "options")
     try:
         parsed_options = TableOptions.from_dict(options)
     except (RefereeError, TypeError, ValueError, AttributeError) as exc:

@@ -1,7 +1,5 @@
-"""The entries of a Gofo transcript, one by one: how a problem names an entry (:func:`entry_name`), which
-entries are the referee's chance (:func:`is_chance`), the seats the referee plays (:func:`bot_seats`),
-each entry's shape, version and time order (:func:`check_entries`) and who may have made it
-(:func:`check_author`)."""
+"""The entries of a Gofo transcript, one by one: how a problem names them, which are the referee's
+chance, the seats the referee plays, each entry's shape and order, and who may have made it."""
 
 from __future__ import annotations
 
@@ -100,9 +98,9 @@ _FIELDS = {"version": _is_int, "hand": _is_int, "at": _is_number, "by": lambda b
 
 def check_entries(report: Report, entries: list[Any], seats: int, mode: str,
                   top_version: Any, bots: set[int] = frozenset()) -> list[tuple[int, dict[str, Any]]]:
-    """Every entry's shape, version order, time order and author (:func:`check_author`); returns the
-    well-formed entries with their 1-based index, for the replay.  Like chance, a bot's move shares
-    the version of the request that made it due (or, the first of a request, has one of its own)."""
+    """:func:`~service.games.verification.check_entry_order`, and each entry's author.  Like chance, a
+    bot's move shares the version of the request that made it due (or, the first of a request, has one
+    of its own)."""
 
     def version_rule(index: int, where: str, entry: dict[str, Any], previous_version: int) -> str | None:
         version, kind = entry["version"], entry["action"]["type"]

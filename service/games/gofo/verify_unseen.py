@@ -110,6 +110,7 @@ class Unseen:
             del self.where[card]
         self.shown[seat] = shown
         return None
+
     def hold(self, hand: Any, seat: int, cards: list[str]) -> str | None:
         """Make sure ``seat`` holds ``cards`` (it is about to throw them); why not, or ``None``."""
         mine = hand.hands[seat]

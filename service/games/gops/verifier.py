@@ -1,9 +1,8 @@
 """The offline verifier of a Gops transcript: :func:`verify_gops` (``python -m service.verify``).
 
-Each shuffled prize order is checked against the commitment published when its game started, from
-``result.games`` or ``--prize-commitment GAME=HEX`` (``docs/verify.md``).  A shuffled game whose
-commitment is known from neither is a problem (exit 1): a verifier must not pass what it could not
-check.
+A shuffled prize order is checked against the commitment published when its game started, from
+``result.games`` or ``--prize-commitment`` (``docs/verify.md``); known from neither, it is a problem
+(exit 1): a verifier must not pass what it could not check.
 """
 
 from __future__ import annotations
@@ -17,8 +16,8 @@ from service.games.gops import state as gops_state
 from service.games.gops.actions import action_from_dict
 from service.games.gops.chance import fixed_order
 from service.games.verification import (
-    Report, check_entry_order, engine_applies, listed_bots, _short, _is_int, _is_number, _diff,
-    _differing_keys,
+    Report, check_copied, check_entry_order, engine_applies, listed_bots, _short, _is_int, _is_number,
+    _diff,
 )
 
 
@@ -114,11 +113,7 @@ def verify_gops(transcript: dict[str, Any], prize_commitments: dict[int, str] | 
         report.problem(f"{_where(i, entries[i - 1])}: a second create entry")
     if first.get("by") != "host":
         report.problem(f"{_where(1, first)}: made by {first.get('by')!r}, but games are created by the host")
-    for key in ("rules", "match"):
-        if first["action"].get(key) != transcript.get(key):
-            report.problem(
-                f"{key}: the transcript's {key} differ from those of the create entry "
-                f"({_differing_keys(transcript.get(key), first['action'].get(key))})")
+    check_copied(report, transcript, first["action"], "rules", "match")
     try:
         rules = gops_rules.Rules.from_dict(first["action"]["rules"]).validate()
         match = gops_rules.MatchRules.from_dict(first["action"]["match"]).validate()
