@@ -114,7 +114,6 @@ def verify_gofo(transcript: dict[str, Any], deck_commitments: dict[int, str] | N
     reshuffle_count: dict[int, int] = {}
     unseen = Unseen()
     carries: dict[int, list[str]] = {}  # seat -> cards it must still draw for the canto (after a reshuffle)
-    relabel: set[str] | None = None
     turn_seconds = transcript.get("turn_seconds")
     if turn_seconds is not None and (not _is_int(turn_seconds) or turn_seconds < 1):
         report.problem(f"turn_seconds: {turn_seconds!r} is not a number of seconds (an integer ≥ 1, or null)")
@@ -163,7 +162,7 @@ def verify_gofo(transcript: dict[str, Any], deck_commitments: dict[int, str] | N
                 replay_ok = False
                 break
             if kind == "shuffle":
-                order, relabel = shuffle_order(report, where, number, action.get("order"), deal)
+                order, opened = shuffle_order(report, where, number, action.get("order"), deal)
                 unseen, carries = Unseen(), {}
             else:
                 k = reshuffle_count[number] = reshuffle_count.get(number, 0) + 1
@@ -216,9 +215,8 @@ def verify_gofo(transcript: dict[str, Any], deck_commitments: dict[int, str] | N
         replay_ok = engine_applies(report, where, lambda: table.apply(action_from_dict(action), seat=seat))[0]
         if not replay_ok:
             break
-        if relabel is not None and kind == "shuffle":
-            unseen.after_shuffle(table.hand, relabel)
-            relabel = None
+        if chance and kind == "shuffle":  # the cards it did not open become stand-ins
+            unseen.after_shuffle(table.hand, opened)
         if table.hand_number != number and number >= 1:
             record = table.last_result
             assert record is not None

@@ -23,10 +23,10 @@ from service.games.verification import (
 
 def _where(index: int, entry: dict[str, Any]) -> str:
     """``entry #5 (version 4, game 1, round 2, reveal)`` — how problems name an entry."""
-    action = entry.get("action") if isinstance(entry, dict) else None
-    kind = action.get("type") if isinstance(action, dict) else "?"
     if not isinstance(entry, dict):
         return f"entry #{index}"
+    action = entry.get("action")
+    kind = action.get("type") if isinstance(action, dict) else "?"
     return (f"entry #{index} (version {entry.get('version')}, game {entry.get('game')}, "
             f"round {entry.get('round')}, {kind})")
 
@@ -124,9 +124,8 @@ def verify_gops(transcript: dict[str, Any], prize_commitments: dict[int, str] | 
     bots = listed_bots(report, _where(1, first), first["action"].get("bots", []), rules.players, "game")
 
     # ---- replay, entry by entry, with independent commitment checks alongside
-    create_at = first["at"]
     try:
-        state = gops_state.Gops.new(tid, rules, match, now=create_at)
+        state = gops_state.Gops.new(tid, rules, match, now=first["at"])
     except RefereeError as exc:
         report.problem(f"the engine refuses to create this game: {exc}")
         return report
