@@ -101,8 +101,8 @@ def main(argv: list[str] | None = None) -> int:
         game = _game_of(data)
         for other, values in given.items():
             if values and other != game.name:
-                raise Unreadable(f"{GAMES[other].commitment_option} does not apply to a {game.name} transcript; "
-                                 f"use {game.commitment_option}")
+                raise Unreadable(f"{GAMES[other].commitment_option} does not apply to a {game.name} "
+                                 f"transcript; use {game.commitment_option}")
         report = game.verify(data, given[game.name])
     except Unreadable as exc:
         print(f"ERROR: {exc}", file=sys.stderr)
