@@ -17,6 +17,7 @@ from collections.abc import Callable
 from typing import Any
 
 from service.games import commitments
+from service.games.contract import GameDefinition
 from service.games.registry import GAMES
 from service.games.verification import EXIT_INVALID, EXIT_OK, EXIT_UNREADABLE, Report, Unreadable
 
@@ -28,14 +29,18 @@ def verify(transcript: Any, given_commitments: dict[int, str] | None = None) -> 
 
     ``given_commitments``: the commitments the players saw, by game (Gops prize orders) or by hand
     (Gofo decks)."""
+    return _game_of(transcript).verify(transcript, given_commitments)
+
+
+def _game_of(transcript: Any) -> GameDefinition:
+    """The registered game whose transcript this is; :class:`Unreadable` when there is none."""
     if not isinstance(transcript, dict):
         raise Unreadable(f"a transcript is a JSON object, not {type(transcript).__name__}")
     kind = transcript.get("kind")
     game = GAMES.get(kind) if isinstance(kind, str) else None
     if game is None:
-        known = ", ".join(GAMES)
-        raise Unreadable(f"unknown transcript kind {kind!r}; this verifier checks: {known}")
-    return game.verify(transcript, given_commitments)
+        raise Unreadable(f"unknown transcript kind {kind!r}; this verifier checks: {', '.join(GAMES)}")
+    return game
 
 
 def _load(path: str) -> Any:
@@ -93,14 +98,12 @@ def main(argv: list[str] | None = None) -> int:
             mine[number] = value
     try:
         data = _load(args.transcript)
-        kind = data.get("kind") if isinstance(data, dict) else None
-        game = GAMES.get(kind) if isinstance(kind, str) else None
-        if game is not None:
-            for other, values in given.items():
-                if values and other != game.name:
-                    raise Unreadable(f"{GAMES[other].commitment_option} does not apply to a {kind} transcript; "
-                                     f"use {game.commitment_option}")
-        report = verify(data, given.get(kind, {}) if game is not None else {})
+        game = _game_of(data)
+        for other, values in given.items():
+            if values and other != game.name:
+                raise Unreadable(f"{GAMES[other].commitment_option} does not apply to a {game.name} "
+                                 f"transcript; use {game.commitment_option}")
+        report = game.verify(data, given[game.name])
     except Unreadable as exc:
         print(f"ERROR: {exc}", file=sys.stderr)
         return EXIT_UNREADABLE
@@ -109,9 +112,9 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_OK
     for problem in report.problems:
         print(f"FAIL: {problem}", file=sys.stderr)
-    thing = GAMES[report.kind].thing if report.kind in GAMES else "game"
     print(f"FAIL: {report.kind} transcript {report.id}: {len(report.problems)} problem"
-          f"{'s' if len(report.problems) != 1 else ''}; it is not a valid record of the {thing}", file=sys.stderr)
+          f"{'s' if len(report.problems) != 1 else ''}; it is not a valid record of the {game.thing}",
+          file=sys.stderr)
     return EXIT_INVALID
 
 

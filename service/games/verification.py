@@ -4,8 +4,11 @@ comparison helpers (each game's checks live in its own package: ``service.<game>
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
+
+from service.errors import RefereeError
 
 EXIT_OK, EXIT_INVALID, EXIT_UNREADABLE = 0, 1, 2
 
@@ -63,26 +66,83 @@ def _diff(path: str, recorded: Any, replayed: Any, out: list[str]) -> None:
         out.append(f"{path}: the transcript says {recorded!r}, replaying the actions gives {replayed!r}")
 
 
-def listed_bots(listed: Any, seats: int) -> set[int] | None:
-    """The seats a create entry's ``bots`` (``[{"seat", "level"}]``) names, or ``None`` when it is
-    not a list of distinct seats ``0..seats-1``, each with a level 1 to 8 (both verifiers)."""
+def listed_bots(report: Report, where: str, listed: Any, seats: int, thing: str) -> set[int]:
+    """The seats a create entry's ``bots`` (``[{"seat", "level"}]``) names; a problem and none when it
+    is not a list of distinct seats ``0..seats-1``, each with a level 1 to 8."""
     shaped = isinstance(listed, list) and all(
         isinstance(b, dict) and _is_int(b.get("seat")) and 0 <= b["seat"] < seats
         and _is_int(b.get("level")) and 1 <= b["level"] <= 8 for b in listed)
     if not shaped or len({b["seat"] for b in listed}) != len(listed):
-        return None
+        report.problem(f"{where}: bots {listed!r} is not a list of distinct seats of this {thing}, "
+                       "each with a level 1 to 8")
+        return set()
     return {b["seat"] for b in listed}
 
 
-def _check_version_coverage(report: "Report", shaped: list[tuple[int, dict[str, Any]]], top_version: Any) -> None:
-    """No version from 1 to the last is missing, and the last is the transcript's version."""
-    present = {e["version"] for _, e in shaped}
+def check_entry_order(report: Report, entries: list[Any], top_version: Any, name: Callable[[int, Any], str],
+                  fields: dict[str, Callable[[Any], bool]],
+                  version_rule: Callable[[int, str, dict[str, Any], int], str | None],
+                  then: Callable[[int, str, dict[str, Any]], None] | None = None,
+                  ) -> list[tuple[int, dict[str, Any]]]:
+    """Every entry's shape (each of ``fields`` present and passing its test), version order and time
+    order; returns the well-formed entries with their 1-based index, for the replay.
+    ``version_rule(index, where, entry, previous_version)``: the game's problem with a version not
+    below the one before (who may share a version), or ``None``; ``then``: its own checks after."""
+    shaped: list[tuple[int, dict[str, Any]]] = []
+    previous_version, previous_at = 0, None
+    for index, entry in enumerate(entries, 1):
+        where = name(index, entry)
+        if not isinstance(entry, dict) or not isinstance(entry.get("action"), dict) \
+                or not isinstance(entry["action"].get("type"), str):
+            report.problem(f"{where}: not an entry object with an action and its type")
+            continue
+        bad = [k for k, ok in fields.items() if k not in entry or not ok(entry[k])]
+        if bad:
+            report.problem(f"{where}: missing or malformed {', '.join(bad)}")
+            continue
+        version, at = entry["version"], entry["at"]
+        if index == 1 and version != 1:
+            report.problem(f"{where}: the first entry must be version 1")
+        if version < previous_version:
+            report.problem(f"{where}: version {version} comes after version {previous_version} "
+                           "(entries are out of order)")
+        elif (problem := version_rule(index, where, entry, previous_version)) is not None:
+            report.problem(problem)
+        if previous_at is not None and at < previous_at:
+            report.problem(f"{where}: at {at} is earlier than the previous entry's {previous_at} "
+                           "(time goes backwards)")
+        if then is not None:
+            then(index, where, entry)
+        previous_version, previous_at = version, at
+        shaped.append((index, entry))
+    present = {e["version"] for _, e in shaped}  # no version from 1 to the last missing, the last the top one
     missing = sorted(set(range(1, max(present, default=0) + 1)) - present)
     if missing:
         report.problem(f"entries: {_ranges(missing)} missing (an entry was dropped)")
     if _is_int(top_version) and shaped and max(present) != top_version:
         report.problem(f"version: the transcript says {top_version} but its last entry is version "
                        f"{max(present)} (entries missing at the end, or added)")
+    return shaped
+
+
+def engine_applies(report: Report, where: str, apply: Callable[[], Any]) -> tuple[bool, Any]:
+    """``(True, what apply() returns)``, or ``(False, None)`` and a problem when the engine refuses the
+    entry's action (a malformed field it did not expect is a refusal too)."""
+    try:
+        return True, apply()
+    except RefereeError as exc:
+        report.problem(f"{where}: the rules engine refuses this action: {exc} ({exc.code})")
+    except Exception as exc:  # noqa: BLE001
+        report.problem(f"{where}: the rules engine cannot apply this action: {type(exc).__name__}: {exc}")
+    return False, None
+
+
+def check_copied(report: Report, transcript: dict[str, Any], create: dict[str, Any], *keys: str) -> None:
+    """The transcript repeats these fields of the create entry's action as they are."""
+    for key in keys:
+        if create.get(key) != transcript.get(key):
+            report.problem(f"{key}: the transcript's {key} differ from those of the create entry "
+                           f"({_differing_keys(transcript.get(key), create.get(key))})")
 
 
 def _differing_keys(a: Any, b: Any) -> str:
@@ -97,6 +157,7 @@ def _first_difference(a: list[Any], b: list[Any]) -> str:
         if x != y:
             return f"first difference at position {i}: {x!r} vs {y!r}"
     return f"{len(a)} vs {len(b)} cards"
+
 
 def _ranges(numbers: list[int]) -> str:
     """``[3, 4, 5, 9]`` -> ``'versions 3..5, 9'``."""

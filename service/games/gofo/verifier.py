@@ -27,6 +27,8 @@ from service.games.gofo.verify_entries import bot_seats, check_entries, entry_na
 from service.games.gofo.verify_unseen import Unseen
 from service.games.verification import (
     Report,
+    check_copied,
+    engine_applies,
     _diff,
     _differing_keys,
     _is_int,
@@ -69,9 +71,7 @@ def verify_gofo(transcript: dict[str, Any], deck_commitments: dict[int, str] | N
     if not isinstance(options, dict):
         report.problem(f"{entry_name(1, first)}: the create entry has no options object")
         return report
-    if options != transcript.get("options"):
-        report.problem(f"options: the transcript's options differ from those of the create entry "
-                       f"({_differing_keys(transcript.get('options'), options)})")
+    check_copied(report, transcript, first["action"], "options")
     try:
         parsed_options = TableOptions.from_dict(options)
     except (RefereeError, TypeError, ValueError, AttributeError) as exc:
@@ -104,18 +104,16 @@ def verify_gofo(transcript: dict[str, Any], deck_commitments: dict[int, str] | N
                 f"(for hands {numbers}) but {finished} finished hand{'s' if finished != 1 else ''} (hands_finished); "
                 + (f"no result for hand{'s' if len(missing) != 1 else ''} {', '.join(map(str, missing))}"
                    if missing else "one result per finished hand, in order"))
-    check_openings(report, deals, recorded)
+    results_by_hand = {r["hand"]: r for r in recorded or [] if _is_int(r.get("hand"))}
+    check_openings(report, deals, results_by_hand)
 
     # ---- replay every finished hand
     table = Table.new(parsed_options)
     total_chips = sum(table.cajas) * parsed_options.caja  # a resumed session starts with its own ledger
     replayed_results: list[HandRecord] = []
-    tally = {"derived": 0, "closed": 0}  # reshuffles recomputed from their revealed key / kept closed
     reshuffle_count: dict[int, int] = {}
-    shown_by_hand = {r["hand"]: r.get("shown") for r in recorded or [] if _is_int(r.get("hand"))}
     unseen = Unseen()
     carries: dict[int, list[str]] = {}  # seat -> cards it must still draw for the canto (after a reshuffle)
-    relabel: set[str] | None = None
     turn_seconds = transcript.get("turn_seconds")
     if turn_seconds is not None and (not _is_int(turn_seconds) or turn_seconds < 1):
         report.problem(f"turn_seconds: {turn_seconds!r} is not a number of seconds (an integer ≥ 1, or null)")
@@ -164,12 +162,12 @@ def verify_gofo(transcript: dict[str, Any], deck_commitments: dict[int, str] | N
                 replay_ok = False
                 break
             if kind == "shuffle":
-                order, relabel = shuffle_order(report, where, number, action.get("order"), deal)
+                order, opened = shuffle_order(report, where, number, action.get("order"), deal)
                 unseen, carries = Unseen(), {}
             else:
                 k = reshuffle_count[number] = reshuffle_count.get(number, 0) + 1
                 order = reshuffle_order(report, where, number, k, action.get("order"), deal, table.hand,
-                                              unseen, carries, tally)
+                                        unseen, carries)
             if order is None:
                 replay_ok = False
                 break
@@ -204,7 +202,7 @@ def verify_gofo(transcript: dict[str, Any], deck_commitments: dict[int, str] | N
                 and table.to_act() == seat and isinstance(action.get("cards"), list) \
                 and all(isinstance(c, str) for c in action["cards"]):
             why = unseen.hold(table.hand, seat, action["cards"])
-            shown = shown_by_hand.get(number)
+            shown = results_by_hand.get(number, {}).get("shown")
             if not why and table.hand.final_discard and isinstance(shown, list) and 0 <= seat < len(shown) \
                     and isinstance(shown[seat], list) and all(isinstance(c, str) for c in shown[seat]):
                 carry, why = unseen.final_draw(table.hand, seat, action["cards"], shown[seat])
@@ -214,19 +212,11 @@ def verify_gofo(transcript: dict[str, Any], deck_commitments: dict[int, str] | N
                 report.problem(f"{where}: {why}")
                 replay_ok = False
                 break
-        try:
-            table.apply(action_from_dict(action), seat=seat)
-        except RefereeError as exc:
-            report.problem(f"{where}: the rules engine refuses this action: {exc} ({exc.code})")
-            replay_ok = False
+        replay_ok = engine_applies(report, where, lambda: table.apply(action_from_dict(action), seat=seat))[0]
+        if not replay_ok:
             break
-        except Exception as exc:  # noqa: BLE001 — a malformed field the engine did not expect: still a refusal
-            report.problem(f"{where}: the rules engine cannot apply this action: {type(exc).__name__}: {exc}")
-            replay_ok = False
-            break
-        if relabel is not None and kind == "shuffle":
-            unseen.after_shuffle(table.hand, relabel)
-            relabel = None
+        if chance and kind == "shuffle":  # the cards it did not open become stand-ins
+            unseen.after_shuffle(table.hand, opened)
         if table.hand_number != number and number >= 1:
             record = table.last_result
             assert record is not None
@@ -307,7 +297,8 @@ def verify_gofo(transcript: dict[str, Any], deck_commitments: dict[int, str] | N
         dealt = len(deals)
         opened = sum(len(d["openings"]) for d in deals.values())
         closed = 28 * dealt - opened
-        derived, kept_closed = tally["derived"], tally["closed"]
+        derived = sum(len(d["keys"]) for d in deals.values())  # every revealed key was used (else a problem)
+        kept_closed = sum(reshuffle_count.values()) - derived
         report.summary = (
             f"gofo {tid}: {len(entries)} entries (version {top_version}), {seats} seats, {mode}; "
             f"{finished} finished hand{'s' if finished != 1 else ''} replayed"

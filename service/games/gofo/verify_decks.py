@@ -19,10 +19,8 @@ from service.games.verification import Report, _first_difference, _is_int, _shor
 
 def check_deals(report: Report, tid: str, deals: Any, finished: int, mode: str,
                 given: dict[int, str]) -> dict[int, dict[str, Any]]:
-    """Check ``deals`` on their own: one per finished hand; the 28 leaves and the reshuffle key hash
-    hash to the commitment; the reshuffle key leaves hash to the key hash; every opening opens its
-    leaf and every revealed key its key leaf.  Return hand number -> deal (``openings`` as position ->
-    card and ``keys`` as reshuffle number -> key, the good ones only) for the replay."""
+    """Check ``deals`` on their own (``docs/verify.md``, Deals).  Return hand number -> deal
+    (``openings`` as position -> card and ``keys`` as reshuffle number -> key, the good ones only)."""
     usable: dict[int, dict[str, Any]] = {}
     if not isinstance(deals, list) or not all(isinstance(d, dict) for d in deals):
         report.problem("deals: missing or not a list of deal objects")
@@ -136,15 +134,12 @@ def check_deals(report: Report, tid: str, deals: Any, finished: int, mode: str,
 
 
 def check_openings(report: Report, deals: dict[int, dict[str, Any]],
-                                 recorded: list[dict[str, Any]] | None) -> None:
-    """Exactly what ``service.games.gofo.deal`` allows is opened, judged from the recorded result (the
-    table's public record): every card first shown by a seat that never drew from a tainted
-    reshuffle, and the keys of the reshuffles nobody's secret went through — nothing unchecked that
-    could be checked, nothing that would tell a folded hand."""
-    by_hand = {r.get("hand"): r for r in recorded or [] if _is_int(r.get("hand"))}
+                   results_by_hand: dict[int, dict[str, Any]]) -> None:
+    """Exactly what ``service.games.gofo.deal`` allows is opened, judged from the recorded results:
+    nothing unchecked that could be checked, nothing that would tell a folded hand."""
     for number, deal in sorted(deals.items()):
         try:
-            result = HandRecord.from_dict(by_hand[number])
+            result = HandRecord.from_dict(results_by_hand[number])
             expected = observer.opened_cards(result)
             revealed = set(observer.revealed_reshuffles(result))
         except (AttributeError, TypeError, KeyError, IndexError, ValueError):
@@ -197,13 +192,11 @@ def shuffle_order(report: Report, where: str, number: int, masked: Any,
 
 
 def reshuffle_order(report: Report, where: str, number: int, k: int, masked: Any, deal: dict[str, Any],
-                    hand: Any, unseen: Unseen, carries: dict[int, list[str]],
-                    tally: dict[str, int]) -> list[str] | None:
-    """The order to replay a finished hand's ``k``-th reshuffle with.  Revealed (its key is in the
-    deal): the pile must hold only known cards, and the entry must show exactly the order derived from
-    the key.  Closed: the entry shows ``null`` and the pile's cards become stand-ins
-    (``Unseen.closed_reshuffle``).  Either way, a drawer whose final discard it completes must then
-    hold the cards it shows at the canto (``carries``).  ``None`` when the replay cannot go on."""
+                    hand: Any, unseen: Unseen, carries: dict[int, list[str]]) -> list[str] | None:
+    """The order to replay a finished hand's ``k``-th reshuffle with (``docs/verify.md``, Reshuffles):
+    derived from its revealed key, or stand-ins (``Unseen.closed_reshuffle``); a drawer whose final
+    discard it completes must then hold the cards it shows at the canto (``carries``).  ``None`` when
+    the replay cannot go on."""
     if hand is None or hand.phase is not Phase.RESHUFFLE or hand.pending_draw is None:
         report.problem(f"{where}: a reshuffle, but replaying the entries before it, hand {number} needs no "
                        "reshuffle here (the stock did not run out)")
@@ -221,7 +214,6 @@ def reshuffle_order(report: Report, where: str, number: int, k: int, masked: Any
             report.problem(f"{where}: reshuffle {k} of hand {number} orders the pile as {_short(masked, 40)}, but the "
                            f"order derived from its revealed key (reshuffle_seed({deal['hand_id']}, {k}, key)) over "
                            f"the pile {sort_cards(hand.pile)} is {order}")
-        tally["derived"] += 1
         drawn = [c for layer in hand.restock_layers(order) for c in layer]
     else:
         if masked is not None:
@@ -229,7 +221,6 @@ def reshuffle_order(report: Report, where: str, number: int, k: int, masked: Any
                            "its entry shows an order; a closed reshuffle's order is null (it would tell who drew "
                            "which card)")
         order = drawn = unseen.closed_reshuffle(hand)
-        tally["closed"] += 1
     seat, count = hand.pending_draw.seat, hand.pending_draw.count
     shown = carries.pop(seat, None)
     if shown is not None:

@@ -1,20 +1,12 @@
-"""The entries of a Gofo transcript, one by one: how a problem names an entry (:func:`entry_name`), which
-entries are the referee's chance (:func:`is_chance`), the seats the referee plays (:func:`bot_seats`),
-each entry's shape, version and time order (:func:`check_entries`) and who may have made it
-(:func:`check_author`)."""
+"""The entries of a Gofo transcript, one by one: how a problem names them, which are the referee's
+chance, the seats the referee plays, each entry's shape and order, and who may have made it."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from service.games.gofo.rules import Mode
-from service.games.verification import (
-    Report,
-    listed_bots,
-    _check_version_coverage,
-    _is_int,
-    _is_number,
-)
+from service.games.verification import Report, check_entry_order, listed_bots, _is_int, _is_number
 
 
 def entry_name(index: int, entry: Any) -> str:
@@ -36,15 +28,10 @@ def is_chance(kind: str, mode: str) -> bool:
 
 
 def bot_seats(report: Report, first: dict[str, Any], seats: int, mode: str) -> set[int]:
-    """The seats the create entry says the referee plays (its action's ``bots``: ``[{"seat",
-    "level"}]``; absent: none; never at a tabletop table)."""
+    """The seats the create entry says the referee plays (absent: none; never at a tabletop table)."""
     listed = first["action"].get("bots", [])
-    seated = listed_bots(listed, seats)
-    if seated is None:
-        report.problem(f"{entry_name(1, first)}: bots {listed!r} is not a list of distinct seats of this table, "
-                       "each with a level 1 to 8")
-        return set()
-    if listed and mode == Mode.TABLETOP:
+    seated = listed_bots(report, entry_name(1, first), listed, seats, "table")
+    if listed and seated and mode == Mode.TABLETOP:
         report.problem(f"{entry_name(1, first)}: bots at a tabletop table; the referee plays seats only at a dealt table")
     return seated
 
@@ -105,53 +92,32 @@ def check_author(report: Report, where: str, entry: dict[str, Any], seats: int, 
                    f"'seat:{seat}'{also}{referee}")
 
 
+_FIELDS = {"version": _is_int, "hand": _is_int, "at": _is_number, "by": lambda by: isinstance(by, str),
+           "seat": lambda seat: seat is None or _is_int(seat)}
+
+
 def check_entries(report: Report, entries: list[Any], seats: int, mode: str,
                   top_version: Any, bots: set[int] = frozenset()) -> list[tuple[int, dict[str, Any]]]:
-    """Every entry's shape, version order, time order and author (:func:`check_author`); returns the
-    well-formed entries with their 1-based index, for the replay.  Like chance, a bot's move shares
-    the version of the request that made it due (or, the first of a request, has one of its own)."""
-    shaped: list[tuple[int, dict[str, Any]]] = []
-    previous_version, previous_at = 0, None
-    for index, entry in enumerate(entries, 1):
-        where = entry_name(index, entry)
-        if not isinstance(entry, dict) or not isinstance(entry.get("action"), dict) \
-                or not isinstance(entry["action"].get("type"), str):
-            report.problem(f"{where}: not an entry object with an action and its type")
-            continue
-        bad = [k for k in ("version", "hand") if not _is_int(entry.get(k))]
-        if not _is_number(entry.get("at")):
-            bad.append("at")
-        if not isinstance(entry.get("by"), str):
-            bad.append("by")
-        if "seat" not in entry or not (entry["seat"] is None or _is_int(entry["seat"])):
-            bad.append("seat")
-        if bad:
-            report.problem(f"{where}: missing or malformed {', '.join(bad)}")
-            continue
-        version, at, kind = entry["version"], entry["at"], entry["action"]["type"]
+    """:func:`~service.games.verification.check_entry_order`, and each entry's author.  Like chance, a
+    bot's move shares the version of the request that made it due (or, the first of a request, has one
+    of its own)."""
+
+    def version_rule(index: int, where: str, entry: dict[str, Any], previous_version: int) -> str | None:
+        version, kind = entry["version"], entry["action"]["type"]
         chance = is_chance(kind, mode)
-        shares = chance or is_bot_move(entry, bots)  # made in the request of the entry before it
-        if index == 1 and version != 1:
-            report.problem(f"{where}: the first entry must be version 1")
-        if version < previous_version:
-            report.problem(f"{where}: version {version} comes after version {previous_version} "
-                           "(entries are out of order)")
-        elif version == previous_version and not shares:
-            report.problem(
-                f"{where}: repeats version {version}; only the referee's chance (draw, shuffle, reshuffle) "
-                "and a bot's move share the version of the request that needed it (an entry was duplicated)")
-        elif version > previous_version and chance and index > 1:
-            report.problem(
-                f"{where}: the referee's {kind} has a version of its own ({version}); chance is supplied in the "
-                f"request that needed it, with its version ({previous_version})")
-        if previous_at is not None and at < previous_at:
-            report.problem(f"{where}: at {at} is earlier than the previous entry's {previous_at} "
-                           "(time goes backwards)")
-        if index > 1 and kind == "create":
+        if version == previous_version and not (chance or is_bot_move(entry, bots)):
+            return (f"{where}: repeats version {version}; only the referee's chance (draw, shuffle, "
+                    "reshuffle) and a bot's move share the version of the request that needed it (an entry "
+                    "was duplicated)")
+        if version > previous_version and chance and index > 1:
+            return (f"{where}: the referee's {kind} has a version of its own ({version}); chance is "
+                    f"supplied in the request that needed it, with its version ({previous_version})")
+        return None
+
+    def then(index: int, where: str, entry: dict[str, Any]) -> None:
+        if index > 1 and entry["action"]["type"] == "create":
             report.problem(f"{where}: a second create entry")
         elif index > 1:
             check_author(report, where, entry, seats, mode, bots)
-        previous_version, previous_at = version, at
-        shaped.append((index, entry))
-    _check_version_coverage(report, shaped, top_version)
-    return shaped
+
+    return check_entry_order(report, entries, top_version, entry_name, _FIELDS, version_rule, then)

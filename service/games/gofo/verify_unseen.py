@@ -17,11 +17,9 @@ ELSEWHERE = "it is already placed elsewhere in the replay (opened at another dec
 class Unseen:
     """Stand-ins for the cards a finished dealt hand kept closed, so the engine can replay it.
 
-    A card lies unseen in one place at a time: the deck (a closed position), or one layer of one
-    closed reshuffle (:meth:`~service.games.gofo.stock.Stock.restock_layers`).  A card a seat shows
-    from its unseen cards must be matched, with every other card it has shown so, to a distinct
-    stand-in it held before, in the card's place: a bipartite matching, so an early choice never
-    rules out a later card.  In full: ``docs/verify.md`` (Replaying the closed cards)."""
+    A card a seat shows from its unseen cards is matched, with every other card it has shown so, to a
+    distinct stand-in it held before, in the card's place: a bipartite matching, so an early choice
+    never rules out a later card.  In full: ``docs/verify.md`` (Replaying the closed cards)."""
 
     DECK = "deck"
 
@@ -110,6 +108,7 @@ class Unseen:
             del self.where[card]
         self.shown[seat] = shown
         return None
+
     def hold(self, hand: Any, seat: int, cards: list[str]) -> str | None:
         """Make sure ``seat`` holds ``cards`` (it is about to throw them); why not, or ``None``."""
         mine = hand.hands[seat]

@@ -1,9 +1,8 @@
 """The offline verifier of a Gops transcript: :func:`verify_gops` (``python -m service.verify``).
 
-Each shuffled prize order is checked against the commitment published when its game started, from
-``result.games`` or ``--prize-commitment GAME=HEX`` (``docs/verify.md``).  A shuffled game whose
-commitment is known from neither is a problem (exit 1): a verifier must not pass what it could not
-check.
+A shuffled prize order is checked against the commitment published when its game started, from
+``result.games`` or ``--prize-commitment`` (``docs/verify.md``); known from neither, it is a problem
+(exit 1): a verifier must not pass what it could not check.
 """
 
 from __future__ import annotations
@@ -17,16 +16,17 @@ from service.games.gops import state as gops_state
 from service.games.gops.actions import action_from_dict
 from service.games.gops.chance import fixed_order
 from service.games.verification import (
-    Report, listed_bots, _short, _is_int, _is_number, _diff, _check_version_coverage, _differing_keys,
+    Report, check_copied, check_entry_order, engine_applies, listed_bots, _short, _is_int, _is_number,
+    _diff,
 )
 
 
 def _where(index: int, entry: dict[str, Any]) -> str:
     """``entry #5 (version 4, game 1, round 2, reveal)`` — how problems name an entry."""
-    action = entry.get("action") if isinstance(entry, dict) else None
-    kind = action.get("type") if isinstance(action, dict) else "?"
     if not isinstance(entry, dict):
         return f"entry #{index}"
+    action = entry.get("action")
+    kind = action.get("type") if isinstance(action, dict) else "?"
     return (f"entry #{index} (version {entry.get('version')}, game {entry.get('game')}, "
             f"round {entry.get('round')}, {kind})")
 
@@ -61,15 +61,17 @@ def _check_by(report: Report, where: str, entry: dict[str, Any], players: int, b
             report.problem(f"{where}: made by {by!r}, but a {kind} comes from the host or a seat of this game")
 
 
-def _bots(report: Report, first: dict[str, Any], players: int) -> set[int]:
-    """The seats the create entry says the referee plays (``bots``: ``[{"seat", "level"}]``, absent: none)."""
-    listed = first["action"].get("bots", [])
-    seats = listed_bots(listed, players)
-    if seats is None:
-        report.problem(f"{_where(1, first)}: bots {listed!r} is not a list of distinct seats of this game, "
-                       "each with a level 1 to 8")
-        return set()
-    return seats
+_FIELDS = {"version": _is_int, "game": _is_int, "round": _is_int, "at": _is_number,
+           "by": lambda by: isinstance(by, str)}
+
+
+def _version_rule(index: int, where: str, entry: dict[str, Any], previous_version: int) -> str | None:
+    """Only the referee's deal and a bot's move share the version of the action that triggered them."""
+    if entry["version"] == previous_version and entry["action"]["type"] != "deal_prizes" \
+            and not entry["by"].startswith("bot:"):
+        return (f"{where}: repeats version {previous_version}; only the referee's deal and a bot's move may "
+                "share the version of the action that triggered it (an entry was duplicated)")
+    return None
 
 
 def _game_id(transcript_id: str, match_format: str, number: int) -> str:
@@ -99,38 +101,7 @@ def verify_gops(transcript: dict[str, Any], prize_commitments: dict[int, str] | 
         report.problem(f"version: {top_version!r} is not an integer")
 
     # ---- every entry's shape, version order and time order
-    shaped: list[tuple[int, dict[str, Any]]] = []
-    previous_version, previous_at = 0, None
-    for index, entry in enumerate(entries, 1):
-        where = _where(index, entry)
-        if not isinstance(entry, dict) or not isinstance(entry.get("action"), dict) \
-                or not isinstance(entry["action"].get("type"), str):
-            report.problem(f"{where}: not an entry object with an action and its type")
-            continue
-        bad = [k for k in ("version", "game", "round") if not _is_int(entry.get(k))]
-        if not _is_number(entry.get("at")):
-            bad.append("at")
-        if not isinstance(entry.get("by"), str):
-            bad.append("by")
-        if bad:
-            report.problem(f"{where}: missing or malformed {', '.join(bad)}")
-            continue
-        version, at, kind = entry["version"], entry["at"], entry["action"]["type"]
-        if index == 1 and version != 1:
-            report.problem(f"{where}: the first entry must be version 1")
-        if version < previous_version:
-            report.problem(f"{where}: version {version} comes after version {previous_version} "
-                           "(entries are out of order)")
-        elif version == previous_version and kind != "deal_prizes" and not entry["by"].startswith("bot:"):
-            report.problem(
-                f"{where}: repeats version {version}; only the referee's deal and a bot's move may share the version "
-                "of the action that triggered it (an entry was duplicated)")
-        if previous_at is not None and at < previous_at:
-            report.problem(f"{where}: at {at} is earlier than the previous entry's {previous_at} "
-                           "(time goes backwards)")
-        previous_version, previous_at = version, at
-        shaped.append((index, entry))
-    _check_version_coverage(report, shaped, top_version)
+    shaped = check_entry_order(report, entries, top_version, _where, _FIELDS, _version_rule)
 
     # ---- the create entry and the rules
     first_index, first = (shaped[0] if shaped else (1, entries[0]))
@@ -142,11 +113,7 @@ def verify_gops(transcript: dict[str, Any], prize_commitments: dict[int, str] | 
         report.problem(f"{_where(i, entries[i - 1])}: a second create entry")
     if first.get("by") != "host":
         report.problem(f"{_where(1, first)}: made by {first.get('by')!r}, but games are created by the host")
-    for key in ("rules", "match"):
-        if first["action"].get(key) != transcript.get(key):
-            report.problem(
-                f"{key}: the transcript's {key} differ from those of the create entry "
-                f"({_differing_keys(transcript.get(key), first['action'].get(key))})")
+    check_copied(report, transcript, first["action"], "rules", "match")
     try:
         rules = gops_rules.Rules.from_dict(first["action"]["rules"]).validate()
         match = gops_rules.MatchRules.from_dict(first["action"]["match"]).validate()
@@ -154,12 +121,11 @@ def verify_gops(transcript: dict[str, Any], prize_commitments: dict[int, str] | 
         report.problem(f"{_where(1, first)}: the rules/match are not valid Gops rules: {exc}")
         return report
 
-    bots = _bots(report, first, rules.players)
+    bots = listed_bots(report, _where(1, first), first["action"].get("bots", []), rules.players, "game")
 
     # ---- replay, entry by entry, with independent commitment checks alongside
-    create_at = first["at"]
     try:
-        state = gops_state.Gops.new(tid, rules, match, now=create_at)
+        state = gops_state.Gops.new(tid, rules, match, now=first["at"])
     except RefereeError as exc:
         report.problem(f"the engine refuses to create this game: {exc}")
         return report
@@ -201,16 +167,9 @@ def verify_gops(transcript: dict[str, Any], prize_commitments: dict[int, str] | 
             bids.setdefault((entry["game"], action["round"], action["seat"]), (action.get("commitment"), index))
         elif kind == "reveal":
             reveals_checked += _check_reveal(report, where, action, entry["game"], game_id, bids)
-        try:
-            parsed = action_from_dict(action)
-            events = state.apply(parsed, now=entry["at"])
-        except RefereeError as exc:
-            report.problem(f"{where}: the rules engine refuses this action: {exc} ({exc.code})")
-            replay_ok = False
-            break
-        except Exception as exc:  # noqa: BLE001 — a malformed field the engine did not expect: still a refusal
-            report.problem(f"{where}: the rules engine cannot apply this action: {type(exc).__name__}: {exc}")
-            replay_ok = False
+        replay_ok, events = engine_applies(report, where,
+                                           lambda: state.apply(action_from_dict(action), now=entry["at"]))
+        if not replay_ok:
             break
         if not events:
             report.problem(f"{where}: changes nothing (an exact repeat); the referee never records those")
@@ -236,16 +195,12 @@ def verify_gops(transcript: dict[str, Any], prize_commitments: dict[int, str] | 
             report.problem(f"replaying every entry leaves the game unfinished (game {state.game.number}, round "
                            f"{state.game.round}, phase {str(state.game.phase)!r}): entries are missing at the end")
         else:
-            lines: list[str] = []
             recorded = transcript.get("result")
             if isinstance(recorded, dict) and recorded_games is not None:
                 recorded = {k: v for k, v in recorded.items() if k != "games"}  # checked just below
-            _diff("result", recorded, state.result.to_dict(), lines)
-            for line in lines:
-                report.problem(line)
+            _diff("result", recorded, state.result.to_dict(), report.problems)
             if recorded_games is not None:
-                for line in _diff_games(recorded_games, [p.to_dict() for p in state.games]):
-                    report.problem(line)
+                report.problems += _diff_games(recorded_games, [p.to_dict() for p in state.games])
 
     if report.ok:
         result = state.result.to_dict() if state.result is not None else {}
