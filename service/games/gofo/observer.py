@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
+from service.games.contract import bot_list
 from service.games.gofo import clock
 from service.games.gofo.cards import sort_cards
 from service.games.gofo.chance import hand_id
@@ -217,8 +218,7 @@ def record_view(doc: dict[str, Any], version: int, seat: int | None = None, tabl
     data["id"] = doc["id"]
     data["version"] = version
     data["names"] = _names(doc)
-    data["bots"] = [{"seat": int(s), "level": level}
-                    for s, level in sorted((doc.get("bots") or {}).items(), key=lambda item: int(item[0]))]
+    data["bots"] = bot_list(doc.get("bots") or {})
     data["table"]["options"]["turn_seconds"] = doc.get("turn_seconds")
     current = doc["deals"].get(str(table.hand_number))
     if data["hand"] is not None:

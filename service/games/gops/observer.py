@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from service.games.contract import bot_list
 from service.games.gops import clock
 from service.games.gops.records import Phase, frac_str
 from service.games.gops.rules import Visibility
@@ -86,7 +87,7 @@ def view(state: Gops, seat: int | None = None, now: float | None = None,
         "games": [p.to_dict(public=True) for p in state.games],
         "resigned": list(state.resigned),
         "result": None if state.result is None else state.result.to_dict(),
-        "bots": [{"seat": int(s), "level": level} for s, level in (bots or {}).items()],
+        "bots": bot_list(bots or {}),
         "names": list(names) if names is not None else [None] * rules.players,
     }
     if seat is not None:
