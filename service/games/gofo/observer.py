@@ -79,13 +79,9 @@ def hand_view(hand: HandState, seat: int | None = None) -> dict[str, Any]:
 
 
 def table_view(table: Table, seat: int | None = None) -> dict[str, Any]:
-    """Everything ``seat`` may see of a :class:`service.games.gofo.table.Table` (``None``: the public view).
-
-    ``{"table": {options, dealer, hand_number, seats: [{front, behind, cajas, balance}],
-    draws, last_result}, "hand": hand_view(seat) | None}``; a table with ``inauguration: chosen`` adds
-    ``inaugurations_pending`` (the seats still to choose the front of a new caja; ``hand`` is ``None``
-    until the last has chosen) and ``inauguration_fronts`` (the fronts they may choose).
-    """
+    """Everything ``seat`` may see of a table (``None``: the public view), its hand by :func:`hand_view`;
+    ``inaugurations_pending``: the seats still to choose the front of a new caja (``hand`` is ``None``
+    until the last has chosen), ``inauguration_fronts``: the fronts they may choose."""
     seats = [{"seat": s, "front": table.fronts[s], "behind": table.behinds[s],
               "cajas": table.cajas[s], "balance": table.balance(s)} for s in range(table.n)]
     info = {

@@ -7,13 +7,10 @@ The functions every referee module has (:mod:`service.games.contract`), and Gops
 "at", "by", "game", "round", "action"}`` — the move, then the referee's deals it called for
 (:func:`service.games.gops.chance.supply`) and the bots' moves it made due, all at one version.
 
-**Bots.**  ``bots`` maps a seat the referee plays (``"1"``) to its level.  After every move, and at
-create, each bot seat whose move is due makes it (:func:`_bot_moves`), in seat order, until no bot
-owes one: it commits when its round opens, reveals once every seat has committed, and takes its
-prize when it won the pick.  It decides from its seat's view (:func:`view`, what a client of that
-seat gets) and a random source, nothing else (:mod:`service.games.gops.bot`); its bid is salted and
-committed like anyone's, and kept in ``bot_bids`` — the referee's secret, never shown — until it
-reveals.  Its entries are made ``by`` ``"bot:<seat>"``.
+**Bots** (docs/bots.md).  ``bots`` maps a seat the referee plays (``"1"``) to its level; each bot's
+move is made in the request that made it due (:func:`_bot_moves`), decided from its seat's view alone.
+Its bid is salted and committed like anyone's, and kept in ``bot_bids`` — the referee's secret, never
+shown — until it reveals.
 """
 
 from __future__ import annotations
