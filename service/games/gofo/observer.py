@@ -236,8 +236,7 @@ def ledger_view(doc: dict[str, Any], version: int) -> dict[str, Any]:
             "seats": data["table"]["seats"], "results": doc["results"], "names": data["names"]}
 
 
-def transcript_view(doc: dict[str, Any], version: int, entries: Iterable[dict[str, Any]],
-                    kind: str = "gofo") -> dict[str, Any]:
+def transcript_view(doc: dict[str, Any], version: int, entries: Iterable[dict[str, Any]]) -> dict[str, Any]:
     """The transcript of a stored table: every entry up to ``version``, the deck orders redacted by
     :func:`redact_entry` (withheld for the hand in progress), every finished hand's published deal."""
     current = doc["state"]["hand_number"]
@@ -257,7 +256,7 @@ def transcript_view(doc: dict[str, Any], version: int, entries: Iterable[dict[st
             entry = dict(entry, action=redact_entry(entry["action"], k, records.get(number)))
         shown.append(entry)
     deals = [d for n in range(1, current) if (d := published(doc, n, records.get(n))) is not None]
-    return {"id": doc["id"], "kind": kind, "version": version,
+    return {"id": doc["id"], "kind": "gofo", "version": version,
             "options": doc["state"]["options"], "entries": shown, "deals": deals,
             "hands_finished": current - 1, "results": doc["results"],
             "turn_seconds": doc.get("turn_seconds"), "names": _names(doc)}

@@ -214,11 +214,7 @@ def etag_tag(seat_view: dict[str, Any]) -> str:
     return ""
 
 
-def transcript(doc: dict[str, Any], version: int, entries: list[dict[str, Any]]) -> dict[str, Any]:
-    """The published transcript: :func:`service.games.gofo.observer.transcript_view`."""
-    return observer.transcript_view(doc, version, entries, KIND)
-
-
 result_of = observer.result_of
 move_answer = observer.move_answer  # the answer to a move or an enforced deadline
 ledger = observer.ledger_view
+transcript = observer.transcript_view  # the published transcript
