@@ -61,7 +61,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import MISSING, dataclass, fields
 from typing import Any, ClassVar, TypeVar
 
-from service.errors import InvalidAction
+from service.errors import InvalidAction, InvalidOptions
 
 # The parts of a game package, in the order the table above gives them.
 PARTS = ("rules", "actions", "events", "state", "observer", "chance", "clock", "referee", "verifier")
@@ -222,6 +222,24 @@ class Applied:
     entries: list[dict[str, Any]]
     finished: bool
     state: Any
+
+
+def check_bots(bots: list[dict[str, int]], seats: int) -> dict[str, int]:
+    """A create request's ``bots`` (``[{"seat", "level"}]``) as a referee's document keeps them,
+    ``{"<seat>": level}`` in seat order; ``invalid_bots`` for a seat the game lacks or one named twice."""
+    named = [b["seat"] for b in bots]
+    if any(seat >= seats for seat in named):
+        raise InvalidOptions(f"a bot on seat {max(named)}, but the game has seats 0 to {seats - 1}",
+                             code="invalid_bots")
+    if len(set(named)) != len(named):
+        raise InvalidOptions("a seat is named twice in bots", code="invalid_bots")
+    return {str(b["seat"]): b["level"] for b in sorted(bots, key=lambda b: b["seat"])}
+
+
+def bot_list(bots: Mapping[str, int]) -> list[dict[str, int]]:
+    """A document's ``bots`` as create entries and views list them, ``[{"seat", "level"}]`` (in seat
+    order: :func:`check_bots` stores them so)."""
+    return [{"seat": int(seat), "level": level} for seat, level in bots.items()]
 
 
 class LegalAction(Mapping[str, Any]):

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
+from service.games.contract import bot_list
 from service.games.gofo import clock
 from service.games.gofo.cards import sort_cards
 from service.games.gofo.chance import hand_id
@@ -78,13 +79,9 @@ def hand_view(hand: HandState, seat: int | None = None) -> dict[str, Any]:
 
 
 def table_view(table: Table, seat: int | None = None) -> dict[str, Any]:
-    """Everything ``seat`` may see of a :class:`service.games.gofo.table.Table` (``None``: the public view).
-
-    ``{"table": {options, dealer, hand_number, seats: [{front, behind, cajas, balance}],
-    draws, last_result}, "hand": hand_view(seat) | None}``; a table with ``inauguration: chosen`` adds
-    ``inaugurations_pending`` (the seats still to choose the front of a new caja; ``hand`` is ``None``
-    until the last has chosen) and ``inauguration_fronts`` (the fronts they may choose).
-    """
+    """Everything ``seat`` may see of a table (``None``: the public view), its hand by :func:`hand_view`;
+    ``inaugurations_pending``: the seats still to choose the front of a new caja (``hand`` is ``None``
+    until the last has chosen), ``inauguration_fronts``: the fronts they may choose."""
     seats = [{"seat": s, "front": table.fronts[s], "behind": table.behinds[s],
               "cajas": table.cajas[s], "balance": table.balance(s)} for s in range(table.n)]
     info = {
@@ -217,8 +214,7 @@ def record_view(doc: dict[str, Any], version: int, seat: int | None = None, tabl
     data["id"] = doc["id"]
     data["version"] = version
     data["names"] = _names(doc)
-    data["bots"] = [{"seat": int(s), "level": level}
-                    for s, level in sorted((doc.get("bots") or {}).items(), key=lambda item: int(item[0]))]
+    data["bots"] = bot_list(doc.get("bots") or {})
     data["table"]["options"]["turn_seconds"] = doc.get("turn_seconds")
     current = doc["deals"].get(str(table.hand_number))
     if data["hand"] is not None:
@@ -240,8 +236,7 @@ def ledger_view(doc: dict[str, Any], version: int) -> dict[str, Any]:
             "seats": data["table"]["seats"], "results": doc["results"], "names": data["names"]}
 
 
-def transcript_view(doc: dict[str, Any], version: int, entries: Iterable[dict[str, Any]],
-                    kind: str = "gofo") -> dict[str, Any]:
+def transcript_view(doc: dict[str, Any], version: int, entries: Iterable[dict[str, Any]]) -> dict[str, Any]:
     """The transcript of a stored table: every entry up to ``version``, the deck orders redacted by
     :func:`redact_entry` (withheld for the hand in progress), every finished hand's published deal."""
     current = doc["state"]["hand_number"]
@@ -261,7 +256,7 @@ def transcript_view(doc: dict[str, Any], version: int, entries: Iterable[dict[st
             entry = dict(entry, action=redact_entry(entry["action"], k, records.get(number)))
         shown.append(entry)
     deals = [d for n in range(1, current) if (d := published(doc, n, records.get(n))) is not None]
-    return {"id": doc["id"], "kind": kind, "version": version,
+    return {"id": doc["id"], "kind": "gofo", "version": version,
             "options": doc["state"]["options"], "entries": shown, "deals": deals,
             "hands_finished": current - 1, "results": doc["results"],
             "turn_seconds": doc.get("turn_seconds"), "names": _names(doc)}

@@ -20,10 +20,6 @@ def _cards(cards: list[str] | None) -> tuple[str, ...] | None:
     return None if cards is None else tuple(cards)
 
 
-def _card_lists(hands: tuple[tuple[str, ...] | None, ...]) -> list[list[str] | None]:
-    return [None if cards is None else list(cards) for cards in hands]
-
-
 @dataclass(frozen=True, slots=True)
 class DiscardRecord:
     """One discard: in speaking ``round``, ``seat`` threw ``count`` cards, ``cards`` when they were
@@ -98,8 +94,8 @@ class HandResult:
 
     def to_dict(self) -> dict[str, Any]:
         return {"reason": self.reason.value, "pots": [p.to_dict() for p in self.pots],
-                "payouts": list(self.payouts), "shown": _card_lists(self.shown), "values": list(self.values),
-                "net": list(self.net)}
+                "payouts": list(self.payouts), "shown": [None if c is None else list(c) for c in self.shown],
+                "values": list(self.values), "net": list(self.net)}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> HandResult:

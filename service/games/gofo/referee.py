@@ -17,8 +17,8 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from service.errors import InvalidOptions
-from service.games import entropy
-from service.games.contract import Applied
+from service.games import contract, entropy
+from service.games.contract import Applied, bot_list
 from service.games.gofo import bot, chance, clock, observer
 from service.games.gofo.actions import Action, DealerDraw, action_to_dict
 from service.games.gofo.cards import RandomLike
@@ -51,7 +51,7 @@ def create(table_id: str, options: dict[str, Any], at: float, rng: RandomLike | 
                            "created_at": at, "updated_at": at}
     made: dict[str, Any] = {"type": "create", "options": options.to_dict()}
     if bots:
-        made["bots"] = [{"seat": int(seat), "level": level} for seat, level in bots.items()]
+        made["bots"] = bot_list(bots)
     entries = [entry(1, at, "host", None, 0, made)]
     table = Table.new(options)
     _supply_chance(table, doc, 1, at, entries, rng, new_salt)
@@ -63,21 +63,14 @@ def create(table_id: str, options: dict[str, Any], at: float, rng: RandomLike | 
 
 
 def check_bots(bots: list[dict[str, int]], options: TableOptions) -> dict[str, int]:
-    """The create request's ``bots`` (``[{"seat", "level"}]``) as the document keeps them,
-    ``{"<seat>": level}`` in seat order; ``invalid_bots`` for a seat the table lacks, a seat named
-    twice, or any bot at a tabletop table (the referee sees no card there to decide from)."""
+    """The create request's ``bots`` as :func:`service.games.contract.check_bots` keeps them; also
+    ``invalid_bots`` for any bot at a tabletop table (the referee sees no card there to decide from)."""
     if not bots:
         return {}
     if options.mode is Mode.TABLETOP:
         raise InvalidOptions("a bot sits only at a dealt table (at a tabletop table the cards are real)",
                              code="invalid_bots")
-    seats = [b["seat"] for b in bots]
-    if any(seat >= options.seats for seat in seats):
-        raise InvalidOptions(f"a bot on seat {max(seats)}, but the game has seats 0 to {options.seats - 1}",
-                             code="invalid_bots")
-    if len(set(seats)) != len(seats):
-        raise InvalidOptions("a seat is named twice in bots", code="invalid_bots")
-    return {str(b["seat"]): b["level"] for b in sorted(bots, key=lambda b: b["seat"])}
+    return contract.check_bots(bots, options.seats)
 
 
 def play(doc: dict[str, Any], version: int, who: str, at: float, seat: int | None, action: Action,
@@ -221,19 +214,7 @@ def etag_tag(seat_view: dict[str, Any]) -> str:
     return ""
 
 
-def move_answer(doc: dict[str, Any], version: int, seat: int | None, caller: str | None,
-                table: Table | None = None) -> dict[str, Any]:
-    """The answer to a move or an enforced deadline: :func:`service.games.gofo.observer.move_answer`."""
-    return observer.move_answer(doc, version, seat, caller, table)
-
-
-def ledger(doc: dict[str, Any], version: int) -> dict[str, Any]:
-    return observer.ledger_view(doc, version)
-
-
-def transcript(doc: dict[str, Any], version: int, entries: list[dict[str, Any]]) -> dict[str, Any]:
-    """The published transcript: :func:`service.games.gofo.observer.transcript_view`."""
-    return observer.transcript_view(doc, version, entries, KIND)
-
-
 result_of = observer.result_of
+move_answer = observer.move_answer  # the answer to a move or an enforced deadline
+ledger = observer.ledger_view
+transcript = observer.transcript_view  # the published transcript

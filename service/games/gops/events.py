@@ -140,10 +140,5 @@ class MatchOver(Event):
 
 
 @event("result")
-class SingleGameResult(Event):
+class SingleGameResult(MatchOver):
     """A single game's match ended: its result (the same fields as ``match_over``)."""
-
-    result: MatchResult
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"type": self.TYPE, **self.result.to_dict()}

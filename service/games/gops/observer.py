@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from service.games.contract import bot_list
 from service.games.gops import clock
 from service.games.gops.records import Phase, frac_str
 from service.games.gops.rules import Visibility
@@ -50,6 +51,7 @@ def view(state: Gops, seat: int | None = None, now: float | None = None,
     hidden = prize_hidden(state, seat)
     game_over = g.phase is Phase.OVER
     row = [None] * len(g.row) if hidden else list(g.row)
+    order = g.prize_order if game_over or rules.prize_order.fixed else None
     pot_value = None if hidden else sum(g.carry) + (sum(g.row) if rules.open_prizes == 1 else 0)
     data: dict[str, Any] = {
         "id": state.id,
@@ -80,13 +82,13 @@ def view(state: Gops, seat: int | None = None, now: float | None = None,
         "deadline_at": g.deadline_at,
         "history": [r.to_dict(public=True) for r in g.history],
         "prize_commitment": g.prize_commitment,
-        "prize_order": _list(g.prize_order) if (game_over or rules.prize_order.fixed) else None,
+        "prize_order": None if order is None else list(order),
         "prize_salt": g.prize_salt if game_over else None,
         "game_result": None if g.result is None else g.result.to_dict(),
         "games": [p.to_dict(public=True) for p in state.games],
         "resigned": list(state.resigned),
         "result": None if state.result is None else state.result.to_dict(),
-        "bots": [{"seat": int(s), "level": level} for s, level in (bots or {}).items()],
+        "bots": bot_list(bots or {}),
         "names": list(names) if names is not None else [None] * rules.players,
     }
     if seat is not None:
@@ -95,10 +97,6 @@ def view(state: Gops, seat: int | None = None, now: float | None = None,
         data["my_reveal"] = None if opening is None else opening.to_dict()
         data["legal_actions"] = [legal.to_dict() for legal in state.legal_actions(seat, now)]
     return data
-
-
-def _list(value: list | None) -> list | None:
-    return None if value is None else list(value)
 
 
 def commitments_public(state: Gops) -> bool:

@@ -7,13 +7,10 @@ The functions every referee module has (:mod:`service.games.contract`), and Gops
 "at", "by", "game", "round", "action"}`` — the move, then the referee's deals it called for
 (:func:`service.games.gops.chance.supply`) and the bots' moves it made due, all at one version.
 
-**Bots.**  ``bots`` maps a seat the referee plays (``"1"``) to its level.  After every move, and at
-create, each bot seat whose move is due makes it (:func:`_bot_moves`), in seat order, until no bot
-owes one: it commits when its round opens, reveals once every seat has committed, and takes its
-prize when it won the pick.  It decides from its seat's view (:func:`view`, what a client of that
-seat gets) and a random source, nothing else (:mod:`service.games.gops.bot`); its bid is salted and
-committed like anyone's, and kept in ``bot_bids`` — the referee's secret, never shown — until it
-reveals.  Its entries are made ``by`` ``"bot:<seat>"``.
+**Bots** (docs/bots.md).  ``bots`` maps a seat the referee plays (``"1"``) to its level; each bot's
+move is made in the request that made it due (:func:`_bot_moves`), decided from its seat's view alone.
+Its bid is salted and committed like anyone's, and kept in ``bot_bids`` — the referee's secret, never
+shown — until it reveals.
 """
 
 from __future__ import annotations
@@ -21,9 +18,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from service.errors import IllegalAction, InvalidOptions
+from service.errors import IllegalAction
 from service.games import commitments, entropy
-from service.games.contract import Action, Applied
+from service.games.contract import Action, Applied, bot_list, check_bots
 from service.games.gops import bot, chance, observer
 from service.games.gops.actions import ChoosePrize, Commit, EnforceDeadline, Reveal, action_to_dict
 from service.games.gops.rules import MatchFormat, MatchRules, Rules, make_match_rules, make_rules
@@ -49,27 +46,16 @@ def check_options(options: dict[str, Any]) -> tuple[Rules, MatchRules]:
     return rules, make_match_rules(**options.get("match", {}))
 
 
-def check_bots(bots: list[dict[str, int]], players: int) -> dict[str, int]:
-    """The create request's ``bots`` (``[{"seat", "level"}]``) as the document keeps them,
-    ``{"<seat>": level}`` in seat order; ``invalid_bots`` for a seat the game lacks or one named twice."""
-    seats = [b["seat"] for b in bots]
-    if any(seat >= players for seat in seats):
-        raise InvalidOptions(f"a bot on seat {max(seats)}, but the game has seats 0 to {players - 1}",
-                             code="invalid_bots")
-    if len(set(seats)) != len(seats):
-        raise InvalidOptions("a seat is named twice in bots", code="invalid_bots")
-    return {str(b["seat"]): b["level"] for b in sorted(bots, key=lambda b: b["seat"])}
-
-
 def create(game_id: str, options: dict[str, Any], at: float) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """The document (without ``auth``) and first log entries of a new game: the create entry, the
-    first deal and the bots' first moves.  ``options``: as for :func:`check_options`, and ``bots``."""
+    first deal and the bots' first moves.  ``options``: as for :func:`check_options`, and ``bots``
+    (:func:`~service.games.contract.check_bots`)."""
     rules, match = check_options(options)
     bots = check_bots(options.get("bots", []), rules.players)
     state = Gops.new(game_id, rules, match, now=at)
     made = {"type": "create", "rules": rules.to_dict(), "match": match.to_dict()}
     if bots:
-        made["bots"] = [{"seat": int(seat), "level": level} for seat, level in bots.items()]
+        made["bots"] = bot_list(bots)
     entries = [entry(1, at, "host", made, 1), *_deals(state, at, 1)]
     bids: dict[str, dict[str, Any]] = {}
     entries += _bot_moves(state, bots, bids, at, 1)
