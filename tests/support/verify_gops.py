@@ -327,4 +327,6 @@ GARBAGE = [
     (lambda t: t["entries"].insert(5, {"version": 3}), "not an entry object"),
     (lambda t: t["entries"][5]["action"].update(type="cheat"), "unknown action type 'cheat'"),
     (lambda t: t.update(id="../etc"), "is not a game id"),
+    (lambda t: t["entries"][3]["action"].update(seat=[0]), r"for seat \[0\] can only be made by"),
+    (lambda t: t["entries"][0]["action"]["rules"].update(ranks=4.5), "ranks must be a whole number"),
 ]

@@ -85,6 +85,15 @@ def rank_name(rank: int) -> str:
     return RANK_NAMES.get(rank, str(rank))
 
 
+def _whole_numbers(rules: Any, *names: str) -> None:
+    """An ``invalid_options`` refusal unless each named field is a whole number or None (the API's
+    schemas guarantee it; a transcript read by the verifier or a direct engine caller may not)."""
+    for name in names:
+        value = getattr(rules, name)
+        if value is not None and (type(value) is not int):
+            raise InvalidOptions(f"{name} must be a whole number")
+
+
 def _choice(enum_type: type[enum.StrEnum], value: Any, what: str) -> Any:
     """``value`` as a member of ``enum_type``, or an ``invalid_options`` refusal."""
     try:
@@ -134,6 +143,7 @@ class Rules:
     def validate(self) -> Rules:
         """These rules with their choices as enums, or an ``invalid_options`` refusal."""
         bad = InvalidOptions
+        _whole_numbers(self, "players", "ranks", "bid_cards", "open_prizes", "dealer_seat", "deadline_seconds")
         if not MIN_PLAYERS <= self.players <= MAX_PLAYERS:
             raise bad(f"players must be between {MIN_PLAYERS} and {MAX_PLAYERS}")
         if not 1 <= self.ranks <= MAX_RANKS:
@@ -215,6 +225,7 @@ class MatchRules:
     tiebreak: Tiebreak = Tiebreak.EXTRA_GAME
 
     def validate(self) -> MatchRules:
+        _whole_numbers(self, "games", "target")
         if type(self.format) is MatchFormat and type(self.tiebreak) is Tiebreak:
             typed = self  # already typed: no copy
         else:

@@ -49,7 +49,8 @@ def _check_by(report: Report, where: str, entry: dict[str, Any], players: int, b
     kind = action.get("type")
     if kind in _SEAT_ACTIONS:
         seat = action.get("seat")
-        author = f"bot:{seat}" if seat in bots else f"seat:{seat}"  # the referee plays a bot seat: nobody else
+        # the referee plays a bot seat: nobody else
+        author = f"bot:{seat}" if _is_int(seat) and seat in bots else f"seat:{seat}"
         if by != author:
             report.problem(f"{where}: made by {by!r}, but a {kind} for seat {seat!r} can only be made by {author!r}")
     elif kind == "deal_prizes":
