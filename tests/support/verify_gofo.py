@@ -834,6 +834,7 @@ GARBAGE = [
     (lambda t: t["entries"][5]["action"].update(type="cheat"), "unknown action type 'cheat'"),
     (lambda t: entries_of(t, "open")[0]["action"].update(amount="lots"), "open.amount must be an integer"),
     (lambda t: t.update(id="../etc"), "is not a table id"),
+    (lambda t: entries_of(t, "dealer_draw")[0]["action"].update(cards=5), "dealer_draw.cards must be a list"),
     (lambda t: t.update(hands_finished="all"), "hands_finished: 'all' is not a number of hands"),
     (lambda t: t.update(deals={}), "deals: missing or not a list"),
     (lambda t: t.update(results=None), "results: missing or not a list"),

@@ -329,4 +329,7 @@ GARBAGE = [
     (lambda t: t.update(id="../etc"), "is not a game id"),
     (lambda t: t["entries"][3]["action"].update(seat=[0]), r"for seat \[0\] can only be made by"),
     (lambda t: t["entries"][0]["action"]["rules"].update(ranks=4.5), "ranks must be a whole number"),
+    (lambda t: t["entries"][0]["action"]["rules"].update(open_prizes=True), "open_prizes must be a whole number"),
+    (lambda t: t["entries"][0]["action"]["match"].update(format="cumulative", games=3.0),
+     "games must be a whole number"),
 ]

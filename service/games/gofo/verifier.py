@@ -150,7 +150,9 @@ def verify_gofo(transcript: dict[str, Any], deck_commitments: dict[int, str] | N
                 report.problem(f"{where}: the first-dealer draw shows no committed draw deck (draw: round, "
                                "commitment, order, salt); every draw is made from a committed deck")
             else:
-                why = chance_rules.draw_checks_out(tid, draw, list(action.get("cards") or [])) \
+                cards = action.get("cards")
+                cards = cards if isinstance(cards, list) else []  # not a list: the engine refuses it below
+                why = chance_rules.draw_checks_out(tid, draw, cards) \
                     if draw.get("round") == draw_rounds else f"it is numbered round {draw.get('round')!r}, not {draw_rounds}"
                 if why:
                     report.problem(f"{where}: draw round {draw_rounds} does not check out: {why}")
