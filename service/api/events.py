@@ -16,6 +16,7 @@ import threading
 import time
 from collections import OrderedDict
 from dataclasses import dataclass, replace
+from functools import partial
 from http import HTTPStatus
 from typing import Any, Callable, Iterator
 
@@ -126,9 +127,9 @@ def viewers(view: Callable[..., dict[str, Any]], public: Any, seat_schema: Any,
     return viewer
 
 
-_gops_viewer = viewers(gops_api._view, GopsGameSchema, GopsSeatViewSchema,
+_gops_viewer = viewers(partial(common.view, gops_referee), GopsGameSchema, GopsSeatViewSchema,
                        lambda data: data["phase"] == "over", gops_referee.etag_tag)
-_gofo_viewer = viewers(gofo_api._view, GofoTableSchema, GofoSeatViewSchema,
+_gofo_viewer = viewers(partial(common.view, gofo_referee), GofoTableSchema, GofoSeatViewSchema,
                        lambda data: False, gofo_referee.etag_tag)  # a table never ends
 
 

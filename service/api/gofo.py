@@ -53,7 +53,7 @@ _TO_ACT = {**_ID, "seat": "$response.body#/table/hand/to_act"}
 _TO_INAUGURATE = {**_ID, "seat": "$response.body#/table/inaugurations_pending/0"}
 
 
-_view = partial(common.view, referee)  # (record, seat=None); service.api.events builds on it too
+_view = partial(common.view, referee)  # (record, seat=None)
 
 
 def _view_answer(record: Record, seat: int | None, schema):

@@ -65,7 +65,7 @@ def _state(record: Record) -> gops.Gops:
     return common.state_of(record, referee.load)
 
 
-_view = partial(common.view, referee)  # (record, seat=None); service.api.events builds on it too
+_view = partial(common.view, referee)  # (record, seat=None)
 
 
 def _view_answer(record: Record, seat: int | None, schema, tag_of=None):
