@@ -1,39 +1,22 @@
-"""The exact two-player Gops solver: equilibrium bids of the point-difference game.
+"""The reference two-player Gops solver: the whole game tree solved by recursion, numpy and scipy.
 
-Two seats, one card a bid, one prize in the middle.  Each seat plays to maximise its points minus
-its rival's (a zero-sum game; Rhoads & Bartholdi, "Computer Solution to the Game of Pure Strategy",
-*Games* 3, 2012).  At the start of a round whose prize is still to be turned up, the value of a
-position to the seat holding ``hand`` against ``rival`` with the prizes ``prizes`` still to come and
-``pot`` carried from tied rounds is::
+It solves what ``build.c`` tabulates another way (backward induction over compressed positions, every
+round's matrix game a linear programme solved by HiGHS through :func:`scipy.optimize.linprog`), so
+``tests/gops/test_values.py`` checks samples of the shipped values against it.  It is far too slow
+for a request (a position with 5 cards left takes ~80 ms, 6 cards a second): the service never
+imports it.
+
+At the start of a round whose prize is still to be turned up, the value of a position to the seat
+holding ``hand`` against ``rival`` with the prizes ``prizes`` still to come and ``pot`` carried from
+tied rounds is::
 
     f(V, Y, P, c) = mean over p in P of  val(M_p)
     M_p[i][j]     = sgn(V_i - Y_j) * (p + c)  +  f(V - V_i, Y - Y_j, P - p, c')
 
-where ``val`` is the value of the matrix game (row player maximising; a linear programme solved by
-HiGHS through :func:`scipy.optimize.linprog`) and ``c'`` is the pot the round leaves: ``0`` when a seat
-won it, ``p + c`` when the bids tied and the rules carry a tied pot (``unclaimed: carryover``),
-``0`` when they set it aside (``discard``).  A tie in the last round sets its pot aside either way.
-
-What it covers exactly (:func:`covers`; the table in ``docs/bots.md``): two seats bidding one card
-for one prize in a shuffled or reported order, under any tie rule — with two seats
-``highest_unique`` is ``none``, and ``split`` halves a tied pot, so the point difference is that of
-``discard`` — and with the prize shown to both seats or hidden from both (``blind``: each round is
-the matrix game of the mean payoff over the prizes it may be, ``val(mean_p M_p)``).  Elsewhere
-:func:`hint` gives the level-8 bot's mix and an estimated value.
-
-**Only the order of the bid cards matters.**  A bid is only ever compared with the rival's bid of
-the same round (``sgn(V_i - Y_j)``); card values never enter a payoff.  So renaming the cards left
-in both hands by any strictly increasing map (the same map for both seats, so a card both seats
-hold stays tied) changes no comparison in any line of play, hence no payoff, hence no value or
-equilibrium.  :func:`compress` renames them to ``0, 1, 2, ...`` in order; every position is solved
-in that form, and a memo of compressed positions serves every position that compresses alike.
-Swapping the seats negates the value (``f(V, Y) = -f(Y, V)``), and equal hands are worth ``0``.
-
-**How far it is exact.**  A decision is exact with at most ``EXACT_CARDS + 1`` cards left (the last
-5 rounds: why, in ``docs/bots.md``; ``python -m service.games.gops.solver`` prints the times by
-cards left).  With more, :func:`solve` returns this round's matrix game with each later position
-*estimated* (``exact`` false) as if both seats bid uniformly at random from then on:
-``(sum(P) + c) · mean_{i,j} sgn(V_i - Y_j)``.
+where ``c'`` is the pot the round leaves: ``0`` when a seat won it, ``p + c`` when the bids tied and
+the rules carry a tied pot, ``0`` when they set it aside.  With ``blind`` each round is the matrix
+game of the mean payoff over the prizes it may be.  Positions are exact with at most
+``exact_cards + 1`` cards left; beyond, later positions are valued as if both seats bid at random.
 """
 
 from __future__ import annotations
@@ -46,8 +29,6 @@ import numpy as np
 from scipy import sparse
 from scipy.optimize import linprog
 
-from service.errors import IllegalAction
-from service.games.gops import heuristics
 
 #: The most cards a hand may hold for its whole game tree to be solved on the fly.
 EXACT_CARDS = 4
@@ -144,72 +125,6 @@ def future_value(hand: Sequence[int], rival: Sequence[int], prizes: Sequence[int
 def clear_memo() -> None:
     """Forget every solved position (the memo is bounded by :data:`MEMO_SIZE`)."""
     _exact_future.cache_clear()
-
-
-def position_of(seat_view: dict) -> Position:
-    """The solver's position for the seat whose view this is, in a two-seat game of one-card bids
-    for one prize in the middle, whatever the prize order and visibility.
-
-    Its hand and its rival's are in ``hands`` (spent bids are public); the prizes still to come are
-    the ranks not yet seen turned up, each as likely next (so a fixed order is treated as shuffled);
-    a prize in the middle hidden from the seat (``null`` in ``row``, or not yet reported) is one of
-    those, each as likely, and so is every later one (``blind``: under ``dealer_sees_prize`` the
-    dealer's rival bids as if neither seat saw the prizes, the dealer as if both did).  Where
-    :func:`covers` says so this is exactly the seat's position; elsewhere an approximation."""
-    rules = seat_view["rules"]
-    seat = seat_view["seat"]
-    row = seat_view["row"]
-    seen = {rank for rank in seat_view["turned"] if rank is not None}
-    unseen = tuple(r for r in range(1, rules["ranks"] + 1) if r not in seen)
-    prize = row[0] if row and row[0] is not None else None
-    return Position(
-        hand=tuple(seat_view["hands"][seat]), rival=tuple(seat_view["hands"][1 - seat]), prizes=unseen,
-        prize=prize, pot=sum(seat_view["carry"]),
-        carryover=rules["unclaimed"] == "carryover" and rules["resolution"] != "split",
-        blind=prize is None)
-
-
-def _require_commit_phase(seat_view: dict) -> None:
-    """A hint is for a seat with a bid to make: the commit phase, before the seat commits."""
-    if seat_view["phase"] != "commit":
-        raise IllegalAction(f"a hint is given in the commit phase, not in phase {seat_view['phase']!r}",
-                            code="hint_unavailable")
-    if not any(legal["type"] == "commit" for legal in seat_view.get("legal_actions", ())):
-        raise IllegalAction("a hint is given to a seat with a bid to make: this seat has committed this round "
-                            "or is out of the game", code="hint_unavailable")
-
-
-def hint(seat_view: dict) -> dict:
-    """What the seat would do well to bid, from its view alone, in the commit phase (else
-    ``hint_unavailable``): ``{"exact": bool, "value": float, "actions": [{"cards": [...],
-    "probability": p}, ...]}`` (the fields by variant: ``docs/bots.md``, Hints).
-
-    Rules the solver covers (:func:`covers`): the seat's equilibrium, every card of the hand once,
-    lowest first.  Any other rules: ``exact`` false, the level-8 bot's mix (its bids of positive
-    probability) and an estimated value — this solver's on :func:`position_of` for two seats bidding
-    one card for one prize, else :mod:`service.games.gops.heuristics`' (with three or more seats
-    **the seat's own expected points**, not a difference)."""
-    rules = seat_view["rules"]
-    _require_commit_phase(seat_view)
-    if covers(rules["players"], rules["bid_cards"], rules["open_prizes"], rules["prize_order"],
-              rules["visibility"]):
-        decision = solve(position_of(seat_view))
-        return {
-            "exact": decision.exact,
-            "value": decision.value,
-            "actions": [{"cards": [card], "probability": p if p > 1e-12 else 0.0}
-                        for card, p in sorted(decision.mix.items())],
-        }
-    if rules["players"] == 2 and rules["bid_cards"] == 1 and rules["open_prizes"] == 1:
-        decision = solve(position_of(seat_view))
-        value, mix = decision.value, {(card,): p for card, p in decision.mix.items()}
-    else:
-        value, mix = heuristics.random_play_value(seat_view), heuristics.quantile_mix(seat_view)
-    return {
-        "exact": False,
-        "value": value,
-        "actions": [{"cards": list(cards), "probability": p} for cards, p in sorted(mix.items()) if p > 1e-12],
-    }
 
 
 # ---------------------------------------------------------------- the recursion
@@ -377,29 +292,3 @@ def _linear_programmes(games: list[np.ndarray]) -> list[tuple[float, list[float]
         solutions.append((float(result.x[at + rows]), [float(x) for x in mix / mix.sum()]))
         at += rows + 1
     return solutions
-
-
-if __name__ == "__main__":  # python -m service.games.gops.solver [EXACT_CARDS]: time per decision by cards left
-    import random
-    import statistics
-    import sys
-    import time
-
-    horizon = int(sys.argv[1]) if len(sys.argv) > 1 else EXACT_CARDS
-    rng = random.Random(2026)
-    for n in range(1, 14):
-        cold, warm = [], []
-        for _ in range(5):
-            hand, rival = sorted(rng.sample(range(1, 14), n)), sorted(rng.sample(range(1, 14), n))
-            prizes = rng.sample(range(1, 14), n)
-            position = Position(tuple(hand), tuple(rival), tuple(prizes[1:]), prizes[0])
-            clear_memo()
-            started = time.perf_counter()
-            decision = solve(position, exact_cards=horizon)
-            cold.append(time.perf_counter() - started)
-            started = time.perf_counter()
-            solve(position, exact_cards=horizon)
-            warm.append(time.perf_counter() - started)
-        print(f"{n:2d} cards left, exact {decision.exact!s:5}: cold median {statistics.median(cold) * 1e3:8.1f} ms, "
-              f"max {max(cold) * 1e3:8.1f} ms; warm median {statistics.median(warm) * 1e3:6.1f} ms; "
-              f"{_exact_future.cache_info().currsize} positions remembered", flush=True)
