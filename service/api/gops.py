@@ -9,7 +9,7 @@ from flask.views import MethodView
 
 from service.games import commitments, gops
 from service.errors import Forbidden
-from service.games.gops import referee
+from service.games.gops import referee, solver
 from service.games.contract import Applied
 from service.storage.store import Record
 from service.api import common, idempotency, moves, names, views
@@ -222,8 +222,9 @@ class Hint(MethodView):
         cards — public, as every spent bid is —, the prizes not yet seen, the prize in the middle when
         the seat may see it, the carried pot). For two seats bidding one card for one prize at a time,
         prizes shuffled or reported, face up or blind: the seat's equilibrium of the zero-sum game of
-        point difference, exact once few cards are left (``exact``), before that this round's matrix
-        game with the later rounds estimated. Any other rules: the level-8 bot's mix and an estimate
+        point difference — level 8's —, exact wherever level 8 is (``exact``: the last 7 rounds when a tie
+        sets the prize aside and the prize is shown), before that this round's matrix game with the
+        later rounds estimated. Any other rules: the level-8 bot's mix and an estimate
         (``exact`` false; with three or more seats ``value`` is the seat's own expected points).
         Outside the commit phase: ``hint_unavailable`` (409).
 
@@ -233,9 +234,6 @@ class Hint(MethodView):
         record = common.fetched(KIND, game_id)
         who = common.identify(record.doc["auth"], common.bearer_hash())
         common.require_seat(who, seat)
-        # numpy and scipy (~50 MB of every worker's memory) are loaded by the first hint, not at start
-        from service.games.gops import solver
-
         return solver.hint(_view(record, seat))
 
 

@@ -276,10 +276,12 @@ class HintActionSchema(ma.Schema):
 
 class GopsHintSchema(ma.Schema):
     exact = fields.Boolean(required=True, **doc(
-        "The exact equilibrium of the two-seat point-difference game (true once at most 5 cards are left "
-        "in each hand, for rules the solver covers); false: an estimate — for covered rules this round's "
-        "matrix game with the later rounds valued as if both seats bid at random, for any other rules "
-        "the level-8 bot's mix."))
+        "The exact equilibrium of the two-seat point-difference game, as level 8 plays it (for rules the "
+        "solver covers: true once at most 7 cards are left in each hand when a tie sets the prize aside "
+        "and the prize is shown; when a tie carries the pot, once at most 3 are left or the hands share "
+        "no card; blind, once at most 3 are left); false: an estimate — for covered rules this round's "
+        "matrix game with the later rounds valued by a fitted estimate, for any other rules the level-8 "
+        "bot's mix."))
     value = fields.Float(required=True, **doc(
         "Two seats: the points this seat can expect to win from this round on (the pot included) minus "
         "those its rival wins. Three or more seats: the points this seat can expect to win from here."))

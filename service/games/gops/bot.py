@@ -8,11 +8,12 @@ actions), and nothing about the game beyond it: a bot never knows more than its 
 **The levels** (:data:`LEVELS`; 8 the strongest; ``docs/bots.md`` says what each rule does and
 where it applies).  Each level is one *rule* for its bid mix — ``random``, ``quantile``
 (:func:`service.games.gops.heuristics.quantile_mix`, every variant) or ``solver`` (the two-seat
-equilibrium of :mod:`service.games.gops.solver` with the level's exact horizon, for two seats
+equilibrium of :mod:`service.games.gops.solver` with the level's lookups, for two seats
 bidding one card for one prize; elsewhere the ``quantile`` rule) — with a share of *noise*
 spread evenly over every legal bid.
 
-The solver (numpy, scipy) is imported by the first decision that needs it, never at import time.
+A decision looks values up (:mod:`service.games.gops.values`) and solves one small matrix game: it
+searches nothing, so it costs about what a move costs (``docs/bots.md``, Speed).
 """
 
 from __future__ import annotations
@@ -22,33 +23,42 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
-from service.games.gops import heuristics
+from service.games.gops import heuristics, solver
 from service.games.gops.heuristics import Bid
 
 
 @dataclass(frozen=True)
 class Level:
     """What one level does: its rule (``random``, ``quantile`` or ``solver``), the share of its mix
-    spread evenly over every legal bid (``noise``), the solver's exact horizon (``exact_cards``,
-    the ``solver`` rule only) and a line for people."""
+    spread evenly over every legal bid (``noise``), and for the ``solver`` rule the hands whose
+    values it looks up exactly (``exact_cards``: its decisions with one card more are exact) and
+    how it values larger ones (``fitted``: the shipped estimate, else as if both bid at random);
+    and a line for people."""
 
     level: int
     rule: str
     noise: float
     exact_cards: int
+    fitted: bool
     summary: str
 
 
-#: Level 1..8 (``LEVELS[level - 1]``).  Level 8's horizon is the solver's ``EXACT_CARDS``.
+#: Level 1..8 (``LEVELS[level - 1]``).  Level 8 looks up everything the solver ships.
 LEVELS: tuple[Level, ...] = (
-    Level(1, "random", 0.0, 0, "every legal bid equally likely; a random prize when choosing"),
-    Level(2, "quantile", 0.5, 0, "the stake's rank among the prizes to come, half the time a random bid"),
-    Level(3, "quantile", 0.25, 0, "the stake's rank among the prizes to come, a quarter of the time a random bid"),
-    Level(4, "quantile", 0.0, 0, "the stake's rank among the prizes to come, against a model of the rivals"),
-    Level(5, "solver", 0.05, 1, "the equilibrium, exact in the last 2 rounds, a twentieth of the time a random bid"),
-    Level(6, "solver", 0.0, 2, "the equilibrium, exact in the last 3 rounds"),
-    Level(7, "solver", 0.0, 3, "the equilibrium, exact in the last 4 rounds"),
-    Level(8, "solver", 0.0, 4, "the equilibrium, exact in the last 5 rounds"),
+    Level(1, "random", 0.0, 0, False, "every legal bid equally likely; a random prize when choosing"),
+    Level(2, "quantile", 0.5, 0, False, "the stake's rank among the prizes to come, half the time a random bid"),
+    Level(3, "quantile", 0.25, 0, False,
+          "the stake's rank among the prizes to come, a quarter of the time a random bid"),
+    Level(4, "quantile", 0.0, 0, False, "the stake's rank among the prizes to come, against a model of the rivals"),
+    Level(5, "solver", 0.05, 1, False,
+          "the equilibrium, exact in the last 2 rounds, before them as if both bid at random; "
+          "a twentieth of the time a random bid"),
+    Level(6, "solver", 0.0, 3, False,
+          "the equilibrium, exact in the last 4 rounds, before them as if both bid at random"),
+    Level(7, "solver", 0.0, 6, False,
+          "the equilibrium, exact in the last 7 rounds, before them as if both bid at random"),
+    Level(8, "solver", 0.0, 6, True,
+          "the equilibrium, exact in the last 7 rounds, before them valued by the fitted estimate"),
 )
 
 def level_of(level: int) -> Level:
@@ -70,7 +80,7 @@ def policy(seat_view: dict[str, Any], level: int) -> list[tuple[Bid, float]]:
     if spec.rule == "random":
         base = heuristics.uniform_mix(hand, k)
     elif spec.rule == "solver" and solver_applies(seat_view):
-        base = solver_mix(seat_view, spec.exact_cards)
+        base = solver_mix(seat_view, spec.exact_cards, spec.fitted)
     else:
         base = heuristics.quantile_mix(seat_view)
     mix = Counter({bid: (1.0 - spec.noise) * p for bid, p in base.items()})
@@ -107,9 +117,7 @@ def solver_applies(seat_view: dict[str, Any]) -> bool:
             and not seat_view["forfeited"])
 
 
-def solver_mix(seat_view: dict[str, Any], exact_cards: int) -> dict[Bid, float]:
+def solver_mix(seat_view: dict[str, Any], exact_cards: int, fitted: bool) -> dict[Bid, float]:
     """The solver's equilibrium mix in the seat's position (:func:`service.games.gops.solver.position_of`)."""
-    from service.games.gops import solver
-
-    decision = solver.solve(solver.position_of(seat_view), exact_cards=exact_cards)
+    decision = solver.solve(solver.position_of(seat_view), exact_cards=exact_cards, fitted=fitted)
     return {(card,): p for card, p in decision.mix.items()}
