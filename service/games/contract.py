@@ -55,6 +55,7 @@ from __future__ import annotations
 
 import enum
 import importlib
+import time
 import types
 import typing
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -234,6 +235,15 @@ def check_bots(bots: list[dict[str, int]], seats: int) -> dict[str, int]:
     if len(set(named)) != len(named):
         raise InvalidOptions("a seat is named twice in bots", code="invalid_bots")
     return {str(b["seat"]): b["level"] for b in sorted(bots, key=lambda b: b["seat"])}
+
+
+def pause() -> None:
+    """Let the worker serve its other requests before a bot decides.  A request in which bots play
+    (a whole game of bots, or a hand) makes dozens of decisions of a millisecond or two each; under
+    gunicorn's gevent worker ``time.sleep`` is patched to yield to the event loop, so another
+    request waits for one decision at most, not for the whole game.  Elsewhere it returns at once.
+    (``bench/thinking.py`` measures what it buys.)"""
+    time.sleep(0)
 
 
 def bot_list(bots: Mapping[str, int]) -> list[dict[str, int]]:

@@ -18,7 +18,7 @@ from typing import Any, Callable
 
 from service.errors import InvalidOptions
 from service.games import contract, entropy
-from service.games.contract import Applied, bot_list
+from service.games.contract import Applied, bot_list, pause
 from service.games.gofo import bot, chance, clock, observer
 from service.games.gofo.actions import Action, DealerDraw, action_to_dict
 from service.games.gofo.cards import RandomLike
@@ -155,6 +155,7 @@ def _bot_moves(doc: dict[str, Any], table: Table, version: int, at: float, entri
         seat = table.to_act()
         if seat is None or str(seat) not in bots or (everyone and table.hand_number != start):
             return
+        pause()
         seen = observer.record_view(doc, version, seat, table)
         action = bot.act(seen, bots[str(seat)], source)
         _move(doc, table, version, at, f"bot:{seat}", seat, action, entries, rng, new_salt)

@@ -20,7 +20,7 @@ from typing import Any
 
 from service.errors import IllegalAction
 from service.games import commitments, entropy
-from service.games.contract import Action, Applied, bot_list, check_bots
+from service.games.contract import Action, Applied, bot_list, check_bots, pause
 from service.games.gops import bot, chance, observer
 from service.games.gops.actions import ChoosePrize, Commit, EnforceDeadline, Reveal, action_to_dict
 from service.games.gops.rules import MatchFormat, MatchRules, Rules, make_match_rules, make_rules
@@ -153,6 +153,7 @@ def _bot_move(state: Gops, seat: int, level: int, bots: Mapping[str, int], bids:
     due = {legal["type"] for legal in seen["legal_actions"]}
     game = state.game
     if "commit" in due:
+        pause()
         cards = bot.bid(seen, level, entropy.source())
         salt = commitments.new_salt()
         bids[str(seat)] = {"game": game.number, "round": game.round, "cards": list(cards), "salt": salt}
