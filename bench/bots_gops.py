@@ -110,6 +110,52 @@ def _random_bidder(view: dict, rng: random.Random) -> tuple[int, ...]:
     return (rng.choice(hand),)
 
 
+def _hand(view: dict) -> list[int]:
+    return sorted(next(a for a in view["legal_actions"] if a["type"] == "commit")["hand"])
+
+
+def _shifted_bidder(shift: int):
+    """Bid the prize's rank plus ``shift``, or the nearest card in hand (above it first)."""
+    def decide(view: dict, rng: random.Random) -> tuple[int, ...]:
+        hand, target = _hand(view), view["row"][0] + shift
+        return (min(hand, key=lambda c: (abs(c - target), c < target)),)
+    return decide
+
+
+def _highest_bidder(view: dict, rng: random.Random) -> tuple[int, ...]:
+    return (_hand(view)[-1],)
+
+
+def _lowest_bidder(view: dict, rng: random.Random) -> tuple[int, ...]:
+    return (_hand(view)[0],)
+
+
+def _same_rank_of_rank_bidder(view: dict, rng: random.Random) -> tuple[int, ...]:
+    """Bid the card whose place in the hand is the prize's place among the prizes left."""
+    hand = _hand(view)
+    left = sorted([view["row"][0]] + [r for r in range(1, 14) if r not in view["turned"]])
+    return (hand[left.index(view["row"][0])],)
+
+
+def _hint_follower(view: dict, rng: random.Random) -> tuple[int, ...]:
+    """Bid the card level 8 bids most often (what a player reading the hint's top bid does)."""
+    return max(bot.policy(view, 8), key=lambda bid_p: bid_p[1])[0]
+
+
+#: The fixed rules level 8 meets at 13 cards, beside the levels.
+RULES = {
+    "random": _random_bidder,
+    "prize's rank": _rank_bidder,
+    "prize's rank + 1": _shifted_bidder(1),
+    "prize's rank - 1": _shifted_bidder(-1),
+    "prize's rank + 2": _shifted_bidder(2),
+    "the same place in the hand": _same_rank_of_rank_bidder,
+    "highest card": _highest_bidder,
+    "lowest card": _lowest_bidder,
+    "level 8's most likely bid": _hint_follower,
+}
+
+
 def _level(level: int):
     def decide(view: dict, rng: random.Random) -> tuple[int, ...]:
         return bot.bid(view, level, rng)
@@ -144,13 +190,19 @@ def head_to_head(name: str, first, second, games: int, seed: int) -> dict:
 
 
 def pairings(games: int):
-    """Every pairing's result, one after the other."""
+    """Every pairing's result, one after the other: the ladder, every level against random and
+    "the prize's rank", and level 8 against every level and every fixed rule."""
     for level in range(2, 9):
         yield head_to_head(f"level {level} vs level {level - 1}", _level(level), _level(level - 1), games, level)
     for level in range(1, 9):
         yield head_to_head(f"level {level} vs random", _level(level), _random_bidder, games, 100 + level)
     for level in range(1, 9):
         yield head_to_head(f"level {level} vs prize's rank", _level(level), _rank_bidder, games, 200 + level)
+    for level in range(1, 7):
+        yield head_to_head(f"level 8 vs level {level}", _level(8), _level(level), games, 300 + level)
+    for k, (name, rule) in enumerate(RULES.items()):
+        if name not in ("random", "prize's rank"):
+            yield head_to_head(f"level 8 vs {name}", _level(8), rule, games, 400 + k)
 
 
 # ---------------------------------------------------------------- solver time
@@ -178,7 +230,7 @@ def solver_times(samples: int = 5) -> list[dict]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--games", type=int, default=1000, help="games a pairing (default 1000)")
+    parser.add_argument("--games", type=int, default=2000, help="games a pairing (default 2000)")
     parser.add_argument("--skip-exploitability", action="store_true")
     parser.add_argument("--out", type=Path, default=RESULTS / "bots_gops.json")
     args = parser.parse_args()
@@ -186,7 +238,7 @@ def main() -> None:
     if not args.skip_exploitability:
         report["exploitability"] = []
         for profile in ("standard", "classic"):
-            for cards in (4, 5, 6):
+            for cards in ((6, 7, 8) if profile == "standard" else (4, 5, 6)):
                 row = exploitability(cards, profile)
                 print(json.dumps(row), flush=True)
                 report["exploitability"].append(row)
