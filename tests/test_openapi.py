@@ -113,3 +113,19 @@ def test_every_pattern_reads_alike_in_every_regex_engine(spec):
     for pattern in patterns:
         assert all(ord(c) <= 0xFFFF for c in pattern), pattern
         re.compile(pattern)
+
+
+def test_served_spec_loads_in_yaml_based_tools(client):
+    """YAML tools read JSON as YAML, which refuses raw control characters (U+007F-U+009F and others)
+    inside a string: the spec's text is ASCII, every other character a JSON escape, so it loads
+    as YAML and validates as it is served; the committed file too."""
+    import yaml
+
+    text = client.get("/openapi.json").get_data(as_text=True)
+    assert text.isascii()
+    loaded = yaml.safe_load(text)
+    assert loaded == json.loads(text)
+    validate(loaded)
+    committed = COMMITTED.read_text(encoding="utf-8")
+    assert committed.isascii()
+    assert yaml.safe_load(committed) == json.loads(committed)

@@ -86,7 +86,7 @@ class RefereeApi(Api):
 
     def _openapi_json(self):
         """/openapi.json, naming the server it was fetched from (service.web.docs.served_spec)."""
-        body = json.dumps(docs.served_spec(self.spec.to_dict()), indent=2, ensure_ascii=False)
+        body = json.dumps(docs.served_spec(self.spec.to_dict()), indent=2)  # ASCII: YAML tools read it too
         return self._app.response_class(body, mimetype="application/json")
 
 
