@@ -194,9 +194,8 @@ def _body_properties(raw_schema: dict[str, Any], operation: dict[str, Any]) -> d
 def _add_links(raw_schema: dict[str, Any]) -> None:
     """More links from each create's 201 response to the operations on the new id.
 
-    * to every operation no link of the spec reaches: the served spec links createGopsGame to every
-      Gops operation, but createGofoTable only to the Gofo reads, so without these the stateful
-      phase never sends a Gofo move to a table that exists;
+    * to every operation no link of the spec reaches (none today: the spec links each create to every
+      operation on its new id, tests/test_openapi.py checks it; this keeps a new one reached);
     * a second link to every move whose body has ``version``, filling it with the new game's version:
       a random version is always stale (409), so without these the fuzzer never makes a move that
       pins the version it acted on, and never checks what happens around that check.

@@ -104,3 +104,12 @@ def test_a_whole_race_over_http_its_events_metrics_and_verified_transcript(race_
     transcript["entries"][2]["events"][0]["total"] = 99  # tampered
     path.write_text(json.dumps(transcript))
     assert verify_cli.main([str(path)]) == 1
+
+
+def test_its_operations_are_reachable_by_links_from_its_create(race_app):
+    from support import links
+
+    spec = race_app.test_client().get("/openapi.json").get_json()
+    race = {op["operationId"] for path, _, op in links.operations(spec) if path.startswith("/v1/race/")}
+    assert "createRace" in links.creates(spec)
+    assert race - links.reachable(spec) == set()

@@ -67,11 +67,24 @@ def blueprint_for(game: GameDefinition) -> common.Blueprint:
                            description=f"{title}: served from its game contract (service.api.generic).")
 
     view = partial(common.view, referee)  # (record, seat=None)
+    # Where the created game's id leads (OpenAPI links: SDK docs and stateful fuzzers follow them).
+    game_id = {"game_id": "$response.body#/id"}
+    seat_0 = {**game_id, "seat": 0}
+    links = {
+        "GetPublic": {"operationId": f"get{camel}", "parameters": game_id},
+        "GetSeatView": {"operationId": f"get{camel}SeatView", "parameters": seat_0,
+                        "description": "Seat 0's view (send seat_tokens[0] as the bearer token)."},
+        "Act": {"operationId": f"act{camel}", "parameters": seat_0,
+                "description": "Seat 0 makes a move (send seat_tokens[0] as the bearer token)."},
+        "EnforceDeadline": {"operationId": f"enforce{camel}Deadline", "parameters": game_id},
+        "GetTranscript": {"operationId": f"get{camel}Transcript", "parameters": game_id},
+        "Watch": {"operationId": f"watch{camel}", "parameters": game_id},
+    }
 
     @blp.route("")
     class Collection(MethodView):
         @blp.doc(operationId=f"create{camel}", summary=f"Create a {title} {game.thing}",
-                 parameters=[common.IDEMPOTENCY_KEY_PARAMETER])
+                 parameters=[common.IDEMPOTENCY_KEY_PARAMETER], responses={201: {"links": links}})
         @blp.arguments(AsBuilt, required=False)
         @blp.response(201, Created)
         @common.error_responses("create")

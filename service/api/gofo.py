@@ -172,6 +172,12 @@ class Tables(MethodView):
                  "GetLedger": {"operationId": "getGofoLedger", "parameters": _ID},
                  "GetTranscript": {"operationId": "getGofoTranscript", "parameters": _ID},
                  "EnforceDeadline": {"operationId": "enforceGofoDeadline", "parameters": _ID},
+                 "NameSeat": {"operationId": "nameGofoSeat", "parameters": {**_ID, "seat": 0},
+                              "description": "Seat 0 names itself (send seat_tokens[0] as the bearer token)."},
+                 "GetHint": {"operationId": "getGofoHint", "parameters": _TO_ACT,
+                             "description": "The odds of the seat whose turn it is."},
+                 "Watch": {"operationId": "watchGofoTable", "parameters": _ID,
+                           "description": "The table's new versions as they happen."},
                  **{f"Move{op[4:]}": {"operationId": op, "parameters": _TO_ACT,
                                       "description": "The seat whose turn it is makes this move."}
                     for _, op, *_ in MOVES if op != "gofoInaugurate"},

@@ -53,6 +53,10 @@ CREATE_LINKS = {
     "ChoosePrize": {"operationId": "chooseGopsPrize", "parameters": {**_ID, "seat": 0}},
     "Resign": {"operationId": "resignGopsSeat", "parameters": {**_ID, "seat": 0}},
     "NameSeat": {"operationId": "nameGopsSeat", "parameters": {**_ID, "seat": 0}},
+    "GetHint": {"operationId": "getGopsHint", "parameters": {**_ID, "seat": 0},
+                "description": "Seat 0's hint (send seat_tokens[0] as the bearer token)."},
+    "Watch": {"operationId": "watchGopsGame", "parameters": _ID,
+              "description": "The game's new versions as they happen."},
     "ReportPrize": {"operationId": "reportGopsPrize", "parameters": _ID},
     "EnforceDeadline": {"operationId": "enforceGopsDeadline", "parameters": _ID},
 }
