@@ -28,6 +28,7 @@ class ErrorCode(StrEnum):
         return member
 
     MALFORMED_JSON = 'malformed_json', (('400', ''),)
+    DUPLICATE_KEY = 'duplicate_key', (('400', 'an object of the body holds a key twice; the detail names it'),)
     BAD_REQUEST = 'bad_request', (('400', ''),)
     MISSING_TOKEN = 'missing_token', (('401', ''),)
     INVALID_TOKEN = 'invalid_token', (('401', ''),)
