@@ -101,7 +101,7 @@ class ErrorCode(StrEnum):
     CHIPS_NOT_CONSERVED = 'chips_not_conserved', (('422', ''),)
     WRONG_CARD_COUNT = 'wrong_card_count', (('422', ''),)
     NO_SUCH_RANK = 'no_such_rank', (('422', ''),)
-    NO_SUCH_SEAT = 'no_such_seat', (('422', ''),)
+    NO_SUCH_SEAT = 'no_such_seat', (('404', 'a seat the game or table does not have, asked with a token of it; without one, 401 first'), ('422', 'an action naming a seat the game does not have (engine callers)'))
     BAD_SEAT = 'bad_seat', (('422', ''),)
     INVALID_SALT = 'invalid_salt', (('422', ''),)
     INVALID_COMMITMENT = 'invalid_commitment', (('422', ''),)

@@ -47,7 +47,7 @@ class ActionMove(moves.Move):
 
     def authorize(self, who: str, record: Record) -> None:
         if self.seat is not None:
-            common.require_seat(who, self.seat)
+            common.require_seat(who, self.seat, self.referee, record)
 
     def apply(self, record: Record, who: str, at: float) -> Applied | None:
         state = None if record.shared else record.state
@@ -113,7 +113,7 @@ def blueprint_for(game: GameDefinition) -> common.Blueprint:
         def get(self, game_id: str, seat: int):
             """What this seat may see, with its legal actions."""
             record = common.fetched(kind, game_id)
-            common.require_seat(common.identify(record.doc["auth"], common.bearer_hash()), seat)
+            common.require_seat(common.identify(record.doc["auth"], common.bearer_hash()), seat, referee, record)
             return views.shared_view(record, seat, lambda: view(record, seat), AsBuilt, referee.etag_tag)
 
     @blp.route("/<string:game_id>/seats/<seat:seat>/actions")

@@ -102,7 +102,7 @@ class GopsMove(moves.Move):
 
     def authorize(self, who: str, record: Record) -> None:
         if self.seat is not None:
-            common.require_seat(who, self.seat)
+            common.require_seat(who, self.seat, referee, record)
         elif who.startswith("seat:") and referee.seat_out(record.doc, int(who[5:])):
             raise Forbidden(f"seat {who[5:]} is out of the game: its token can no longer act", code="seat_out")
 
@@ -124,7 +124,7 @@ class GopsRename(names.Rename):
     names are final."""
 
     def authorize(self, who: str, record: Record) -> None:
-        common.require_seat(who, self.seat)
+        common.require_seat(who, self.seat, referee, record)
         if referee.seat_out(record.doc, self.seat):
             raise Forbidden(f"seat {self.seat} is out of the game: its token can no longer act", code="seat_out")
 
@@ -204,7 +204,7 @@ class SeatView(MethodView):
         """The public state plus this seat's own unresolved reveal and its legal actions."""
         record = common.fetched(KIND, game_id)
         who = common.identify(record.doc["auth"], common.bearer_hash())
-        common.require_seat(who, seat)
+        common.require_seat(who, seat, referee, record)
         return _view_answer(record, seat, GopsSeatViewSchema, referee.etag_tag)
 
 
@@ -236,7 +236,7 @@ class Hint(MethodView):
         """
         record = common.fetched(KIND, game_id)
         who = common.identify(record.doc["auth"], common.bearer_hash())
-        common.require_seat(who, seat)
+        common.require_seat(who, seat, referee, record)
         # numpy and scipy (~50 MB of every worker's memory) are loaded by the first hint, not at start
         from service.games.gops import solver
 
