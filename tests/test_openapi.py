@@ -143,6 +143,6 @@ def test_every_operation_is_reachable_by_links_from_the_creates(spec):
     where = {op["operationId"]: (path, op) for path, _, op in operations(spec)}
     for path, _, op in operations(spec):
         for name, link in links.links_of(op):
-            target_path, target = where[link["operationId"]]
+            target_path, _ = where[link["operationId"]]
             path_parameters = set(re.findall(r"\{(\w+)\}", target_path))
             assert set(link["parameters"]) == path_parameters, (op["operationId"], name)

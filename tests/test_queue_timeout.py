@@ -113,7 +113,7 @@ def test_a_move_that_waited_past_the_queue_timeout_is_refused_and_nothing_is_sto
 def test_a_request_served_at_once_is_not_refused(server):
     """The bound is the time a request waits, not how long its connection has been open: a keep-alive
     connection idle longer than the bound between two requests still has the second served."""
-    base, worker = server
+    base, _ = server
     host, port = base.removeprefix("http://").split(":")
     with socket.create_connection((host, int(port)), timeout=60) as sock:
         request = _raw_request("GET", "/healthz", f"{host}:{port}", {}, b"")

@@ -268,7 +268,7 @@ def create_app(overrides: dict[str, Any] | None = None) -> Flask:
             except json_body.DuplicateKey as error:
                 key = json.dumps(error.key)
                 key = key if len(key) <= 64 else key[:60] + "…\""
-                return problems.problem(400, "duplicate_key", f"the request body holds the key {key} twice "
+                return problems.problem(400, "duplicate_key", f"the request body holds the key {key} more than once "
                                         "in one object: send each key once")
             except json_body.MalformedJSON:
                 return problems.problem(400, "malformed_json", "the request body is not valid JSON")

@@ -3,7 +3,8 @@ schemathesis) reaches from the creates by following links alone."""
 
 from __future__ import annotations
 
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 METHODS = ("get", "post", "put", "patch", "delete")
 
