@@ -28,8 +28,8 @@ from service.games import commitments
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the kernel's tcp_info: Linux")
 
-QUEUE_TIMEOUT = 1.0  # seconds: REFEREE_QUEUE_TIMEOUT of the server under test
-STOPPED = 2.0  # seconds the worker is stopped with the request waiting: longer than QUEUE_TIMEOUT
+QUEUE_TIMEOUT = 3.0  # seconds: REFEREE_QUEUE_TIMEOUT of the server under test (room for a busy machine)
+STOPPED = 4.0  # seconds the worker is stopped with the request waiting: longer than QUEUE_TIMEOUT
 
 
 @pytest.fixture
@@ -39,6 +39,7 @@ def server(redis_server, tmp_path):
 
     proc, base = start_gunicorn(redis_server.url, tmp_path / "gunicorn.log", workers=1, extra_env={
         "REFEREE_QUEUE_TIMEOUT": str(QUEUE_TIMEOUT),
+        "GUNICORN_KEEPALIVE": "60",  # a connection idle for STOPPED seconds stays open
         "REFEREE_RATE_LIMIT_PER_MINUTE": "0", "REFEREE_CREATE_LIMIT_PER_HOUR": "0"})
     try:
         [worker] = wait_for_workers(proc.pid, 1)
