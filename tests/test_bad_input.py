@@ -230,6 +230,16 @@ def test_a_create_with_a_key_twice_in_a_nested_object_creates_nothing(client, ra
     assert set(raw.scan_iter()) - keys == set()
 
 
+def test_a_chunked_body_with_a_key_twice_is_refused_too(live_server):
+    """A body without a Content-Length (chunked) is parsed in the same one place under gunicorn."""
+    import requests
+
+    body = b'{"seats": 3, "seats": 5}'
+    r = requests.post(f"{live_server}/v1/gofo/tables", data=iter([body[:10], body[10:]]),
+                      headers={"Content-Type": "application/json"}, timeout=30)
+    assert r.status_code == 400 and r.json()["code"] == "duplicate_key", (r.status_code, r.text[:200])
+
+
 def test_a_move_s_body_is_parsed_once(client, monkeypatch):
     """``_json_only`` parses the body (service.web.json_body) and webargs takes that parse (service.api.common.Blueprint):
     the json module reads a move's body once, and the move is applied as sent."""
