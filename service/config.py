@@ -224,6 +224,11 @@ class Settings:
     body_timeout: float = variable("REFEREE_BODY_TIMEOUT", SECONDS, 10.0, example="5",
         what="Seconds a request body may take to arrive (then `408 request_timeout`, connection "
              "closed).")
+    queue_timeout: float = variable("REFEREE_QUEUE_TIMEOUT", SECONDS, 10.0, example="5",
+        what="Seconds a whole request may wait, from when its last byte reached the server to when the "
+             "worker starts on it; past it the request is not served: `503 queue_timeout` with "
+             "`Retry-After`, connection closed (gevent worker on Linux TCP: the kernel tells when the "
+             "bytes arrived, the listen backlog included).")
     max_connections_per_client: int = variable("REFEREE_MAX_CONNECTIONS_PER_CLIENT", integer(0), 100, example="20",
         what="Open connections per client address (IPv6: per /64) in each worker, then `429 "
              "too_many_connections` (`0`: off; off behind `REFEREE_TRUSTED_PROXIES`).")

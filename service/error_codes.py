@@ -28,6 +28,7 @@ class ErrorCode(StrEnum):
         return member
 
     MALFORMED_JSON = 'malformed_json', (('400', ''),)
+    DUPLICATE_KEY = 'duplicate_key', (('400', 'an object of the body holds a key twice; the detail names it'),)
     BAD_REQUEST = 'bad_request', (('400', ''),)
     MISSING_TOKEN = 'missing_token', (('401', ''),)
     INVALID_TOKEN = 'invalid_token', (('401', ''),)
@@ -100,7 +101,7 @@ class ErrorCode(StrEnum):
     CHIPS_NOT_CONSERVED = 'chips_not_conserved', (('422', ''),)
     WRONG_CARD_COUNT = 'wrong_card_count', (('422', ''),)
     NO_SUCH_RANK = 'no_such_rank', (('422', ''),)
-    NO_SUCH_SEAT = 'no_such_seat', (('422', ''),)
+    NO_SUCH_SEAT = 'no_such_seat', (('404', 'a seat the game or table does not have, asked with a token of it; without one, 401 first'), ('422', 'an engine caller\'s action naming a seat the game does not have'))
     BAD_SEAT = 'bad_seat', (('422', ''),)
     INVALID_SALT = 'invalid_salt', (('422', ''),)
     INVALID_COMMITMENT = 'invalid_commitment', (('422', ''),)
@@ -123,6 +124,7 @@ class ErrorCode(StrEnum):
     STORE_UNAVAILABLE = 'store_unavailable', (('503', ''),)
     BUSY = 'busy', (('503', ''),)
     STORE_BUSY = 'store_busy', (('503', 'with `Retry-After`'),)
+    QUEUE_TIMEOUT = 'queue_timeout', (('503', 'with `Retry-After`: the request waited past `REFEREE_QUEUE_TIMEOUT` before the worker could start on it; nothing was done; the connection is closed'),)
     TOO_MANY_STREAMS = 'too_many_streams', (('503', 'with `Retry-After`: the worker\'s share of connections for streams is taken'),)
     ID_COLLISION = 'id_collision', (('503', ''),)
     UNAVAILABLE = 'unavailable', (('503', ''),)

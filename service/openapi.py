@@ -23,7 +23,10 @@ def generate() -> dict[str, Any]:
 
 
 def render(spec: dict[str, Any]) -> str:
-    return json.dumps(spec, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+    """The spec as ASCII text, every other character a JSON escape: a YAML parser (which many
+    OpenAPI tools read JSON with) refuses raw control characters in a string, such as those the
+    players' names pattern excludes."""
+    return json.dumps(spec, indent=2, sort_keys=True) + "\n"
 
 
 def main(argv: list[str]) -> int:

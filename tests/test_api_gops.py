@@ -385,7 +385,7 @@ def test_every_refusal_is_precise_and_changes_nothing(http, redis_client):
     refused(status, data, 422, "invalid_request")
     # no such seat / game
     status, data = http.post(f"{table.base}/seats/5/commit", {"round": 1, "commitment": "a" * 64}, table.seat_tokens[0])
-    refused(status, data, 403, "not_your_seat")
+    refused(status, data, 404, "no_such_seat")
     status, data = http.get("/v1/gops/games/nope")
     assert status == 404 and data["code"] == "game_not_found"
 

@@ -302,7 +302,18 @@ def test_a_seat_sees_its_own_reveal_and_reaches_the_rules(client, gops_scene):
 
 @pytest.mark.parametrize("op", GOPS_SEAT_OPS, ids=names)
 def test_a_seat_the_game_does_not_have(client, redis_client, gops_scene, op):
-    refused(client, redis_client, gops_scene, op, 403, "not_your_seat", seat=7, headers=bearer(gops_scene.seat(1)))
+    """As at a Gofo table: 404 no_such_seat for a token of the game, whichever (a seat's, the host's),
+    as ``/seats/00`` is a 404; 401 first without a valid token."""
+    scene = gops_scene
+    players = len(scene.a["seat_tokens"])
+    for seat in (players, 7, 99, 10**6):
+        for token in (scene.seat(0), scene.seat(1), scene.host):
+            response = refused(client, redis_client, scene, op, 404, "no_such_seat", seat=seat, headers=bearer(token))
+            assert str(seat) in response.get_json()["detail"]
+        refused(client, redis_client, scene, op, 401, "missing_token", seat=seat)
+    for spelling in ("00", "+1", "01", "%2B1"):  # a seat written another way matches no route: 404 too
+        response = client.get(f"{GAMES}/{scene.id}/seats/{spelling}", headers=bearer(scene.seat(1)))
+        assert response.status_code == 404 and response.mimetype == "application/problem+json"
 
 
 @pytest.mark.parametrize("op", GOPS_SEAT_OPS, ids=names)

@@ -192,23 +192,73 @@ def test_a_body_that_is_not_utf8_json_text_is_malformed_json(client, raw, body):
     assert stored(raw, "gops", game_id) == before
 
 
+@pytest.mark.parametrize("body, key", [
+    ('{"round": 1, "commitment": "%s", "round": 2}' % ("a" * 64), "round"),  # at the top: the last would win
+    ('{"round": 1, "commitment": "%s", "version": {"x": 1, "x": 2}}' % ("a" * 64), "x"),  # inside (a 422 else)
+    ('{"round": 1, "commitment": "%s", "round": 1}' % ("a" * 64), "round"),  # twice the same value too
+])
+def test_a_body_holding_a_key_twice_is_refused(client, raw, body, key):
+    """The json module keeps a repeated key's last value; a proxy in front may read the first. No body
+    with a key twice in one object, at any depth, is taken: 400 duplicate_key naming it, nothing stored."""
+    game_id, tokens = _game(client)
+    before = stored(raw, "gops", game_id)
+    r = client.post(f"/v1/gops/games/{game_id}/seats/0/commit", data=body, content_type="application/json",
+                    headers=bearer(tokens[0]))
+    assert r.status_code == 400 and r.mimetype == PROBLEM, r.get_data()
+    problem = r.get_json()
+    assert problem["code"] == "duplicate_key" and f'"{key}"' in problem["detail"], problem
+    assert stored(raw, "gops", game_id) == before
+
+
+def test_a_gofo_move_with_its_amount_twice_is_refused(client, raw):
+    """``{"amount": 300, "amount": 3}`` opened 3: a proxy reading the first value saw a move of 300."""
+    table_id, tokens, _ = _table(client)
+    mano = client.get(f"{TABLES}/{table_id}").get_json()["hand"]["to_act"]
+    before = stored(raw, "gofo", table_id)
+    r = client.post(f"{TABLES}/{table_id}/seats/{mano}/open", data='{"amount": 300, "amount": 3}',
+                    content_type="application/json", headers=bearer(tokens[mano]))
+    assert r.status_code == 400 and r.get_json()["code"] == "duplicate_key", r.get_data()
+    assert '"amount"' in r.get_json()["detail"]
+    assert stored(raw, "gofo", table_id) == before
+
+
+def test_a_create_with_a_key_twice_in_a_nested_object_creates_nothing(client, raw):
+    keys = set(raw.scan_iter())
+    r = client.post("/v1/gofo/tables", data='{"seats": 3, "bots": [{"seat": 1, "level": 2, "seat": 2}]}',
+                    content_type="application/json")
+    assert r.status_code == 400 and r.get_json()["code"] == "duplicate_key", r.get_data()
+    assert set(raw.scan_iter()) - keys == set()
+
+
+def test_a_chunked_body_with_a_key_twice_is_refused_too(live_server):
+    """A body without a Content-Length (chunked) is parsed in the same one place under gunicorn."""
+    import requests
+
+    body = b'{"seats": 3, "seats": 5}'
+    r = requests.post(f"{live_server}/v1/gofo/tables", data=iter([body[:10], body[10:]]),
+                      headers={"Content-Type": "application/json"}, timeout=30)
+    assert r.status_code == 400 and r.json()["code"] == "duplicate_key", (r.status_code, r.text[:200])
+
+
 def test_a_move_s_body_is_parsed_once(client, monkeypatch):
-    """``_json_only`` parses the body and webargs takes that parse (service.api.common.Blueprint):
+    """``_json_only`` parses the body (service.web.json_body) and webargs takes that parse (service.api.common.Blueprint):
     the json module reads a move's body once, and the move is applied as sent."""
     import webargs.core
 
-    from service.web import app as app_module
+    from service.web import json_body
 
     game_id, tokens = _game(client)
     parses: list[str] = []
-    real = json.loads
+    real, decoder = json.loads, json_body.DECODER
 
-    def counting(text, *args, **kwargs):
-        parses.append(text if isinstance(text, str) else text.decode())
-        return real(text, *args, **kwargs)
+    def counting(parse):
+        def parsing(text, *args, **kwargs):
+            parses.append(text if isinstance(text, str) else text.decode())
+            return parse(text, *args, **kwargs)
+        return parsing
 
-    assert app_module.json is webargs.core.json  # the json module both use
-    monkeypatch.setattr(app_module.json, "loads", counting)
+    monkeypatch.setattr(webargs.core.json, "loads", counting(real))  # how webargs would parse it again
+    monkeypatch.setattr(json_body, "DECODER", type("Counting", (), {"decode": staticmethod(counting(decoder.decode))}))
     body = {"round": 1, "commitment": "a" * 64}
     r = client.post(f"/v1/gops/games/{game_id}/seats/0/commit", json=body,
                     headers=bearer(tokens[0]))

@@ -4,6 +4,9 @@ length-limited, refused precisely, and final once the game is over."""
 from __future__ import annotations
 
 import json
+import re
+import shutil
+import subprocess
 
 import pytest
 from support.client import Created, FlaskHttp, GofoTable, GopsGame, lowest
@@ -72,6 +75,85 @@ def test_bad_names_are_refused_and_nothing_changes(http, kind, name):
         assert status == 201, problem
     else:
         assert (status, problem["code"]) == (422, "invalid_request"), problem
+
+
+# Unicode's Default_Ignorable_Code_Point set, as DerivedCoreProperties.txt lists it (Unicode 15-17).
+DEFAULT_IGNORABLE = [(0x00AD, 0x00AD), (0x034F, 0x034F), (0x061C, 0x061C), (0x115F, 0x1160), (0x17B4, 0x17B5),
+                     (0x180B, 0x180F), (0x200B, 0x200F), (0x202A, 0x202E), (0x2060, 0x206F), (0x3164, 0x3164),
+                     (0xFE00, 0xFE0F), (0xFEFF, 0xFEFF), (0xFFA0, 0xFFA0), (0xFFF0, 0xFFF8), (0x1BCA0, 0x1BCA3),
+                     (0x1D173, 0x1D17A), (0xE0000, 0xE0FFF)]
+BLANK = [0x2800, 0x3164, 0x115F, 0x1160, 0xFFA0]  # drawn as a blank: the Braille blank, the Hangul fillers
+
+
+def _hidden() -> list[int]:
+    return [c for a, b in DEFAULT_IGNORABLE for c in range(a, b + 1)] + BLANK
+
+
+@pytest.mark.parametrize("name", [
+    "A\u034fna\ufe0f",  # shows as "Ana": a combining grapheme joiner and an emoji variation selector
+    "Ana\U000e0100",  # a variation selector past U+FFFF
+    "\u17b4Ana", "An\u17b5a",  # Khmer inherent vowels, drawn as nothing
+    "\u2800",  # a name of only the blank Braille pattern
+    "Ana\u2800", "\u2800\u2800\u2800",
+    "\u3164", "\u115f\u1160", "\uffa0",  # Hangul fillers
+    "Bo\u180bb", "Ana\u2061", "A\ufff0",  # a Mongolian variation selector, an invisible operator, a reserved one
+])
+def test_an_invisible_or_blank_character_is_refused(http, kind, name):
+    """Default-ignorable and blank characters let "A\u034fna\ufe0f" show as "Ana", another seat's
+    name: refused at a rename and at a create, and nothing changes."""
+    game = _create(http, kind)
+    before = game.public()
+    status, problem = game.move(0, "name", {"name": name})
+    assert (status, problem["code"]) == (422, "invalid_request"), problem
+    assert game.public() == before
+    status, problem = http.post(GAMES[kind][0].COLLECTION, {**GAMES[kind][1], "names": [name]})
+    assert (status, problem["code"]) == (422, "invalid_request"), problem
+
+
+def test_every_default_ignorable_code_point_is_refused_by_the_validator_and_the_pattern(spec_pattern):
+    """Each one alone, and between two letters, by the field that validates names; each below U+FFFF
+    by the published pattern too (above it the pattern does not reach, and the description lists them)."""
+    import marshmallow as ma
+
+    from service.api.schemas import NameSchema
+
+    schema, pattern = NameSchema(), re.compile(spec_pattern)
+    for code in _hidden():
+        for name in (chr(code), f"A{chr(code)}B"):
+            with pytest.raises(ma.ValidationError):
+                schema.load({"name": name})
+            if code <= 0xFFFF:
+                assert pattern.fullmatch(name) is None, hex(code)
+    for name in ("Ana", "Tía Marta", "Zoë", "李雷", "Αθηνά", "❤", "A B", "😀"):  # visible names pass both
+        assert schema.load({"name": name}) == {"name": name} and pattern.fullmatch(name), name
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="node checks the pattern as an ECMA-262 engine")
+def test_the_published_pattern_refuses_them_in_an_ecma_engine_and_the_list_is_unicode_s(spec_pattern):
+    """As a JavaScript client reads it (no u flag), the spec's pattern refuses every default-ignorable
+    or blank code point below U+FFFF; and the test's list is the engine's \\p{Default_Ignorable_Code_Point}."""
+    script = """
+    const [pattern, hidden] = JSON.parse(require("fs").readFileSync(0, "utf8"));
+    const re = new RegExp(pattern), di = /\\p{Default_Ignorable_Code_Point}/u;
+    const passed = hidden.filter(c => c <= 0xFFFF && (re.test(String.fromCodePoint(c)) || re.test("A" + String.fromCodePoint(c) + "B")));
+    const unicode = [];
+    for (let c = 0; c <= 0x10FFFF; c++) if (di.test(String.fromCodePoint(c))) unicode.push(c);
+    console.log(JSON.stringify({passed, unicode, visible: ["Ana", "Tía Marta"].every(n => re.test(n))}));
+    """
+    out = subprocess.run(["node", "-e", script], input=json.dumps([spec_pattern, _hidden()]), text=True,
+                         capture_output=True, check=True, timeout=120).stdout
+    result = json.loads(out)
+    assert result["passed"] == [] and result["visible"]
+    assert set(result["unicode"]) <= set(_hidden()), sorted(set(result["unicode"]) - set(_hidden()))
+
+
+@pytest.fixture(scope="module")
+def spec_pattern() -> str:
+    """The names pattern as the served spec publishes it."""
+    from service.web.app import create_app
+
+    spec = create_app({"REDIS_URL": "redis://127.0.0.1:1/0"}).test_client().get("/openapi.json").get_json()
+    return spec["components"]["schemas"]["Name"]["properties"]["name"]["pattern"]
 
 
 @pytest.mark.parametrize("raw", [b'{"name": "A\\ud800"}', b'{"name": "\\udc00x"}'])

@@ -113,3 +113,36 @@ def test_every_pattern_reads_alike_in_every_regex_engine(spec):
     for pattern in patterns:
         assert all(ord(c) <= 0xFFFF for c in pattern), pattern
         re.compile(pattern)
+
+
+def test_served_spec_loads_in_yaml_based_tools(client):
+    """YAML tools read JSON as YAML, which refuses raw control characters (U+007F-U+009F and others)
+    inside a string: the spec's text is ASCII, every other character a JSON escape, so it loads
+    as YAML and validates as it is served; the committed file too."""
+    import yaml
+
+    text = client.get("/openapi.json").get_data(as_text=True)
+    assert text.isascii()
+    loaded = yaml.safe_load(text)
+    assert loaded == json.loads(text)
+    validate(loaded)
+    committed = COMMITTED.read_text(encoding="utf-8")
+    assert committed.isascii()
+    assert yaml.safe_load(committed) == json.loads(committed)
+
+
+def test_every_operation_is_reachable_by_links_from_the_creates(spec):
+    """A stateful fuzzer (schemathesis) and an SDK's docs only reach an operation by a link from one it
+    has called: from the creates, every operation is linked, and each link names the target's own
+    path parameters."""
+    from support import links
+
+    every = {op["operationId"] for _, _, op in operations(spec)}
+    assert links.creates(spec) == {"createGopsGame", "createGofoTable"}
+    assert every - links.reachable(spec) == set()
+    where = {op["operationId"]: (path, op) for path, _, op in operations(spec)}
+    for path, _, op in operations(spec):
+        for name, link in links.links_of(op):
+            target_path, _ = where[link["operationId"]]
+            path_parameters = set(re.findall(r"\{(\w+)\}", target_path))
+            assert set(link["parameters"]) == path_parameters, (op["operationId"], name)

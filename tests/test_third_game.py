@@ -104,3 +104,33 @@ def test_a_whole_race_over_http_its_events_metrics_and_verified_transcript(race_
     transcript["entries"][2]["events"][0]["total"] = 99  # tampered
     path.write_text(json.dumps(transcript))
     assert verify_cli.main([str(path)]) == 1
+
+
+def test_its_operations_are_reachable_by_links_from_its_create(race_app):
+    from support import links
+
+    spec = race_app.test_client().get("/openapi.json").get_json()
+    race = {op["operationId"] for path, _, op in links.operations(spec) if path.startswith("/v1/race/")}
+    assert "createRace" in links.creates(spec)
+    assert race - links.reachable(spec) == set()
+
+
+def test_a_seat_it_does_not_have_is_404(race_app, redis_client):
+    """The generic API answers a seat the game does not have as the two games do: 404 no_such_seat to a
+    token of the game (a seat's or the host's), with nothing stored; 401 first without a token."""
+    from support.store import stored
+
+    client = race_app.test_client()
+    race = client.post("/v1/race/games", json={"target": 7, "max_step": 3}).get_json()
+    base = f"/v1/race/games/{race['id']}"
+    before = stored(redis_client, "race", race["id"])
+    assert before[0] and before[1]
+    for seat in (2, 9, 10**6):
+        for token in (race["seat_tokens"][0], race["host_token"]):
+            for response in (client.get(f"{base}/seats/{seat}", headers=bearer(token)),
+                             client.post(f"{base}/seats/{seat}/actions", json={"type": "say", "amount": 1},
+                                         headers=bearer(token))):
+                assert response.status_code == 404, response.get_json()
+                assert response.get_json()["code"] == "no_such_seat" and str(seat) in response.get_json()["detail"]
+        assert client.get(f"{base}/seats/{seat}").status_code == 401
+    assert stored(redis_client, "race", race["id"]) == before

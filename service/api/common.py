@@ -15,7 +15,7 @@ from marshmallow import missing
 from webargs.flaskparser import FlaskParser
 
 from service.api import auth, ratelimit
-from service.errors import Forbidden, InvalidOptions, Unauthorized
+from service.errors import Forbidden, InvalidOptions, NotFound, Unauthorized
 from service.storage.store import Record, Store, not_found
 
 # Error statuses each kind of operation documents (flask-smorest registers one response per HTTPStatus).
@@ -157,7 +157,16 @@ def identify(doc_auth: dict[str, Any], presented: str | None) -> str:
     return who
 
 
-def require_seat(who: str, seat: int) -> None:
+def require_seat_exists(referee: Any, record: Record, seat: int, thing: str = "game") -> None:
+    """A seat the game does not have is no resource: 404 ``no_such_seat`` (to a caller with a token of
+    the game; without one, the 401 comes first), as ``/seats/00`` matches no route."""
+    if not 0 <= seat < referee.seat_count(record.doc):
+        raise NotFound(f"this {thing} has no seat {seat}", code="no_such_seat")
+
+
+def require_seat(who: str, seat: int, referee: Any, record: Record) -> None:
+    """``who`` holds the token of ``seat``, a seat of the game (else 404 ``no_such_seat``, then 403)."""
+    require_seat_exists(referee, record, seat)
     if who != f"seat:{seat}":
         raise Forbidden(
             f"this token belongs to {who.replace(':', ' ')}, not seat {seat}",

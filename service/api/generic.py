@@ -47,7 +47,7 @@ class ActionMove(moves.Move):
 
     def authorize(self, who: str, record: Record) -> None:
         if self.seat is not None:
-            common.require_seat(who, self.seat)
+            common.require_seat(who, self.seat, self.referee, record)
 
     def apply(self, record: Record, who: str, at: float) -> Applied | None:
         state = None if record.shared else record.state
@@ -67,11 +67,24 @@ def blueprint_for(game: GameDefinition) -> common.Blueprint:
                            description=f"{title}: served from its game contract (service.api.generic).")
 
     view = partial(common.view, referee)  # (record, seat=None)
+    # Where the created game's id leads (OpenAPI links: SDK docs and stateful fuzzers follow them).
+    game_id = {"game_id": "$response.body#/id"}
+    seat_0 = {**game_id, "seat": 0}
+    links = {
+        "GetPublic": {"operationId": f"get{camel}", "parameters": game_id},
+        "GetSeatView": {"operationId": f"get{camel}SeatView", "parameters": seat_0,
+                        "description": "Seat 0's view (send seat_tokens[0] as the bearer token)."},
+        "Act": {"operationId": f"act{camel}", "parameters": seat_0,
+                "description": "Seat 0 makes a move (send seat_tokens[0] as the bearer token)."},
+        "EnforceDeadline": {"operationId": f"enforce{camel}Deadline", "parameters": game_id},
+        "GetTranscript": {"operationId": f"get{camel}Transcript", "parameters": game_id},
+        "Watch": {"operationId": f"watch{camel}", "parameters": game_id},
+    }
 
     @blp.route("")
     class Collection(MethodView):
         @blp.doc(operationId=f"create{camel}", summary=f"Create a {title} {game.thing}",
-                 parameters=[common.IDEMPOTENCY_KEY_PARAMETER])
+                 parameters=[common.IDEMPOTENCY_KEY_PARAMETER], responses={201: {"links": links}})
         @blp.arguments(AsBuilt, required=False)
         @blp.response(201, Created)
         @common.error_responses("create")
@@ -100,7 +113,7 @@ def blueprint_for(game: GameDefinition) -> common.Blueprint:
         def get(self, game_id: str, seat: int):
             """What this seat may see, with its legal actions."""
             record = common.fetched(kind, game_id)
-            common.require_seat(common.identify(record.doc["auth"], common.bearer_hash()), seat)
+            common.require_seat(common.identify(record.doc["auth"], common.bearer_hash()), seat, referee, record)
             return views.shared_view(record, seat, lambda: view(record, seat), AsBuilt, referee.etag_tag)
 
     @blp.route("/<string:game_id>/seats/<seat:seat>/actions")

@@ -13,7 +13,7 @@ from typing import Any, Callable
 from flask.views import MethodView
 
 from service.games import gofo
-from service.errors import Forbidden, NotFound
+from service.errors import Forbidden
 from service.games.gofo import hint, referee
 from service.games.contract import Applied
 from service.storage.store import Record
@@ -64,13 +64,12 @@ def _view_answer(record: Record, seat: int | None, schema):
 
 def _require_seat_or_tabletop_host(who: str, record: Record, seat: int) -> None:
     """A seat's own token; at a tabletop table the host's token too (one phone for the table)."""
-    if not 0 <= seat < referee.seat_count(record.doc):
-        raise NotFound(f"this table has no seat {seat}", code="no_such_seat")
+    common.require_seat_exists(referee, record, seat, "table")
     if who == "host":
         if referee.host_acts_for_seats(record.doc):
             return
         raise Forbidden("at a dealt table the host cannot act for a seat", code="host_not_allowed")
-    common.require_seat(who, seat)
+    common.require_seat(who, seat, referee, record)
 
 
 class GofoMove(moves.Move):
@@ -172,6 +171,12 @@ class Tables(MethodView):
                  "GetLedger": {"operationId": "getGofoLedger", "parameters": _ID},
                  "GetTranscript": {"operationId": "getGofoTranscript", "parameters": _ID},
                  "EnforceDeadline": {"operationId": "enforceGofoDeadline", "parameters": _ID},
+                 "NameSeat": {"operationId": "nameGofoSeat", "parameters": {**_ID, "seat": 0},
+                              "description": "Seat 0 names itself (send seat_tokens[0] as the bearer token)."},
+                 "GetHint": {"operationId": "getGofoHint", "parameters": _TO_ACT,
+                             "description": "The odds of the seat whose turn it is."},
+                 "Watch": {"operationId": "watchGofoTable", "parameters": _ID,
+                           "description": "The table's new versions as they happen."},
                  **{f"Move{op[4:]}": {"operationId": op, "parameters": _TO_ACT,
                                       "description": "The seat whose turn it is makes this move."}
                     for _, op, *_ in MOVES if op != "gofoInaugurate"},

@@ -53,6 +53,10 @@ CREATE_LINKS = {
     "ChoosePrize": {"operationId": "chooseGopsPrize", "parameters": {**_ID, "seat": 0}},
     "Resign": {"operationId": "resignGopsSeat", "parameters": {**_ID, "seat": 0}},
     "NameSeat": {"operationId": "nameGopsSeat", "parameters": {**_ID, "seat": 0}},
+    "GetHint": {"operationId": "getGopsHint", "parameters": {**_ID, "seat": 0},
+                "description": "Seat 0's hint (send seat_tokens[0] as the bearer token)."},
+    "Watch": {"operationId": "watchGopsGame", "parameters": _ID,
+              "description": "The game's new versions as they happen."},
     "ReportPrize": {"operationId": "reportGopsPrize", "parameters": _ID},
     "EnforceDeadline": {"operationId": "enforceGopsDeadline", "parameters": _ID},
 }
@@ -98,7 +102,7 @@ class GopsMove(moves.Move):
 
     def authorize(self, who: str, record: Record) -> None:
         if self.seat is not None:
-            common.require_seat(who, self.seat)
+            common.require_seat(who, self.seat, referee, record)
         elif who.startswith("seat:") and referee.seat_out(record.doc, int(who[5:])):
             raise Forbidden(f"seat {who[5:]} is out of the game: its token can no longer act", code="seat_out")
 
@@ -120,7 +124,7 @@ class GopsRename(names.Rename):
     names are final."""
 
     def authorize(self, who: str, record: Record) -> None:
-        common.require_seat(who, self.seat)
+        common.require_seat(who, self.seat, referee, record)
         if referee.seat_out(record.doc, self.seat):
             raise Forbidden(f"seat {self.seat} is out of the game: its token can no longer act", code="seat_out")
 
@@ -200,7 +204,7 @@ class SeatView(MethodView):
         """The public state plus this seat's own unresolved reveal and its legal actions."""
         record = common.fetched(KIND, game_id)
         who = common.identify(record.doc["auth"], common.bearer_hash())
-        common.require_seat(who, seat)
+        common.require_seat(who, seat, referee, record)
         return _view_answer(record, seat, GopsSeatViewSchema, referee.etag_tag)
 
 
@@ -233,7 +237,7 @@ class Hint(MethodView):
         """
         record = common.fetched(KIND, game_id)
         who = common.identify(record.doc["auth"], common.bearer_hash())
-        common.require_seat(who, seat)
+        common.require_seat(who, seat, referee, record)
         return solver.hint(_view(record, seat))
 
 

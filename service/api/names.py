@@ -32,7 +32,7 @@ class Rename(moves.Move):
         raise NotImplementedError
 
     def authorize(self, who: str, record: Record) -> None:
-        common.require_seat(who, self.seat)
+        common.require_seat(who, self.seat, self.referee, record)
 
     def apply(self, record: Record, who: str, at: float) -> Applied | None:
         if self.over(record):

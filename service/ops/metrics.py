@@ -50,6 +50,11 @@ SIDELINE_SKIPPED = Counter(
     "within the cooldown (service.storage.sidelines), so the request went on without it.",
     ["kind"],
 )
+QUEUE_TIMEOUTS = Counter(
+    "referee_http_queue_timeouts",
+    "Requests not served because they waited past REFEREE_QUEUE_TIMEOUT before the worker could start "
+    "on them (answered 503 queue_timeout by the gunicorn worker, service.ops.serving).",
+)
 GAMES_CREATED = Counter("referee_games_created", "Games (gops) and tables (gofo) created.", ["kind"])
 GAMES_FINISHED = Counter("referee_games_finished", "Games that reached their end.", ["kind"])
 #: Live-update streams open now. The SSE code keeps it with :func:`stream_open`.

@@ -9,6 +9,10 @@ and the connections per worker (``worker_connections``). This worker adds:
   new one, so connections opened and never used cannot hold the worker;
 * a **body deadline** (``REFEREE_BODY_TIMEOUT``): the body is read before the application runs, so
   the application never waits for a client; a body declared past the limit is not read at all;
+* a **queue deadline** (``REFEREE_QUEUE_TIMEOUT``): a request whose last byte reached the server
+  longer ago than that when the worker could start on it (it waited in the listen backlog, or for a
+  busy worker) is answered ``503 queue_timeout`` with ``Retry-After`` and not served: its client
+  hears at once that it should come back, instead of waiting on with everyone behind it;
 * a **write deadline** a response may set (a stream does, through :data:`FINISH_WRITES_BY`): a
   client that never reads fills the kernel's buffers, and without it the next write would wait as
   long as the client stays connected; past it the connection is reset instead;
@@ -48,6 +52,10 @@ TOO_MANY_CONNECTIONS = _problem(
 REQUEST_TIMEOUT = _problem(
     408, "Request Timeout", code="request_timeout",
     detail="the request body did not arrive in time")
+QUEUE_TIMEOUT = _problem(
+    503, "Service Unavailable", code="queue_timeout",
+    detail="the server was too busy to start on this request in time: nothing was done; retry shortly",
+    extra_headers="Retry-After: 1\r\n")
 
 
 #: The WSGI environ key of ``finish_writes_by(deadline)``: the response's writes wait for the client
@@ -129,6 +137,7 @@ class Worker(GeventWorker):
         super().__init__(*args, **kwargs)
         settings = config.load()
         self.body_timeout = settings.body_timeout
+        self.queue_timeout = settings.queue_timeout
         self.body_limit = settings.max_body_bytes
         proxied = settings.trusted_proxies > 0
         self.per_client = 0 if proxied else settings.max_connections_per_client
@@ -261,7 +270,23 @@ class Worker(GeventWorker):
             if len(data) > self.body_limit:  # a chunked body past the limit: 413, the rest unread, close
                 req.must_close = True
             req.body = io.BytesIO(data)
+        waited = request_age(sock)
+        if waited is not None and waited > self.queue_timeout:
+            self._refuse_queued(sock)
         return self._respond(listener_name, req, sock, addr)
+
+    # ----------------------------------------------------- queue deadline
+
+    def _refuse_queued(self, sock) -> None:
+        """Answer ``503 queue_timeout`` for a request that waited too long, and close the connection."""
+        from service.ops import metrics
+
+        metrics.QUEUE_TIMEOUTS.inc()
+        try:
+            sock.sendall(QUEUE_TIMEOUT)
+        except OSError:
+            pass
+        raise StopIteration()  # the keep-alive loop ends: the connection is closed
 
     # ----------------------------------------------------- write deadline
 
@@ -278,6 +303,26 @@ class Worker(GeventWorker):
             except OSError:
                 pass
             raise StopIteration() from None
+
+
+_TCP_INFO = getattr(socket, "TCP_INFO", None)  # Linux
+_LAST_DATA_RECV = 52  # offset of tcpi_last_data_recv (u32, milliseconds) in Linux's struct tcp_info
+
+
+def request_age(sock) -> float | None:
+    """Seconds since the kernel last received data on ``sock``: for a request read whole, how long ago
+    its last byte arrived, however long it then sat in the listen backlog or the socket's buffer
+    (Linux's ``tcp_info.tcpi_last_data_recv``, to the kernel's clock tick). None where the kernel does
+    not say (not Linux, not TCP)."""
+    if _TCP_INFO is None:
+        return None
+    try:
+        info = sock.getsockopt(socket.IPPROTO_TCP, _TCP_INFO, _LAST_DATA_RECV + 4)
+    except OSError:  # a Unix socket
+        return None
+    if len(info) < _LAST_DATA_RECV + 4:
+        return None
+    return struct.unpack_from("=I", info, _LAST_DATA_RECV)[0] / 1000
 
 
 def _end_wait(greenlet, connection: _Connection, timeout) -> None:

@@ -17,7 +17,7 @@ from werkzeug.exceptions import HTTPException, InternalServerError, RequestEntit
 from werkzeug.wsgi import get_content_length
 
 from service import __version__, config
-from service.web import cors, docs, play
+from service.web import cors, docs, json_body, play
 from service.api import ratelimit
 from service.web.bodylimit import BodyLimit
 from service.web.security_headers import SecurityHeaders
@@ -86,7 +86,7 @@ class RefereeApi(Api):
 
     def _openapi_json(self):
         """/openapi.json, naming the server it was fetched from (service.web.docs.served_spec)."""
-        body = json.dumps(docs.served_spec(self.spec.to_dict()), indent=2, ensure_ascii=False)
+        body = json.dumps(docs.served_spec(self.spec.to_dict()), indent=2)  # ASCII: YAML tools read it too
         return self._app.response_class(body, mimetype="application/json")
 
 
@@ -262,13 +262,15 @@ def create_app(overrides: dict[str, Any] | None = None) -> Flask:
                 return None
             if not req.is_json:
                 return problems.problem(415, "unsupported_media_type", "send the body as application/json")
-            try:  # what webargs would let through as a 500: absurd nesting, 5000-digit numbers
-                # parsed as webargs parses it (UTF-8 text, the json module), once: its parser
-                # takes it from here (service.api.common.Blueprint)
-                parsed = environ[PARSED_BODY] = json.loads(body.decode("utf-8"))
-                if b"\\ud" in body or b"\\uD" in body:  # an escaped surrogate: it must be half of a pair
-                    json.dumps(parsed, ensure_ascii=False).encode("utf-8")  # a lone one is not text
-            except (ValueError, RecursionError):  # UnicodeDecodeError and UnicodeEncodeError are ValueErrors
+            try:  # what webargs would let through as a 500: absurd nesting, 5000-digit numbers;
+                # parsed once: webargs' parser takes it from here (service.api.common.Blueprint)
+                environ[PARSED_BODY] = json_body.parse(body)
+            except json_body.DuplicateKey as error:
+                key = json.dumps(error.key)
+                key = key if len(key) <= 64 else key[:60] + "…\""
+                return problems.problem(400, "duplicate_key", f"the request body holds the key {key} more than once "
+                                        "in one object: send each key once")
+            except json_body.MalformedJSON:
                 return problems.problem(400, "malformed_json", "the request body is not valid JSON")
         return None
 
