@@ -71,7 +71,7 @@ def blueprint_for(game: GameDefinition) -> common.Blueprint:
     @blp.route("")
     class Collection(MethodView):
         @blp.doc(operationId=f"create{camel}", summary=f"Create a {title} {game.thing}",
-                 parameters=[common.IDEMPOTENCY_KEY_PARAMETER])
+                 parameters=[common.IDEMPOTENCY_KEY_PARAMETER], security=common.CREATE_SECURITY)
         @blp.arguments(AsBuilt, required=False)
         @blp.response(201, Created)
         @common.error_responses("create")

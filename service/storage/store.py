@@ -372,6 +372,17 @@ class Store:
         self.redis.zremrangebyscore(key, "-inf", time.time())
         return int(self.redis.zcard(key))
 
+    def summaries(self, games: list[tuple[str, str]]) -> list[tuple[int, bool] | None]:
+        """For each (kind, id): its version and whether it is over (archived), or None when it is not
+        stored (expired); one pipeline (on a cluster, one round trip per shard)."""
+        if not games:
+            return []
+        pipe = self.redis.pipeline(transaction=False)
+        for kind, id in games:
+            pipe.hmget(self.key(kind, id), ["version", "doc"])
+        return [None if version is None or stored is None else (int(version), archive.is_archive(stored))
+                for version, stored in pipe.execute()]
+
     def ping(self) -> bool:
         return bool(self.redis.ping())
 

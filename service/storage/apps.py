@@ -1,0 +1,233 @@
+"""Apps, as the store keeps them: their keys (hashed), their limits, and the index of their games.
+
+An *app* is a server that creates games for its players (docs/client-guide.md#for-apps). The
+operator issues it a key (``python -m service.apps``); only the key's SHA-256 is stored. Layout
+(``P`` the key prefix, ``NAME`` the app's name, ``H`` a key's SHA-256):
+
+* ``P:apps`` – a hash, NAME → the app as JSON (:class:`App`: its limits, origins, current key's
+  hash, when it was issued and last rolled): what ``list`` shows;
+* ``P:appkey:H`` – what a presented key is, as JSON: the app it opens (name, limits, origins), or,
+  once rolled or revoked, only ``{"name", "ended": "rolled" | "revoked", "at"}`` (kept, so the
+  refusal can say which; never expires: a few bytes per key ever issued);
+* ``P:app:{NAME}:games:K`` – the app's games of kind ``K``: a sorted set whose members all score
+  0, so that Redis orders them by the member itself, ``CREATED:K:ID`` (``CREATED`` the creation
+  time in ms, 15 digits): newest first by creation time, ties by kind and id. A page's cursor is
+  the last member sent; the next page starts strictly below it, so games created meanwhile (newer)
+  never shift a page. ``{NAME}`` is a hash tag: an app's sets share one slot of a cluster.
+
+A request with a key costs one ``GET`` (``P:appkey:H``), so a revoked or rolled key is refused by
+every API process at once. The game's own document names its app (``doc["app"]``).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from dataclasses import asdict, dataclass, field
+from typing import Any, Iterable
+
+import redis
+
+#: An app's name: what metrics are labelled with and keys are tagged by.
+NAME_PATTERN = re.compile(r"^[a-z0-9][a-z0-9_-]{0,39}$")
+#: A member of an app's games: creation time in ms, kind, id.
+MEMBER_PATTERN = re.compile(r"^[0-9]{15}:[a-z][a-z0-9]{0,19}:[A-Za-z0-9_-]{1,64}$")
+
+
+@dataclass(frozen=True)
+class Limits:
+    """An app's own limits, all API processes together (``0``: that one is off)."""
+
+    requests_per_minute: int = 0
+    requests_per_hour: int = 0
+    creates_per_minute: int = 0
+    creates_per_hour: int = 0
+
+
+@dataclass(frozen=True)
+class App:
+    """An app as the store keeps it (never its key: only the key's hash)."""
+
+    name: str
+    limits: Limits
+    origins: tuple[str, ...] = ()
+    key_hash: str = ""
+    issued: float = 0.0
+    rolled: float | None = None
+
+    def to_json(self) -> str:
+        return json.dumps({**asdict(self), "origins": list(self.origins)}, sort_keys=True)
+
+    @classmethod
+    def from_json(cls, raw: str | bytes) -> App:
+        data = json.loads(raw)
+        return cls(data["name"], Limits(**data["limits"]), tuple(data.get("origins", ())),
+                   data.get("key_hash", ""), data.get("issued", 0.0), data.get("rolled"))
+
+
+@dataclass(frozen=True)
+class Presented:
+    """What a presented key turned out to be: ``app`` (a current key), or the name of the app whose
+    key it was and how that key ``ended`` (``rolled``/``revoked``); both None: no such key."""
+
+    app: App | None = None
+    name: str | None = None
+    ended: str | None = None
+
+
+@dataclass(frozen=True)
+class Listed:
+    """One game of an app, as its index holds it."""
+
+    kind: str
+    id: str
+    created: float  # Unix seconds (ms precision)
+    member: str = field(repr=False, default="")
+
+
+class AppExists(Exception):
+    pass
+
+
+class NoSuchApp(Exception):
+    pass
+
+
+class Apps:
+    """The apps' records and indexes in one Redis (one server or a cluster)."""
+
+    def __init__(self, client: redis.Redis, prefix: str = "referee", keep_seconds: int = 31 * 86400) -> None:
+        self.redis = client
+        self.prefix = prefix
+        #: How long an app's game stays in its index: a game nobody touches expires by then.
+        self.keep_seconds = keep_seconds
+
+    # ------------------------------------------------------------------ keys
+
+    def registry_key(self) -> str:
+        return f"{self.prefix}:apps"
+
+    def lookup_key(self, key_hash: str) -> str:
+        return f"{self.prefix}:appkey:{key_hash}"
+
+    def games_key(self, name: str, kind: str) -> str:
+        return f"{self.prefix}:app:{{{name}}}:games:{kind}"
+
+    # -------------------------------------------------- the operator's commands
+
+    def issue(self, app: App) -> App:
+        """Store a new app under its key's hash; :class:`AppExists` if the name is taken."""
+        if not self.redis.hsetnx(self.registry_key(), app.name, app.to_json()):
+            raise AppExists(app.name)
+        self.redis.set(self.lookup_key(app.key_hash), app.to_json())
+        return app
+
+    def get(self, name: str) -> App:
+        raw = self.redis.hget(self.registry_key(), name)
+        if raw is None:
+            raise NoSuchApp(name)
+        return App.from_json(raw)
+
+    def all(self) -> list[App]:
+        return sorted((App.from_json(raw) for raw in self.redis.hvals(self.registry_key())), key=lambda a: a.name)
+
+    def roll(self, name: str, key_hash: str, at: float) -> App:
+        """Give the app a new key (``key_hash``); its old key is refused from now on."""
+        old = self.get(name)
+        new = App(old.name, old.limits, old.origins, key_hash, old.issued, at)
+        self.redis.set(self.lookup_key(key_hash), new.to_json())
+        self.redis.hset(self.registry_key(), name, new.to_json())
+        self._end(old, "rolled", at)
+        return new
+
+    def update(self, name: str, limits: Limits | None = None, origins: Iterable[str] | None = None) -> App:
+        """Change an app's limits or origins: its key keeps working, with them, at once."""
+        old = self.get(name)
+        new = App(old.name, limits or old.limits, old.origins if origins is None else tuple(origins),
+                  old.key_hash, old.issued, old.rolled)
+        self.redis.set(self.lookup_key(new.key_hash), new.to_json())
+        self.redis.hset(self.registry_key(), name, new.to_json())
+        return new
+
+    def revoke(self, name: str, at: float) -> App:
+        """End the app's key (refused from now on) and forget the app; its games stay."""
+        app = self.get(name)
+        self._end(app, "revoked", at)
+        self.redis.hdel(self.registry_key(), name)
+        return app
+
+    def _end(self, app: App, how: str, at: float) -> None:
+        self.redis.set(self.lookup_key(app.key_hash), json.dumps({"name": app.name, "ended": how, "at": at}))
+
+    # ------------------------------------------------------ a request's key
+
+    def presented(self, key_hash: str) -> Presented:
+        """What the key with this hash is (one GET)."""
+        raw = self.redis.get(self.lookup_key(key_hash))
+        if raw is None:
+            return Presented()
+        data = json.loads(raw)
+        if "ended" in data:
+            return Presented(name=data["name"], ended=data["ended"])
+        return Presented(app=App.from_json(raw), name=data["name"])
+
+    # ------------------------------------------------------- an app's games
+
+    @staticmethod
+    def member(kind: str, id: str, created: float) -> str:
+        return f"{round(created * 1000):015d}:{kind}:{id}"
+
+    def add_game(self, name: str, kind: str, id: str, created: float) -> None:
+        """Index a game the app is creating (before it is stored: a create that fails after leaves a
+        member the listing skips and drops). Members older than :attr:`keep_seconds` go at the same
+        time, so the index holds at most what could still be stored."""
+        key = self.games_key(name, kind)
+        oldest = f"({round((created - self.keep_seconds) * 1000):015d}"
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.zadd(key, {self.member(kind, id, created): 0})
+        pipe.zremrangebylex(key, "-", oldest)
+        pipe.expire(key, self.keep_seconds)
+        pipe.execute()
+
+    def page(self, name: str, kinds: Iterable[str], below: str | None, count: int,
+             since: float | None = None, until: float | None = None) -> list[Listed]:
+        """Up to ``count`` of the app's games of ``kinds``, newest first, strictly below the member
+        ``below`` (a cursor) and created within [``since``, ``until``)."""
+        top = "+" if below is None else f"({below}"
+        if until is not None:
+            bound = f"({round(until * 1000):015d}"
+            if top == "+" or bound < top:
+                top = bound
+        bottom = "-" if since is None else f"[{round(since * 1000):015d}"
+        pipe = self.redis.pipeline(transaction=False)
+        for kind in kinds:
+            pipe.zrevrangebylex(self.games_key(name, kind), top, bottom, start=0, num=count)
+        members = sorted((m.decode() if isinstance(m, bytes) else m for ms in pipe.execute() for m in ms),
+                         reverse=True)[:count]
+        return [listed(m) for m in members]
+
+    def count_games(self, name: str, kinds: Iterable[str]) -> int:
+        """How many games of ``kinds`` the app's index holds."""
+        pipe = self.redis.pipeline(transaction=False)
+        for kind in kinds:
+            pipe.zcard(self.games_key(name, kind))
+        return sum(int(n) for n in pipe.execute())
+
+    def drop_games(self, name: str, gone: list[Listed]) -> None:
+        """Forget games that are no longer stored (expired)."""
+        if not gone:
+            return
+        pipe = self.redis.pipeline(transaction=False)
+        for game in gone:
+            pipe.zrem(self.games_key(name, game.kind), game.member)
+        pipe.execute()
+
+
+def listed(member: str) -> Listed:
+    created, kind, id = member.split(":", 2)
+    return Listed(kind, id, int(created) / 1000, member)
+
+
+def now() -> float:
+    return round(time.time(), 3)
