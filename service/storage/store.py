@@ -15,6 +15,9 @@ Layout (``P`` is the configured key prefix, ``K`` the kind: ``gops``, ``gofo``):
 * ``P:active:K`` – a sorted set of unfinished games, scored by their untouched expiry
   (``referee_games_active``; written at creation and at the end only, never per move).
 
+Apps' keys and their indexes of games are :mod:`service.storage.apps`'s (``P:apps``, ``P:appkey:*``,
+``P:app:{NAME}:*``).
+
 ``{ID}`` is a Redis Cluster hash tag, so every key of one game lives in one slot and one script may
 touch them together.
 
