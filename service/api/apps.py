@@ -20,6 +20,7 @@ A game created with a key belongs to its app (``doc["app"]``, and the app's inde
 
 from __future__ import annotations
 
+import redis
 from flask import Flask, current_app, g, has_request_context, request
 
 from service.api import auth, ratelimit
@@ -123,14 +124,32 @@ def note_game(kind: str, id: str, created: float) -> str | None:
     return app.name
 
 
+def announce(kind: str, id: str, doc: dict, version: int, change: str) -> None:
+    """Add a change of a game to its app's stream (if an app created it): ``created``, ``state``
+    (a new version) or ``finished``. After the game's own write, in a round trip of its own; if
+    that fails the game's change stands, the app's stream lacks it, and the failure is counted
+    (``referee_store_errors_total{kind="app_events"}``) and logged."""
+    name = doc.get("app")
+    if name is None:
+        return
+    try:
+        apps().append(name, kind, id, version, change, current_app.extensions["referee_store"].writes)
+    except redis.exceptions.RedisError as error:
+        metrics.STORE_ERRORS.labels(kind="app_events").inc()
+        current_app.logger.warning("app %s: the %s of %s %s v%s is not on its stream: %s",
+                                   name, change, kind, id, version, error)
+
+
 # ------------------------------------------------------------------------ wiring
 
 
 def init_app(app: Flask) -> None:
     """The store of apps and :func:`identify`, before the rate limiter's hooks: call this first,
     then :func:`ratelimit.init_app`, then :func:`init_checks`."""
-    app.extensions["referee_apps"] = Apps(app.extensions["referee_store"].redis, app.config["KEY_PREFIX"],
-                                          keep_seconds=app.config["IDLE_GAME_TTL"] + app.config["FINISHED_GAME_TTL"])
+    store = app.extensions["referee_store"]
+    app.extensions["referee_apps"] = Apps(store.redis, app.config["KEY_PREFIX"],
+                                          keep_seconds=app.config["IDLE_GAME_TTL"] + app.config["FINISHED_GAME_TTL"],
+                                          sharded_pubsub=store.sharded_pubsub)
     app.before_request(identify)
 
 

@@ -144,6 +144,7 @@ def create_game(kind: str, referee: Any, options: dict[str, Any], key: str) -> d
     if app is not None:
         doc["app"] = app
     record = store().create(kind, id, doc, entries)
+    apps.announce(kind, id, doc, record.version, "created")
     return {"id": record.id, "host_token": host, "seat_tokens": seat_tokens, key: view(referee, record)}
 
 

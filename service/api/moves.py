@@ -16,7 +16,7 @@ from typing import Any
 
 from flask import Response, request
 
-from service.api import common, idempotency, ratelimit, views
+from service.api import apps, common, idempotency, ratelimit, views
 from service.errors import Busy, NotFound, RefereeError, StaleVersion
 from service.games.contract import Applied
 from service.storage.records import Change, Record
@@ -107,7 +107,8 @@ def act(kind: str, id: str, body: dict[str, Any], move: Move) -> Response:
             record, kept = saved.current or store.load(kind, id), False
             continue
 
-        # 5. Answer.
+        # 5. Answer (and the game's app, if any, hears of the change).
+        apps.announce(kind, id, change.doc, saved.code, "finished" if change.finished else "state")
         if once is not None:
             once.answered()
         response = views.view_response(answer if answer is not None else move.answer(saved.record))

@@ -36,7 +36,7 @@ REQUESTS = Counter(
 STORE_ERRORS = Counter(
     "referee_store_errors",
     "Redis errors: unreachable or timed out (request), the rate limiter failing open (ratelimit), "
-    "active-game bookkeeping (active).",
+    "active-game bookkeeping (active), a change an app's stream missed (app_events).",
     ["kind"],
 )
 UNREPLICATED_WRITES = Counter(

@@ -13,7 +13,14 @@ operator issues it a key (``python -m service.apps``); only the key's SHA-256 is
   0, so that Redis orders them by the member itself, ``CREATED:K:ID`` (``CREATED`` the creation
   time in ms, 15 digits): newest first by creation time, ties by kind and id. A page's cursor is
   the last member sent; the next page starts strictly below it, so games created meanwhile (newer)
-  never shift a page. ``{NAME}`` is a hash tag: an app's sets share one slot of a cluster.
+  never shift a page;
+* ``P:app:{NAME}:events`` – the app's stream: a Redis Stream of every change of its games (fields
+  ``game``, ``id``, ``version``, ``change``: ``created``, ``state`` or ``finished``), at most
+  :data:`EVENTS_MAXLEN` entries (approximately: ``XADD MAXLEN ~``), the entry ids resuming a
+  connection (``Last-Event-ID``); each entry is announced on ``P:app:{NAME}:live`` (pub/sub, sharded on a
+  cluster) so that the processes holding the app's stream read it at once.
+
+``{NAME}`` is a hash tag: every key of one app shares one slot of a cluster.
 
 A request with a key costs one ``GET`` (``P:appkey:H``), so a revoked or rolled key is refused by
 every API process at once. The game's own document names its app (``doc["app"]``).
@@ -31,6 +38,16 @@ import redis
 
 #: An app's name: what metrics are labelled with and keys are tagged by.
 NAME_PATTERN = re.compile(r"^[a-z0-9][a-z0-9_-]{0,39}$")
+#: The most entries an app's stream keeps (trimmed approximately, by whole nodes of the stream): what a
+#: client reconnecting with an older Last-Event-ID finds gone (it is told: an event ``reset``).
+EVENTS_MAXLEN = 10_000
+#: Appends one entry to an app's stream and announces it: KEYS the stream; ARGV maxlen, the channel,
+#: 'PUBLISH' or 'SPUBLISH', then field, value, ... Returns the entry's id.
+APPEND = """
+local id = redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[1], '*', unpack(ARGV, 4))
+redis.call(ARGV[3], ARGV[2], id)
+return id
+"""
 #: A member of an app's games: creation time in ms, kind, id.
 MEMBER_PATTERN = re.compile(r"^[0-9]{15}:[a-z][a-z0-9]{0,19}:[A-Za-z0-9_-]{1,64}$")
 
@@ -97,9 +114,12 @@ class NoSuchApp(Exception):
 class Apps:
     """The apps' records and indexes in one Redis (one server or a cluster)."""
 
-    def __init__(self, client: redis.Redis, prefix: str = "referee", keep_seconds: int = 31 * 86400) -> None:
+    def __init__(self, client: redis.Redis, prefix: str = "referee", keep_seconds: int = 31 * 86400,
+                 sharded_pubsub: bool = False) -> None:
         self.redis = client
         self.prefix = prefix
+        self.sharded_pubsub = sharded_pubsub
+        self._append = client.register_script(APPEND)
         #: How long an app's game stays in its index: a game nobody touches expires by then.
         self.keep_seconds = keep_seconds
 
@@ -113,6 +133,12 @@ class Apps:
 
     def games_key(self, name: str, kind: str) -> str:
         return f"{self.prefix}:app:{{{name}}}:games:{kind}"
+
+    def events_key(self, name: str) -> str:
+        return f"{self.prefix}:app:{{{name}}}:events"
+
+    def channel(self, name: str) -> str:
+        return f"{self.prefix}:app:{{{name}}}:live"
 
     # -------------------------------------------------- the operator's commands
 
@@ -222,6 +248,39 @@ class Apps:
         for game in gone:
             pipe.zrem(self.games_key(name, game.kind), game.member)
         pipe.execute()
+
+
+    # ------------------------------------------------------- an app's stream
+
+    def append(self, name: str, kind: str, id: str, version: int, change: str, writes=None) -> str:
+        """Add a change of one of the app's games to its stream and announce it; the entry's id.
+        ``writes``: the store's :class:`~service.storage.writes.Writes` (its WAIT for a replica)."""
+        keys = [self.events_key(name)]
+        args = [EVENTS_MAXLEN, self.channel(name), "SPUBLISH" if self.sharded_pubsub else "PUBLISH",
+                "game", kind, "id", id, "version", version, "change", change]
+        entry = writes.run(self._append, keys, args) if writes is not None else self._append(keys=keys, args=args)
+        return entry.decode() if isinstance(entry, bytes) else entry
+
+    def events_after(self, name: str, after: str | None, count: int = 100) -> list[tuple[str, dict[str, str]]]:
+        """Up to ``count`` entries of the app's stream after the id ``after`` (None: from the first)."""
+        low = "-" if after is None else f"({after}"
+        return [(_text(entry), {_text(k): _text(v) for k, v in fields.items()})
+                for entry, fields in self.redis.xrange(self.events_key(name), low, "+", count=count)]
+
+    def position(self, name: str) -> tuple[str, str]:
+        """The id of the oldest entry the app's stream keeps if it ever trimmed any ("0-0": it
+        holds every entry ever added), and of the newest entry ever added ("0-0": none)."""
+        try:
+            info = self.redis.xinfo_stream(self.events_key(name))
+        except redis.exceptions.ResponseError:  # no such key: no events yet
+            return "0-0", "0-0"
+        first = info.get("first-entry")
+        trimmed = int(info["entries-added"]) > int(info["length"])
+        return (_text(first[0]) if trimmed and first else "0-0"), _text(info["last-generated-id"])
+
+
+def _text(value: str | bytes) -> str:
+    return value.decode() if isinstance(value, bytes) else value
 
 
 def listed(member: str) -> Listed:

@@ -18,7 +18,7 @@ from werkzeug.wsgi import get_content_length
 
 from service import __version__, config
 from service.web import cors, docs, play
-from service.api import app_games, apps, ratelimit
+from service.api import app_events, app_games, apps, ratelimit
 from service.web.bodylimit import BodyLimit
 from service.web.security_headers import SecurityHeaders
 from service.api import converters, problems
@@ -219,6 +219,7 @@ def create_app(overrides: dict[str, Any] | None = None) -> Flask:
     app.config["RATE_LIMIT_CREATE_ROUTES"] = tuple(dict.fromkeys([*app.config.get("RATE_LIMIT_CREATE_ROUTES", ()), *creates]))
     api.register_blueprint(events_blp)  # live updates (service.storage.live): GET .../events
     api.register_blueprint(app_games.blp)  # GET /v1/apps/me/games
+    api.register_blueprint(app_events.blp)  # GET /v1/apps/me/events
     apps.init_app(app)  # the request's app key: before the rate limiter, which counts it by its app
     ratelimit.init_app(app)
     apps.init_checks(app)  # refusing a bad key (counted by the address first), per-app metrics
