@@ -142,3 +142,37 @@ def test_the_stream_resumes_on_another_process_after_a_kill(two_apis, issue):
     ids = [e.id for e in first.events + again.events]
     assert len(set(ids)) == len(ids) == len(moves.expected)
     again.close()
+
+
+def test_a_move_of_an_apps_game_adds_its_event_in_the_saves_round_trip(redis_url, issue):
+    """On one server the entry on the app's stream is written by the move's own save script: a move
+    of an app's game is as many round trips as any other (one, on the record the worker kept)."""
+    import sys
+    from pathlib import Path
+
+    import redis
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # bench/ is not an installed package
+    from bench.redis_counts import CountingProxy, Counter_
+
+    key = issue("acme")
+    direct = redis.Redis.from_url(redis_url)
+    port = direct.connection_pool.connection_kwargs["port"]
+    with CountingProxy(port) as proxy:
+        client = create_app({"REDIS_URL": proxy.url, "TESTING": True}).test_client()
+        counter = Counter_(proxy, direct)
+        for headers in (key, {}):
+            game = client.post("/v1/gops/games", json={}, headers=headers).get_json()
+            client.post(f"/v1/gops/games/{game['id']}/seats/0/name", json={"name": "warm"},  # scripts loaded
+                        headers=bearer(game["seat_tokens"][0]))
+            for i in range(3):
+                counter.measure("app" if headers else "keyless", lambda: client.post(
+                    f"/v1/gops/games/{game['id']}/seats/0/name", json={"name": f"n{i}"},
+                    headers=bearer(game["seat_tokens"][0])))
+    direct.close()
+    samples = counter.samples
+    for label in ("app", "keyless"):
+        assert [s["round_trips"] for s in samples[label]] == [1, 1, 1], samples[label]
+        assert all(s["client_commands"] == ["EVALSHA"] for s in samples[label]), samples[label]
+    assert all(s["server_commands"].get("xadd") == 1 for s in samples["app"]), samples["app"]
+    assert not any("xadd" in s["server_commands"] for s in samples["keyless"])

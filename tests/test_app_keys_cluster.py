@@ -45,6 +45,11 @@ def test_an_apps_games_on_a_cluster(cluster, monkeypatch):
         if cursor is None:
             break
     assert seen == list(reversed(made))
+    # The app's stream of changes (written after each save: another slot than the game's).
+    streaming = create_app({"REDIS_URL": cluster.url, "TESTING": True, "STREAM_MAX_SECONDS": 1}).test_client()
+    body = streaming.get("/v1/apps/me/events", headers={**key, "Last-Event-ID": "0-0"}).get_data(as_text=True)
+    assert body.count("event: created") == len(made)
+    assert [line.split('"id":"')[1][:12] for line in body.split("\n") if line.startswith("data:")] == made
     assert cli.main(["revoke", "acme"], out=io.StringIO()) == 0
     refused = client.get("/v1/apps/me/games", headers=key)
     assert refused.status_code == 401 and refused.get_json()["code"] == "app_key_revoked"

@@ -1,8 +1,8 @@
 """``GET /v1/apps/me/events``: one stream of every change of every game an app created, as
 Server-Sent Events (docs/client-guide.md#for-apps).
 
-Each event is one entry of the app's Redis Stream (service.storage.apps: written after each change
-of one of its games by :func:`service.api.apps.announce`): ``id:`` the entry's id, ``event:``
+Each event is one entry of the app's Redis Stream (service.storage.apps: added by the store with
+each change of one of its games, :func:`service.api.apps.stream_entry`): ``id:`` the entry's id, ``event:``
 ``created``, ``state`` (a new version) or ``finished``, ``data:`` ``{"game", "id", "version",
 "href"}``. The stream lives in Redis, so a client that reconnects with ``Last-Event-ID`` to any API
 process gets every entry after that id, once. Woken by the app's pub/sub channel (the process's one

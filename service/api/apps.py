@@ -20,13 +20,13 @@ A game created with a key belongs to its app (``doc["app"]``, and the app's inde
 
 from __future__ import annotations
 
-import redis
 from flask import Flask, current_app, g, has_request_context, request
 
 from service.api import auth, ratelimit
 from service.errors import Forbidden, Unauthorized
 from service.ops import metrics
 from service.storage.apps import App, Apps
+from service.storage.scripts import StreamEntry
 
 HEADER = "Referee-App-Key"
 MAX_KEY_LENGTH = 256
@@ -124,20 +124,11 @@ def note_game(kind: str, id: str, created: float) -> str | None:
     return app.name
 
 
-def announce(kind: str, id: str, doc: dict, version: int, change: str) -> None:
-    """Add a change of a game to its app's stream (if an app created it): ``created``, ``state``
-    (a new version) or ``finished``. After the game's own write, in a round trip of its own; if
-    that fails the game's change stands, the app's stream lacks it, and the failure is counted
-    (``referee_store_errors_total{kind="app_events"}``) and logged."""
+def stream_entry(kind: str, id: str, doc: dict, change: str) -> StreamEntry | None:
+    """The entry a change of a game (``created``, ``state``: a new version, or ``finished``) adds to
+    its app's stream, if an app created it (the store adds it with the change)."""
     name = doc.get("app")
-    if name is None:
-        return
-    try:
-        apps().append(name, kind, id, version, change, current_app.extensions["referee_store"].writes)
-    except redis.exceptions.RedisError as error:
-        metrics.STORE_ERRORS.labels(kind="app_events").inc()
-        current_app.logger.warning("app %s: the %s of %s %s v%s is not on its stream: %s",
-                                   name, change, kind, id, version, error)
+    return None if name is None else apps().entry(name, kind, id, change)
 
 
 # ------------------------------------------------------------------------ wiring

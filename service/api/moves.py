@@ -92,7 +92,8 @@ def act(kind: str, id: str, body: dict[str, Any], move: Move) -> Response:
         if once is not None:  # rendered for the version the save makes, and stored by it
             answer = move.answer(Record(kind, id, record.version + 1, change.doc, state=change.state))
             sealed = once.sealed(answer)
-        saved = store.save(record, change, sealed, None if pending is None else pending.hit)
+        entry = apps.stream_entry(kind, id, change.doc, "finished" if change.finished else "state")  # its app's
+        saved = store.save(record, change, sealed, None if pending is None else pending.hit, entry)
         if pending is not None:
             ratelimit.settle(pending, saved.hit)  # a 429 when over a limit (nothing was stored)
             pending = None
@@ -107,8 +108,7 @@ def act(kind: str, id: str, body: dict[str, Any], move: Move) -> Response:
             record, kept = saved.current or store.load(kind, id), False
             continue
 
-        # 5. Answer (and the game's app, if any, hears of the change).
-        apps.announce(kind, id, change.doc, saved.code, "finished" if change.finished else "state")
+        # 5. Answer.
         if once is not None:
             once.answered()
         response = views.view_response(answer if answer is not None else move.answer(saved.record))

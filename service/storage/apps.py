@@ -18,7 +18,9 @@ operator issues it a key (``python -m service.apps``); only the key's SHA-256 is
   ``game``, ``id``, ``version``, ``change``: ``created``, ``state`` or ``finished``), at most
   :data:`EVENTS_MAXLEN` entries (approximately: ``XADD MAXLEN ~``), the entry ids resuming a
   connection (``Last-Event-ID``); each entry is announced on ``P:app:{NAME}:live`` (pub/sub, sharded on a
-  cluster) so that the processes holding the app's stream read it at once.
+  cluster) so that the processes holding the app's stream read it at once. The store adds an entry
+  (:meth:`entry`) in the game's save script on one server, right after it on a cluster or with
+  WAIT (:meth:`service.storage.store.Store.append`).
 
 ``{NAME}`` is a hash tag: every key of one app shares one slot of a cluster.
 
@@ -36,18 +38,13 @@ from typing import Any, Iterable
 
 import redis
 
+from service.storage.scripts import StreamEntry
+
 #: An app's name: what metrics are labelled with and keys are tagged by.
 NAME_PATTERN = re.compile(r"^[a-z0-9][a-z0-9_-]{0,39}$")
 #: The most entries an app's stream keeps (trimmed approximately, by whole nodes of the stream): what a
 #: client reconnecting with an older Last-Event-ID finds gone (it is told: an event ``reset``).
 EVENTS_MAXLEN = 10_000
-#: Appends one entry to an app's stream and announces it: KEYS the stream; ARGV maxlen, the channel,
-#: 'PUBLISH' or 'SPUBLISH', then field, value, ... Returns the entry's id.
-APPEND = """
-local id = redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[1], '*', unpack(ARGV, 4))
-redis.call(ARGV[3], ARGV[2], id)
-return id
-"""
 #: A member of an app's games: creation time in ms, kind, id.
 MEMBER_PATTERN = re.compile(r"^[0-9]{15}:[a-z][a-z0-9]{0,19}:[A-Za-z0-9_-]{1,64}$")
 
@@ -119,7 +116,6 @@ class Apps:
         self.redis = client
         self.prefix = prefix
         self.sharded_pubsub = sharded_pubsub
-        self._append = client.register_script(APPEND)
         #: How long an app's game stays in its index: a game nobody touches expires by then.
         self.keep_seconds = keep_seconds
 
@@ -252,14 +248,9 @@ class Apps:
 
     # ------------------------------------------------------- an app's stream
 
-    def append(self, name: str, kind: str, id: str, version: int, change: str, writes=None) -> str:
-        """Add a change of one of the app's games to its stream and announce it; the entry's id.
-        ``writes``: the store's :class:`~service.storage.writes.Writes` (its WAIT for a replica)."""
-        keys = [self.events_key(name)]
-        args = [EVENTS_MAXLEN, self.channel(name), "SPUBLISH" if self.sharded_pubsub else "PUBLISH",
-                "game", kind, "id", id, "version", version, "change", change]
-        entry = writes.run(self._append, keys, args) if writes is not None else self._append(keys=keys, args=args)
-        return entry.decode() if isinstance(entry, bytes) else entry
+    def entry(self, name: str, kind: str, id: str, change: str) -> StreamEntry:
+        """The entry of a change of one of the app's games, for the store to add to its stream."""
+        return StreamEntry(self.events_key(name), EVENTS_MAXLEN, self.channel(name), kind, id, change)
 
     def events_after(self, name: str, after: str | None, count: int = 100) -> list[tuple[str, dict[str, str]]]:
         """Up to ``count`` entries of the app's stream after the id ``after`` (None: from the first)."""
