@@ -8,8 +8,9 @@
     python -m service.apps revoke NAME
 
 ``issue`` and ``roll`` print the key once: only its SHA-256 is stored. A rolled or revoked key is
-refused by every API process from the next request on. Exit status ``0`` done, ``1`` refused (a
-name taken or unknown), ``2`` a wrong command line.
+refused by every API process from the next request on; a revoked app keeps its name (never issued
+again). Exit status ``0`` done, ``1`` refused (a name taken, unknown or revoked), ``2`` a wrong
+command line.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ import sys
 from service import config
 from service.api import auth
 from service.games.registry import GAMES
-from service.storage.apps import NAME_PATTERN, App, AppExists, Apps, Limits, NoSuchApp, now
+from service.storage.apps import NAME_PATTERN, App, AppExists, AppRevoked, Apps, Limits, NoSuchApp, now
 from service.storage.redis_client import make_client
 from service.storage.store import Store
 
@@ -75,7 +76,7 @@ def parser() -> argparse.ArgumentParser:
     limits(change, None)
     roll = commands.add_parser("roll", help="give an app a new key; prints it once; the old one is refused")
     roll.add_argument("name", type=_name)
-    revoke = commands.add_parser("revoke", help="refuse an app's key from now on and forget the app")
+    revoke = commands.add_parser("revoke", help="refuse an app's key from now on, for good (its name stays taken)")
     revoke.add_argument("name", type=_name)
     return top
 
@@ -109,7 +110,10 @@ def main(argv: list[str] | None = None, out=sys.stdout) -> int:
             for app in apps.all():
                 print(_line(app, apps, store), file=out)
     except AppExists as error:
-        print(f"there is already an app named {error}", file=sys.stderr)
+        print(f"there is already an app named {error} (a revoked app keeps its name)", file=sys.stderr)
+        return 1
+    except AppRevoked as error:
+        print(f"the app {error} is revoked", file=sys.stderr)
         return 1
     except NoSuchApp as error:
         print(f"there is no app named {error}", file=sys.stderr)
@@ -124,6 +128,8 @@ def _line(app: App, apps: Apps, store: Store) -> str:
     limits = " ".join(f"{option.replace('_', '-')}={getattr(app.limits, option)}" for option in LIMIT_OPTIONS)
     games = apps.count_games(app.name, GAMES)
     requests = apps.redis.get(store.rate_key(f"app.{app.name}", "req"))
+    if app.revoked is not None:
+        return f"{app.name}  revoked  games={games}"
     return (f"{app.name}  {limits}  origins={','.join(app.origins) or '*'}  games={games}  "
             f"requests-this-minute={int(requests or 0)}  key=sha256:{app.key_hash[:12]}…")
 

@@ -6,8 +6,11 @@ The "across" tests run two gunicorn servers (one worker each) on the suite's Val
 
 from __future__ import annotations
 
+import http.client
 import io
+import json
 import threading
+from urllib.parse import urlsplit
 
 import pytest
 import requests
@@ -40,6 +43,19 @@ def operator(redis_url, redis_client, monkeypatch):
         return printed.split()[-1]
 
     return issue
+
+
+def get_from(source: str, base: str, path: str, headers: dict[str, str] | None = None) -> tuple[int, dict, dict]:
+    """GET from another loopback address than the tests' usual 127.0.0.1 (a client of its own, as
+    the per-address limits see it: nothing else ever counted against it); (status, headers, body)."""
+    parts = urlsplit(base)
+    connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=10, source_address=(source, 0))
+    try:
+        connection.request("GET", path, headers=headers or {})
+        response = connection.getresponse()
+        return response.status, dict(response.getheaders()), json.loads(response.read() or b"null")
+    finally:
+        connection.close()
 
 
 def key(k: str) -> dict[str, str]:
@@ -88,8 +104,11 @@ def test_issue_list_roll_revoke(operator, redis_client):
     status, changed = run("limits", "acme", "--creates-per-hour", "7")
     assert status == 0 and "creates-per-hour=7" in changed and "requests-per-minute=600" in changed
     assert run("revoke", "acme")[0] == 0
-    assert run("list") == (0, "")
-    assert run("revoke", "acme")[0] == 1 and run("roll", "nobody")[0] == 1
+    assert run("list") == (0, "acme  revoked  games=0\n")
+    # A revoked app is revoked for good, and its name is never another app's (nor its games).
+    for argv in (["revoke", "acme"], ["roll", "acme"], ["limits", "acme", "--creates-per-hour", "1"],
+                 ["issue", "acme"], ["roll", "nobody"]):
+        assert run(*argv)[0] == 1, argv
 
 
 def test_a_bad_name_or_limit_is_a_usage_error(operator):
@@ -107,18 +126,18 @@ def test_a_bad_name_or_limit_is_a_usage_error(operator):
 def test_a_keys_limits_hold_across_two_api_processes(two_apis, operator):
     one, two = two_apis
     k = key(operator("acme", "--requests-per-minute", "12", "--creates-per-minute", "2"))
-    statuses = [requests.get((one, two)[i % 2] + MISSING, headers=k, timeout=10).status_code for i in range(12)]
+    statuses = [get_from("127.0.0.2", (one, two)[i % 2], MISSING, k)[0] for i in range(12)]
     # 12 requests from one address: past the address's 8, but the key's own limit is what counts.
     assert statuses == [404] * 12
     for base in (one, two):
-        refused = requests.get(base + MISSING, headers=k, timeout=10)
-        assert refused.status_code == 429 and refused.json()["code"] == "rate_limited"
-        assert "12 requests per minute from this app" in refused.json()["detail"]
-        assert refused.headers["RateLimit-Limit"] == "12" and refused.headers["Retry-After"].isdigit()
+        status, headers, body = get_from("127.0.0.2", base, MISSING, k)
+        assert status == 429 and body["code"] == "rate_limited"
+        assert "12 requests per minute from this app" in body["detail"]
+        assert headers["RateLimit-Limit"] == "12" and headers["Retry-After"].isdigit()
     # The address's own counter was untouched by the keyed requests: keyless requests go on.
-    keyless = requests.get(one + MISSING, timeout=10)
-    assert keyless.status_code == 404 and keyless.headers["RateLimit-Limit"] == str(ADDRESS_LIMIT)
-    assert keyless.headers["RateLimit-Remaining"] == str(ADDRESS_LIMIT - 1)
+    status, headers, _ = get_from("127.0.0.2", one, MISSING)
+    assert status == 404 and headers["RateLimit-Limit"] == str(ADDRESS_LIMIT)
+    assert headers["RateLimit-Remaining"] == str(ADDRESS_LIMIT - 1)
 
 
 def test_a_keys_create_limits_hold_across_two_api_processes(two_apis, operator):
@@ -136,9 +155,9 @@ def test_a_keys_create_limits_hold_across_two_api_processes(two_apis, operator):
 def test_keyless_limits_are_unchanged(two_apis, operator):
     one, two = two_apis
     operator("acme", "--requests-per-minute", "100")
-    statuses = [requests.get((one, two)[i % 2] + MISSING, timeout=10).status_code for i in range(ADDRESS_LIMIT + 1)]
+    statuses = [get_from("127.0.0.3", (one, two)[i % 2], MISSING)[0] for i in range(ADDRESS_LIMIT + 1)]
     assert statuses == [404] * ADDRESS_LIMIT + [429]
-    assert "from this client" in requests.get(two + MISSING, timeout=10).json()["detail"]
+    assert "from this client" in get_from("127.0.0.3", two, MISSING)[2]["detail"]
 
 
 def test_a_revoked_or_rolled_key_is_refused_everywhere_at_once(two_apis, operator):
@@ -149,16 +168,16 @@ def test_a_revoked_or_rolled_key_is_refused_everywhere_at_once(two_apis, operato
     status, printed = run("roll", "acme")
     second = printed.split()[-1]
     for base in (one, two):
-        refused = requests.get(base + LIST, headers=key(first), timeout=10)
-        assert refused.status_code == 401 and refused.json()["code"] == "app_key_rolled"
-        assert refused.headers["Content-Type"] == "application/problem+json"
+        status, headers, body = get_from("127.0.0.4", base, LIST, key(first))
+        assert status == 401 and body["code"] == "app_key_rolled"
+        assert headers["Content-Type"] == "application/problem+json"
         assert requests.get(base + LIST, headers=key(second), timeout=10).status_code == 200
     assert run("revoke", "acme")[0] == 0
-    # (A refused key is counted against the address: these 7 stay within its 8.)
+    # (A refused key is counted against the address: these stay within its 8.)
     for base, k, code in ((one, second, "app_key_revoked"), (two, second, "app_key_revoked"),
                           (one, first, "app_key_rolled"), (two, "rk_never-issued", "invalid_app_key")):
-        refused = requests.get(base + MISSING, headers=key(k), timeout=10)
-        assert refused.status_code == 401 and refused.json()["code"] == code, (k, refused.text)
+        status, _, body = get_from("127.0.0.4", base, MISSING, key(k))
+        assert status == 401 and body["code"] == code, (k, body)
 
 
 def test_a_wrong_key_is_refused_and_counted_against_its_address(make_app, operator, redis_client):

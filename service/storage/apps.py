@@ -5,7 +5,8 @@ operator issues it a key (``python -m service.apps``); only the key's SHA-256 is
 (``P`` the key prefix, ``NAME`` the app's name, ``H`` a key's SHA-256):
 
 * ``P:apps`` – a hash, NAME → the app as JSON (:class:`App`: its limits, origins, current key's
-  hash, when it was issued and last rolled): what ``list`` shows;
+  hash, when it was issued, last rolled, revoked): what ``list`` shows. A revoked app stays, so its
+  name is never issued again (its games, its list and its stream are never another app's);
 * ``P:appkey:H`` – what a presented key is, as JSON: the app it opens (name, limits, origins), or,
   once rolled or revoked, only ``{"name", "ended": "rolled" | "revoked", "at"}`` (kept, so the
   refusal can say which; never expires: a few bytes per key ever issued);
@@ -30,6 +31,7 @@ every API process at once. The game's own document names its app (``doc["app"]``
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 import time
@@ -69,6 +71,7 @@ class App:
     key_hash: str = ""
     issued: float = 0.0
     rolled: float | None = None
+    revoked: float | None = None
 
     def to_json(self) -> str:
         return json.dumps({**asdict(self), "origins": list(self.origins)}, sort_keys=True)
@@ -77,7 +80,7 @@ class App:
     def from_json(cls, raw: str | bytes) -> App:
         data = json.loads(raw)
         return cls(data["name"], Limits(**data["limits"]), tuple(data.get("origins", ())),
-                   data.get("key_hash", ""), data.get("issued", 0.0), data.get("rolled"))
+                   data.get("key_hash", ""), data.get("issued", 0.0), data.get("rolled"), data.get("revoked"))
 
 
 @dataclass(frozen=True)
@@ -105,6 +108,10 @@ class AppExists(Exception):
 
 
 class NoSuchApp(Exception):
+    pass
+
+
+class AppRevoked(Exception):
     pass
 
 
@@ -145,11 +152,15 @@ class Apps:
         self.redis.set(self.lookup_key(app.key_hash), app.to_json())
         return app
 
-    def get(self, name: str) -> App:
+    def get(self, name: str, revoked: bool = False) -> App:
+        """The app named ``name``: :class:`NoSuchApp`, or :class:`AppRevoked` unless ``revoked``."""
         raw = self.redis.hget(self.registry_key(), name)
         if raw is None:
             raise NoSuchApp(name)
-        return App.from_json(raw)
+        app = App.from_json(raw)
+        if app.revoked is not None and not revoked:
+            raise AppRevoked(name)
+        return app
 
     def all(self) -> list[App]:
         return sorted((App.from_json(raw) for raw in self.redis.hvals(self.registry_key())), key=lambda a: a.name)
@@ -173,11 +184,12 @@ class Apps:
         return new
 
     def revoke(self, name: str, at: float) -> App:
-        """End the app's key (refused from now on) and forget the app; its games stay."""
+        """End the app's key (refused from now on), for good: the app stays revoked, its name taken."""
         app = self.get(name)
         self._end(app, "revoked", at)
-        self.redis.hdel(self.registry_key(), name)
-        return app
+        revoked = dataclasses.replace(app, revoked=at)
+        self.redis.hset(self.registry_key(), name, revoked.to_json())
+        return revoked
 
     def _end(self, app: App, how: str, at: float) -> None:
         self.redis.set(self.lookup_key(app.key_hash), json.dumps({"name": app.name, "ended": how, "at": at}))
