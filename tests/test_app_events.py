@@ -41,6 +41,23 @@ def changes(events) -> list[tuple[str, str, int]]:
     return [(e.event, e.json()["id"], e.json()["version"]) for e in events]
 
 
+def test_an_event_says_who_did_what_never_what_is_secret(app, issue):
+    """A commit and a reveal say which seat did them, not the commitment, the card or the salt."""
+    import hashlib
+
+    acme = issue("acme")
+    client = create_app({**app.config, "STREAM_MAX_SECONDS": 1}).test_client()
+    game = client.post("/v1/gops/games", json={"profile": "classic"}, headers=acme).get_json()
+    salt = "a1" * 32
+    commitment = hashlib.sha256(f"gops-bid-v1|{game['id']}|1|0|13|{salt}".encode()).hexdigest()
+    seat0 = bearer(game["seat_tokens"][0])
+    assert client.post(f"/v1/gops/games/{game['id']}/seats/0/commit", headers=seat0,
+                       json={"game_id": game["id"], "round": 1, "commitment": commitment}).status_code == 200
+    body = client.get(EVENTS, headers={**acme, "Last-Event-ID": "0-0"}).get_data(as_text=True)
+    assert '"actions":[{"by":"seat:0","type":"commit"}]' in body
+    assert commitment not in body and salt not in body
+
+
 class Changes:
     """Creates and moves through one API process, noting the app's events each should cause."""
 
@@ -74,9 +91,12 @@ def test_changes_of_the_apps_games_only(app, issue):
     client.post(f"/v1/gops/games/{mine['id']}/seats/0/resign", json={}, headers=bearer(mine["seat_tokens"][0]))
     body = client.get(EVENTS, headers={**acme, "Last-Event-ID": "0-0"}).get_data(as_text=True)
     lines = [line for line in body.split("\n") if line.startswith(("event:", "data:"))]
+    href = f"/v1/gops/games/{mine['id']}"
     assert lines == [
-        "event: created", f'data: {{"game":"gops","id":"{mine["id"]}","version":1,"href":"/v1/gops/games/{mine["id"]}"}}',
-        "event: finished", f'data: {{"game":"gops","id":"{mine["id"]}","version":2,"href":"/v1/gops/games/{mine["id"]}"}}',
+        "event: created", f'data: {{"game":"gops","id":"{mine["id"]}","version":1,"href":"{href}","actions":'
+                          '[{"by":"host","type":"create"},{"by":"referee","type":"deal_prizes"}]}',
+        "event: finished", f'data: {{"game":"gops","id":"{mine["id"]}","version":2,"href":"{href}","actions":'
+                           '[{"by":"seat:0","type":"resign"}]}',
     ]
     # Without Last-Event-ID: only what comes next (nothing here).
     assert "event:" not in client.get(EVENTS, headers=acme).get_data(as_text=True)

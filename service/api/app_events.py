@@ -4,7 +4,8 @@ Server-Sent Events (docs/client-guide.md#for-apps).
 Each event is one entry of the app's Redis Stream (service.storage.apps: added by the store with
 each change of one of its games, :func:`service.api.apps.stream_entry`): ``id:`` the entry's id, ``event:``
 ``created``, ``state`` (a new version) or ``finished``, ``data:`` ``{"game", "id", "version",
-"href"}``. The stream lives in Redis, so a client that reconnects with ``Last-Event-ID`` to any API
+"href", "actions"}`` (``actions``: who did what in the change, ``[{"by", "type"}]``, as every public
+transcript shows it). The stream lives in Redis, so a client that reconnects with ``Last-Event-ID`` to any API
 process gets every entry after that id, once. Woken by the app's pub/sub channel (the process's one
 subscriber, service.storage.live); at every heartbeat it also reads the stream, so a lost
 announcement costs at most one heartbeat.
@@ -61,8 +62,10 @@ EVENT_SCHEMA = {
     "properties": {
         "event": {"type": "string", "enum": ["created", "state", "finished", "reset"]},
         "id": {"type": "string", "pattern": ENTRY_ID.pattern, "description": "Resume after it (Last-Event-ID)."},
-        "data": {"type": "string", "description": 'JSON: {"game", "id", "version", "href"} of the game that '
-                 'changed; for reset, {"reason": "trimmed"}: events after Last-Event-ID are no longer kept.'},
+        "data": {"type": "string", "description": 'JSON: {"game", "id", "version", "href", "actions"} of the '
+                 'game that changed, actions being who did what in the change ([{"by": "seat:0", "type": '
+                 '"commit"}], never a bid or a card); for reset, {"reason": "trimmed"}: events after '
+                 'Last-Event-ID may no longer be kept.'},
         "retry": {"type": "integer"},
     },
 }
@@ -75,15 +78,16 @@ class AppEvents(MethodView):
              responses={200: {"description": "The event stream.", "content": {STREAM_CONTENT_TYPE: {
                  "schema": EVENT_SCHEMA,
                  "example": 'retry: 2000\n\nid: 1765065600123-0\nevent: state\ndata: {"game": "gops", '
-                            '"id": "Xk3_9fQa2LmZ", "version": 4, "href": "/v1/gops/games/Xk3_9fQa2LmZ"}\n\n'}}}})
+                            '"id": "Xk3_9fQa2LmZ", "version": 4, "href": "/v1/gops/games/Xk3_9fQa2LmZ", '
+                            '"actions": [{"by": "seat:1", "type": "commit"}]}\n\n'}}}})
     @blp.arguments(AppEventsQuerySchema, location="query", as_kwargs=True)
     @common.error_responses("app")
     def get(self, timeout: int | None = None):
         """Every change of every game (and table) created with your app's key, as it happens: one
         event when a game is created, one per new version, one when it finishes.
 
-        An event names the game and its version, not its view: read the view (``href``) or that
-        game's own stream when you need it. Reconnect with ``Last-Event-ID`` (EventSource does) to
+        An event names the game, its version and who did what (``actions``), not its view: read
+        the view (``href``) or that game's own stream when you need it. Reconnect with ``Last-Event-ID`` (EventSource does) to
         any server to get every event after it, once; if it is older than the stream keeps (the
         newest 10,000 events), the first event is ``reset``: list your games again."""
         app = apps.current()
@@ -119,7 +123,8 @@ def _before(entry: str, other: str) -> bool:
 def _event(entry: str, fields: dict[str, str]) -> str:
     kind, id = fields["game"], fields["id"]
     collection = GAMES[kind].collection if kind in GAMES else kind
-    data = {"game": kind, "id": id, "version": int(fields["version"]), "href": f"/v1/{kind}/{collection}/{id}"}
+    data = {"game": kind, "id": id, "version": int(fields["version"]), "href": f"/v1/{kind}/{collection}/{id}",
+            "actions": json.loads(fields.get("actions") or "[]")}
     return f"id: {entry}\nevent: {fields['change']}\ndata: {json.dumps(data, separators=(',', ':'))}\n\n"
 
 

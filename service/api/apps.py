@@ -20,6 +20,8 @@ A game created with a key belongs to its app (``doc["app"]``, and the app's inde
 
 from __future__ import annotations
 
+import json
+
 from flask import Flask, current_app, g, has_request_context, request
 
 from service.api import auth, ratelimit
@@ -124,11 +126,16 @@ def note_game(kind: str, id: str, created: float) -> str | None:
     return app.name
 
 
-def stream_entry(kind: str, id: str, doc: dict, change: str) -> StreamEntry | None:
+def stream_entry(kind: str, id: str, doc: dict, change: str, entries: list[dict]) -> StreamEntry | None:
     """The entry a change of a game (``created``, ``state``: a new version, or ``finished``) adds to
-    its app's stream, if an app created it (the store adds it with the change)."""
+    its app's stream, if an app created it (the store adds it with the change): what changed is
+    who did what, from the change's transcript ``entries`` — each one's ``by`` and its action's
+    ``type``, which every public transcript shows (never an action's content: a bid, a card)."""
     name = doc.get("app")
-    return None if name is None else apps().entry(name, kind, id, change)
+    if name is None:
+        return None
+    actions = [{"by": e["by"], "type": e["action"]["type"]} for e in entries]
+    return apps().entry(name, kind, id, change, json.dumps(actions, separators=(",", ":")))
 
 
 # ------------------------------------------------------------------------ wiring

@@ -143,7 +143,7 @@ def create_game(kind: str, referee: Any, options: dict[str, Any], key: str) -> d
     app = apps.note_game(kind, id, at)  # the app whose key created it, if any: its index lists it
     if app is not None:
         doc["app"] = app
-    record = store().create(kind, id, doc, entries, apps.stream_entry(kind, id, doc, "created"))
+    record = store().create(kind, id, doc, entries, apps.stream_entry(kind, id, doc, "created", entries))
     return {"id": record.id, "host_token": host, "seat_tokens": seat_tokens, key: view(referee, record)}
 
 

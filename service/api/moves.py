@@ -92,7 +92,7 @@ def act(kind: str, id: str, body: dict[str, Any], move: Move) -> Response:
         if once is not None:  # rendered for the version the save makes, and stored by it
             answer = move.answer(Record(kind, id, record.version + 1, change.doc, state=change.state))
             sealed = once.sealed(answer)
-        entry = apps.stream_entry(kind, id, change.doc, "finished" if change.finished else "state")  # its app's
+        entry = apps.stream_entry(kind, id, change.doc, "finished" if change.finished else "state", change.log)
         saved = store.save(record, change, sealed, None if pending is None else pending.hit, entry)
         if pending is not None:
             ratelimit.settle(pending, saved.hit)  # a 429 when over a limit (nothing was stored)

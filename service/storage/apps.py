@@ -16,7 +16,7 @@ operator issues it a key (``python -m service.apps``); only the key's SHA-256 is
   the last member sent; the next page starts strictly below it, so games created meanwhile (newer)
   never shift a page;
 * ``P:app:{NAME}:events`` – the app's stream: a Redis Stream of every change of its games (fields
-  ``game``, ``id``, ``version``, ``change``: ``created``, ``state`` or ``finished``), at most
+  ``game``, ``id``, ``version``, ``change``: ``created``, ``state`` or ``finished``, ``actions``), at most
   :data:`EVENTS_MAXLEN` entries (approximately: ``XADD MAXLEN ~``), the entry ids resuming a
   connection (``Last-Event-ID``); each entry is announced on ``P:app:{NAME}:live`` (pub/sub, sharded on a
   cluster) so that the processes holding the app's stream read it at once. The store adds an entry
@@ -260,9 +260,9 @@ class Apps:
 
     # ------------------------------------------------------- an app's stream
 
-    def entry(self, name: str, kind: str, id: str, change: str) -> StreamEntry:
+    def entry(self, name: str, kind: str, id: str, change: str, actions: str) -> StreamEntry:
         """The entry of a change of one of the app's games, for the store to add to its stream."""
-        return StreamEntry(self.events_key(name), EVENTS_MAXLEN, self.channel(name), kind, id, change)
+        return StreamEntry(self.events_key(name), EVENTS_MAXLEN, self.channel(name), kind, id, change, actions)
 
     def events_after(self, name: str, after: str | None, count: int = 100) -> list[tuple[str, dict[str, str]]]:
         """Up to ``count`` entries of the app's stream after the id ``after`` (None: from the first)."""

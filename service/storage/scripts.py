@@ -88,8 +88,8 @@ local version_on, doc, ttl, channel = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
 local answer_value, answer_ttl = ARGV[5], ARGV[6]
 local active_member, archived_from, fingerprint = ARGV[7], ARGV[8], ARGV[9]
 local stream_maxlen, stream_channel = ARGV[10], ARGV[11]
-local counters = tonumber(ARGV[15])
-local first_entry = 16 + 2 * counters
+local counters = tonumber(ARGV[16])
+local first_entry = 17 + 2 * counters
 local n = 3
 local answer_key, active_key, stream_key = nil, nil, nil
 if answer_value ~= '' then answer_key = KEYS[n]; n = n + 1 end
@@ -98,7 +98,7 @@ if stream_maxlen ~= '' then stream_key = KEYS[n]; n = n + 1 end
 
 local hit = {}
 if counters > 0 then
-  local ok, out, over = pcall(rate_hit, KEYS, n, counters, ARGV, 16)
+  local ok, out, over = pcall(rate_hit, KEYS, n, counters, ARGV, 17)
   if not ok then
     pcall(redis.set_repl, redis.REPL_ALL)
     if type(out) == 'table' and out.err then hit = out.err else hit = tostring(out) end
@@ -134,7 +134,7 @@ if answer_key then redis.call('SET', answer_key, answer_value, 'EX', answer_ttl)
 if channel ~= '' then redis.call('PUBLISH', channel, version) end
 if stream_key then
   local entry = redis.call('XADD', stream_key, 'MAXLEN', '~', stream_maxlen, '*', 'version', version,
-                           'game', ARGV[12], 'id', ARGV[13], 'change', ARGV[14])
+                           'game', ARGV[12], 'id', ARGV[13], 'change', ARGV[14], 'actions', ARGV[15])
   redis.call('PUBLISH', stream_channel, entry)
 end
 local removed = -9
@@ -147,10 +147,10 @@ return {version, removed, hit}
 
 #: Adds an entry to a stream and announces its id (an app's stream of changes, service.storage.apps:
 #: when the save above could not carry it). KEYS the stream; ARGV maxlen, the channel, 'PUBLISH' or
-#: 'SPUBLISH', the version, the game, its id, the change. Returns the entry's id.
+#: 'SPUBLISH', the version, the game, its id, the change, its actions. Returns the entry's id.
 APPEND = """
 local entry = redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[1], '*', 'version', ARGV[4],
-                         'game', ARGV[5], 'id', ARGV[6], 'change', ARGV[7])
+                         'game', ARGV[5], 'id', ARGV[6], 'change', ARGV[7], 'actions', ARGV[8])
 redis.call(ARGV[3], ARGV[2], entry)
 return entry
 """
@@ -195,6 +195,7 @@ class StreamEntry:
     game: str
     id: str
     change: str  # created, state or finished
+    actions: str = "[]"  # JSON: who did what (the public part of the change's transcript entries)
 
 
 @dataclass
@@ -247,8 +248,9 @@ class SaveCall:
             self.active_member if self.active_key is not None else "",
             "" if self.archived_from is None else self.archived_from,
             self.fingerprint,
-            *(("", "", "", "", "") if self.entry is None else
-              (self.entry.maxlen, self.entry.channel, self.entry.game, self.entry.id, self.entry.change)),
+            *(("", "", "", "", "", "") if self.entry is None else
+              (self.entry.maxlen, self.entry.channel, self.entry.game, self.entry.id, self.entry.change,
+               self.entry.actions)),
             0 if hit is None else len(hit.counters), *(() if hit is None else hit.arguments),
             *self.entries,
         ]

@@ -339,7 +339,7 @@ class Store:
         or a save on a cluster or with WAIT). If that fails the game's change stands and the stream
         lacks it: counted (``app_events``) and logged, never the request's failure."""
         args = [entry.maxlen, entry.channel, "SPUBLISH" if self.sharded_pubsub else "PUBLISH",
-                version, entry.game, entry.id, entry.change]
+                version, entry.game, entry.id, entry.change, entry.actions]
         try:
             self.writes.run(self._append, [entry.stream], args)
         except redis.exceptions.RedisError as error:
