@@ -58,15 +58,14 @@ def identify() -> None:
     found = apps().presented(auth.token_hash(key.strip()))
     if found.app is not None:
         g.referee_app = app = found.app
-        ratelimit.use_own_limits(f"app.{app.name}", [
-            ratelimit.Limit(name, n, window, what) for name, n, window, what in (
-                ("req", app.limits.requests_per_minute, 60, f"{app.limits.requests_per_minute} requests per minute"),
-                ("req-hour", app.limits.requests_per_hour, 3600, f"{app.limits.requests_per_hour} requests per hour"),
-            ) if n > 0], [
-            ratelimit.Limit(name, n, window, what) for name, n, window, what in (
-                ("create", app.limits.creates_per_minute, 60, f"{app.limits.creates_per_minute} games created per minute"),
-                ("create-hour", app.limits.creates_per_hour, 3600, f"{app.limits.creates_per_hour} games created per hour"),
-            ) if n > 0])
+        limits = app.limits
+        ratelimit.use_own_limits(f"app.{app.name}", _limits(
+            ("req", limits.requests_per_minute, 60, "requests per minute"),
+            ("req-hour", limits.requests_per_hour, 3600, "requests per hour"),
+        ), _limits(
+            ("create", limits.creates_per_minute, 60, "games created per minute"),
+            ("create-hour", limits.creates_per_hour, 3600, "games created per hour"),
+        ))
         return
     g.referee_app_name = found.name  # for the refusals metric of a rolled or revoked key
     if found.ended is None:
@@ -78,6 +77,11 @@ def identify() -> None:
     else:
         g.referee_app_refusal = Unauthorized(f"this {HEADER} was revoked by the operator",
                                              code="app_key_revoked")
+
+
+def _limits(*rows: tuple[str, int, int, str]) -> list[ratelimit.Limit]:
+    """The rate limiter's limits of (counter, count, window in seconds, what is counted); 0: off."""
+    return [ratelimit.Limit(name, count, window, f"{count} {what}") for name, count, window, what in rows if count > 0]
 
 
 def enforce() -> None:
