@@ -329,3 +329,15 @@ def test_pages_hold_while_games_are_created(make_app, operator):
     listed = [game["id"] for game in seen]
     assert [id for id in listed if id in before] == list(reversed(before))
     assert set(listed) <= set(before) | set(during)
+
+
+def test_a_refused_create_with_a_key_leaves_the_store_as_it_was(make_app, operator, redis_client):
+    acme = key(operator("acme"))
+    client = make_app().test_client()
+    before = snapshot(redis_client)
+    for path, body in ((CREATE, {"profile": "nope"}), (CREATE, {"names": ["a", "b", "c"]}),
+                       ("/v1/gofo/tables", {"seats": 99}), ("/v1/gofo/tables", {"bots": [{"seat": 9, "level": 1}]})):
+        refused = client.post(path, json=body, headers=acme)
+        assert refused.status_code == 422, (path, body, refused.get_json())
+    assert snapshot(redis_client) == before
+    assert client.get(LIST, headers=acme).get_json() == {"games": [], "next_cursor": None}
