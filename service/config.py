@@ -152,7 +152,12 @@ class Settings:
         what="Requests per minute per client, every route but `/healthz`, all API processes "
              "together (through Redis; `0`: off).")
     create_limit_per_hour: int = variable("REFEREE_CREATE_LIMIT_PER_HOUR", integer(0), 120, example="30",
-        what="Games (and Gofo tables) created per hour per client (`0`: off).")
+        what="Games (and Gofo tables) created per hour per client (`0`: off). A request with an "
+             "app's key counts against that app's own limits instead (`python -m service.apps`).")
+    app_keys_required_for_creates: bool = variable("REFEREE_APP_KEYS_REQUIRED_FOR_CREATES", FLAG, False,
+        example="1",
+        what="`1`: only a request with an app's `Referee-App-Key` may create a game or table "
+             "(`401 app_key_required` without one; `/play` then cannot create); `0`: anyone may.")
     trusted_proxies: int = variable("REFEREE_TRUSTED_PROXIES", integer(0), 0, example="1",
         what="Reverse proxies in front of the app: the client is taken from `X-Forwarded-For` and "
              "the scheme from `X-Forwarded-Proto` (`0`: the peer address).")
@@ -285,6 +290,7 @@ class Settings:
             "MAX_CONTENT_LENGTH": self.max_body_bytes,
             "RATE_LIMIT_PER_MINUTE": self.rate_limit_per_minute,
             "CREATE_LIMIT_PER_HOUR": self.create_limit_per_hour,
+            "APP_KEYS_REQUIRED_FOR_CREATES": self.app_keys_required_for_creates,
             "RATE_LIMIT_CREATE_ROUTES": RATE_LIMIT_CREATE_ROUTES,
             "TRUSTED_PROXIES": self.trusted_proxies,
             "CHECK_VIEWS": self.check_views,  # None: on in a TESTING app, off when serving

@@ -628,3 +628,60 @@ def test_typescript_client_plays_a_gofo_hand(typescript_gofo_driver, live_server
     deal = info["last_deal"]
     assert deal["hand_id"] == summary["hand_id"] and deal["commitment"] == summary["commitment"]
     assert deal_checks_out(deal)
+
+
+# --------------------------------------------------------------------------- apps
+
+
+def issue_app_key(redis_url: str, monkeypatch, name: str) -> str:
+    """A key issued by ``python -m service.apps`` against the live server's store."""
+    import io
+
+    from service import apps as cli
+
+    monkeypatch.setenv("REDIS_URL", redis_url)
+    out = io.StringIO()
+    assert cli.main(["issue", name], out=out) == 0
+    return out.getvalue().split()[-1]
+
+
+def test_python_client_lists_its_apps_games(python_sdk, live_server, redis_url, monkeypatch):
+    """The generated client sends the app's key (the spec's appKey scheme) as any header it is given."""
+    from referee_client import Client
+    from referee_client.api.apps import list_app_games
+    from referee_client.api.gofo import create_gofo_table
+    from referee_client.api.gops import create_gops_game
+    from referee_client.models import (AppGames, AppGameState, CreateGofoTable, CreateGopsGame, ListAppGamesGame,
+                                       Problem)
+
+    name = f"sdk-py-{secrets.token_hex(4)}"
+    app = Client(base_url=live_server, headers={"Referee-App-Key": issue_app_key(redis_url, monkeypatch, name)})
+    made = [create_gops_game.sync_detailed(client=app, body=CreateGopsGame()).parsed.id,
+            create_gofo_table.sync_detailed(client=app, body=CreateGofoTable()).parsed.id]
+    listed = list_app_games.sync_detailed(client=app)
+    assert listed.status_code == 200 and isinstance(listed.parsed, AppGames), listed.content
+    assert [game.id for game in listed.parsed.games] == list(reversed(made))
+    assert listed.parsed.games[0].state == AppGameState.WAITING
+    gops_only = list_app_games.sync_detailed(client=app, game=ListAppGamesGame.GOPS)
+    assert [game.id for game in gops_only.parsed.games] == made[:1]
+    first = list_app_games.sync_detailed(client=app, limit=1)
+    rest = list_app_games.sync_detailed(client=app, limit=1, cursor=first.parsed.next_cursor)
+    assert [first.parsed.games[0].id, rest.parsed.games[0].id] == list(reversed(made))
+    refused = list_app_games.sync_detailed(client=Client(base_url=live_server))
+    assert refused.status_code == 401 and isinstance(refused.parsed, Problem)
+    assert refused.parsed.code == "app_key_required"
+
+
+@pytest.fixture(scope="session")
+def typescript_app_driver(typescript_client) -> Path:
+    """tests/sdk/app_games.ts compiled with the generated typescript-fetch client: the .js to run."""
+    return compile_driver(typescript_client, "app_games")
+
+
+def test_typescript_client_lists_its_apps_games(typescript_app_driver, live_server, redis_url, monkeypatch):
+    key = issue_app_key(redis_url, monkeypatch, f"sdk-ts-{secrets.token_hex(4)}")
+    out = run(["node", typescript_app_driver, live_server, key], cwd=typescript_app_driver.parent, timeout=120)
+    summary = json.loads(out.strip().splitlines()[-1])
+    assert summary["listed"] == list(reversed(summary["made"]))
+    assert summary["gops"] == summary["made"][:1]
+    assert summary["refused"] == 401

@@ -14,7 +14,7 @@ from flask_smorest.utils import resolve_schema_instance
 from marshmallow import missing
 from webargs.flaskparser import FlaskParser
 
-from service.api import auth, ratelimit
+from service.api import apps, auth, ratelimit
 from service.errors import Forbidden, InvalidOptions, NotFound, Unauthorized
 from service.storage.store import Record, Store, not_found
 
@@ -25,6 +25,7 @@ ERRORS = {
     "seat_read": (304, 401, 403, 404, 429, 503),
     "hint": (401, 403, 404, 409, 429, 503),
     "act": (400, 401, 403, 404, 409, 413, 415, 422, 429, 503),
+    "app": (401, 403, 422, 429, 503),
 }
 
 
@@ -89,10 +90,15 @@ IDEMPOTENCY_KEY_PARAMETER = {
 }
 
 
+#: A create's security: none, or an app's key (service.api.apps: its limits, and its list of games).
+CREATE_SECURITY = [{}, {"appKey": []}]
+
+
 def client_scope(name: str) -> str:
-    """An idempotency scope private to the calling client (its address, as the rate limiter sees it):
-    a create's replay holds the game's tokens, so another client reusing the same key must not get it."""
-    return f"{name}:{ratelimit.client_id(request.remote_addr)}"
+    """An idempotency scope private to the calling client (its app, else its address, as the rate
+    limiter sees it): a create's replay holds the game's tokens, so another client reusing the same
+    key must not get it."""
+    return f"{name}:{ratelimit.current_client()}"
 
 
 def store() -> Store:
@@ -122,8 +128,9 @@ def create_game(kind: str, referee: Any, options: dict[str, Any], key: str) -> d
     create answers it: its id, the host's token and the seats' (shown once: only their hashes are
     kept; ``None`` for a seat the referee plays), and its public view under ``key``."""
     id = auth.new_game_id()
+    at = now()
     names = options.get("names", [])
-    doc, entries = referee.create(id, {k: v for k, v in options.items() if k != "names"}, now())
+    doc, entries = referee.create(id, {k: v for k, v in options.items() if k != "names"}, at)
     seats = referee.seat_count(doc)
     if len(names) > seats:
         raise InvalidOptions(f"{len(names)} names for {seats} seats", code="invalid_names")
@@ -133,7 +140,10 @@ def create_game(kind: str, referee: Any, options: dict[str, Any], key: str) -> d
     seat_tokens = [None if seat in bots else auth.new_token() for seat in range(seats)]
     doc["auth"] = {"host": auth.token_hash(host),
                    "seats": [None if t is None else auth.token_hash(t) for t in seat_tokens]}
-    record = store().create(kind, id, doc, entries)
+    app = apps.note_game(kind, id, at)  # the app whose key created it, if any: its index lists it
+    if app is not None:
+        doc["app"] = app
+    record = store().create(kind, id, doc, entries, apps.stream_entry(kind, id, doc, "created", entries))
     return {"id": record.id, "host_token": host, "seat_tokens": seat_tokens, key: view(referee, record)}
 
 

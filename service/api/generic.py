@@ -84,7 +84,8 @@ def blueprint_for(game: GameDefinition) -> common.Blueprint:
     @blp.route("")
     class Collection(MethodView):
         @blp.doc(operationId=f"create{camel}", summary=f"Create a {title} {game.thing}",
-                 parameters=[common.IDEMPOTENCY_KEY_PARAMETER], responses={201: {"links": links}})
+                 parameters=[common.IDEMPOTENCY_KEY_PARAMETER], security=common.CREATE_SECURITY,
+                 responses={201: {"links": links}})
         @blp.arguments(AsBuilt, required=False)
         @blp.response(201, Created)
         @common.error_responses("create")

@@ -163,7 +163,7 @@ MOVES: list[tuple[str, str, str, type, dict, Callable[[dict[str, Any]], Any], st
 @blp.route("")
 class Tables(MethodView):
     @blp.doc(operationId="createGofoTable", summary="Open a Gofo table",
-             parameters=[common.IDEMPOTENCY_KEY_PARAMETER],
+             parameters=[common.IDEMPOTENCY_KEY_PARAMETER], security=common.CREATE_SECURITY,
              responses={201: {"links": {
                  "GetTable": {"operationId": "getGofoTable", "parameters": _ID},
                  "GetSeatView": {"operationId": "getGofoSeatView", "parameters": {**_ID, "seat": 0},

@@ -142,7 +142,7 @@ class GopsRename(names.Rename):
 @blp.route("")
 class Games(MethodView):
     @blp.doc(operationId="createGopsGame", summary="Create a Gops game or match",
-             parameters=[common.IDEMPOTENCY_KEY_PARAMETER],
+             parameters=[common.IDEMPOTENCY_KEY_PARAMETER], security=common.CREATE_SECURITY,
              responses={201: {"links": CREATE_LINKS}})
     @blp.arguments(
         CreateGopsGameSchema,

@@ -16,7 +16,7 @@ from typing import Any
 
 from flask import Response, request
 
-from service.api import common, idempotency, ratelimit, views
+from service.api import apps, common, idempotency, ratelimit, views
 from service.errors import Busy, NotFound, RefereeError, StaleVersion
 from service.games.contract import Applied
 from service.storage.records import Change, Record
@@ -92,7 +92,8 @@ def act(kind: str, id: str, body: dict[str, Any], move: Move) -> Response:
         if once is not None:  # rendered for the version the save makes, and stored by it
             answer = move.answer(Record(kind, id, record.version + 1, change.doc, state=change.state))
             sealed = once.sealed(answer)
-        saved = store.save(record, change, sealed, None if pending is None else pending.hit)
+        entry = apps.stream_entry(kind, id, change.doc, "finished" if change.finished else "state", change.log)
+        saved = store.save(record, change, sealed, None if pending is None else pending.hit, entry)
         if pending is not None:
             ratelimit.settle(pending, saved.hit)  # a 429 when over a limit (nothing was stored)
             pending = None

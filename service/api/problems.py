@@ -10,7 +10,7 @@ from http import HTTPStatus
 from typing import Any
 
 import marshmallow as ma
-from flask import Response, json
+from flask import Response, g, has_request_context, json
 from werkzeug.exceptions import HTTPException
 
 from service.error_codes import ErrorCode
@@ -98,6 +98,8 @@ def problem(status: int, code: str, detail: str, **extra: Any) -> Response:
         "code": code,
     }
     body.update({k: v for k, v in extra.items() if v is not None})
+    if has_request_context():
+        g.referee_problem_code = code  # per-app refusals by code (service.api.apps)
     headers = {}
     if status == 401:
         headers["WWW-Authenticate"] = 'Bearer realm="referee"'

@@ -9,7 +9,9 @@ subject to, so all processes share the counts. Over a limit: 429 ``rate_limited`
 ``RATE_LIMIT_ENABLED`` (config only) defaults to ``not app.testing``.
 
 The client is ``request.remote_addr`` (behind ``TRUSTED_PROXIES`` proxies: werkzeug's ``ProxyFix``),
-IPv6 per /64. Keys ``P:rl:{CLIENT}:req`` and ``:create``: one hash-tagged slot per client.
+IPv6 per /64. Keys ``P:rl:{CLIENT}:req`` and ``:create``: one hash-tagged slot per client. A request
+with an app's key (service.api.apps) is the app's instead, ``app.NAME``, with the app's own limits
+(:func:`use_own_limits`: ``req``, ``req-hour``, ``create``, ``create-hour``), whatever its address.
 
 **Fail open**: if Redis cannot be reached the request goes through (a warning is logged); on a
 cluster the hit goes to the client's shard within a small budget (:mod:`service.storage.sidelines`),
@@ -97,12 +99,16 @@ class RateLimiter:
     def limits_for_request(self) -> list[Limit]:
         config = current_app.config
         req = request._get_current_object()
+        route = None if req.url_rule is None else f"{req.method} {req.url_rule.rule}"
+        own = g.get("referee_rate_own")
+        if own is not None:  # an app's: its own limits
+            _, requests, creates = own
+            return [*requests, *creates] if route in config.get("RATE_LIMIT_CREATE_ROUTES", ()) else list(requests)
         limits = []
         per_minute = int(config.get("RATE_LIMIT_PER_MINUTE") or 0)
         if per_minute > 0:
             limits.append(Limit("req", per_minute, 60, f"{per_minute} requests per minute"))
         per_hour = int(config.get("CREATE_LIMIT_PER_HOUR") or 0)
-        route = None if req.url_rule is None else f"{req.method} {req.url_rule.rule}"
         if per_hour > 0 and route in config.get("RATE_LIMIT_CREATE_ROUTES", ()):
             limits.append(Limit("create", per_hour, 3600, f"{per_hour} games created per hour"))
         return limits
@@ -139,7 +145,8 @@ class RateLimiter:
         response = problems.problem(
             429,
             "rate_limited",
-            f"more than {exceeded.limit.what} from this client; retry in {exceeded.reset} s",
+            f"more than {exceeded.limit.what} from this {'app' if g.get('referee_rate_own') else 'client'}; "
+            f"retry in {exceeded.reset} s",
             retry_after=exceeded.reset,
         )
         response.headers["Cache-Control"] = "no-store"  # a refusal is for this client, now
@@ -155,7 +162,7 @@ class RateLimiter:
         limits = self.limits_for_request()
         if not limits:
             return None
-        client = client_id(req.remote_addr)
+        client = current_client()
         if self.store.carries_rate_hits and _names_a_game(req.view_args):  # a store command carries it
             g.referee_rate_pending = Pending(self, limits, self.rate_hit(client, limits))
             return None
@@ -205,6 +212,18 @@ def count(pending_hit: Pending | None) -> None:
     except redis.exceptions.RedisError as error:
         reply = error
     settle(pending_hit, reply)
+
+
+def use_own_limits(client: str, requests: list[Limit], creates: list[Limit]) -> None:
+    """Count the current request as ``client``'s, against ``requests`` (and on a create route also
+    ``creates``) instead of its address's limits (service.api.apps, for a request with a key)."""
+    g.referee_rate_own = (client, requests, creates)
+
+
+def current_client() -> str:
+    """Who the current request is counted as: its app (:func:`use_own_limits`), else its address."""
+    own = g.get("referee_rate_own")
+    return own[0] if own is not None else client_id(request.remote_addr)
 
 
 @functools.lru_cache(maxsize=4096)  # a pure function of the address, asked on every request

@@ -36,7 +36,7 @@ REQUESTS = Counter(
 STORE_ERRORS = Counter(
     "referee_store_errors",
     "Redis errors: unreachable or timed out (request), the rate limiter failing open (ratelimit), "
-    "active-game bookkeeping (active).",
+    "active-game bookkeeping (active), a change an app's stream missed (app_events).",
     ["kind"],
 )
 UNREPLICATED_WRITES = Counter(
@@ -57,6 +57,15 @@ QUEUE_TIMEOUTS = Counter(
 )
 GAMES_CREATED = Counter("referee_games_created", "Games (gops) and tables (gofo) created.", ["kind"])
 GAMES_FINISHED = Counter("referee_games_finished", "Games that reached their end.", ["kind"])
+# An app's usage (service.api.apps), labelled by the app's name (chosen by the operator, never its key).
+APP_REQUESTS = Counter("referee_app_requests", "Requests sent with an app's key, per app.", ["app"])
+APP_CREATES = Counter("referee_app_creates", "Games and tables created with an app's key, per app.", ["app"])
+APP_REFUSALS = Counter(
+    "referee_app_refusals",
+    "Requests with an app's key (current, rolled or revoked) answered with an error, per app and error code "
+    "(rate_limited, app_key_revoked, ...).",
+    ["app", "code"],
+)
 #: Live-update streams open now. The SSE code keeps it with :func:`stream_open`.
 OPEN_STREAMS = Gauge(
     "referee_open_streams",

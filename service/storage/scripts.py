@@ -87,16 +87,18 @@ SAVE = RATE_HIT + """
 local version_on, doc, ttl, channel = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
 local answer_value, answer_ttl = ARGV[5], ARGV[6]
 local active_member, archived_from, fingerprint = ARGV[7], ARGV[8], ARGV[9]
-local counters = tonumber(ARGV[10])
-local first_entry = 11 + 2 * counters
+local stream_maxlen, stream_channel = ARGV[10], ARGV[11]
+local counters = tonumber(ARGV[16])
+local first_entry = 17 + 2 * counters
 local n = 3
-local answer_key, active_key = nil, nil
+local answer_key, active_key, stream_key = nil, nil, nil
 if answer_value ~= '' then answer_key = KEYS[n]; n = n + 1 end
 if active_member ~= '' then active_key = KEYS[n]; n = n + 1 end
+if stream_maxlen ~= '' then stream_key = KEYS[n]; n = n + 1 end
 
 local hit = {}
 if counters > 0 then
-  local ok, out, over = pcall(rate_hit, KEYS, n, counters, ARGV, 11)
+  local ok, out, over = pcall(rate_hit, KEYS, n, counters, ARGV, 17)
   if not ok then
     pcall(redis.set_repl, redis.REPL_ALL)
     if type(out) == 'table' and out.err then hit = out.err else hit = tostring(out) end
@@ -130,12 +132,27 @@ else
 end
 if answer_key then redis.call('SET', answer_key, answer_value, 'EX', answer_ttl) end
 if channel ~= '' then redis.call('PUBLISH', channel, version) end
+if stream_key then
+  local entry = redis.call('XADD', stream_key, 'MAXLEN', '~', stream_maxlen, '*', 'version', version,
+                           'game', ARGV[12], 'id', ARGV[13], 'change', ARGV[14], 'actions', ARGV[15])
+  redis.call('PUBLISH', stream_channel, entry)
+end
 local removed = -9
 if active_key then
   removed = redis.pcall('ZREM', active_key, active_member)
   if type(removed) ~= 'number' then removed = -1 end
 end
 return {version, removed, hit}
+"""
+
+#: Adds an entry to a stream and announces its id (an app's stream of changes, service.storage.apps:
+#: when the save above could not carry it). KEYS the stream; ARGV maxlen, the channel, 'PUBLISH' or
+#: 'SPUBLISH', the version, the game, its id, the change, its actions. Returns the entry's id.
+APPEND = """
+local entry = redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[1], '*', 'version', ARGV[4],
+                         'game', ARGV[5], 'id', ARGV[6], 'change', ARGV[7], 'actions', ARGV[8])
+redis.call(ARGV[3], ARGV[2], entry)
+return entry
 """
 
 #: Stores a value under an idempotency key unless one is there; returns the one there, or nil.
@@ -166,6 +183,21 @@ class RateHit:
         return any(int(reply[2 * i]) > self.arguments[2 * i] for i in range(len(reply) // 2))
 
 
+@dataclass(frozen=True)
+class StreamEntry:
+    """An entry to add to a stream with a game's change (an app's stream of its games' changes,
+    service.storage.apps): the stream, its bound, the channel announcing it, and what it says (the
+    version is the change's own, added by the script)."""
+
+    stream: str
+    maxlen: int
+    channel: str
+    game: str
+    id: str
+    change: str  # created, state or finished
+    actions: str = "[]"  # JSON: who did what (the public part of the change's transcript entries)
+
+
 @dataclass
 class SaveCall:
     """What one run of :data:`SAVE` takes, by name."""
@@ -193,6 +225,8 @@ class SaveCall:
     fingerprint: str = ""
     #: The request's rate-limit hit, counted first (nothing is stored when it is over a limit).
     hit: RateHit | None = None
+    #: An entry for an app's stream, added and announced (PUBLISH) with the change, on one server.
+    entry: StreamEntry | None = None
 
     def keys(self) -> list[str]:
         keys = [self.game_key, self.log_key]
@@ -200,6 +234,8 @@ class SaveCall:
             keys.append(self.answer_key)
         if self.active_key is not None:
             keys.append(self.active_key)
+        if self.entry is not None:
+            keys.append(self.entry.stream)
         if self.hit is not None:
             keys += self.hit.counters
         return keys
@@ -212,6 +248,9 @@ class SaveCall:
             self.active_member if self.active_key is not None else "",
             "" if self.archived_from is None else self.archived_from,
             self.fingerprint,
+            *(("", "", "", "", "", "") if self.entry is None else
+              (self.entry.maxlen, self.entry.channel, self.entry.game, self.entry.id, self.entry.change,
+               self.entry.actions)),
             0 if hit is None else len(hit.counters), *(() if hit is None else hit.arguments),
             *self.entries,
         ]

@@ -15,6 +15,9 @@ Layout (``P`` is the configured key prefix, ``K`` the kind: ``gops``, ``gofo``):
 * ``P:active:K`` – a sorted set of unfinished games, scored by their untouched expiry
   (``referee_games_active``; written at creation and at the end only, never per move).
 
+Apps' keys and their indexes of games are :mod:`service.storage.apps`'s (``P:apps``, ``P:appkey:*``,
+``P:app:{NAME}:*``).
+
 ``{ID}`` is a Redis Cluster hash tag, so every key of one game lives in one slot and one script may
 touch them together.
 
@@ -37,7 +40,8 @@ from service.storage import archive
 from service.storage.cache import RecordCache
 from service.storage.records import Change, Record, dump, load, record_from, text
 from service.storage.redis_client import is_cluster
-from service.storage.scripts import ANSWERED, CREATE, GONE, HIT, IDEMPOTENT_PUT, OVER_LIMIT, SAVE, STALE, RateHit, SaveCall
+from service.storage.scripts import (ANSWERED, APPEND, CREATE, GONE, HIT, IDEMPOTENT_PUT, OVER_LIMIT, SAVE, STALE, RateHit,
+                                     SaveCall, StreamEntry)
 from service.storage.sidelines import Sidelines
 from service.storage.writes import Writes
 
@@ -100,6 +104,7 @@ class Store:
         self._save = client.register_script(SAVE.replace("'PUBLISH'", "'SPUBLISH'") if self.sharded_pubsub else SAVE)
         self._hit = client.register_script(HIT)
         self._idempotent_put = client.register_script(IDEMPOTENT_PUT)
+        self._append = client.register_script(APPEND)
 
     @property
     def wait_replicas(self) -> int:
@@ -139,7 +144,8 @@ class Store:
 
     # ----------------------------------------------------------- a game
 
-    def create(self, kind: str, id: str, doc: dict[str, Any], log: list[dict[str, Any]]) -> Record:
+    def create(self, kind: str, id: str, doc: dict[str, Any], log: list[dict[str, Any]],
+               entry: StreamEntry | None = None) -> Record:
         # The new game joins the active set in the same script where one script may touch both
         # (one server; on a cluster the set is on another shard: a ZADD after).
         joins = not self.cluster
@@ -150,6 +156,8 @@ class Store:
         if not created:
             raise Busy(f"{kind} {id} already exists", code="id_collision")
         self.cache.note(kind, id, 1, stored)
+        if entry is not None:
+            self.append(entry, 1)
         if not joins:
             self._track_active(kind, id, finished=False)
         else:
@@ -215,12 +223,15 @@ class Store:
         return [load(e) for e in raw]
 
     def save(self, record: Record, change: Change, answer: StoredAnswer | None = None,
-             hit: RateHit | None = None) -> Saved:
+             hit: RateHit | None = None, entry: StreamEntry | None = None) -> Saved:
         """Store ``change`` on top of ``record`` if ``record`` is still the game as stored (its version,
         and for a kept record its very bytes), with ``answer`` in the same step; see :class:`Saved`.
 
         ``hit``: the request's rate-limit hit, not counted yet (:attr:`carries_rate_hits`): counted
-        first, in the same round trip, and nothing is stored when it is over a limit."""
+        first, in the same round trip, and nothing is stored when it is over a limit.
+
+        ``entry``: an entry for an app's stream, added with the new version: by the save script on
+        one server (announced there too), else right after it (:meth:`append`)."""
         kind, id = record.kind, record.id
         call = SaveCall(
             game_key=self.key(kind, id),
@@ -238,6 +249,8 @@ class Store:
             call.answer_value, call.answer_ttl = answer.value, answer.ttl
         if change.finished and not self.cluster:  # the game leaves the active set in the same step
             call.active_key, call.active_member = self.active_key(kind), id
+        if entry is not None and not self.cluster and not self.wait_replicas:  # (else announced after the WAIT)
+            call.entry, entry = entry, None
         counted, archived = None, None
         if change.finished or record.archived is not None:
             # Over: read-only from now on, so the document and the whole log become one archive —
@@ -285,6 +298,8 @@ class Store:
             self._track_active(kind, id, finished=True)
         if self.wait_replicas:
             self.writes.announce(self.channel(kind, id), code, self.sharded_pubsub)
+        if entry is not None:
+            self.append(entry, code)
         self.cache.note(kind, id, code, None if archived is not None else call.doc)
         return Saved(code, record=Record(kind, id, code, change.doc, archived, change.state), hit=counted)
 
@@ -318,6 +333,19 @@ class Store:
         except redis.exceptions.NoScriptError:
             self.sidelines.execute("ratelimit", hit.counters[0], "SCRIPT", "LOAD", self._hit.script)
             return self.sidelines.execute("ratelimit", hit.counters[0], *command)
+
+    def append(self, entry: StreamEntry, version: int) -> None:
+        """Add ``entry`` (at ``version``) to its stream on its own, after the game's write (a create,
+        or a save on a cluster or with WAIT). If that fails the game's change stands and the stream
+        lacks it: counted (``app_events``) and logged, never the request's failure."""
+        args = [entry.maxlen, entry.channel, "SPUBLISH" if self.sharded_pubsub else "PUBLISH",
+                version, entry.game, entry.id, entry.change, entry.actions]
+        try:
+            self.writes.run(self._append, [entry.stream], args)
+        except redis.exceptions.RedisError as error:
+            metrics.STORE_ERRORS.labels(kind="app_events").inc()
+            logger.warning("the %s of %s %s v%s is not on %s: %s", entry.change, entry.game, entry.id, version,
+                           entry.stream, error)
 
     # ------------------------------------------------------ idempotency records
 
@@ -371,6 +399,17 @@ class Store:
         key = self.active_key(kind)
         self.redis.zremrangebyscore(key, "-inf", time.time())
         return int(self.redis.zcard(key))
+
+    def summaries(self, games: list[tuple[str, str]]) -> list[tuple[int, bool] | None]:
+        """For each (kind, id): its version and whether it is over (archived), or None when it is not
+        stored (expired); one pipeline (on a cluster, one round trip per shard)."""
+        if not games:
+            return []
+        pipe = self.redis.pipeline(transaction=False)
+        for kind, id in games:
+            pipe.hmget(self.key(kind, id), ["version", "doc"])
+        return [None if version is None or stored is None else (int(version), archive.is_archive(stored))
+                for version, stored in pipe.execute()]
 
     def ping(self) -> bool:
         return bool(self.redis.ping())

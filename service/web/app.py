@@ -18,7 +18,7 @@ from werkzeug.wsgi import get_content_length
 
 from service import __version__, config
 from service.web import cors, docs, json_body, play
-from service.api import ratelimit
+from service.api import app_events, app_games, apps, ratelimit
 from service.web.bodylimit import BodyLimit
 from service.web.security_headers import SecurityHeaders
 from service.api import converters, problems
@@ -163,7 +163,14 @@ def create_app(overrides: dict[str, Any] | None = None) -> Flask:
                         "type": "http",
                         "scheme": "bearer",
                         "description": "The seat or host token returned once when the game was created.",
-                    }
+                    },
+                    "appKey": {
+                        "type": "apiKey",
+                        "in": "header",
+                        "name": "Referee-App-Key",
+                        "description": "An app's key, issued by the referee's operator (`python -m service.apps`): "
+                        "its own rate limits, and the games it creates are listed under /v1/apps/me/games.",
+                    },
                 }
             },
         },
@@ -211,7 +218,11 @@ def create_app(overrides: dict[str, Any] | None = None) -> Flask:
     creates = [f"POST /v1/{game.name}/{game.collection}" for game in GAMES.values()]
     app.config["RATE_LIMIT_CREATE_ROUTES"] = tuple(dict.fromkeys([*app.config.get("RATE_LIMIT_CREATE_ROUTES", ()), *creates]))
     api.register_blueprint(events_blp)  # live updates (service.storage.live): GET .../events
+    api.register_blueprint(app_games.blp)  # GET /v1/apps/me/games
+    api.register_blueprint(app_events.blp)  # GET /v1/apps/me/events
+    apps.init_app(app)  # the request's app key: before the rate limiter, which counts it by its app
     ratelimit.init_app(app)
+    apps.init_checks(app)  # refusing a bad key (counted by the address first), per-app metrics
     cors.init_app(app)
     docs.init_app(app)
     play.init_app(app)  # /play: the mobile web client (service/web/play/), outside the spec

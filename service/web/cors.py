@@ -13,7 +13,7 @@ from flask import Flask
 from flask_cors import CORS
 
 EXPOSE_HEADERS = ["ETag", "Retry-After", "RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset"]
-ALLOW_HEADERS = ["Authorization", "Content-Type", "Idempotency-Key", "If-None-Match"]
+ALLOW_HEADERS = ["Authorization", "Content-Type", "Idempotency-Key", "If-None-Match", "Referee-App-Key"]
 METHODS = ["GET", "HEAD", "POST", "OPTIONS"]
 MAX_AGE = 600  # seconds a browser may cache a preflight answer
 
