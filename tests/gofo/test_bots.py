@@ -186,7 +186,7 @@ def test_a_bot_decides_the_same_whatever_it_cannot_see(level):
     same way; the twins do differ where the seat cannot look."""
     rng = random.Random(level)
     checked = differed = 0
-    for game in range(4):
+    for game in range(6):
         with entropy.seeded(1000 + game):
             doc, _ = referee.create(f"twin{game}", {"seats": 5}, AT)
         table = referee.load(doc)

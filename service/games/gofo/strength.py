@@ -110,26 +110,90 @@ def distance(view: dict[str, Any], seat: int) -> int:
 # ------------------------------------------------------------------ the estimates
 
 
-def _finish(kept: list[str], pool: list[str], at: int, draws: int) -> tuple[list[str], int]:
-    """Fill ``kept`` up to five from ``pool[at:]`` and draw ``draws`` times keeping the best suit;
-    the final hand and the next unused position of ``pool``."""
-    cards = kept + pool[at:at + 5 - len(kept)]
-    at += 5 - len(kept)
-    for _ in range(draws):
-        keep = greedy_keep(cards)
-        need = 5 - len(keep)
-        if at + need > len(pool):
+def in_pile(view: dict[str, Any]) -> list[str]:
+    """The face-up discards lying in the pile now, as the seat can tell: the latest discards not kept
+    to the right, as many as the pile holds (``pile_count``).  Older ones were shuffled back into
+    the stock: they can be drawn again.  (A folded hand in the pile counts against the latest
+    discards, so right after a fold a discard may be placed in the pile a little too early.)"""
+    hand = hand_of(view)
+    room = hand.get("pile_count")
+    mine = set(hand.get("my_cards") or [])
+    records = [r for r in hand.get("discards") or [] if not r.get("kept") and r.get("cards")]
+    if room is None:  # no count shown: every discard is taken to be in the pile
+        return [c for r in records for c in r["cards"] if c not in mine]
+    cards: list[str] = []
+    for record in reversed(records):
+        if len(cards) + len(record["cards"]) > room:
             break
-        cards = keep + pool[at:at + need]
-        at += need
-    return cards, at
+        cards += record["cards"]
+    return [c for c in cards if c not in mine]
+
+
+class _World:
+    """What the seat cannot see, to be sampled: the ``pool`` of cards that may be in a rival's hand or
+    the stock (not its own, not in the pile as far as it knows, not kept to the right), the known
+    ``pile``, and how many of the pool's cards the stock holds beyond the cards still to be dealt."""
+
+    __slots__ = ("pool", "pile", "stock_left")
+
+    def __init__(self, view: dict[str, Any], others: Sequence[int]) -> None:
+        hand = hand_of(view)
+        mine = set(hand.get("my_cards") or [])
+        self.pile = in_pile(view)
+        gone = mine | set(self.pile) | {c for kept in hand.get("kept") or [] for c in kept}
+        for record in hand.get("discards") or []:
+            if record.get("kept"):
+                gone.update(record.get("cards") or [])
+        self.pool = [c for c in DECK if c not in gone]
+        counts = hand.get("card_counts")
+        stock = hand.get("stock_count")
+        if counts is None or stock is None:
+            self.stock_left = len(self.pool)
+        else:
+            owed = (5 - len(mine)) + sum(max(0, 5 - counts[s]) for s in others)
+            self.stock_left = max(0, stock - owed)
+
+    def deal(self, rng: random.Random, rivals: int, mine: list[str]) -> tuple[list[list[str]], list[str], list[str]]:
+        """One sampled state: the hands (the seat's first, completed to five), the stock, the pile."""
+        deck = self.pool[:]
+        rng.shuffle(deck)
+        need = 5 - len(mine)
+        hands = [mine + deck[:need]] + [deck[need + 5 * k:need + 5 * k + 5] for k in range(rivals)]
+        at = need + 5 * rivals
+        stock = deck[at:at + self.stock_left]
+        pile = deck[at + self.stock_left:] + self.pile
+        return hands, stock, pile
+
+
+def _draw(stock: list[str], pile: list[str], thrown: list[str], rng: random.Random) -> list[str]:
+    """Draw ``len(thrown)`` cards: from the stock, then from the pile shuffled back under it (the
+    drawer's own thrown cards last); the thrown cards go to the pile.  ``stock`` and ``pile`` change."""
+    need = len(thrown)
+    if len(stock) < need:
+        rng.shuffle(pile)
+        stock += pile
+        pile.clear()
+        stock += thrown
+        thrown = []
+    drawn = stock[:need]
+    del stock[:need]
+    pile += thrown
+    return drawn
+
+
+def _greedy_draw(cards: list[str], stock: list[str], pile: list[str], rng: random.Random) -> list[str]:
+    keep = greedy_keep(cards)
+    if len(keep) == len(cards):
+        return cards
+    thrown = [c for c in cards if c not in keep]
+    return keep + _draw(stock, pile, thrown, rng)
 
 
 def win_chance(view: dict[str, Any], samples: int, rng: random.Random, *, draws: int | None = None,
                opponents: Sequence[int] | None = None) -> float:
     """The chance that the seat's hand ends best among the seats still able to win (``opponents``:
     those seats; default :func:`rivals`), sampled ``samples`` times.  ``draws``: the discards every
-    hand still makes (default :func:`draws_left`)."""
+    hand still makes (default :func:`draws_left`), from mano on, each keeping its best suit."""
     hand = hand_of(view)
     me = hand["seat"]
     others = list(rivals(view) if opponents is None else opponents)
@@ -138,23 +202,16 @@ def win_chance(view: dict[str, Any], samples: int, rng: random.Random, *, draws:
     if draws is None:
         draws = draws_left(view)
     mine = my_cards(view)
-    pool = unseen_cards(view)
+    world = _World(view, others)
     my_distance = distance(view, me)
     their_distance = [distance(view, s) for s in others]
+    order = sorted(range(len(others) + 1), key=lambda k: my_distance if k == 0 else their_distance[k - 1])
     wins = 0
     for _ in range(samples):
-        deck = pool[:]
-        rng.shuffle(deck)
-        at = 5 * len(others)
-        my_hand, at = _finish(mine, deck, at, 0)
-        hands = [my_hand] + [deck[5 * k:5 * k + 5] for k in range(len(others))]  # mine first
+        hands, stock, pile = world.deal(rng, len(others), mine)
         for _ in range(draws):
-            for k, cards in enumerate(hands):
-                keep = greedy_keep(cards)
-                need = 5 - len(keep)
-                if at + need <= len(deck):
-                    hands[k] = keep + deck[at:at + need]
-                    at += need
+            for k in order:
+                hands[k] = _greedy_draw(hands[k], stock, pile, rng)
         best = (value(hands[0]), -my_distance)  # equal values go to the seat nearer to mano
         wins += all((value(cards), -dist) < best for cards, dist in zip(hands[1:], their_distance))
     return wins / samples if samples else 0.0
@@ -164,17 +221,18 @@ def discard_outcomes(view: dict[str, Any], throws: Sequence[Sequence[str]], samp
                      draws: int | None = None) -> list[tuple[float, float]]:
     """For each set of cards to throw now (``throws``): the expected value of the hand after this
     draw and the later ones (kept greedily, :func:`greedy_keep`), and the chance it ends above the
-    value held now.  Every option is weighed on the same ``samples`` sampled orders of the unseen
-    cards, so the options' differences are not sampling noise."""
+    value held now.  The cards come from the stock, then from the pile shuffled back (the discards
+    the seat saw go there); every option is weighed on the same ``samples`` sampled states of the
+    cards it cannot see, so the options' differences are not sampling noise."""
     mine = my_cards(view)
-    pool = unseen_cards(view)
+    others = rivals(view)
+    world = _World(view, others)
     now = value(mine)
     later = max(0, (draws_left(view) if draws is None else draws) - 1)
-    decks = []
+    states = []
     for _ in range(samples):
-        deck = pool[:]
-        rng.shuffle(deck)
-        decks.append(deck)
+        _hands, stock, pile = world.deal(rng, len(others), mine)
+        states.append((stock, pile, rng.random()))
     out = []
     for throw in throws:
         if not throw and not later:
@@ -182,8 +240,12 @@ def discard_outcomes(view: dict[str, Any], throws: Sequence[Sequence[str]], samp
             continue
         kept = [c for c in mine if c not in throw]
         total = better = 0
-        for deck in decks:
-            cards, _at = _finish(kept + deck[:len(throw)], deck, len(throw), later)
+        for stock, pile, seed in states:
+            local = random.Random(seed)  # the same reshuffles for every option of this state
+            stock, pile = stock[:], pile[:]
+            cards = kept + _draw(stock, pile, list(throw), local)
+            for _ in range(later):
+                cards = _greedy_draw(cards, stock, pile, local)
             final = value(cards)
             total += final
             better += final > now
