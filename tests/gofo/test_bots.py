@@ -14,9 +14,8 @@ from service.errors import InvalidOptions
 from service.games import entropy
 from service.games.gofo import bot, observer, referee
 from service.games.gofo.cards import DECK
-from service.games.gofo.table import Table
 from service.games.gofo.verifier import verify_gofo
-from tests.gofo.helpers import random_action
+from tests.gofo.helpers import hidden_twin, random_action
 
 AT = 1_000.0
 
@@ -158,27 +157,6 @@ def test_the_verifier_accepts_bot_moves_only_for_the_listed_seats():
 # ------------------------------------------------------------------ a bot knows only its seat
 
 
-def _twin(table: Table, seat: int, rng: random.Random) -> Table:
-    """The same table with the cards ``seat`` cannot see (other seats' hands, the stock, the pile)
-    dealt among those places differently."""
-    data = table.to_dict()
-    hand = data["hand"]
-    visible = set(observer.visible_cards(table.hand, seat))
-    places = [("hands", s) for s in range(table.n) if s != seat] + [("stock", None), ("pile", None)]
-    hidden = [c for kind, s in places for c in (hand[kind][s] if s is not None else hand[kind]) if c not in visible]
-    own_hidden = [c for c in hand["hands"][seat] if c not in visible]  # the seat's cards it has not looked at
-    pool = hidden + own_hidden
-    rng.shuffle(pool)
-    it = iter(pool)
-    for kind, s in places:
-        if s is None:
-            hand[kind] = [next(it) for _ in hand[kind]]
-        else:
-            hand[kind][s] = [next(it) for _ in hand[kind][s]]
-    hand["hands"][seat] = [c if c in visible else next(it) for c in hand["hands"][seat]]
-    return Table.from_dict(data)
-
-
 @pytest.mark.parametrize("level", [1, 3, 5, 8])
 def test_a_bot_decides_the_same_whatever_it_cannot_see(level):
     """Along random hands, at every turn: a twin table whose hidden cards differ gives the seat the
@@ -194,7 +172,7 @@ def test_a_bot_decides_the_same_whatever_it_cannot_see(level):
             seat = table.to_act()
             if seat is None or table.hand is None:
                 break
-            twin = _twin(table, seat, rng)
+            twin = hidden_twin(table, seat, rng)
             mine = observer.record_view(doc, 1, seat, table)
             theirs = observer.record_view(doc, 1, seat, twin)
             assert mine == theirs

@@ -11,7 +11,7 @@ its best suit (:func:`greedy_keep`); the highest value wins, ties to the seat ne
 from __future__ import annotations
 
 import random
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterable, NamedTuple, Sequence
 
 from service.games.gofo.cards import DECK, card_suit, card_value, sort_cards
 from service.games.gofo.rules import SPEAKING_ROUNDS
@@ -217,11 +217,20 @@ def win_chance(view: dict[str, Any], samples: int, rng: random.Random, *, draws:
     return wins / samples if samples else 0.0
 
 
+class Outcome(NamedTuple):
+    """A discard's prospects over the samples: the hand's mean final value, the share of samples
+    that end above the value held now, and the final values' standard deviation."""
+
+    expected: float
+    improve: float
+    spread: float
+
+
 def discard_outcomes(view: dict[str, Any], throws: Sequence[Sequence[str]], samples: int, rng: random.Random,
-                     draws: int | None = None) -> list[tuple[float, float]]:
+                     draws: int | None = None) -> list[Outcome]:
     """For each set of cards to throw now (``throws``): the expected value of the hand after this
-    draw and the later ones (kept greedily, :func:`greedy_keep`), and the chance it ends above the
-    value held now.  The cards come from the stock, then from the pile shuffled back (the discards
+    draw and the later ones (kept greedily, :func:`greedy_keep`), the chance it ends above the
+    value held now, and the spread of the final value.  The cards come from the stock, then from the pile shuffled back (the discards
     the seat saw go there); every option is weighed on the same ``samples`` sampled states of the
     cards it cannot see, so the options' differences are not sampling noise."""
     mine = my_cards(view)
@@ -236,10 +245,10 @@ def discard_outcomes(view: dict[str, Any], throws: Sequence[Sequence[str]], samp
     out = []
     for throw in throws:
         if not throw and not later:
-            out.append((float(now), 0.0))
+            out.append(Outcome(float(now), 0.0, 0.0))
             continue
         kept = [c for c in mine if c not in throw]
-        total = better = 0
+        total = better = squares = 0
         for stock, pile, seed in states:
             local = random.Random(seed)  # the same reshuffles for every option of this state
             stock, pile = stock[:], pile[:]
@@ -248,8 +257,14 @@ def discard_outcomes(view: dict[str, Any], throws: Sequence[Sequence[str]], samp
                 cards = _greedy_draw(cards, stock, pile, local)
             final = value(cards)
             total += final
+            squares += final * final
             better += final > now
-        out.append((total / samples, better / samples) if samples else (float(now), 0.0))
+        if not samples:
+            out.append(Outcome(float(now), 0.0, 0.0))
+            continue
+        mean = total / samples
+        spread = max(0.0, squares / samples - mean * mean) * samples / max(1, samples - 1)
+        out.append(Outcome(mean, better / samples, spread ** 0.5))
     return out
 
 
