@@ -38,6 +38,7 @@ class Level:
     call_margin: float = 1.0
     bet_size: float = 3.0
     entry_odds: bool = True
+    entry_margin: float = 0.7
 
 
 #: The levels, 1 (weakest) to 8 (strongest).
@@ -75,7 +76,7 @@ def act(seat_view: dict[str, Any], level: int, rng: random.Random) -> Action:
         return Enter(blind=False) if _chance(seat_view, rule, rng, needed) >= needed else Decline()
     if "ver" in legal:
         cost = strength.to_call(seat_view)
-        needed = rule.call_margin * cost / (strength.pot(seat_view) + cost) if cost else 0.0
+        needed = rule.call_margin * cost / strength.showdown_pot(seat_view) if cost else 0.0
         return Ver() if _chance(seat_view, rule, rng, needed) >= needed else NoVer()
     for kind, make in (("raise", Raise), ("refiche", Refiche)):
         if kind in legal:
@@ -125,7 +126,7 @@ def _entry_odds(seat_view: dict[str, Any], rule: Level) -> float:
     hand = strength.hand_of(seat_view)
     after = sum(1 for s in strength.rivals(seat_view) if hand["status"][s] == "pending")
     final = strength.pot(seat_view) + cost * (1 + after)
-    return rule.call_margin * cost / final if final else 0.0
+    return rule.entry_margin * cost / final if final else 0.0
 
 
 def _amount(legal: dict[str, Any], pot: int, chance: float, rule: Level) -> int:

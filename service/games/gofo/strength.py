@@ -364,3 +364,14 @@ def to_call(view: dict[str, Any]) -> int:
     bet = hand.get("bet")
     level = bet["level"] if bet else hand.get("opening") or 0
     return max(0, min(hand["resto"][me], level - hand["committed"][me]))
+
+
+def showdown_pot(view: dict[str, Any]) -> int:
+    """The pot if the seat and every rival still in match the bet in force (each up to its resto):
+    what the seat plays for when its chance is weighed against all of them."""
+    hand = hand_of(view)
+    bet = hand.get("bet")
+    level = bet["level"] if bet else hand.get("opening") or 0
+    more = sum(max(0, min(hand["resto"][s], level - hand["committed"][s]))
+               for s in [hand["seat"], *rivals(view)])
+    return pot(view) + more
