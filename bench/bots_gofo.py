@@ -135,9 +135,15 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--seed", type=int, default=27)
     parser.add_argument("--out", type=Path, default=None,
                         help="default bench/results/bots_gofo.json, with --fields bots_gofo_fields.json")
+    parser.add_argument("--table", type=Path, nargs="*", default=None,
+                        help="print the markdown tables of docs/bots.md from these result files, and run nothing")
     args = parser.parse_args(argv)
     started = time.perf_counter()
     given = sys.argv[1:] if argv is None else argv
+    if args.table is not None:
+        for path in args.table:
+            print(markdown(json.loads(path.read_text())))
+        return {}
     if args.fields is not None:
         return _fields(args, given, started)
     pairs, against_caller = {}, {}
@@ -186,7 +192,35 @@ def _speed() -> dict[str, Any]:
 def _write(path: Path, result: dict[str, Any]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(result, indent=2) + "\n")
-    print(json.dumps(result["decision_time"], indent=2))
+    print(markdown(result))
+
+
+def _figure(row: dict[str, Any]) -> str:
+    low, high = row["ci95"]
+    return f"{row['chips_per_hand']:+.2f} [{low:+.2f}, {high:+.2f}]"
+
+
+def markdown(result: dict[str, Any]) -> str:
+    """The result's tables as docs/bots.md shows them (chips a hand with 95 % intervals; CPU time)."""
+    lines = [f"`{result['command']}`: {result['seats']} seats, {result['front']} chips in front, "
+             f"{result['deals']} duplicate deals ({result['seconds']} s)", ""]
+    if "fields" in result:
+        lines += [f"| field (the other seats) | level {result['hero']} | a caller in its place | level {result['hero']} − caller | hands |",
+                  "|---|---|---|---|---|"]
+        for name, row in result["fields"].items():
+            label = f"level {name}" if name.isdigit() else name
+            lines.append(f"| {label} | {_figure(row['hero'])} | {_figure(row['caller'])} | "
+                         f"{_figure(row['hero_minus_caller'])} | {row['hands']:,} |")
+    else:
+        lines += ["| level | vs the level below | vs a caller | hands a pairing |", "|---|---|---|---|"]
+        below = {name.split(" vs ")[0]: (name.split(" vs ")[1], row) for name, row in result["level_vs_level_below"].items()}
+        for level, row in result["level_vs_caller"].items():
+            versus = f"{below[level][0]}: {_figure(below[level][1])}" if level in below else "–"
+            lines.append(f"| {level} | {versus} | {_figure(row)} | {row['hands']:,} |")
+    lines += ["", "| level | decisions | CPU p50 (ms) | CPU p99 (ms) |", "|---|---|---|---|"]
+    for level, t in result["decision_time"].items():
+        lines.append(f"| {level} | {t['decisions']:,} | {t['median_ms']:.2f} | {t['p99_ms']:.2f} |")
+    return "\n".join(lines) + "\n"
 
 
 if __name__ == "__main__":
