@@ -5,8 +5,9 @@ that seat gets (:func:`service.games.gofo.observer.record_view`, its legal actio
 the seat is to act; the answer is always one of those legal actions.  Nothing else is read: two
 tables that differ only in cards the seat cannot see give the same decision for the same ``rng``.
 
-How a level decides, and how level 8's thresholds were chosen (``python -m bench.bots_gofo``):
-``docs/bots.md`` (Gofo levels); all of a level's rule is its row of :data:`LEVELS`.
+How a level decides, and how strong each is against the others and against the bench's fields
+(``python -m bench.bots_gofo``): ``docs/bots.md`` (Gofo levels); all of a level's rule is its row
+of :data:`LEVELS`.
 """
 
 from __future__ import annotations
@@ -26,7 +27,8 @@ from service.games.gofo.cards import DECK
 @dataclass(frozen=True)
 class Level:
     """What one level does (``docs/bots.md``): the share of random ``mistakes``, the samples and
-    ``noise`` of its chance to win, its thresholds and bet size (the defaults: level 8's)."""
+    ``noise`` of its chance to win, its thresholds (``entry_margin``: of the opening's odds) and bet
+    size (the defaults: level 8's)."""
 
     mistakes: float = 0.0
     samples: int = 0
@@ -37,7 +39,6 @@ class Level:
     cut_share: float = 1.2
     call_margin: float = 1.0
     bet_size: float = 3.0
-    entry_odds: bool = True
     entry_margin: float = 0.7
 
 
@@ -118,10 +119,8 @@ def _chance(seat_view: dict[str, Any], rule: Level, rng: random.Random, needed: 
 
 
 def _entry_odds(seat_view: dict[str, Any], rule: Level) -> float:
-    """The chance at which entering pays for itself if the seats still to decide enter too (a
-    multiple ``call_margin`` of it; 1 when the level does not weigh the odds)."""
-    if not rule.entry_odds:
-        return 1.0
+    """The chance at which entering pays for itself if the seats still to decide enter too, times
+    the level's ``entry_margin``."""
     cost = strength.to_call(seat_view)
     hand = strength.hand_of(seat_view)
     after = sum(1 for s in strength.rivals(seat_view) if hand["status"][s] == "pending")
