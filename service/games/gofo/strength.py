@@ -3,9 +3,11 @@
 
 Everything here reads a seat's view (:func:`service.games.gofo.observer.record_view`) and draws
 from the ``rng`` it is given; nothing else.  The model: every rival still in holds five of the cards
-the seat has not seen (:func:`unseen_cards`); every hand draws :func:`draws_left` more times, keeping
-its best suit (:func:`greedy_keep`); the highest value wins, ties to the seat nearer to mano
-(``docs/bots.md``, Gofo levels).
+the seat cannot place (not its own, not kept to the right, not in the pile as far as it can tell:
+:func:`in_pile`), the stock holds ``stock_count`` of them and the rest lie in the pile with the
+discards still there; every hand draws :func:`draws_left` more times, keeping its best suit
+(:func:`greedy_keep`), from the stock and then from the pile shuffled back; the highest value wins,
+ties to the seat nearer to mano (``docs/bots.md``, Gofo levels).
 """
 
 from __future__ import annotations
