@@ -1,4 +1,4 @@
-"""``python -m bench.bots_gofo [--deals N] [--seats 4] [--front 30] [--levels 1 2 …]`` – how strong each Gofo bot level is.
+"""``python -m bench.bots_gofo [--deals N] [--seats 4] [--front 30] [--levels 1 2 …] [--fields …]`` – how strong each Gofo bot level is.
 
 Engine only (no service, no store): one hand at a time on :class:`service.games.gofo.hand.HandState`,
 every seat starting with ``--front`` chips, the dealer at seat 0.  Two kinds of seat share a table,
@@ -13,8 +13,15 @@ The figure reported is the mean over deals with a 95 % interval (1.96 standard e
 zero-sum, so side B's is its negation.  The bots decide from the seat's view
 (:func:`service.games.gofo.observer.hand_view`) and their own seeded ``random.Random``.
 
-Also the time of one bot decision (:func:`service.games.gofo.bot.act`), median and p99 by
-level, over every decision made in the run.  Writes ``bench/results/bots_gofo.json``.
+**Fields** (``--fields caller folder tight loose-aggressive maniac 2 3 … 7``): one seat of level
+``--hero`` (default 8) at a table of ``--field-seats`` (default 5) whose other seats all play one
+field (:mod:`bench.gofo_fields`, or a bot level); each deal is played once with the hero in each seat,
+and again with a caller in the hero's place (same deals, same field seeds).  Reported per field:
+the hero's chips per hand, the caller's, and the hero's minus the caller's (paired by deal), each
+with a 95 % interval over deals.  Writes ``bench/results/bots_gofo_fields.json``.
+
+Also the CPU time of one bot decision (:func:`service.games.gofo.bot.act`, the thread's CPU clock),
+median and p99 by level, over every decision made in the run.  Writes ``bench/results/bots_gofo.json``.
 """
 
 from __future__ import annotations
@@ -29,8 +36,9 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
-from service.games.gofo import bot, observer, strength
-from service.games.gofo.actions import Action, Discard, Enter, Look, Open, Pass, Ver, Voy
+from service.games.gofo import bot, observer
+from bench.gofo_fields import FIELDS, caller
+from service.games.gofo.actions import Action
 from service.games.gofo.cards import DECK
 from service.games.gofo.chance import chance_action
 from service.games.gofo.hand import HandState, Shuffle
@@ -42,31 +50,11 @@ TIMES: dict[str, list[float]] = {}
 
 def level_policy(level: int) -> Policy:
     def decide(view: dict[str, Any], rng: random.Random) -> Action:
-        start = time.perf_counter()
+        start = time.thread_time()  # CPU time: what the decision costs, whatever else the machine runs
         action = bot.act(view, level, rng)
-        TIMES.setdefault(str(level), []).append(time.perf_counter() - start)
+        TIMES.setdefault(str(level), []).append(time.thread_time() - start)
         return action
     return decide
-
-
-def caller(view: dict[str, Any], rng: random.Random) -> Action:
-    """Always calls: never folds, never raises or cuts."""
-    legal = {a["type"]: a for a in view["hand"]["legal_actions"]}
-    if "open" in legal:
-        return Open(legal["open"]["min"])
-    if "enter" in legal:
-        return Enter(blind=False)
-    if "ver" in legal:
-        return Ver()
-    if "pass" in legal:
-        return Pass()
-    if "voy" in legal:
-        return Voy()
-    if "discard" in legal:
-        cards = list(legal["discard"]["cards"])
-        keep = set(strength.greedy_keep(cards))
-        return Discard(tuple(c for c in cards if c not in keep)[:legal["discard"]["max"]])
-    return Look()
 
 
 def play_hand(seed: int, policies: list[Policy], front: int, rngs: list[random.Random]) -> list[int]:
@@ -86,6 +74,37 @@ def play_hand(seed: int, policies: list[Policy], front: int, rngs: list[random.R
     return list(hand.result.net)
 
 
+def _interval(figures: list[float]) -> dict[str, Any]:
+    mean = statistics.fmean(figures)
+    half = 1.96 * statistics.stdev(figures) / math.sqrt(len(figures)) if len(figures) > 1 else float("nan")
+    return {"chips_per_hand": round(mean, 3), "ci95": [round(mean - half, 3), round(mean + half, 3)]}
+
+
+def field_policy(name: str) -> Policy:
+    """A field by name (:data:`bench.gofo_fields.FIELDS`) or a bot level ("2" … "8")."""
+    return level_policy(int(name)) if name.isdigit() else FIELDS[name]
+
+
+def in_field(hero: Policy, field: Policy, deals: int, seats: int, front: int, seed: int) -> dict[str, Any]:
+    """One ``hero`` seat against ``seats - 1`` seats of ``field``, and a caller in its place, over
+    ``deals`` duplicate deals (each deal once with the hero in every seat)."""
+    mine, called, edge = [], [], []
+    for deal in range(deals):
+        totals = []
+        for seat_policy in (hero, caller):
+            total = 0.0
+            for seat in range(seats):
+                policies = [seat_policy if s == seat else field for s in range(seats)]
+                rngs = [random.Random(seed * 7919 + deal * 31 + s) for s in range(seats)]
+                total += play_hand(seed * 100_003 + deal, policies, front, rngs)[seat]
+            totals.append(total / seats)
+        mine.append(totals[0])
+        called.append(totals[1])
+        edge.append(totals[0] - totals[1])
+    return {"hero": _interval(mine), "caller": _interval(called), "hero_minus_caller": _interval(edge),
+            "deals": deals, "hands": deals * seats}
+
+
 def duplicate(a: Policy, b: Policy, deals: int, seats: int, front: int, seed: int) -> dict[str, Any]:
     """Side A's chips per seat per hand against side B, over ``deals`` duplicate deals."""
     figures = []
@@ -98,10 +117,7 @@ def duplicate(a: Policy, b: Policy, deals: int, seats: int, front: int, seed: in
             mine = [net[s] for s in range(seats) if (s + shift) % 2 == 0]
             total += sum(mine) / len(mine)
         figures.append(total / seats)
-    mean = statistics.fmean(figures)
-    half = 1.96 * statistics.stdev(figures) / math.sqrt(len(figures)) if len(figures) > 1 else float("nan")
-    return {"chips_per_hand": round(mean, 3), "ci95": [round(mean - half, 3), round(mean + half, 3)],
-            "deals": deals, "hands": deals * seats}
+    return {**_interval(figures), "deals": deals, "hands": deals * seats}
 
 
 def main(argv: list[str] | None = None) -> dict[str, Any]:
@@ -111,10 +127,25 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--front", type=int, default=30, help="every seat's chips in front at the start of a hand")
     parser.add_argument("--levels", type=int, nargs="*", default=list(range(1, 9)),
                         help="the levels measured; each plays the next lower one listed (1 2 4 6 8: 2 vs 1, 4 vs 2…)")
+    parser.add_argument("--fields", nargs="*", default=None,
+                        help="measure one --hero seat against each field instead: "
+                             f"{', '.join(FIELDS)} or a bot level 1-8")
+    parser.add_argument("--hero", type=int, default=8, help="the level measured against the fields")
+    parser.add_argument("--field-seats", type=int, default=5, help="seats at a field's table (the hero's included)")
     parser.add_argument("--seed", type=int, default=27)
-    parser.add_argument("--out", type=Path, default=RESULTS / "bots_gofo.json")
+    parser.add_argument("--out", type=Path, default=None,
+                        help="default bench/results/bots_gofo.json, with --fields bots_gofo_fields.json")
+    parser.add_argument("--table", type=Path, nargs="*", default=None,
+                        help="print the markdown tables of docs/bots.md from these result files, and run nothing")
     args = parser.parse_args(argv)
     started = time.perf_counter()
+    given = sys.argv[1:] if argv is None else argv
+    if args.table is not None:
+        for path in args.table:
+            print(markdown(json.loads(path.read_text())))
+        return {}
+    if args.fields is not None:
+        return _fields(args, given, started)
     pairs, against_caller = {}, {}
     levels = sorted(set(args.levels))
     for below, level in zip([None, *levels], levels):
@@ -126,18 +157,70 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         against_caller[str(level)] = duplicate(level_policy(level), caller, args.deals, args.seats, args.front,
                                                args.seed + 100 + level)
         print(f"{level} vs caller: {against_caller[str(level)]}", flush=True)
-    speed = {level: {"decisions": len(t), "median_ms": round(1000 * statistics.median(t), 3),
-                     "p99_ms": round(1000 * sorted(t)[min(len(t) - 1, int(0.99 * len(t)))], 3)}
-             for level, t in sorted(TIMES.items(), key=lambda kv: int(kv[0]))}
-    given = sys.argv[1:] if argv is None else argv
+    speed = _speed()
     result = {"command": " ".join(["python -m bench.bots_gofo", *given]),
               "seats": args.seats, "front": args.front, "deals": args.deals, "seed": args.seed,
               "level_vs_level_below": pairs, "level_vs_caller": against_caller,
               "decision_time": speed, "seconds": round(time.perf_counter() - started, 1)}
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(result, indent=2) + "\n")
-    print(json.dumps(speed, indent=2))
+    _write(args.out or RESULTS / "bots_gofo.json", result)
     return result
+
+
+def _fields(args: argparse.Namespace, given: list[str], started: float) -> dict[str, Any]:
+    fields = args.fields or [*FIELDS, *map(str, range(1, args.hero))]
+    table = {}
+    for k, name in enumerate(fields):
+        table[name] = in_field(level_policy(args.hero), field_policy(name), args.deals, args.field_seats,
+                               args.front, args.seed + 1000 + k)
+        row = table[name]
+        print(f"{args.hero} in a field of {name}: hero {row['hero']}, caller {row['caller']}, "
+              f"hero - caller {row['hero_minus_caller']}", flush=True)
+    result = {"command": " ".join(["python -m bench.bots_gofo", *given]), "hero": args.hero,
+              "seats": args.field_seats, "front": args.front, "deals": args.deals, "seed": args.seed,
+              "fields": table, "decision_time": _speed(), "seconds": round(time.perf_counter() - started, 1)}
+    _write(args.out or RESULTS / "bots_gofo_fields.json", result)
+    return result
+
+
+def _speed() -> dict[str, Any]:
+    """Median and p99 of one bot decision by level, over every decision of the run."""
+    return {level: {"decisions": len(t), "median_ms": round(1000 * statistics.median(t), 3),
+                    "p99_ms": round(1000 * sorted(t)[min(len(t) - 1, int(0.99 * len(t)))], 3)}
+            for level, t in sorted(TIMES.items(), key=lambda kv: int(kv[0]))}
+
+
+def _write(path: Path, result: dict[str, Any]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(result, indent=2) + "\n")
+    print(markdown(result))
+
+
+def _figure(row: dict[str, Any]) -> str:
+    low, high = row["ci95"]
+    return f"{row['chips_per_hand']:+.2f} [{low:+.2f}, {high:+.2f}]"
+
+
+def markdown(result: dict[str, Any]) -> str:
+    """The result's tables as docs/bots.md shows them (chips a hand with 95 % intervals; CPU time)."""
+    lines = [f"`{result['command']}`: {result['seats']} seats, {result['front']} chips in front, "
+             f"{result['deals']} duplicate deals ({result['seconds']} s)", ""]
+    if "fields" in result:
+        lines += [f"| field (the other seats) | level {result['hero']} | a caller in its place | level {result['hero']} − caller | hands |",
+                  "|---|---|---|---|---|"]
+        for name, row in result["fields"].items():
+            label = f"level {name}" if name.isdigit() else name
+            lines.append(f"| {label} | {_figure(row['hero'])} | {_figure(row['caller'])} | "
+                         f"{_figure(row['hero_minus_caller'])} | {row['hands']:,} |")
+    else:
+        lines += ["| level | vs the level below | vs a caller | hands a pairing |", "|---|---|---|---|"]
+        below = {name.split(" vs ")[0]: (name.split(" vs ")[1], row) for name, row in result["level_vs_level_below"].items()}
+        for level, row in result["level_vs_caller"].items():
+            versus = f"{below[level][0]}: {_figure(below[level][1])}" if level in below else "–"
+            lines.append(f"| {level} | {versus} | {_figure(row)} | {row['hands']:,} |")
+    lines += ["", "| level | decisions | CPU p50 (ms) | CPU p99 (ms) |", "|---|---|---|---|"]
+    for level, t in result["decision_time"].items():
+        lines.append(f"| {level} | {t['decisions']:,} | {t['median_ms']:.2f} | {t['p99_ms']:.2f} |")
+    return "\n".join(lines) + "\n"
 
 
 if __name__ == "__main__":

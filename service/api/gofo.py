@@ -230,7 +230,7 @@ class SeatView(MethodView):
 
 HINT_EXAMPLE = {
     "phase": "speaking", "cards": ["5o", "11o", "12o", "4c", "7e"], "value": 22, "discards": None,
-    "bet": {"to_call": 0, "pot": 8, "pot_odds": 0.0, "win_chance": 0.4125, "rivals": 3},
+    "bet": {"to_call": 0, "pot": 8, "pot_odds": 0.0, "win_chance": 0.4125, "win_chance_margin": 0.0482, "rivals": 3},
     "suggestion": {"type": "corta", "amount": 4},
 }
 
@@ -246,7 +246,8 @@ class Hint(MethodView):
         are sampled): the hand's value now; at a discard, every legal set of cards to throw with the
         expected value after the draws and the chance to improve; where chips are at stake, the pot
         odds and the estimated chance to win; and the move the strongest bot would make.  Estimates
-        are sampled, so two hints can differ slightly.  Not the seat's turn, or a tabletop table:
+        are sampled from a seed derived from the seat's view, so the same position always gets the
+        same answer; each carries the half-width of its 95 % interval (``…_margin``).  Not the seat's turn, or a tabletop table:
         ``hint_unavailable`` (409)."""
         record = common.fetched(KIND, table_id)
         who = common.identify(record.doc["auth"], common.bearer_hash())

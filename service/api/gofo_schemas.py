@@ -359,7 +359,12 @@ class GofoHintDiscardSchema(ma.Schema):
     cards = fields.List(Card(), required=True, **doc("The cards to throw (none: stand pat)."))
     expected_value = fields.Float(required=True, **doc(
         "The hand's expected value at the canto after this discard and the later ones (each keeping its best suit)."))
+    expected_value_margin = fields.Float(required=True, **doc(
+        "expected_value is an estimate from sampled draws: the half-width of its 95 % interval "
+        "(0 when nothing is left to chance: standing pat at the last discard)."))
     improve = fields.Float(required=True, **doc("The chance the hand ends worth more than it is now."))
+    improve_margin = fields.Float(required=True, **doc(
+        "improve is an estimate from sampled draws: the half-width of its 95 % interval."))
 
 
 class GofoHintBetSchema(ma.Schema):
@@ -370,10 +375,15 @@ class GofoHintBetSchema(ma.Schema):
     win_chance = fields.Float(required=True, **doc(
         "The estimated chance that this hand ends best among the seats still able to win (sampled from the "
         "cards this seat has not seen; when cutting is possible, as if it cut: one discard left)."))
+    win_chance_margin = fields.Float(required=True, **doc(
+        "win_chance is an estimate from sampled deals: the half-width of its 95 % interval."))
     rivals = fields.Integer(required=True, **doc("Other seats still able to win the hand (in, or still to enter)."))
 
 
 class GofoHintSchema(ma.Schema):
+    """Estimates sampled from the cards the seat has not seen, drawn from a seed derived from the seat's
+    view: the same position gives the seat the same answer; each estimate carries its 95 % margin."""
+
     phase = fields.String(required=True, **doc("The hand's phase the hint is for."))
     cards = fields.List(Card(), required=True, **doc("The seat's cards it can see now."))
     value = fields.Integer(allow_none=True, required=True, **doc("The hand's value now (null until the seat sees five cards)."))

@@ -6,7 +6,9 @@ import random
 from typing import Any, Iterable
 
 from service.games.contract import Event
+from service.games.gofo import observer
 from service.games.gofo.cards import DECK
+from service.games.gofo.table import Table
 from service.games.gofo.hand import (
     Action, Corta, Decline, Discard, Enter, HandState, LegalAction, Look, NoVer, Open, Pass,
     Raise, Refiche, Reshuffle, Shuffle, Ver, Voy,
@@ -92,3 +94,24 @@ def random_action(legal: list[LegalAction], rng: random.Random, *, look: bool = 
             return Discard(tuple(rng.sample(list(a.cards), min(k, len(a.cards)))))
         return Discard(count=k)
     raise AssertionError(f"no random choice for {t}")
+
+
+def hidden_twin(table: Table, seat: int, rng: random.Random) -> Table:
+    """The same table with the cards ``seat`` cannot see (other seats' hands, the stock, the pile)
+    dealt among those places differently."""
+    data = table.to_dict()
+    hand = data["hand"]
+    visible = set(observer.visible_cards(table.hand, seat))
+    places = [("hands", s) for s in range(table.n) if s != seat] + [("stock", None), ("pile", None)]
+    hidden = [c for kind, s in places for c in (hand[kind][s] if s is not None else hand[kind]) if c not in visible]
+    own_hidden = [c for c in hand["hands"][seat] if c not in visible]  # the seat's cards it has not looked at
+    pool = hidden + own_hidden
+    rng.shuffle(pool)
+    it = iter(pool)
+    for kind, s in places:
+        if s is None:
+            hand[kind] = [next(it) for _ in hand[kind]]
+        else:
+            hand[kind][s] = [next(it) for _ in hand[kind][s]]
+    hand["hands"][seat] = [c if c in visible else next(it) for c in hand["hands"][seat]]
+    return Table.from_dict(data)

@@ -81,3 +81,15 @@ def test_the_hint_answers_its_own_seat_only(http):
     assert status == 403, problem
     status, problem = http.get(f"{table.base}/seats/{other}/hint", table.seat_tokens[other])
     assert status == 409 and problem["code"] == "hint_unavailable", problem
+
+
+def test_the_hint_is_the_same_when_asked_again_and_says_its_margins(http):
+    """Sampled from a seed derived from the seat's view: asking again answers the same, margins included."""
+    table = GofoTable.create(http, {"seats": 3})
+    table.play("open", amount=2)
+    seat = table.to_act()
+    status, answer = http.get(f"{table.base}/seats/{seat}/hint", table.seat_tokens[seat])
+    assert status == 200, answer
+    assert answer["phase"] == "entering" and 0 < answer["bet"]["win_chance_margin"] < 0.06
+    for _ in range(2):
+        assert http.get(f"{table.base}/seats/{seat}/hint", table.seat_tokens[seat]) == (200, answer)

@@ -14,9 +14,8 @@ from service.errors import InvalidOptions
 from service.games import entropy
 from service.games.gofo import bot, observer, referee
 from service.games.gofo.cards import DECK
-from service.games.gofo.table import Table
 from service.games.gofo.verifier import verify_gofo
-from tests.gofo.helpers import random_action
+from tests.gofo.helpers import hidden_twin, random_action
 
 AT = 1_000.0
 
@@ -158,27 +157,6 @@ def test_the_verifier_accepts_bot_moves_only_for_the_listed_seats():
 # ------------------------------------------------------------------ a bot knows only its seat
 
 
-def _twin(table: Table, seat: int, rng: random.Random) -> Table:
-    """The same table with the cards ``seat`` cannot see (other seats' hands, the stock, the pile)
-    dealt among those places differently."""
-    data = table.to_dict()
-    hand = data["hand"]
-    visible = set(observer.visible_cards(table.hand, seat))
-    places = [("hands", s) for s in range(table.n) if s != seat] + [("stock", None), ("pile", None)]
-    hidden = [c for kind, s in places for c in (hand[kind][s] if s is not None else hand[kind]) if c not in visible]
-    own_hidden = [c for c in hand["hands"][seat] if c not in visible]  # the seat's cards it has not looked at
-    pool = hidden + own_hidden
-    rng.shuffle(pool)
-    it = iter(pool)
-    for kind, s in places:
-        if s is None:
-            hand[kind] = [next(it) for _ in hand[kind]]
-        else:
-            hand[kind][s] = [next(it) for _ in hand[kind][s]]
-    hand["hands"][seat] = [c if c in visible else next(it) for c in hand["hands"][seat]]
-    return Table.from_dict(data)
-
-
 @pytest.mark.parametrize("level", [1, 3, 5, 8])
 def test_a_bot_decides_the_same_whatever_it_cannot_see(level):
     """Along random hands, at every turn: a twin table whose hidden cards differ gives the seat the
@@ -186,7 +164,7 @@ def test_a_bot_decides_the_same_whatever_it_cannot_see(level):
     same way; the twins do differ where the seat cannot look."""
     rng = random.Random(level)
     checked = differed = 0
-    for game in range(4):
+    for game in range(6):
         with entropy.seeded(1000 + game):
             doc, _ = referee.create(f"twin{game}", {"seats": 5}, AT)
         table = referee.load(doc)
@@ -194,7 +172,7 @@ def test_a_bot_decides_the_same_whatever_it_cannot_see(level):
             seat = table.to_act()
             if seat is None or table.hand is None:
                 break
-            twin = _twin(table, seat, rng)
+            twin = hidden_twin(table, seat, rng)
             mine = observer.record_view(doc, 1, seat, table)
             theirs = observer.record_view(doc, 1, seat, twin)
             assert mine == theirs
@@ -258,3 +236,55 @@ def test_the_levels_weaken_level_eights_play_step_by_step():
     assert all(a.samples < b.samples and a.noise > b.noise for a, b in zip(rows[1:], rows[2:]))
     assert all(a.enter < b.enter and a.call_margin < b.call_margin for a, b in zip(rows[1:], rows[2:]))
     assert rows[-1] == bot.Level(samples=rows[-1].samples, discard_samples=rows[-1].discard_samples)
+
+
+# ------------------------------------------------------------------ level 8's model of the table
+
+
+def _late_view(pile_count: int) -> dict:
+    """A seat's view at a 5-seat hand's third discard: 11 cards thrown face up so far."""
+    discards = [
+        {"round": 1, "seat": 1, "count": 3, "cards": ["3o", "4o", "5o"], "kept": False},
+        {"round": 1, "seat": 2, "count": 4, "cards": ["3c", "4c", "5c", "6c"], "kept": False},
+        {"round": 2, "seat": 1, "count": 2, "cards": ["3e", "4e"], "kept": False},
+        {"round": 2, "seat": 3, "count": 2, "cards": ["3b", "4b"], "kept": False},
+    ]
+    return {"hand": {"seat": 0, "mano": 1, "phase": "discard", "round": 3, "status": ["in"] * 5,
+                     "my_cards": ["7o", "11o", "12o", "6e", "5b"], "discards": discards, "kept": [[]] * 5,
+                     "pile_count": pile_count, "stock_count": 0, "card_counts": [5] * 5,
+                     "after_corte": False, "final_discard": False}, "table": {}}
+
+
+def test_discards_reshuffled_into_the_stock_can_be_drawn_again():
+    """The pile holds the latest discards, as many as pile_count says; older ones went back into the
+    stock with a reshuffle: the model deals them again, and draws the pile's once the stock is empty."""
+    from service.games.gofo import strength
+    assert sorted(strength.in_pile(_late_view(11))) == sorted(c for d in _late_view(11)["hand"]["discards"] for c in d["cards"])
+    assert sorted(strength.in_pile(_late_view(4))) == sorted(["3e", "4e", "3b", "4b"])
+    assert strength.in_pile(_late_view(0)) == []
+    view = _late_view(2)  # 25 cards in hands, the last discard (2 cards) in the pile, 1 in the stock
+    view["hand"]["stock_count"] = 1
+    world = strength._World(view, [1, 2, 3, 4])
+    pool = {card for card in DECK if strength._BIT[card] in world.pool}
+    assert {"3o", "4o", "5o", "3c", "4c", "5c", "6c", "3e", "4e"} <= pool  # reshuffled back: in play again
+    assert not {"3b", "4b", "7o", "11o", "12o", "6e", "5b"} & pool
+    assert len(pool) == 21 and world.stock_left == 1 and sorted(world.pile) == sorted(strength._BIT[c] for c in ("3b", "4b"))
+    hands, stock, pile = world.deal(random.Random(1), 4)
+    assert len(stock) == 1 and len(pile) == 2 and hands[0] == sum(strength._BIT[c] for c in view["hand"]["my_cards"])
+    assert len({*stock, *pile}) == 3 and all(h.bit_count() == 5 for h in hands)
+
+
+def test_level_eight_stands_up_to_a_field_of_maniacs():
+    """One level-8 seat among four that always bet the most (every deal once with it in each
+    seat): it must not bleed chips.  Counting discards dead for good, it lost about 16 chips a hand."""
+    from bench.bots_gofo import level_policy, play_hand
+    from bench.gofo_fields import maniac
+    hero = level_policy(8)
+    total = hands = 0
+    for deal in range(12):
+        for seat in range(5):
+            policies = [hero if s == seat else maniac for s in range(5)]
+            rngs = [random.Random(deal * 31 + s) for s in range(5)]
+            total += play_hand(9_000 + deal, policies, 30, rngs)[seat]
+            hands += 1
+    assert total / hands > -5, total / hands

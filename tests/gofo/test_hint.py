@@ -3,7 +3,9 @@
 
 from __future__ import annotations
 
+import copy
 import itertools
+import json
 import random
 
 import pytest
@@ -11,8 +13,9 @@ import pytest
 from service.errors import IllegalAction
 from service.games import entropy
 from service.games.gofo import observer, referee, strength
-from service.games.gofo.hint import hint
+from service.games.gofo.hint import hint, view_seed
 from service.games.gofo.value import hand_value
+from tests.gofo.helpers import hidden_twin
 
 AT = 1_000.0
 
@@ -79,7 +82,8 @@ def test_every_discard_of_the_last_draw_matches_an_exact_count():
         assert abs(option["expected_value"] - exact) < 1.0, (throw, option, exact)
         assert abs(option["improve"] - improve) < 0.12, (throw, option, improve)
     stand = next(d for d in answer["discards"] if d["cards"] == [])
-    assert stand == {"cards": [], "expected_value": float(answer["value"]), "improve": 0.0}
+    assert stand == {"cards": [], "expected_value": float(answer["value"]), "expected_value_margin": 0.0,
+                     "improve": 0.0, "improve_margin": 0.0}
 
 
 def test_a_bet_hint_gives_the_pot_odds():
@@ -102,3 +106,51 @@ def test_no_hint_for_a_seat_not_to_act():
         hint(other, random.Random(0))
     assert caught.value.code == "hint_unavailable"
     assert hint(view, random.Random(0))["bet"]["to_call"] == 0
+
+
+@pytest.mark.parametrize("phase", ["entering", "speaking", "betting", "discard"])
+def test_the_same_position_gets_the_same_hint_whatever_the_seat_cannot_see(phase):
+    """The samples come from a seed derived from the seat's view, never from entropy: asked again,
+    under another entropy, from a JSON copy of the view, or at a twin table whose hidden cards lie
+    elsewhere, the seat gets the same answer."""
+    doc, table, view = _find(phase)
+    with entropy.seeded(1):
+        answer = hint(view)
+    with entropy.seeded(2):
+        assert hint(view) == answer
+    assert hint(json.loads(json.dumps(view))) == answer
+    for k in range(3):
+        twin = hidden_twin(table, 0, random.Random(k))
+        assert twin.to_dict()["hand"]["hands"] != table.to_dict()["hand"]["hands"]
+        twin_view = observer.record_view(doc, 1, 0, twin)
+        assert hint(twin_view) == answer
+    elsewhere = copy.deepcopy(view)
+    elsewhere["hand"]["committed"][1] += 1  # another position (as the seat sees it): another seed
+    assert view_seed(elsewhere).random() != view_seed(view).random()
+
+
+def test_every_estimate_says_its_margin():
+    """win_chance, expected_value and improve are sampled: each comes with the half-width of its
+    95 % interval, and at the last discard the exact values mostly fall inside those intervals."""
+    _, _, view = _find("betting")
+    bet = hint(view)["bet"]
+    p = bet["win_chance"]
+    assert bet["win_chance_margin"] == pytest.approx(1.96 * (p * (1 - p) / 400) ** 0.5, abs=1e-4)
+    assert 0 < bet["win_chance_margin"] < 0.06
+    _, _, view = _find("discard", final=True)
+    answer = hint(view)
+    mine = view["hand"]["my_cards"]
+    unseen = strength.unseen_cards(view)
+    inside = 0
+    for option in answer["discards"]:
+        assert option["expected_value_margin"] >= 0 and option["improve_margin"] >= 0
+        if not option["cards"]:
+            assert option["expected_value_margin"] == option["improve_margin"] == 0.0  # nothing left to chance
+            inside += 1
+            continue
+        assert option["expected_value_margin"] > 0
+        kept = [c for c in mine if c not in option["cards"]]
+        finals = [hand_value(kept + list(d)) for d in itertools.combinations(unseen, len(option["cards"]))]
+        exact = sum(finals) / len(finals)
+        inside += abs(option["expected_value"] - exact) <= option["expected_value_margin"]
+    assert inside >= 0.8 * len(answer["discards"])

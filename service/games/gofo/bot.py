@@ -5,8 +5,9 @@ that seat gets (:func:`service.games.gofo.observer.record_view`, its legal actio
 the seat is to act; the answer is always one of those legal actions.  Nothing else is read: two
 tables that differ only in cards the seat cannot see give the same decision for the same ``rng``.
 
-How a level decides, and how level 8's thresholds were chosen (``python -m bench.bots_gofo``):
-``docs/bots.md`` (Gofo levels); all of a level's rule is its row of :data:`LEVELS`.
+How a level decides, and how strong each is against the others and against the bench's fields
+(``python -m bench.bots_gofo``): ``docs/bots.md`` (Gofo levels); all of a level's rule is its row
+of :data:`LEVELS`.
 """
 
 from __future__ import annotations
@@ -26,7 +27,8 @@ from service.games.gofo.cards import DECK
 @dataclass(frozen=True)
 class Level:
     """What one level does (``docs/bots.md``): the share of random ``mistakes``, the samples and
-    ``noise`` of its chance to win, its thresholds and bet size (the defaults: level 8's)."""
+    ``noise`` of its chance to win, its thresholds (``entry_margin``: of the opening's odds) and bet
+    size (the defaults: level 8's)."""
 
     mistakes: float = 0.0
     samples: int = 0
@@ -37,6 +39,7 @@ class Level:
     cut_share: float = 1.2
     call_margin: float = 1.0
     bet_size: float = 3.0
+    entry_margin: float = 0.7
 
 
 #: The levels, 1 (weakest) to 8 (strongest).
@@ -68,23 +71,25 @@ def act(seat_view: dict[str, Any], level: int, rng: random.Random) -> Action:
     if "open" in legal:
         lo, hi = legal["open"]["min"], legal["open"]["max"]
         return Open(max(lo, min(hi, round(hi / 10))))
+    share = 1.0 / (1 + len(strength.rivals(seat_view))) if seat_view.get("hand") else 1.0
     if "enter" in legal:
-        chance, share = _chance(seat_view, rule, rng)
-        return Enter(blind=False) if chance >= rule.enter * share else Decline()
+        needed = min(rule.enter * share, _entry_odds(seat_view, rule))
+        return Enter(blind=False) if _chance(seat_view, rule, rng, needed) >= needed else Decline()
     if "ver" in legal:
         cost = strength.to_call(seat_view)
-        chance, _share = _chance(seat_view, rule, rng)
-        odds = cost / (strength.pot(seat_view) + cost) if cost else 0.0
-        return Ver() if chance >= odds * rule.call_margin else NoVer()
+        needed = rule.call_margin * cost / strength.showdown_pot(seat_view) if cost else 0.0
+        return Ver() if _chance(seat_view, rule, rng, needed) >= needed else NoVer()
     for kind, make in (("raise", Raise), ("refiche", Refiche)):
         if kind in legal:
-            chance, share = _chance(seat_view, rule, rng)
-            if chance >= min(0.95, rule.raise_share * share):
+            needed = min(0.95, rule.raise_share * share)
+            chance = _chance(seat_view, rule, rng, needed)
+            if chance >= needed:
                 return make(_amount(legal[kind], strength.pot(seat_view), chance, rule))
             return Pass()
     if "corta" in legal:
-        chance, share = _chance(seat_view, rule, rng, draws=1)
-        if chance >= min(0.9, rule.cut_share * share):
+        needed = min(0.9, rule.cut_share * share)
+        chance = _chance(seat_view, rule, rng, needed, draws=1)
+        if chance >= needed:
             return Corta(_amount(legal["corta"], strength.pot(seat_view), chance, rule))
         return Voy()
     if "discard" in legal:
@@ -103,14 +108,24 @@ def _legal(seat_view: dict[str, Any]) -> list[dict[str, Any]]:
     return []
 
 
-def _chance(seat_view: dict[str, Any], rule: Level, rng: random.Random,
-            draws: int | None = None) -> tuple[float, float]:
-    """The estimated chance to win (sampled, with the level's error) and a fair share of it."""
-    contenders = 1 + len(strength.rivals(seat_view))
-    chance = strength.win_chance(seat_view, rule.samples, rng, draws=draws)
+def _chance(seat_view: dict[str, Any], rule: Level, rng: random.Random, needed: float,
+            draws: int | None = None) -> float:
+    """The estimated chance to win (sampled, with the level's error); sampling stops once it is
+    clearly above or below ``needed``, the chance the decision asks for."""
+    chance = strength.win_chance(seat_view, rule.samples, rng, draws=draws, threshold=needed)
     if rule.noise:
         chance += rng.gauss(0.0, rule.noise)
-    return min(1.0, max(0.0, chance)), 1.0 / contenders
+    return min(1.0, max(0.0, chance))
+
+
+def _entry_odds(seat_view: dict[str, Any], rule: Level) -> float:
+    """The chance at which entering pays for itself if the seats still to decide enter too, times
+    the level's ``entry_margin``."""
+    cost = strength.to_call(seat_view)
+    hand = strength.hand_of(seat_view)
+    after = sum(1 for s in strength.rivals(seat_view) if hand["status"][s] == "pending")
+    final = strength.pot(seat_view) + cost * (1 + after)
+    return rule.entry_margin * cost / final if final else 0.0
 
 
 def _amount(legal: dict[str, Any], pot: int, chance: float, rule: Level) -> int:

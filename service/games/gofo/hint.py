@@ -2,16 +2,21 @@
 
 The estimates are the strongest bot's (:mod:`service.games.gofo.strength`, level 8 of
 :mod:`service.games.gofo.bot`), sampled from the cards the seat has not seen; ``suggestion`` is the
-move that bot would make with the same ``rng``.
+move that bot would make with the same ``rng``.  The samples are drawn from a seed derived from the
+seat's view of the hand (:func:`view_seed`), so the same position gives the seat the same answer
+every time, whatever lies in the cards it cannot see; each estimate comes with the half-width of its
+95 % interval (``…_margin``).
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
+import math
 import random
 from typing import Any
 
 from service.errors import IllegalAction
-from service.games import entropy
 from service.games.gofo import bot, strength
 from service.games.gofo.actions import action_to_dict
 from service.games.gofo.cards import DECK
@@ -20,6 +25,20 @@ from service.games.gofo.cards import DECK
 WIN_SAMPLES = 400
 DISCARD_SAMPLES = 200
 _BETS = ("enter", "raise", "refiche", "ver", "corta")
+#: A 95 % interval is the estimate ± this many standard errors.
+Z95 = 1.96
+
+
+def view_seed(seat_view: dict[str, Any]) -> random.Random:
+    """The hint's random source: seeded from the SHA-256 of the seat's view of the hand (canonical
+    JSON).  Only what the seat sees goes in, so a hidden card can change nothing; no entropy."""
+    canonical = json.dumps(seat_view.get("hand"), sort_keys=True, separators=(",", ":"))
+    return random.Random(int.from_bytes(hashlib.sha256(canonical.encode()).digest(), "big"))
+
+
+def _share_margin(share: float, samples: int) -> float:
+    """The 95 % half-width of a share estimated from ``samples`` (normal approximation)."""
+    return round(Z95 * math.sqrt(share * (1.0 - share) / samples), 4) if samples else 0.0
 
 
 def hint(seat_view: dict[str, Any], rng: random.Random | None = None) -> dict[str, Any]:
@@ -28,8 +47,9 @@ def hint(seat_view: dict[str, Any], rng: random.Random | None = None) -> dict[st
     draws and its ``improve`` chance, best first), ``bet`` (where chips are at stake: ``to_call``,
     ``pot``, ``pot_odds`` — what calling costs over the pot after calling — and ``win_chance``) and
     ``suggestion`` (the level-8 bot's move).  Anywhere else: ``IllegalAction`` ``hint_unavailable``.
-    ``rng``: the samples' source (:func:`service.games.entropy.source` unless given)."""
-    rng = rng or entropy.source()
+    Each estimate has its 95 % half-width: ``win_chance_margin``, ``expected_value_margin``,
+    ``improve_margin``.  ``rng``: the samples' source (:func:`view_seed` unless given)."""
+    rng = rng or view_seed(seat_view)
     hand = seat_view.get("hand")
     legal = {a["type"]: a for a in (hand or {}).get("legal_actions") or []}
     if hand is None or hand.get("to_act") != hand.get("seat") or not (legal.keys() - {"look", "muck", "declare"}) \
@@ -48,10 +68,11 @@ def hint(seat_view: dict[str, Any], rng: random.Random | None = None) -> dict[st
         cost = strength.to_call(seat_view)
         pot = strength.pot(seat_view)
         draws = 1 if "corta" in legal else None  # cutting leaves one discard
+        chance = strength.win_chance(seat_view, WIN_SAMPLES, rng, draws=draws)
         answer["bet"] = {
             "to_call": cost, "pot": pot,
             "pot_odds": round(cost / (pot + cost), 4) if cost else 0.0,
-            "win_chance": round(strength.win_chance(seat_view, WIN_SAMPLES, rng, draws=draws), 4),
+            "win_chance": round(chance, 4), "win_chance_margin": _share_margin(chance, WIN_SAMPLES),
             "rivals": len(strength.rivals(seat_view)),
         }
     answer["suggestion"] = action_to_dict(bot.act(seat_view, 8, rng))
@@ -67,7 +88,10 @@ def _discards(seat_view: dict[str, Any], legal: dict[str, Any], rng: random.Rand
         if len(throw) <= legal["max"]:
             throws.append(throw)
     outcomes = strength.discard_outcomes(seat_view, throws, DISCARD_SAMPLES, rng)
-    out = [{"cards": list(throw), "expected_value": round(expected, 2), "improve": round(improve, 4)}
-           for throw, (expected, improve) in zip(throws, outcomes)]
+    out = [{"cards": list(throw),
+            "expected_value": round(o.expected, 2),
+            "expected_value_margin": round(Z95 * o.spread / math.sqrt(DISCARD_SAMPLES), 2),
+            "improve": round(o.improve, 4), "improve_margin": _share_margin(o.improve, DISCARD_SAMPLES)}
+           for throw, o in zip(throws, outcomes)]
     out.sort(key=lambda d: (-d["expected_value"], len(d["cards"]), [order[c] for c in d["cards"]]))
     return out
