@@ -8,6 +8,8 @@ import re
 import marshmallow as ma
 from marshmallow import fields, validate
 
+from service.games.contract import TOP_BOT_LEVEL
+
 
 class FullMatch(validate.Regexp):
     """``validate.Regexp`` that must match the whole string.
@@ -31,8 +33,8 @@ class BotSchema(ma.Schema):
 
     seat = fields.Integer(required=True, strict=True, validate=validate.Range(min=0, max=6), **doc(
         "The seat the referee plays (0-based, a seat of the game; its entry in seat_tokens is null)."))
-    level = fields.Integer(required=True, strict=True, validate=validate.Range(min=1, max=8), **doc(
-        "1 (weakest) to 8 (strongest): docs/bots.md has the table of what each level does."))
+    level = fields.Integer(required=True, strict=True, validate=validate.Range(min=1, max=TOP_BOT_LEVEL), **doc(
+        f"1 (weakest) to {TOP_BOT_LEVEL} (strongest): docs/bots.md has the table of what each level does."))
 
 
 NAME_LENGTH = 24

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from service.errors import RefereeError
+from service.games.contract import TOP_BOT_LEVEL
 
 EXIT_OK, EXIT_INVALID, EXIT_UNREADABLE = 0, 1, 2
 
@@ -68,13 +69,13 @@ def _diff(path: str, recorded: Any, replayed: Any, out: list[str]) -> None:
 
 def listed_bots(report: Report, where: str, listed: Any, seats: int, thing: str) -> set[int]:
     """The seats a create entry's ``bots`` (``[{"seat", "level"}]``) names; a problem and none when it
-    is not a list of distinct seats ``0..seats-1``, each with a level 1 to 8."""
+    is not a list of distinct seats ``0..seats-1``, each with a level 1 to :data:`TOP_BOT_LEVEL`."""
     shaped = isinstance(listed, list) and all(
         isinstance(b, dict) and _is_int(b.get("seat")) and 0 <= b["seat"] < seats
-        and _is_int(b.get("level")) and 1 <= b["level"] <= 8 for b in listed)
+        and _is_int(b.get("level")) and 1 <= b["level"] <= TOP_BOT_LEVEL for b in listed)
     if not shaped or len({b["seat"] for b in listed}) != len(listed):
         report.problem(f"{where}: bots {listed!r} is not a list of distinct seats of this {thing}, "
-                       "each with a level 1 to 8")
+                       f"each with a level 1 to {TOP_BOT_LEVEL}")
         return set()
     return {b["seat"] for b in listed}
 

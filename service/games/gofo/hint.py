@@ -12,6 +12,7 @@ from typing import Any
 
 from service.errors import IllegalAction
 from service.games import entropy
+from service.games.contract import TOP_BOT_LEVEL
 from service.games.gofo import bot, strength
 from service.games.gofo.actions import action_to_dict
 from service.games.gofo.cards import DECK
@@ -54,7 +55,7 @@ def hint(seat_view: dict[str, Any], rng: random.Random | None = None) -> dict[st
             "win_chance": round(strength.win_chance(seat_view, WIN_SAMPLES, rng, draws=draws), 4),
             "rivals": len(strength.rivals(seat_view)),
         }
-    answer["suggestion"] = action_to_dict(bot.act(seat_view, 8, rng))
+    answer["suggestion"] = action_to_dict(bot.act(seat_view, TOP_BOT_LEVEL, rng))
     return answer
 
 
