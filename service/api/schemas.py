@@ -9,6 +9,7 @@ import marshmallow as ma
 from marshmallow import fields, validate
 
 from service.games.contract import TOP_BOT_LEVEL
+from service.games.schemas import doc  # (the games' published schemas describe their fields with it too)
 
 
 class FullMatch(validate.Regexp):
@@ -22,10 +23,6 @@ class FullMatch(validate.Regexp):
         if not isinstance(value, str) or self.regex.fullmatch(value) is None:
             raise ma.ValidationError(self._format_error(value))
         return value
-
-
-def doc(text: str, **extra) -> dict:
-    return {"metadata": {"description": text, **extra}}
 
 
 class BotSchema(ma.Schema):

@@ -321,10 +321,16 @@ GARBAGE_GAME = "classic"
 # Garbage inside a transcript, and the problem the verifier must report (never a crash).
 GARBAGE = [
     (lambda t: t.update(entries=[]), "entries: missing or empty"),
-    (lambda t: t["entries"][3].update(at="yesterday"), "missing or malformed at"),
+    (lambda t: t["entries"][3].update(at="yesterday"), r"^entries\[3\]\.at: Not a valid number\.$"),
+    (lambda t: t["entries"][3].update(version=3.0), r"^entries\[3\]\.version: Not a valid integer\.$"),
+    (lambda t: t.update(complete="true"), r"^complete: Not a valid boolean\.$"),
+    (lambda t: t["result"]["games"][0].update(scores=[1, 2]), r"^result\.games\[0\]\.scores\[0\]: Not a valid string\.$"),
+    (lambda t: t.update(extra=1), r"^extra: Unknown field\.$"),
+    (lambda t: t.update(entries={"0": {}}), r"^entries: Not a valid list\.$"),
     (lambda t: t["entries"][4]["action"].update(cards="K"), "malformed reveal"),
     (lambda t: t["entries"][0]["action"]["rules"].update(colour="red"), "not valid Gops rules"),
-    (lambda t: t["entries"].insert(5, {"version": 3}), "not an entry object"),
+    (lambda t: t["entries"].insert(5, {"version": 3}), r"^entries\[5\]\.action: Missing data for required field\.$"),
+    (lambda t: t["entries"][5].update(action={"seat": 0}), "not an entry object with an action and its type"),
     (lambda t: t["entries"][5]["action"].update(type="cheat"), "unknown action type 'cheat'"),
     (lambda t: t.update(id="../etc"), "is not a game id"),
     (lambda t: t["entries"][3]["action"].update(seat=[0]), r"for seat \[0\] can only be made by"),
