@@ -840,6 +840,7 @@ GARBAGE = [
     (lambda t: entries_of(t, "dealer_draw")[0]["action"].update(cards=5), "dealer_draw.cards must be a list"),
     (lambda t: t.update(hands_finished="all"), r"^hands_finished: Not a valid integer\.$"),
     (lambda t: t.update(hands_finished=-1), "hands_finished: -1 is not a number of hands"),
+    (lambda t: t["entries"][-1].update(version=10**30), r"versions \d+\.\.999999999999999999999999999999 missing"),
     (lambda t: t.update(deals={}), r"^deals: Not a valid list\.$"),
     (lambda t: t.update(results=None), r"^results: Field may not be null\.$"),
     (lambda t: t["results"][0].update(hand=[1]), r"^results\[0\]\.hand: Not a valid integer\.$"),

@@ -326,6 +326,7 @@ GARBAGE = [
     (lambda t: t.update(complete="true"), r"^complete: Not a valid boolean\.$"),
     (lambda t: t["result"]["games"][0].update(scores=[1, 2]), r"^result\.games\[0\]\.scores\[0\]: Not a valid string\.$"),
     (lambda t: t.update(extra=1), r"^extra: Unknown field\.$"),
+    (lambda t: t["entries"][-1].update(version=10**30), r"versions \d+\.\.999999999999999999999999999999 missing"),
     (lambda t: t.update(entries={"0": {}}), r"^entries: Not a valid list\.$"),
     (lambda t: t["entries"][4]["action"].update(cards="K"), "malformed reveal"),
     (lambda t: t["entries"][0]["action"]["rules"].update(colour="red"), "not valid Gops rules"),

@@ -154,7 +154,8 @@ class _Replay:
     state: gops_state.Gops
     shaped: list[tuple[int, dict[str, Any]]]
     ok: bool = True
-    bids: dict[tuple[int, int, int], tuple[Any, int]] = field(default_factory=dict)  # (game, round, seat): commitment, entry #
+    # (game, round, seat) -> the commitment and the entry # that made it
+    bids: dict[tuple[int, int, int], tuple[Any, int]] = field(default_factory=dict)
     deals: dict[int, dict[str, Any]] = field(default_factory=dict)  # game -> {"order", "salt", "index"}
     turned: dict[int, list[int]] = field(default_factory=dict)
     reveals_checked: int = 0
