@@ -37,10 +37,6 @@ from service.games.gops.records import Game, MatchResult, Phase, PlayedGame
 from service.games.gops.rules import MatchRules, Rules
 
 
-_Check = Callable[[Any, float], None]
-_Do = Callable[[Any, float, Events], None]
-
-
 class Gops:
     """One Gops game, or a match of several (see the module's docstring)."""
 
@@ -63,16 +59,6 @@ class Gops:
         self.bidding = Bidding(rules, self.progress)
         self.prizes = PrizeRow(rules, self.progress, self.bidding)
         self.departures = Departures(rules, self.progress, self.bidding, self.prizes)
-        # Each action's check (changes nothing) and move, by the part of the state that owns it.
-        self._steps: dict[type, tuple[_Check, _Do]] = {
-            DealPrizes: (self.prizes.check_deal, self.prizes.deal),
-            Commit: (self.bidding.check_commit, self.bidding.commit),
-            Reveal: (self.bidding.check_reveal, self._reveal),
-            ReportPrize: (self.prizes.check_report, self.prizes.report),
-            ChoosePrize: (self.prizes.check_choose, self.prizes.choose),
-            Resign: (self.departures.check_resign, self.departures.resign),
-            EnforceDeadline: (self.departures.check_enforce_deadline, self.departures.enforce_deadline),
-        }
 
     @property
     def game(self) -> Game:
@@ -210,14 +196,14 @@ class Gops:
         """
         if self.over:
             raise GameOver("the game is over")
-        step = self._steps.get(type(action))
+        step = _STEPS.get(type(action))
         if step is None:
             raise InvalidAction(f"not a Gops action: {action!r}", code="unknown_action")
         named = getattr(action, "seat", None)
         if seat is not None and named is not None and named != seat:
             raise IllegalAction(f"this {action.TYPE} is seat {named}'s, not seat {seat}'s", code="wrong_seat")
         check, _ = step
-        check(action, now)
+        check(self, action, now)
 
     def is_legal(self, action: Action, *, seat: int | None = None, now: float = 0.0) -> bool:
         try:
@@ -235,14 +221,10 @@ class Gops:
         if isinstance(action, (Commit, Reveal)) and self.bidding.is_repeat(action):
             return []
         self.verify(action, seat=seat, now=now)
-        _, do = self._steps[type(action)]
+        _, do = _STEPS[type(action)]
         events: Events = []
-        do(action, now, events)
+        do(self, action, now, events)
         return events
-
-    def _reveal(self, action: Reveal, now: float, events: Events) -> None:
-        self.bidding.reveal(action, events)
-        self.prizes.after_bids(now, events)
 
     # ---------------------------------------------------------------- simulation (bots)
 
@@ -285,6 +267,31 @@ class Gops:
 
 
 _SINGLE_GAME = MatchRules().validate()  # the default match (MatchRules are frozen)
+
+_Check = Callable[[Gops, Any, float], None]
+_Do = Callable[[Gops, Any, float, Events], None]
+
+
+def _revealed(state: Gops, action: Reveal, now: float, events: Events) -> None:
+    state.bidding.reveal(action, events)
+    state.prizes.after_bids(now, events)
+
+
+# Each action's check (changes nothing) and move, by the part of the state that owns it.  (A table
+# of the class, not of each state: a state holding its own bound methods would be a reference cycle,
+# freed only by the garbage collector.)
+_STEPS: dict[type, tuple[_Check, _Do]] = {
+    DealPrizes: (lambda s, a, now: s.prizes.check_deal(a, now), lambda s, a, now, ev: s.prizes.deal(a, now, ev)),
+    Commit: (lambda s, a, now: s.bidding.check_commit(a, now), lambda s, a, now, ev: s.bidding.commit(a, now, ev)),
+    Reveal: (lambda s, a, now: s.bidding.check_reveal(a, now), _revealed),
+    ReportPrize: (lambda s, a, now: s.prizes.check_report(a, now), lambda s, a, now, ev: s.prizes.report(a, now, ev)),
+    ChoosePrize: (lambda s, a, now: s.prizes.check_choose(a, now), lambda s, a, now, ev: s.prizes.choose(a, now, ev)),
+    Resign: (lambda s, a, now: s.departures.check_resign(a, now),
+             lambda s, a, now, ev: s.departures.resign(a, now, ev)),
+    EnforceDeadline: (lambda s, a, now: s.departures.check_enforce_deadline(a, now),
+                      lambda s, a, now, ev: s.departures.enforce_deadline(a, now, ev)),
+}
+
 
 def replay(id: str, rules: Rules, match: MatchRules, entries: Iterable[tuple[dict[str, Any], float]],
            start: float = 0.0) -> Gops:
