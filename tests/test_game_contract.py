@@ -241,3 +241,27 @@ def test_every_event_a_game_returns_is_declared_in_its_events_module(name, play)
             assert json.loads(json.dumps(data)) == data
             seen.add(ev.TYPE)
     assert len(seen) >= 8
+
+
+def test_one_top_bot_level_for_both_games_their_schema_and_the_verifier():
+    """The strongest level is written once (contract.TOP_BOT_LEVEL): both games' level tables have
+    exactly the levels 1 to it, the create schema accepts exactly those, the verifier too."""
+    from marshmallow import ValidationError
+
+    from service.api.schemas import BotSchema
+    from service.games.contract import BOT_LEVELS, TOP_BOT_LEVEL
+    from service.games.gofo import bot as gofo_bot
+    from service.games.gops import bot as gops_bot
+    from service.games.verification import Report, listed_bots
+
+    assert sorted(gofo_bot.LEVELS) == list(BOT_LEVELS)
+    assert all(gops_bot.level_of(level) for level in BOT_LEVELS)
+    with pytest.raises(ValueError):
+        gops_bot.level_of(TOP_BOT_LEVEL + 1)
+    assert BotSchema().load({"seat": 0, "level": TOP_BOT_LEVEL}) == {"seat": 0, "level": TOP_BOT_LEVEL}
+    with pytest.raises(ValidationError):
+        BotSchema().load({"seat": 0, "level": TOP_BOT_LEVEL + 1})
+    report = Report("gops", "g1")
+    assert listed_bots(report, "create", [{"seat": 1, "level": TOP_BOT_LEVEL}], 2, "game") == {1}
+    assert listed_bots(report, "create", [{"seat": 1, "level": TOP_BOT_LEVEL + 1}], 2, "game") == set()
+    assert len(report.problems) == 1 and f"level 1 to {TOP_BOT_LEVEL}" in report.problems[0]

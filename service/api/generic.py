@@ -10,6 +10,7 @@ its views typed in the spec writes its own API module with schemas, as Gops and 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import partial
 from typing import Any
 
@@ -61,16 +62,22 @@ class ActionMove(moves.Move):
 
 def blueprint_for(game: GameDefinition) -> common.Blueprint:
     """The flask-smorest blueprint of ``game`` from its contract (module docstring)."""
-    referee, codec = game.part("referee"), game.part("actions").CODEC
-    kind, title, camel = game.name, game.title, game.name.capitalize()
+    kind, title = game.name, game.title
     blp = common.Blueprint(kind, __name__, url_prefix=f"/v1/{kind}/{game.collection}",
                            description=f"{title}: served from its game contract (service.api.generic).")
-
+    referee = game.part("referee")
     view = partial(common.view, referee)  # (record, seat=None)
-    # Where the created game's id leads (OpenAPI links: SDK docs and stateful fuzzers follow them).
+    _create_and_read(blp, game, referee, view)  # (the routes in this order: the spec's)
+    _moves(blp, game, referee)
+    _records(blp, game, referee, view)
+    return blp
+
+
+def _created_links(camel: str) -> dict[str, dict[str, Any]]:
+    """Where the created game's id leads (OpenAPI links: SDK docs and stateful fuzzers follow them)."""
     game_id = {"game_id": "$response.body#/id"}
     seat_0 = {**game_id, "seat": 0}
-    links = {
+    return {
         "GetPublic": {"operationId": f"get{camel}", "parameters": game_id},
         "GetSeatView": {"operationId": f"get{camel}SeatView", "parameters": seat_0,
                         "description": "Seat 0's view (send seat_tokens[0] as the bearer token)."},
@@ -80,6 +87,12 @@ def blueprint_for(game: GameDefinition) -> common.Blueprint:
         "GetTranscript": {"operationId": f"get{camel}Transcript", "parameters": game_id},
         "Watch": {"operationId": f"watch{camel}", "parameters": game_id},
     }
+
+
+def _create_and_read(blp: common.Blueprint, game: GameDefinition, referee: Any, view: Callable[..., Any]) -> None:
+    """Create one; read its public view, or a seat's."""
+    kind, title, camel = game.name, game.title, game.name.capitalize()
+    links = _created_links(camel)
 
     @blp.route("")
     class Collection(MethodView):
@@ -117,6 +130,11 @@ def blueprint_for(game: GameDefinition) -> common.Blueprint:
             common.require_seat(common.identify(record.doc["auth"], common.bearer_hash()), seat, referee, record)
             return views.shared_view(record, seat, lambda: view(record, seat), AsBuilt, referee.etag_tag)
 
+
+def _moves(blp: common.Blueprint, game: GameDefinition, referee: Any) -> None:
+    """A seat's action; any token's request to enforce a passed deadline."""
+    kind, camel, codec = game.name, game.name.capitalize(), game.part("actions").CODEC
+
     @blp.route("/<string:game_id>/seats/<seat:seat>/actions")
     class Act(MethodView):
         @blp.doc(operationId=f"act{camel}", summary="Make a move", security=[{"bearerAuth": []}],
@@ -140,6 +158,11 @@ def blueprint_for(game: GameDefinition) -> common.Blueprint:
             """Any token of the game may ask the referee to play for a seat whose time ran out."""
             return moves.act(kind, game_id, body or {}, ActionMove(referee, None, None))
 
+
+def _records(blp: common.Blueprint, game: GameDefinition, referee: Any, view: Callable[..., Any]) -> None:
+    """The transcript, and the live updates of new versions."""
+    kind, camel = game.name, game.name.capitalize()
+
     @blp.route("/<string:game_id>/transcript")
     class Transcript(MethodView):
         @blp.doc(operationId=f"get{camel}Transcript", summary="Read the transcript")
@@ -161,5 +184,3 @@ def blueprint_for(game: GameDefinition) -> common.Blueprint:
         def get(self, game_id: str, **query: Any):
             """Every new version as it happens, as the caller may see it (a seat's token: its view)."""
             return events.serve(kind, game_id, query, viewer)
-
-    return blp

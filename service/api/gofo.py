@@ -31,13 +31,13 @@ from service.api.gofo_schemas import (
     GofoMoveAnswerSchema,
     GofoSeatViewSchema,
     GofoTableSchema,
-    GofoTranscriptSchema,
     InaugurateSchema,
     LedgerSchema,
     NoBodySchema,
     OpenSchema,
     ShowSchema,
 )
+from service.games.gofo.schemas import GofoTranscriptSchema
 
 KIND = referee.KIND
 

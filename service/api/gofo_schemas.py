@@ -13,16 +13,9 @@ from service.games.gofo.cards import DECK
 from service.games.gofo.hand import MODES
 from service.games.gofo.rules import INAUGURATIONS
 from service.api.schemas import BotSchema, VersionedSchema, bots_field, doc, names_field
-
-CARD = validate.OneOf(DECK, error="not a Gofo card (rank 3-7, 11 or 12, then suit o/c/e/b, e.g. 11e)")
-CARD_DOC = "A card: rank 3–7, 11 (caballo) or 12 (rey), then the suit o (oros), c (copas), e (espadas), b (bastos); e.g. 11e."
-
-
-class Card(fields.String):
-    """A Gofo card; documented once as the ``Card`` component (one enum type in generated SDKs)."""
-
-    def __init__(self, **kwargs) -> None:
-        super().__init__(validate=CARD, **kwargs)
+from service.games.gofo.schemas import (  # (the transcript's own schemas, which the verifier loads with too)
+    CARD_DOC, Card, DealRevealSchema, DiscardRecordSchema, HandResultSchema, PotSchema, TableOptionsSchema, cards_field,
+)
 
 
 CARD_COMPONENT = {"type": "string", "enum": list(DECK), "description": CARD_DOC}
@@ -35,10 +28,6 @@ def card_ref(converter, field, ret=None, **kwargs) -> dict:
         ref = {"$ref": "#/components/schemas/Card"}
         return {"allOf": [ref], "nullable": True} if field.allow_none else ref
     return {}
-
-
-def _cards(text: str, **kwargs) -> fields.List:
-    return fields.List(Card(), **kwargs, **doc(text))
 
 
 # ----------------------------------------------------------------- requests
@@ -105,7 +94,7 @@ class AmountSchema(VersionedSchema):
 
 
 class DiscardSchema(VersionedSchema):
-    cards = _cards("The cards thrown (dealt mode: required, 0–5 of your cards; tabletop: optional face-up cards).", load_default=list, validate=validate.Length(max=5))
+    cards = cards_field("The cards thrown (dealt mode: required, 0–5 of your cards; tabletop: optional face-up cards).", load_default=list, validate=validate.Length(max=5))
     count = fields.Integer(strict=True, allow_none=True, validate=validate.Range(min=0, max=5), **doc("Tabletop: how many cards were thrown (when the cards are not reported)."))
 
 
@@ -115,7 +104,7 @@ class InaugurateSchema(VersionedSchema):
 
 
 class ShowSchema(VersionedSchema):
-    cards = _cards("Your five cards, entered at the canto (tabletop).", required=True, validate=validate.Length(equal=5))
+    cards = cards_field("Your five cards, entered at the canto (tabletop).", required=True, validate=validate.Length(equal=5))
 
 
 class DeclareSchema(VersionedSchema):
@@ -129,33 +118,12 @@ class NoBodySchema(VersionedSchema):
 # ---------------------------------------------------------------- responses
 
 
-class TableOptionsSchema(ma.Schema):
-    turn_seconds = fields.Integer(allow_none=True)
-    seats = fields.Integer(required=True)
-    caja = fields.Integer(required=True)
-    refill = fields.Integer(required=True)
-    initial_front = fields.Integer(required=True)
-    inauguration_front = fields.Integer(required=True)
-    mode = fields.String(required=True)
-    inauguration = fields.String(**doc("chosen: seats that take a new caja choose its first front (absent: fixed, inauguration_front)."))
-    first_dealer = fields.Integer(**doc("Tabletop: the first dealer reported from the real table's draw; a resumed session: the dealer of its first hand here (absent: the referee drew)."))
-    fronts = fields.List(fields.Integer(), **doc("A resumed session: each seat's front when it was resumed (absent: initial_front each)."))
-    behinds = fields.List(fields.Integer(), **doc("A resumed session: each seat's chips behind when it was resumed."))
-    cajas = fields.List(fields.Integer(), **doc("A resumed session: the cajas each seat had taken when it was resumed."))
-
-
 class LedgerSeatSchema(ma.Schema):
     seat = fields.Integer(required=True)
     front = fields.Integer(required=True, **doc("Chips al frente (the resto between hands)."))
     behind = fields.Integer(required=True, **doc("Chips atrás: only refill the front."))
     cajas = fields.Integer(required=True, **doc("Cajas taken so far (the first included)."))
     balance = fields.Integer(required=True, **doc("Chips won (+) or lost (−) so far: what is settled at the end."))
-
-
-class PotSchema(ma.Schema):
-    amount = fields.Integer(required=True)
-    eligible = fields.List(fields.Integer(), required=True, **doc("Seats that may win this pot."))
-    winner = fields.Integer(**doc("Once paid: the seat that won it."))
 
 
 class BetSchema(ma.Schema):
@@ -165,36 +133,6 @@ class BetSchema(ma.Schema):
     last_raise = fields.Integer(required=True, **doc("The last bet or raise: the minimum refiche."))
     stage = fields.String(required=True, **doc("answer (ver / no ver) or refiche."))
     closed = fields.Boolean(required=True, **doc("An all-in refiche closed raising."))
-
-
-class DiscardRecordSchema(ma.Schema):
-    round = fields.Integer(required=True)
-    seat = fields.Integer(required=True)
-    count = fields.Integer(required=True)
-    cards = _cards("The face-up discarded cards (null if not reported at a real table).", allow_none=True, required=True)
-    kept = fields.Boolean(required=True, **doc("Kept face up to the player's right (2–3 players left after a corte)."))
-
-
-class RestockSchema(ma.Schema):
-    count = fields.Integer(required=True, **doc("Cards the pile held when it was shuffled into a new stock."))
-    clean = fields.Boolean(required=True, **doc("The pile held only cards thrown face up (no folded or declined hand)."))
-    drawers = fields.List(fields.Integer(), required=True, **doc("Seats that drew from the stock this reshuffle made."))
-
-
-class HandResultSchema(ma.Schema):
-    reason = fields.String(required=True, **doc("canto, or uncontested (everyone folded to a bet)."))
-    pots = fields.List(fields.Nested(PotSchema), required=True)
-    payouts = fields.List(fields.Integer(), required=True)
-    shown = fields.List(fields.List(Card(), allow_none=True), required=True, **doc("The hands shown at the canto (null: not shown)."))
-    values = fields.List(fields.Integer(allow_none=True), required=True)
-    net = fields.List(fields.Integer(), required=True, **doc("Chips won (+) or lost (−) by each seat in this hand."))
-    hand = fields.Integer(**doc("Hand number at the table."))
-    stacks = fields.List(fields.Integer(), **doc("Each seat's front when the hand began."))
-    dealer = fields.Integer()
-    mano = fields.Integer()
-    discards = fields.List(fields.Nested(DiscardRecordSchema))
-    kept = fields.List(fields.List(Card()))
-    reshuffles = fields.List(fields.Nested(RestockSchema), **doc("Dealt mode: each time the stock ran out and the pile was reshuffled."))
 
 
 class CantoSchema(ma.Schema):
@@ -259,46 +197,10 @@ class GofoSeatHandSchema(GofoHandSchema):
     my_value = fields.Integer(allow_none=True, **doc("Dealt mode: the value of your five cards."))
 
 
-class CardOpeningSchema(ma.Schema):
-    position = fields.Integer(required=True, **doc("Position in the deck, 0 = top card."))
-    card = Card(required=True)
-    salt = fields.String(required=True)
-
-
-class ReshuffleKeySchema(ma.Schema):
-    number = fields.Integer(required=True, **doc("Which reshuffle of the hand (from 1)."))
-    key = fields.String(required=True, **doc("Its key: the reshuffle is derived_shuffle(reshuffle_seed(hand_id, number, key), the sorted pile)."))
-
-
-class DealRevealSchema(ma.Schema):
-    hand = fields.Integer(required=True)
-    hand_id = fields.String(required=True)
-    commitment = fields.String(required=True, **doc("The deck_commitment published before the deal."))
-    leaves = fields.List(fields.String(), required=True, **doc(
-        "One per deck position: sha256(gofo-card-v1|<hand_id>|<position>|<card>|<salt>)."))
-    reshuffle_key_hash = fields.String(required=True, **doc("sha256(gofo-reshuffle-keys-v2|<hand_id>|<reshuffle_key_leaves joined by commas>)."))
-    reshuffle_key_leaves = fields.List(fields.String(), required=True, **doc(
-        "One per possible reshuffle k = 1..20: sha256(gofo-reshuffle-key-v2|<hand_id>|<k>|<key k>)."))
-    openings = fields.List(fields.Nested(CardOpeningSchema), required=True, **doc(
-        "The positions of the cards first shown face up by the seat they were dealt to, unless that seat drew "
-        "from a reshuffle that held a folded hand. Every other position stays closed: a folded hand is never "
-        "shown, nor where a card that came back from it was dealt."))
-    reshuffle_keys = fields.List(fields.Nested(ReshuffleKeySchema), required=True, **doc(
-        "The keys of the reshuffles whose pile held only face-up discards and whose drawers all showed at the "
-        "canto; the others stay closed."))
-
-
 class DrawCommitmentSchema(ma.Schema):
     round = fields.Integer(required=True, **doc("Draw round, from 1 (ties draw again)."))
     seats = fields.List(fields.Integer(), required=True, **doc("The seats that drew, in order."))
     commitment = fields.String(required=True, **doc("sha256(gofo-draw-v1|<table id>|<round>|<draw deck>|<salt>); the seats took its top cards."))
-
-
-class DrawRevealSchema(ma.Schema):
-    round = fields.Integer(required=True)
-    commitment = fields.String(required=True)
-    order = fields.List(Card(), required=True, **doc("The committed draw deck, top first."))
-    salt = fields.String(required=True)
 
 
 class GofoTableInfoSchema(ma.Schema):
@@ -412,25 +314,3 @@ class LedgerSchema(ma.Schema):
     names = fields.List(fields.String(allow_none=True), required=True, **doc("Each seat's name (null: none)."))
 
 
-class GofoTranscriptEntrySchema(ma.Schema):
-    timeout = fields.Boolean(**doc("The referee moved this seat because its time ran out."))
-    version = fields.Integer(required=True)
-    at = fields.Float(required=True)
-    by = fields.String(required=True, **doc("host, seat:N, bot:N (a seat the referee plays) or referee."))
-    seat = fields.Integer(allow_none=True, required=True, **doc("The seat the engine applied it for (null: chance)."))
-    hand = fields.Integer(required=True)
-    action = fields.Dict(required=True, **doc("The action; a deck or reshuffle order is withheld (null) until the hand is over, then shows only the opened cards (see DealReveal)."))
-    draw = fields.Nested(DrawRevealSchema, **doc("dealer_draw: the committed draw deck it was made from, opened."))
-
-
-class GofoTranscriptSchema(ma.Schema):
-    id = fields.String(required=True)
-    kind = fields.String(required=True)
-    version = fields.Integer(required=True)
-    options = fields.Nested(TableOptionsSchema, required=True)
-    entries = fields.List(fields.Nested(GofoTranscriptEntrySchema), required=True)
-    deals = fields.List(fields.Nested(DealRevealSchema), required=True, **doc("Finished hands' deck commitments, opened at every card each made public."))
-    turn_seconds = fields.Integer(allow_none=True, required=True, **doc("The table's turn deadline, if any."))
-    names = fields.List(fields.String(allow_none=True), required=True, **doc("Each seat's name (null: none)."))
-    hands_finished = fields.Integer(required=True, **doc("Hands played to the end; entries after them belong to the hand in progress."))
-    results = fields.List(fields.Nested(HandResultSchema), required=True, **doc("Every finished hand's result, in order."))

@@ -22,10 +22,10 @@ from service.api.gops_schemas import (
     GopsGameSchema,
     GopsHintSchema,
     GopsSeatViewSchema,
-    GopsTranscriptSchema,
     RankSchema,
     RevealSchema,
 )
+from service.games.gops.schemas import GopsTranscriptSchema
 
 KIND = referee.KIND
 

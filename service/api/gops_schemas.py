@@ -13,6 +13,9 @@ from marshmallow import fields, validate
 
 from service.games import gops
 from service.api.schemas import BotSchema, FullMatch, VersionedSchema, bots_field, doc, names_field
+from service.games.gops.schemas import (  # (the transcript's own schemas, which the verifier loads with too)
+    GameResultSchema, MatchResultSchema, MatchRulesSchema, RoundRecordSchema, RulesSchema,
+)
 
 
 HEX64 = FullMatch(r"^[0-9a-f]{64}$", error="must be 64 lowercase hex characters")
@@ -141,72 +144,9 @@ class EmptyActionSchema(VersionedSchema):
 # ---------------------------------------------------------------- responses
 
 
-class RulesSchema(ma.Schema):
-    players = fields.Integer(required=True)
-    ranks = fields.Integer(required=True)
-    resolution = fields.String(required=True)
-    unclaimed = fields.String(required=True)
-    prize_order = fields.String(required=True)
-    explicit_order = fields.List(fields.Integer(), required=True)
-    visibility = fields.String(required=True)
-    dealer_seat = fields.Integer(allow_none=True, required=True)
-    bid_cards = fields.Integer(required=True)
-    open_prizes = fields.Integer(required=True)
-    deadline_seconds = fields.Integer(allow_none=True, required=True)
-
-
-class MatchRulesSchema(ma.Schema):
-    format = fields.String(required=True)
-    games = fields.Integer(allow_none=True, required=True)
-    target = fields.Integer(allow_none=True, required=True)
-    tiebreak = fields.String(required=True)
-
-
 class RevealedBidSchema(ma.Schema):
     cards = fields.List(fields.Integer(), required=True)
     salt = fields.String(required=True)
-
-
-class RoundRecordSchema(ma.Schema):
-    round = fields.Integer(required=True)
-    bids = fields.Dict(keys=fields.String(), values=fields.List(fields.Integer()), required=True, **doc("Seat (as a string) to the cards it bid."))
-    winners = fields.List(fields.Integer(), required=True, **doc("Seats that won the pot (several with split; none when nobody took anything)."))
-    illegal = fields.Dict(keys=fields.String(), values=fields.String(), **doc(
-        "Seat to why the bid it committed to and opened was illegal (card_not_in_hand, duplicate_card, "
-        "wrong_card_count, no_such_rank); that seat's lowest card(s) were played instead, as bids shows."))
-    pot = fields.List(fields.Integer(), **doc("Prizes in the pot (one prize at a time)."))
-    shares = fields.Dict(keys=fields.String(), values=fields.String(), **doc("Seat to the exact points it got (a fraction such as 9/2 with split)."))
-    carried = fields.Boolean(**doc("The pot stayed in the middle for the next winner."))
-    set_aside = fields.Boolean(**doc("The pot was set aside, worth nothing."))
-    row = fields.List(fields.Integer(), **doc("Open prizes: the row when the round resolved."))
-    picks = fields.Integer(**doc("Open prizes: how many the winner may take (1 + carried rounds; the row is refilled between picks)."))
-    chosen = fields.List(fields.Integer(), **doc("Open prizes: what the winner took."))
-
-
-class GameResultSchema(ma.Schema):
-    game = fields.Integer(required=True)
-    game_id = fields.String(required=True)
-    termination = fields.String(required=True, **doc("completed, or forfeit when at most one seat was left."))
-    scores = fields.List(fields.String(), required=True, **doc("Exact score per seat, as an integer or fraction string."))
-    unclaimed = fields.Integer(required=True, **doc("Points of prizes turned up that nobody won."))
-    winners = fields.List(fields.Integer(), required=True)
-    prize_commitment = fields.String(allow_none=True, required=True)
-    prize_order = fields.List(fields.Integer(), allow_none=True, required=True)
-    prize_salt = fields.String(allow_none=True, required=True)
-    history = fields.List(fields.Nested(RoundRecordSchema), **doc("Games of a match: every round of that game."))
-
-
-class MatchResultSchema(ma.Schema):
-    format = fields.String(required=True)
-    games_played = fields.Integer(required=True)
-    winners = fields.List(fields.Integer(), required=True)
-    totals = fields.List(fields.String(), required=True, **doc("Exact total points per seat over the match."))
-    wins = fields.List(fields.Integer(), required=True, **doc("Games won outright per seat."))
-
-
-class TranscriptResultSchema(MatchResultSchema):
-    games = fields.List(fields.Nested(GameResultSchema), required=True, **doc(
-        "Every game's result with its prize commitment, order and salt, and its rounds."))
 
 
 class LegalActionSchema(ma.Schema):
@@ -298,22 +238,3 @@ class CreatedGopsGameSchema(ma.Schema):
     game = fields.Nested(GopsGameSchema, required=True)
 
 
-class TranscriptEntrySchema(ma.Schema):
-    version = fields.Integer(required=True)
-    at = fields.Float(required=True, **doc("Unix time the referee applied it."))
-    by = fields.String(required=True, **doc("host, seat:N or referee."))
-    game = fields.Integer(required=True, **doc("Game number within the match (1 for a single game)."))
-    round = fields.Integer(required=True, **doc("Round in progress when the action was applied."))
-    action = fields.Dict(required=True, **doc("The action as applied; secrets withheld until revealed."))
-
-
-class GopsTranscriptSchema(ma.Schema):
-    id = fields.String(required=True)
-    kind = fields.String(required=True)
-    version = fields.Integer(required=True)
-    complete = fields.Boolean(required=True, **doc("True once the game is over and nothing is withheld."))
-    rules = fields.Nested(RulesSchema, required=True)
-    match = fields.Nested(MatchRulesSchema, required=True)
-    entries = fields.List(fields.Nested(TranscriptEntrySchema), required=True)
-    result = fields.Nested(TranscriptResultSchema, allow_none=True, required=True)
-    names = fields.List(fields.String(allow_none=True), required=True, **doc("Each seat's name (null: none)."))

@@ -8,6 +8,9 @@ import re
 import marshmallow as ma
 from marshmallow import fields, validate
 
+from service.games.contract import TOP_BOT_LEVEL
+from service.games.schemas import doc  # (the games' published schemas describe their fields with it too)
+
 
 class FullMatch(validate.Regexp):
     """``validate.Regexp`` that must match the whole string.
@@ -22,17 +25,13 @@ class FullMatch(validate.Regexp):
         return value
 
 
-def doc(text: str, **extra) -> dict:
-    return {"metadata": {"description": text, **extra}}
-
-
 class BotSchema(ma.Schema):
     """One seat the referee plays (both games' create bodies take a list of these)."""
 
     seat = fields.Integer(required=True, strict=True, validate=validate.Range(min=0, max=6), **doc(
         "The seat the referee plays (0-based, a seat of the game; its entry in seat_tokens is null)."))
-    level = fields.Integer(required=True, strict=True, validate=validate.Range(min=1, max=8), **doc(
-        "1 (weakest) to 8 (strongest): docs/bots.md has the table of what each level does."))
+    level = fields.Integer(required=True, strict=True, validate=validate.Range(min=1, max=TOP_BOT_LEVEL), **doc(
+        f"1 (weakest) to {TOP_BOT_LEVEL} (strongest): docs/bots.md has the table of what each level does."))
 
 
 NAME_LENGTH = 24

@@ -143,6 +143,24 @@ def create_app(overrides: dict[str, Any] | None = None) -> Flask:
     settings = config.load()
     app.extensions["referee_settings"] = settings
     app.config.update(settings.app_config())
+    _configure(app, overrides)
+    _open_store(app)
+    # Request ids, JSON request log lines and request metrics: the first before- and last
+    # after-request hook, so every response (errors, 429s, 404s) gets an X-Request-Id.
+    logs.init_app(app, on_response=_observe)
+    _register_api(app)
+    _handle_errors(app)
+    # A chunked body gets a Content-Length too (past the limit: limit + 1), so every body is measured.
+    app.wsgi_app = BodyLimit(app.wsgi_app, lambda: app.config.get("MAX_CONTENT_LENGTH"))
+    # nosniff, no-referrer, DENY on every response, no-store under /v1/ (service.web.security_headers).
+    app.wsgi_app = SecurityHeaders(app.wsgi_app)
+    _accept_json_only(app)
+    _serve_probes(app, settings)
+    return app
+
+
+def _configure(app: Flask, overrides: dict[str, Any] | None) -> None:
+    """The spec's and the docs' settings, then the caller's ``overrides``."""
     app.config.update(
         API_TITLE="Card-game referee",
         API_VERSION=__version__,
@@ -179,6 +197,10 @@ def create_app(overrides: dict[str, Any] | None = None) -> Flask:
     if app.config.get("CHECK_VIEWS") is None:
         app.config["CHECK_VIEWS"] = app.testing
 
+
+
+def _open_store(app: Flask) -> None:
+    """The game store on the configured Redis or Valkey (``app.extensions["referee_store"]``)."""
     # One server (redis://) or a Redis Cluster (redis+cluster://h:p,h:p): service.storage.redis_client.
     client = make_client(app.config["REDIS_URL"], timeout=app.config["REDIS_TIMEOUT"],
                          max_connections=pool_size(app.config["WORKER_CONCURRENCY"], app.config["REDIS_MAX_CONNECTIONS"]),
@@ -196,10 +218,11 @@ def create_app(overrides: dict[str, Any] | None = None) -> Flask:
         read_cache_size=app.config.get("READ_CACHE_SIZE", 256),
         latest_size=app.config.get("LATEST_RECORDS", 256),
     )
-    # Request ids, JSON request log lines and request metrics: the first before- and last
-    # after-request hook, so every response (errors, 429s, 404s) gets an X-Request-Id.
-    logs.init_app(app, on_response=_observe)
 
+
+def _register_api(app: Flask) -> None:
+    """The API: every game's routes (the registry's order is the spec's), live updates, rate limits,
+    CORS, the docs UI and ``/play``."""
     api = RefereeApi(app, spec_kwargs={"marshmallow_plugin": _MarshmallowPlugin()})
     from service.api.gofo_schemas import CARD_COMPONENT, card_ref
     from service.api.gops_schemas import variants_ref
@@ -227,6 +250,10 @@ def create_app(overrides: dict[str, Any] | None = None) -> Flask:
     docs.init_app(app)
     play.init_app(app)  # /play: the mobile web client (service/web/play/), outside the spec
 
+
+
+def _handle_errors(app: Flask) -> None:
+    """Every error as application/problem+json: a refusal by its code, the store down as 503, a bug as 500."""
     @app.errorhandler(RefereeError)
     def _referee_error(error: RefereeError):
         return problems.from_referee_error(error)
@@ -252,10 +279,10 @@ def create_app(overrides: dict[str, Any] | None = None) -> Flask:
         app.logger.exception("unhandled error on %s %s", request.method, request.path)
         return problems.from_http_exception(InternalServerError())
 
-    # A chunked body gets a Content-Length too (past the limit: limit + 1), so every body is measured.
-    app.wsgi_app = BodyLimit(app.wsgi_app, lambda: app.config.get("MAX_CONTENT_LENGTH"))
-    # nosniff, no-referrer, DENY on every response, no-store under /v1/ (service.web.security_headers).
-    app.wsgi_app = SecurityHeaders(app.wsgi_app)
+
+
+def _accept_json_only(app: Flask) -> None:
+    """A body past the size limit is never read; one sent is JSON, parsed once."""
 
     @app.before_request
     def _json_only():
@@ -285,6 +312,11 @@ def create_app(overrides: dict[str, Any] | None = None) -> Flask:
                 return problems.problem(400, "malformed_json", "the request body is not valid JSON")
         return None
 
+
+
+def _serve_probes(app: Flask, settings: config.Settings) -> None:
+    """``/healthz``, ``/readyz`` and ``/metrics``."""
+
     @app.get("/healthz")
     def _health():
         """Liveness: the process answers. Never touches the store (a store outage is not a reason to restart)."""
@@ -308,4 +340,3 @@ def create_app(overrides: dict[str, Any] | None = None) -> Flask:
         body, content_type = metrics.exposition(app.extensions["referee_store"], settings.metrics_dir)
         return app.response_class(body, content_type=content_type, headers={"Cache-Control": "no-store"})
 
-    return app

@@ -64,7 +64,7 @@ def test_chance_deals_from_service_entropy_and_commits_the_order():
     assert chance.fixed_order(rules) is None
     state = G.Gops.new("g1", rules)
     assert state.needs_chance
-    (number, deal), = chance.supply(state, 5.0)
+    (number, deal), = referee.supply(state, 5.0)
     assert number == 1 and not state.needs_chance and state.game.prize_commitment == chance.commit_order(
         "g1", list(deal.order), deal.salt)
 
@@ -75,10 +75,11 @@ def test_clock_deadlines():
     assert clock.deadline(rules, Phase.PRIZE, 10.0) is None
     assert clock.deadline(G.make_rules("standard"), Phase.COMMIT, 10.0) is None
     state = G.Gops.new("g1", rules, now=10.0)
-    assert not clock.passed(state, 39.9) and clock.passed(state, 40.0)
-    assert clock.late_seats(state, 40.0) == [0, 1] and clock.late_seats(state, 39.0) == []
+    assert not clock.passed(state.game, 39.9) and clock.passed(state.game, 40.0)
+    assert not state.deadline_passed(39.9) and state.deadline_passed(40.0)
+    assert state.late_seats(40.0) == [0, 1] and state.late_seats(39.0) == []
     with pytest.raises(RefereeError) as info:
-        clock.check_enforceable(state, 20.0)
+        clock.check_enforceable(state.game, state.awaiting(), 20.0)
     assert info.value.code == "deadline_not_passed"
 
 
@@ -190,7 +191,7 @@ def test_refused_actions_leave_the_state_exactly_as_it_was(seed):
         if state.needs_chance:
             state.apply(chance.deal(state.rules, rng), now=now)
         elif g.phase is Phase.PRIZE:
-            state.apply(G.ReportPrize(rng.choice(state._reportable())), now=now)
+            state.apply(G.ReportPrize(rng.choice(state.prizes.reportable())), now=now)
         elif g.phase is Phase.COMMIT:
             seat = rng.choice(state.awaiting())
             cards = tuple(rng.sample(g.hands[seat], state.rules.bid_cards))

@@ -14,17 +14,15 @@ from service.games.gofo.chance import MAX_RESHUFFLES
 from service.games.gofo.records import HandRecord
 from service.games.gofo.rules import Mode, Phase
 from service.games.gofo.verify_unseen import Unseen
-from service.games.verification import Report, _first_difference, _is_int, _short
+from service.games.verification import Report, _first_difference, _short
 
 
-def check_deals(report: Report, tid: str, deals: Any, finished: int, mode: str,
+def check_deals(report: Report, tid: str, deals: list[dict[str, Any]], finished: int, mode: str,
                 given: dict[int, str]) -> dict[int, dict[str, Any]]:
-    """Check ``deals`` on their own (``docs/verify.md``, Deals).  Return hand number -> deal
-    (``openings`` as position -> card and ``keys`` as reshuffle number -> key, the good ones only)."""
+    """Check ``deals`` on their own (``docs/verify.md``, Deals), each loaded through the transcript's
+    schema.  Return hand number -> deal (``openings`` as position -> card and ``keys`` as reshuffle
+    number -> key, the good ones only)."""
     usable: dict[int, dict[str, Any]] = {}
-    if not isinstance(deals, list) or not all(isinstance(d, dict) for d in deals):
-        report.problem("deals: missing or not a list of deal objects")
-        return usable
     if mode == Mode.TABLETOP:
         if deals:
             report.problem(f"deals: a tabletop table is played with real cards, but the transcript lists "
@@ -36,101 +34,106 @@ def check_deals(report: Report, tid: str, deals: Any, finished: int, mode: str,
         report.problem(f"deals: the transcript lists {len(deals)} deal{'s' if len(deals) != 1 else ''} but "
                        f"{finished} finished hand{'s' if finished != 1 else ''} (hands_finished); every finished "
                        "hand's deck commitment is opened there")
-    digest = commitments.COMMITMENT_PATTERN.match
     for index, deal in enumerate(deals):
-        number = index + 1
-        where = f"deals[{index}]"
-        if deal.get("hand") != number:
-            report.problem(f"{where}: is for hand {deal.get('hand')!r}, expected hand {number} "
+        number, where = index + 1, f"deals[{index}]"
+        if deal["hand"] != number:
+            report.problem(f"{where}: is for hand {deal['hand']!r}, expected hand {number} "
                            "(deals are listed in hand order, one per finished hand)")
             continue
         hid = f"{tid}-{number}"
-        if deal.get("hand_id") != hid:
-            report.problem(f"{where}: hand_id is {deal.get('hand_id')!r}, but hand {number} of table {tid} "
+        if deal["hand_id"] != hid:
+            report.problem(f"{where}: hand_id is {deal['hand_id']!r}, but hand {number} of table {tid} "
                            f"hashes with the hand id {hid!r}")
-        if "order" in deal or "salt" in deal or "reshuffle_key" in deal or "reshuffles" in deal:
-            report.problem(f"{where}: carries a whole deck order, deck salt, reshuffle key or reshuffle orders "
-                           "(order/salt/reshuffle_key/reshuffles, the old formats); a finished hand opens only what "
-                           "service.games.gofo.deal allows, or a folded hand would be shown")
-        leaves, key_leaves, key_hash = deal.get("leaves"), deal.get("reshuffle_key_leaves"), deal.get("reshuffle_key_hash")
-        if not isinstance(leaves, list) or len(leaves) != len(DECK) \
-                or not all(isinstance(x, str) and digest(x) for x in leaves):
-            report.problem(f"{where}: leaves is not a list of {len(DECK)} SHA-256 digests (64 lowercase hex), one "
-                           f"per deck position of hand {number}")
-            continue
-        if not isinstance(key_hash, str) or not digest(key_hash):
-            report.problem(f"{where}: reshuffle_key_hash {_short(key_hash)!r} is not a SHA-256 digest "
-                           "(64 lowercase hex)")
-            continue
-        if not isinstance(key_leaves, list) or len(key_leaves) != MAX_RESHUFFLES \
-                or not all(isinstance(x, str) and digest(x) for x in key_leaves):
-            report.problem(f"{where}: reshuffle_key_leaves is not a list of {MAX_RESHUFFLES} SHA-256 digests, one "
-                           f"per possible reshuffle of hand {number}")
-            continue
-        leaves_hash = commitments.reshuffle_key_hash(hid, key_leaves)
-        if not commitments.matches(leaves_hash, key_hash):
-            report.problem(f"{where}: the reshuffle key leaves of hand {number} hash to {_short(leaves_hash)}, not to "
-                           f"the committed reshuffle_key_hash {_short(key_hash)}")
-        actual = commitments.deck_commitment(hid, leaves, key_hash)
-        published: list[tuple[str, Any]] = [(f"deals[{index}].commitment", deal.get("commitment"))]
-        if number in given:
-            published.append((f"--deck-commitment {number}", given[number]))
-        for source, expected in published:
-            if not isinstance(expected, str) or not digest(expected) or not commitments.matches(actual, expected):
-                report.problem(
-                    f"{where}: the leaves and reshuffle key hash of hand {number} hash to {_short(actual)}, "
-                    f"which does not match the deck commitment {_short(expected)} published for hand {hid} "
-                    f"({source})")
-        openings: dict[int, str] = {}
-        raw = deal.get("openings")
-        if not isinstance(raw, list):
-            report.problem(f"{where}: openings is not a list of {{position, card, salt}}")
-            raw = []
-        for i, opening in enumerate(raw):
-            at = f"{where}.openings[{i}]"
-            pos, card, salt = (opening.get(k) for k in ("position", "card", "salt")) \
-                if isinstance(opening, dict) else (None, None, None)
-            if not (_is_int(pos) and 0 <= pos < len(DECK) and is_card(card) and isinstance(salt, str)
-                    and commitments.SALT_PATTERN.match(salt)):
-                report.problem(f"{at}: not an opening (a position 0..{len(DECK) - 1}, a card of the deck and a "
-                               "64-hex salt)")
-                continue
-            if pos in openings:
-                report.problem(f"{at}: opens position {pos} a second time")
-                continue
-            if card in openings.values():
-                report.problem(f"{at}: opens {card} a second time (position {pos}); each card is at one position")
-                continue
-            leaf = commitments.card_leaf(hid, pos, card, salt)
-            if not commitments.matches(leaf, leaves[pos]):
-                report.problem(f"{at}: {card} at position {pos} with salt {_short(salt)} hashes to {_short(leaf)}, "
-                               f"not to the committed leaf {_short(leaves[pos])} (leaves[{pos}]): the position does "
-                               "not open")
-                continue
-            openings[pos] = card
-        keys: dict[int, str] = {}
-        raw = deal.get("reshuffle_keys")
-        if not isinstance(raw, list):
-            report.problem(f"{where}: reshuffle_keys is not a list of {{number, key}}")
-            raw = []
-        for i, item in enumerate(raw):
-            at = f"{where}.reshuffle_keys[{i}]"
-            k, key = (item.get("number"), item.get("key")) if isinstance(item, dict) else (None, None)
-            if not (_is_int(k) and 1 <= k <= MAX_RESHUFFLES and isinstance(key, str)
-                    and commitments.SALT_PATTERN.match(key)) or k in keys:
-                report.problem(f"{at}: not a reshuffle key (a number 1..{MAX_RESHUFFLES}, once, and 64 lowercase hex)")
-                continue
-            leaf = commitments.reshuffle_key_leaf(hid, k, key)
-            if not commitments.matches(leaf, key_leaves[k - 1]):
-                report.problem(f"{at}: the key of reshuffle {k} of hand {number} hashes to {_short(leaf)}, not to "
-                               f"the committed reshuffle_key_leaves[{k - 1}] {_short(key_leaves[k - 1])}")
-                continue
-            keys[k] = key
-        usable[number] = {"hand_id": hid, "openings": openings, "keys": keys, "where": where}
+        if _check_commitment(report, where, hid, number, deal, given):
+            usable[number] = {"hand_id": hid, "openings": _openings(report, where, hid, deal),
+                              "keys": _reshuffle_keys(report, where, hid, number, deal), "where": where}
     for number in sorted(n for n in given if not 1 <= n <= finished):
         report.problem(f"--deck-commitment {number}=…: hand {number} is not a finished hand of this transcript "
                        f"({finished} finished); only a finished hand's deck is revealed")
     return usable
+
+
+def _check_commitment(report: Report, where: str, hid: str, number: int, deal: dict[str, Any],
+                      given: dict[int, str]) -> bool:
+    """The deal's leaves and reshuffle key leaves hash to the deck commitment published before the
+    hand (and to ``--deck-commitment``); False when they are not digests to hash at all."""
+    digest = commitments.COMMITMENT_PATTERN.match
+    leaves, key_leaves, key_hash = deal["leaves"], deal["reshuffle_key_leaves"], deal["reshuffle_key_hash"]
+    if len(leaves) != len(DECK) or not all(digest(x) for x in leaves):
+        report.problem(f"{where}: leaves is not a list of {len(DECK)} SHA-256 digests (64 lowercase hex), one "
+                       f"per deck position of hand {number}")
+        return False
+    if not digest(key_hash):
+        report.problem(f"{where}: reshuffle_key_hash {_short(key_hash)!r} is not a SHA-256 digest "
+                       "(64 lowercase hex)")
+        return False
+    if len(key_leaves) != MAX_RESHUFFLES or not all(digest(x) for x in key_leaves):
+        report.problem(f"{where}: reshuffle_key_leaves is not a list of {MAX_RESHUFFLES} SHA-256 digests, one "
+                       f"per possible reshuffle of hand {number}")
+        return False
+    leaves_hash = commitments.reshuffle_key_hash(hid, key_leaves)
+    if not commitments.matches(leaves_hash, key_hash):
+        report.problem(f"{where}: the reshuffle key leaves of hand {number} hash to {_short(leaves_hash)}, not to "
+                       f"the committed reshuffle_key_hash {_short(key_hash)}")
+    actual = commitments.deck_commitment(hid, leaves, key_hash)
+    published: list[tuple[str, Any]] = [(f"{where}.commitment", deal["commitment"])]
+    if number in given:
+        published.append((f"--deck-commitment {number}", given[number]))
+    for source, expected in published:
+        if not isinstance(expected, str) or not digest(expected) or not commitments.matches(actual, expected):
+            report.problem(
+                f"{where}: the leaves and reshuffle key hash of hand {number} hash to {_short(actual)}, "
+                f"which does not match the deck commitment {_short(expected)} published for hand {hid} "
+                f"({source})")
+    return True
+
+
+def _openings(report: Report, where: str, hid: str, deal: dict[str, Any]) -> dict[int, str]:
+    """The positions the deal opens, position -> card: each a position of the deck, once, with a card
+    once, whose leaf it opens."""
+    openings: dict[int, str] = {}
+    leaves = deal["leaves"]
+    for i, opening in enumerate(deal["openings"]):
+        at = f"{where}.openings[{i}]"
+        pos, card, salt = opening["position"], opening["card"], opening["salt"]
+        if not (0 <= pos < len(DECK) and commitments.SALT_PATTERN.match(salt)):
+            report.problem(f"{at}: not an opening (a position 0..{len(DECK) - 1}, a card of the deck and a "
+                           "64-hex salt)")
+            continue
+        if pos in openings:
+            report.problem(f"{at}: opens position {pos} a second time")
+            continue
+        if card in openings.values():
+            report.problem(f"{at}: opens {card} a second time (position {pos}); each card is at one position")
+            continue
+        leaf = commitments.card_leaf(hid, pos, card, salt)
+        if not commitments.matches(leaf, leaves[pos]):
+            report.problem(f"{at}: {card} at position {pos} with salt {_short(salt)} hashes to {_short(leaf)}, "
+                           f"not to the committed leaf {_short(leaves[pos])} (leaves[{pos}]): the position does "
+                           "not open")
+            continue
+        openings[pos] = card
+    return openings
+
+
+def _reshuffle_keys(report: Report, where: str, hid: str, number: int, deal: dict[str, Any]) -> dict[int, str]:
+    """The reshuffle keys the deal reveals, number -> key: each a reshuffle of the hand, once, whose
+    committed leaf it opens."""
+    keys: dict[int, str] = {}
+    key_leaves = deal["reshuffle_key_leaves"]
+    for i, item in enumerate(deal["reshuffle_keys"]):
+        at = f"{where}.reshuffle_keys[{i}]"
+        k, key = item["number"], item["key"]
+        if not (1 <= k <= MAX_RESHUFFLES and commitments.SALT_PATTERN.match(key)) or k in keys:
+            report.problem(f"{at}: not a reshuffle key (a number 1..{MAX_RESHUFFLES}, once, and 64 lowercase hex)")
+            continue
+        leaf = commitments.reshuffle_key_leaf(hid, k, key)
+        if not commitments.matches(leaf, key_leaves[k - 1]):
+            report.problem(f"{at}: the key of reshuffle {k} of hand {number} hashes to {_short(leaf)}, not to "
+                           f"the committed reshuffle_key_leaves[{k - 1}] {_short(key_leaves[k - 1])}")
+            continue
+        keys[k] = key
+    return keys
 
 
 def check_openings(report: Report, deals: dict[int, dict[str, Any]],

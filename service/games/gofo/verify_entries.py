@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from service.games.gofo.rules import Mode
-from service.games.verification import Report, check_entry_order, listed_bots, _is_int, _is_number
+from service.games.verification import Report, check_entry_order, listed_bots, _is_int
 
 
 def entry_name(index: int, entry: Any) -> str:
@@ -92,12 +92,8 @@ def check_author(report: Report, where: str, entry: dict[str, Any], seats: int, 
                    f"'seat:{seat}'{also}{referee}")
 
 
-_FIELDS = {"version": _is_int, "hand": _is_int, "at": _is_number, "by": lambda by: isinstance(by, str),
-           "seat": lambda seat: seat is None or _is_int(seat)}
-
-
-def check_entries(report: Report, entries: list[Any], seats: int, mode: str,
-                  top_version: Any, bots: set[int] = frozenset()) -> list[tuple[int, dict[str, Any]]]:
+def check_entries(report: Report, entries: list[dict[str, Any]], seats: int, mode: str,
+                  top_version: int, bots: set[int] = frozenset()) -> list[tuple[int, dict[str, Any]]]:
     """:func:`~service.games.verification.check_entry_order`, and each entry's author.  Like chance, a
     bot's move shares the version of the request that made it due (or, the first of a request, has one
     of its own)."""
@@ -120,4 +116,4 @@ def check_entries(report: Report, entries: list[Any], seats: int, mode: str,
         elif index > 1:
             check_author(report, where, entry, seats, mode, bots)
 
-    return check_entry_order(report, entries, top_version, entry_name, _FIELDS, version_rule, then)
+    return check_entry_order(report, entries, top_version, entry_name, version_rule, then)

@@ -1,7 +1,7 @@
 """Gops (Goofspiel): the game's package, with the parts every game has (:mod:`service.games.contract`).
 
-Beyond them: the state's moves are in ``bidding``, ``prizes`` and ``progress``, its data in
-``records``; the bots in ``bot``, ``heuristics`` and ``solver``.  ``docs/where/gops.md`` says which
+Beyond them: the state's parts are ``progress``, ``bidding``, ``prizes`` and ``departures`` (objects
+the state holds; none imports it), its data in ``records``; the bots in ``bot``, ``heuristics`` and ``solver``.  ``docs/where/gops.md`` says which
 function decides each rule.
 """
 

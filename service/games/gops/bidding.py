@@ -1,43 +1,48 @@
-"""Gops bidding: commit, reveal, and leaving a game (resign, a deadline forfeit).
+"""Gops bidding: what a bid may be, commit and reveal, and whether a commit or reveal is a retry.
 
-A mixin of :class:`service.games.gops.state.Gops`.  Each move has a ``_check_*`` that raises the precise
-refusal and changes nothing, and a ``_do_*`` that applies a checked move in place.
+:class:`Bidding` is one part of the state (:class:`service.games.gops.state.Gops`), reading the current
+game from the match's :class:`~service.games.gops.progress.MatchProgress`.  Each move has a ``check_*``
+that raises the precise refusal and changes nothing, and a method that applies a checked move in
+place.  What follows a completed reveal (resolving the round) is the prize row's.
 """
 
 from __future__ import annotations
 
 import hmac
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from service.games import commitments
 from service.errors import CommitmentMismatch, IllegalAction, InvalidAction, RefereeError, WrongPhase
 from service.games.gops import clock
-from service.games.gops.actions import Commit, EnforceDeadline, Resign, Reveal
-from service.games.gops.events import Committed, DeadlineEnforced, Events, Forfeited, Resigned, Revealed
+from service.games.gops.actions import Commit, Reveal
+from service.games.gops.events import Committed, Events, Revealed
+from service.games.gops.progress import MatchProgress
 from service.games.gops.records import Departure, Opening, Phase, RoundRecord, seal
-from service.games.gops.rules import rank_name
-
-if TYPE_CHECKING:
-    from service.games.gops.state import Gops
-
-    _Base = Gops
-else:
-    _Base = object
+from service.games.gops.rules import Rules, rank_name
 
 
-class Bidding(_Base):
+class Bidding:
+    """Commit and reveal, and the checks every seat's move shares."""
+
+    __slots__ = ("rules", "progress")
+
+    def __init__(self, rules: Rules, progress: MatchProgress) -> None:
+        self.rules = rules
+        self.progress = progress
+
     # ------------------------------------------------------------ checks shared by every move
 
-    def _check_seat(self, seat: int) -> None:
+    def check_seat(self, seat: int) -> None:
         if not isinstance(seat, int) or not 0 <= seat < self.rules.players:
             raise InvalidAction(f"seat must be between 0 and {self.rules.players - 1}", code="no_such_seat")
-        if seat in self.game.forfeited:
-            out = "resigned" if self.game.forfeited[seat] is Departure.RESIGNED else "forfeited"
+        forfeited = self.progress.game.forfeited
+        if seat in forfeited:
+            out = "resigned" if forfeited[seat] is Departure.RESIGNED else "forfeited"
             raise IllegalAction(f"seat {seat} has {out} this game", code="seat_out")
 
-    def _require_phase(self, *phases: Phase) -> None:
-        phase = self.game.phase
+    def require_phase(self, *phases: Phase) -> None:
+        phase = self.progress.game.phase
         if phase not in phases:
             raise WrongPhase(
                 f"the game is in phase {str(phase)!r}, not {' or '.join(repr(str(p)) for p in phases)}",
@@ -45,18 +50,16 @@ class Bidding(_Base):
             )
 
     def _check_round(self, round_number: int) -> None:
-        if round_number != self.game.round:
-            raise IllegalAction(
-                f"this is round {self.game.round}, not round {round_number}", code="wrong_round",
-                round=self.game.round,
-            )
+        g = self.progress.game
+        if round_number != g.round:
+            raise IllegalAction(f"this is round {g.round}, not round {round_number}", code="wrong_round",
+                                round=g.round)
 
     def _check_game(self, action: Commit | Reveal) -> None:
-        if action.game is not None and action.game != self.game.number:
-            raise IllegalAction(
-                f"this is game {self.game.number} ({self.game.game_id}), not game {action.game}",
-                code="wrong_game", game_id=self.game.game_id,
-            )
+        g = self.progress.game
+        if action.game is not None and action.game != g.number:
+            raise IllegalAction(f"this is game {g.number} ({g.game_id}), not game {action.game}",
+                                code="wrong_game", game_id=g.game_id)
 
     def _check_ranks_typed(self, cards: Iterable[int]) -> tuple[int, ...]:
         """Every card of a reveal is an integer (anything else cannot be a hashed rank)."""
@@ -83,7 +86,7 @@ class Bidding(_Base):
                 return InvalidAction(f"{c!r} is not a rank of this game (1..{self.rules.ranks})", code="no_such_rank")
         if len(set(cards)) != len(cards):
             return InvalidAction("a bid cannot use the same card twice", code="duplicate_card")
-        hand = self.game.hands[seat]
+        hand = self.progress.game.hands[seat]
         for c in cards:
             if c not in hand:
                 return IllegalAction(f"{rank_name(c)} is not in seat {seat}'s hand (already spent)",
@@ -92,15 +95,15 @@ class Bidding(_Base):
 
     def forfeited_bid(self, seat: int) -> list[int]:
         """The bid played for a seat whose opened commitment was illegal: its lowest card(s)."""
-        return sorted(self.game.hands[seat])[: self.rules.bid_cards]
+        return sorted(self.progress.game.hands[seat])[: self.rules.bid_cards]
 
-    def _is_repeat(self, action: Commit | Reveal) -> bool:
+    def is_repeat(self, action: Commit | Reveal) -> bool:
         """Is this an exact repeat of a commit or reveal already applied (a retried request)?
 
         Without ``game`` only the current game is searched: in a match, a
         client that may retry late should name the game it means.
         """
-        g = self.game
+        g = self.progress.game
         if action.round == g.round and action.game in (None, g.number):
             # the current round (the usual case): only this round's move can be repeated
             if isinstance(action, Commit):
@@ -111,7 +114,7 @@ class Bidding(_Base):
         if number == g.number:  # (an earlier round: the current one was answered above)
             history, game_id = g.history, g.game_id
         elif 1 <= number < g.number:
-            past = self.games[number - 1]
+            past = self.progress.games[number - 1]
             history, game_id = past.history or (), past.result.game_id
         else:
             return False
@@ -121,32 +124,33 @@ class Bidding(_Base):
 
     # ------------------------------------------------------------ commit
 
-    def _check_commit(self, action: Commit, now: float) -> None:
-        self._check_seat(action.seat)
+    def check_commit(self, action: Commit, now: float) -> None:
+        self.check_seat(action.seat)
         commitments.check_commitment_format(action.commitment)
         self._check_game(action)
         self._check_round(action.round)
-        self._require_phase(Phase.COMMIT)
-        if action.seat in self.game.commitments:
+        self.require_phase(Phase.COMMIT)
+        g = self.progress.game
+        if action.seat in g.commitments:
             raise IllegalAction(
-                f"seat {action.seat} has already committed in round {self.game.round}; a commitment cannot change",
+                f"seat {action.seat} has already committed in round {g.round}; a commitment cannot change",
                 code="already_committed",
             )
 
-    def _do_commit(self, action: Commit, now: float, events: Events) -> None:
+    def commit(self, action: Commit, now: float, events: Events) -> None:
         # A commitment equal to another seat's is accepted like any other: refusing it would tell a
         # rival who guessed that seat's hash that the guess was right (an oracle), and the copy can
         # never be opened by the copier (the message names the seat), so it only wedges the copier,
         # whom the deadline (if any) removes.
-        g = self.game
+        g = self.progress.game
         g.commitments[action.seat] = action.commitment
         events.append(Committed(g.round, action.seat))
-        if not self.awaiting():
-            self._enter_phase(Phase.REVEAL, now, events)
+        if not self.progress.awaiting():
+            clock.enter_phase(self.rules, g, Phase.REVEAL, now, events)
 
     # ------------------------------------------------------------ reveal
 
-    def _check_reveal(self, action: Reveal, now: float) -> None:
+    def check_reveal(self, action: Reveal, now: float) -> None:
         """A reveal must open the seat's commitment.
 
         One that does not is refused: with the bid's own legality error when
@@ -159,12 +163,12 @@ class Bidding(_Base):
         record says why (``illegal``).  That is decided when the seat commits,
         so it gains nothing: it could have bid its lowest card anyway.
         """
-        g = self.game
-        self._check_seat(action.seat)
+        g = self.progress.game
+        self.check_seat(action.seat)
         commitments.check_salt(action.salt)
         self._check_game(action)
         self._check_round(action.round)
-        self._require_phase(Phase.REVEAL)
+        self.require_phase(Phase.REVEAL)
         if action.seat in g.reveals:
             raise IllegalAction(f"seat {action.seat} has already revealed in round {g.round}", code="already_revealed")
         cards = self._check_ranks_typed(action.cards)
@@ -178,60 +182,11 @@ class Bidding(_Base):
                 "these cards and salt do not hash to the seat's commitment for this game, round and seat"
             )
 
-    def _do_reveal(self, action: Reveal, now: float, events: Events) -> None:
-        g = self.game
+    def reveal(self, action: Reveal, events: Events) -> None:
+        """Keep the seat's opening (what follows when it is the last: the prize row's ``after_bids``)."""
+        g = self.progress.game
         g.reveals[action.seat] = Opening(tuple(action.cards), action.salt)
         events.append(Revealed(g.round, action.seat))
-        self._after_bids(now, events)
-
-    def _after_bids(self, now: float, events: Events) -> None:
-        """Called when a reveal (or a forfeit) may have completed the round's bids."""
-        if self.awaiting():  # (only ever called in the reveal phase)
-            return
-        if not self.game.row and self.rules.blind_reported:
-            # Blind at a real table: the face-down prize is turned up with the bids.
-            self._enter_phase(Phase.PRIZE, now, events)
-            return
-        self._resolve(now, events)
-
-    # ------------------------------------------------------------ leaving
-
-    def _check_resign(self, action: Resign, now: float) -> None:
-        self._check_seat(action.seat)
-
-    def _do_resign(self, action: Resign, now: float, events: Events) -> None:
-        if action.seat not in self.resigned:
-            self.resigned.append(action.seat)
-        events.append(Resigned(action.seat))
-        self._forfeit([action.seat], Departure.RESIGNED, now, events)
-
-    def _check_enforce_deadline(self, action: EnforceDeadline, now: float) -> None:
-        clock.check_enforceable(self, now)
-
-    def _do_enforce_deadline(self, action: EnforceDeadline, now: float, events: Events) -> None:
-        late = self.awaiting()
-        events.append(DeadlineEnforced(self.game.phase, tuple(late)))
-        self._forfeit(late, Departure.DEADLINE, now, events)
-
-    def _forfeit(self, seats: list[int], reason: Departure, now: float, events: Events) -> None:
-        g = self.game
-        for seat in seats:
-            g.forfeited[seat] = reason
-            g.commitments.pop(seat, None)
-            g.reveals.pop(seat, None)
-            events.append(Forfeited(seat, reason))
-        if len(self.active_seats()) <= 1:
-            self._end_game(now, events, forfeit=True)
-            return
-        if g.phase is Phase.COMMIT and not self.awaiting():
-            self._enter_phase(Phase.REVEAL, now, events)
-        elif g.phase is Phase.REVEAL:
-            self._after_bids(now, events)
-        elif g.phase in (Phase.CHOOSE, Phase.PRIZE) and g.chooser in seats:
-            # The chooser left (also while the table refills the row between its picks):
-            # the picks it was owed are lost, the row stays.
-            g.chooser, g.picks_owed = None, 0
-            self._next_round(now, events)
 
 
 def _repeats(record: RoundRecord, action: Commit | Reveal, game_id: Any) -> bool:

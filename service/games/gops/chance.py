@@ -9,7 +9,7 @@
   public from the start; a ``reported`` order is the table's, one prize at a time.
 
 Pure: no I/O.  The state machine calls :func:`commit_order` and :func:`fixed_order`; the referee
-calls :func:`supply` whenever the state needs chance.
+calls :func:`deal` whenever the state needs chance (:func:`service.games.gops.referee.supply`).
 """
 
 from __future__ import annotations
@@ -22,8 +22,6 @@ from service.games.gops.rules import PrizeOrder, Rules
 
 if TYPE_CHECKING:
     import random
-
-    from service.games.gops.state import Gops
 
 
 def fixed_order(rules: Rules) -> list[int] | None:
@@ -47,15 +45,3 @@ def deal(rules: Rules, rng: random.Random | None = None) -> DealPrizes:
     order = list(range(1, rules.ranks + 1))
     (rng or entropy.source()).shuffle(order)
     return DealPrizes(tuple(order), commitments.new_salt())
-
-
-def supply(state: Gops, at: float) -> list[tuple[int, DealPrizes]]:
-    """Deal every game that waits for its order (a match deals the next game as the last ends);
-    returns ``(game number, deal)`` for each, applied to ``state``."""
-    dealt: list[tuple[int, DealPrizes]] = []
-    while state.needs_chance:
-        action = deal(state.rules)
-        number = state.game.number
-        state.apply(action, now=at)
-        dealt.append((number, action))
-    return dealt

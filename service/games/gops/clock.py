@@ -1,23 +1,20 @@
 """Gops deadlines (``deadline_seconds``): when a phase's clock starts, when a seat is late, and
 whether a deadline may be enforced.
 
-Every entry into a timed phase (commit, reveal, choose: :attr:`Phase.timed`) restarts the clock;
-the other phases have none.  Once it has run out, the host or any seat still in the game may
-enforce it (:class:`~service.games.gops.actions.EnforceDeadline`): every seat the phase still waits for
-forfeits the game (:meth:`service.games.gops.bidding.Bidding._forfeit`) — a chooser loses the picks it
-was owed.  Used by the state machine and, through it, by the offline verifier.
+Every entry into a timed phase (commit, reveal, choose: :attr:`Phase.timed`) restarts the clock
+(:func:`enter_phase`); the other phases have none.  Once it has run out, the host or any seat still
+in the game may enforce it (:class:`~service.games.gops.actions.EnforceDeadline`): every seat the
+phase still waits for forfeits the game (:class:`service.games.gops.departures.Departures`) — a
+chooser loses the picks it was owed.  Pure functions of the rules and one :class:`Game`; the state
+machine asks them, and through it the offline verifier and the views.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from service.errors import IllegalAction
-from service.games.gops.records import Phase
+from service.games.gops.events import Events, PhaseEntered
+from service.games.gops.records import Game, Phase
 from service.games.gops.rules import Rules
-
-if TYPE_CHECKING:
-    from service.games.gops.state import Gops
 
 
 def deadline(rules: Rules, phase: Phase, since: float) -> float | None:
@@ -27,21 +24,23 @@ def deadline(rules: Rules, phase: Phase, since: float) -> float | None:
     return None
 
 
-def passed(state: Gops, now: float) -> bool:
-    """Has the current phase's deadline passed (and the game not over)?"""
-    at = state.game.deadline_at
-    return at is not None and now >= at and not state.over
+def enter_phase(rules: Rules, game: Game, phase: Phase, now: float, events: Events) -> None:
+    """``game`` enters ``phase`` at ``now``: its clock restarts (or stops, untimed)."""
+    game.phase = phase
+    game.deadline_at = deadline(rules, phase, now) if rules.deadline_seconds else None
+    events.append(PhaseEntered(phase, game.round, game.deadline_at))
 
 
-def late_seats(state: Gops, now: float) -> list[int]:
-    """The seats a passed deadline may be enforced on: those the phase still waits for."""
-    return state.awaiting() if passed(state, now) else []
+def passed(game: Game, now: float) -> bool:
+    """Has the phase's deadline passed?  (A game over has none.)"""
+    at = game.deadline_at
+    return at is not None and now >= at
 
 
-def check_enforceable(state: Gops, now: float) -> list[int]:
-    """The late seats, or why the deadline cannot be enforced now (``no_deadline``,
-    ``deadline_not_passed``, ``nobody_late``)."""
-    at = state.game.deadline_at
+def check_enforceable(game: Game, late: list[int], now: float) -> list[int]:
+    """``late`` (the seats the phase waits for), or why the deadline cannot be enforced now
+    (``no_deadline``, ``deadline_not_passed``, ``nobody_late``)."""
+    at = game.deadline_at
     if at is None:
         raise IllegalAction("this phase has no deadline", code="no_deadline")
     if now < at:
@@ -49,7 +48,6 @@ def check_enforceable(state: Gops, now: float) -> list[int]:
             f"the deadline has not passed yet ({at - now:.0f} s left)",
             code="deadline_not_passed", deadline_at=at,
         )
-    late = state.awaiting()
     if not late:
         raise IllegalAction("nobody is late", code="nobody_late")
     return late

@@ -18,7 +18,6 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from service.games.contract import bot_list
-from service.games.gops import clock
 from service.games.gops.records import Phase, frac_str
 from service.games.gops.rules import Visibility
 from service.games.gops.state import Gops
@@ -37,7 +36,7 @@ def view_clock(state: Gops, seat: int | None, now: float | None) -> bool:
     ``enforce_deadline`` (the public view takes nothing from it).  Two views of one state for a seat
     with the same answer here are the same (tests/gops/test_view_clock.py), so a view once made
     serves every read until this changes (:func:`service.api.views.shared_view`)."""
-    return seat is not None and now is not None and clock.passed(state, now)
+    return seat is not None and now is not None and state.deadline_passed(now)
 
 
 def view(state: Gops, seat: int | None = None, now: float | None = None,

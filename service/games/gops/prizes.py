@@ -1,9 +1,12 @@
 """The Gops prize row: dealing, turning up and reporting prizes, resolving a round, choosing.
 
-A mixin of :class:`service.games.gops.state.Gops` (``_check_*`` refuses and changes nothing, ``_do_*``
-applies a checked move in place).  With one prize in the middle the round's winner takes it and
-its carried pot; with open prizes (``open_prizes > 1``) the winner chooses, one pick per round
-won plus one per carried round, and the row is refilled between picks.
+:class:`PrizeRow` is one part of the state (:class:`service.games.gops.state.Gops`), reading the current
+game from the match's :class:`~service.games.gops.progress.MatchProgress` and asking its
+:class:`~service.games.gops.bidding.Bidding` what a bid may be (``check_*`` refuses and changes nothing;
+the other moves apply a checked move in place).  With one prize in the middle the round's winner takes
+it and its carried pot; with open prizes (``open_prizes > 1``) the winner chooses, one pick per round
+won plus one per carried round, and the row is refilled between picks.  The rounds run out (or the
+prizes do): the row ends the game through the match's progress, and starts the next game's first round.
 """
 
 from __future__ import annotations
@@ -11,86 +14,90 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import replace
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from service.games import commitments
 from service.errors import IllegalAction, InvalidAction, NotYourTurn
 from service.games.gops import chance, clock
 from service.games.gops.actions import ChoosePrize, DealPrizes, ReportPrize
-from service.games.gops.events import (
-    Events, PhaseEntered, PrizeChosen, PrizeReported, PrizesShuffled, PrizeTurned, RoundResolved,
-)
+from service.games.gops.bidding import Bidding
+from service.games.gops.events import Events, PrizeChosen, PrizeReported, PrizesShuffled, PrizeTurned, RoundResolved
+from service.games.gops.progress import MatchProgress
 from service.games.gops.records import Phase, RoundRecord, seal
-from service.games.gops.rules import PrizeOrder, Resolution, Unclaimed, rank_name
-
-if TYPE_CHECKING:
-    from service.games.gops.state import Gops
-
-    _Base = Gops
-else:
-    _Base = object
+from service.games.gops.rules import PrizeOrder, Resolution, Rules, Unclaimed, rank_name
 
 
-class PrizeRow(_Base):
+class PrizeRow:
+    """The prizes of the current game, and the rounds they are played for."""
+
+    __slots__ = ("rules", "progress", "bidding")
+
+    def __init__(self, rules: Rules, progress: MatchProgress, bidding: Bidding) -> None:
+        self.rules = rules
+        self.progress = progress
+        self.bidding = bidding
+
     # ------------------------------------------------------------ chance: the shuffled order
 
-    def _check_deal_prizes(self, action: DealPrizes, now: float) -> None:
-        self._require_phase(Phase.DEAL)
+    def check_deal(self, action: DealPrizes, now: float) -> None:
+        self.bidding.require_phase(Phase.DEAL)
         if sorted(action.order) != list(range(1, self.rules.ranks + 1)):
             raise InvalidAction("the prize order must list every rank once", code="invalid_prize_order")
         commitments.check_salt(action.salt)
 
-    def _do_deal_prizes(self, action: DealPrizes, now: float, events: Events) -> None:
-        g = self.game
+    def deal(self, action: DealPrizes, now: float, events: Events) -> None:
+        g = self.progress.game
         g.pile = list(action.order)
         g.prize_order = list(action.order)
         g.prize_salt = action.salt
         g.prize_commitment = chance.commit_order(g.game_id, g.prize_order, action.salt)
         events.append(PrizesShuffled(g.number, g.prize_commitment))
-        self._start_round(now, events)
+        self.start_round(now, events)
 
     # ------------------------------------------------------------ the table reports a prize
 
-    def _reportable(self) -> list[int]:
-        return [r for r in range(1, self.rules.ranks + 1) if r not in self.game.turned]
+    def reportable(self) -> list[int]:
+        turned = self.progress.game.turned
+        return [r for r in range(1, self.rules.ranks + 1) if r not in turned]
 
-    def _check_report_prize(self, action: ReportPrize, now: float) -> None:
-        self._require_phase(Phase.PRIZE)
+    def check_report(self, action: ReportPrize, now: float) -> None:
+        self.bidding.require_phase(Phase.PRIZE)
         rank = action.rank
         if not isinstance(rank, int) or not 1 <= rank <= self.rules.ranks:
             raise InvalidAction(f"{rank!r} is not a rank of this game (1..{self.rules.ranks})", code="no_such_rank")
-        if rank in self.game.turned:
+        if rank in self.progress.game.turned:
             raise IllegalAction(f"the prize {rank_name(rank)} has already been turned up", code="prize_already_seen")
 
-    def _do_report_prize(self, action: ReportPrize, now: float, events: Events) -> None:
-        g = self.game
+    def report(self, action: ReportPrize, now: float, events: Events) -> None:
+        g = self.progress.game
         g.turned.append(action.rank)
         g.row.append(action.rank)
         events.append(PrizeReported(g.round, action.rank if self.rules.prize_public else None))
         if g.chooser is not None:  # open prizes: the row refilled between a winner's picks
             if self._row_full():
-                self._enter_phase(Phase.CHOOSE, now, events)
-        elif g.reveals and not self.awaiting():  # blind: the bids are in, resolve now
+                clock.enter_phase(self.rules, g, Phase.CHOOSE, now, events)
+        elif g.reveals and not self.progress.awaiting():  # blind: the bids are in, resolve now
             self._resolve(now, events)
         elif self._row_full():
-            self._enter_phase(Phase.COMMIT, now, events)
+            clock.enter_phase(self.rules, g, Phase.COMMIT, now, events)
 
     def _row_full(self) -> bool:
-        return len(self.game.row) >= self.rules.open_prizes or len(self.game.turned) >= self.rules.ranks
+        g = self.progress.game
+        return len(g.row) >= self.rules.open_prizes or len(g.turned) >= self.rules.ranks
 
     # ------------------------------------------------------------ the winner chooses
 
-    def _check_choose_prize(self, action: ChoosePrize, now: float) -> None:
-        g = self.game
-        self._check_seat(action.seat)
-        self._require_phase(Phase.CHOOSE)
+    def check_choose(self, action: ChoosePrize, now: float) -> None:
+        g = self.progress.game
+        self.bidding.check_seat(action.seat)
+        self.bidding.require_phase(Phase.CHOOSE)
         if action.seat != g.chooser:
             raise NotYourTurn(f"seat {g.chooser} chooses the prize this round, not seat {action.seat}")
         if action.rank not in g.row:
             raise IllegalAction(f"{rank_name(action.rank)} is not in the open prizes row", code="prize_not_in_row")
 
-    def _do_choose_prize(self, action: ChoosePrize, now: float, events: Events) -> None:
-        g = self.game
+    def choose(self, action: ChoosePrize, now: float, events: Events) -> None:
+        g = self.progress.game
         g.row.remove(action.rank)
         g.won[action.seat].append(action.rank)
         g.scores[action.seat] += action.rank
@@ -106,29 +113,29 @@ class PrizeRow(_Base):
         if g.picks_owed <= 0 or not g.row:  # done, or no prize left anywhere to take
             g.picks_owed = 0
             g.chooser = None
-            self._next_round(now, events)
+            self.next_round(now, events)
 
     # ------------------------------------------------------------ rounds
 
-    def _enter_phase(self, phase: Phase, now: float, events: Events) -> None:
-        g = self.game
-        g.phase = phase
-        g.deadline_at = clock.deadline(self.rules, phase, now) if self.rules.deadline_seconds else None
-        events.append(PhaseEntered(phase, g.round, g.deadline_at))
-
-    def _start_round(self, now: float, events: Events) -> None:
-        g = self.game
+    def start_round(self, now: float, events: Events) -> None:
+        g = self.progress.game
         g.commitments, g.reveals = {}, {}
         if g.round > self.rules.rounds:
-            self._end_game(now, events)
+            self.end_game(now, events)
             return
         if not self.rules.blind_reported:
             if not self._fill_row(now, events):
                 return
             if not g.row:
-                self._end_game(now, events)
+                self.end_game(now, events)
                 return
-        self._enter_phase(Phase.COMMIT, now, events)
+        clock.enter_phase(self.rules, g, Phase.COMMIT, now, events)
+
+    def end_game(self, now: float, events: Events, forfeit: bool = False) -> None:
+        """The game is over (:meth:`MatchProgress.end_game`); when the next one begins with a known
+        prize order, its first round starts (what that turns up is not the move's: no events)."""
+        if self.progress.end_game(events, forfeit):
+            self.start_round(now, [])
 
     def _fill_row(self, now: float, events: Events) -> bool:
         """Turn prizes up until the row holds ``open_prizes`` of them (or every prize is up).
@@ -136,11 +143,11 @@ class PrizeRow(_Base):
         With a reported order the table turns them up: the game enters the
         ``prize`` phase and this returns False (the report goes on).
         """
-        g = self.game
+        g = self.progress.game
         open_prizes, ranks = self.rules.open_prizes, self.rules.ranks
         while len(g.row) < open_prizes and len(g.turned) < ranks:
             if self.rules.prize_order is PrizeOrder.REPORTED:
-                self._enter_phase(Phase.PRIZE, now, events)
+                clock.enter_phase(self.rules, g, Phase.PRIZE, now, events)
                 return False
             prize = g.pile.pop(0)
             g.turned.append(prize)
@@ -148,13 +155,24 @@ class PrizeRow(_Base):
             events.append(PrizeTurned(g.round, prize if self.rules.prize_public else None))
         return True
 
-    def _next_round(self, now: float, events: Events) -> None:
-        self.game.round += 1
-        self._start_round(now, events)
+    def next_round(self, now: float, events: Events) -> None:
+        self.progress.game.round += 1
+        self.start_round(now, events)
+
+    def after_bids(self, now: float, events: Events) -> None:
+        """Called when a reveal (or a forfeit) may have completed the round's bids."""
+        if self.progress.awaiting():  # (only ever called in the reveal phase)
+            return
+        g = self.progress.game
+        if not g.row and self.rules.blind_reported:
+            # Blind at a real table: the face-down prize is turned up with the bids.
+            clock.enter_phase(self.rules, g, Phase.PRIZE, now, events)
+            return
+        self._resolve(now, events)
 
     def _resolve(self, now: float, events: Events) -> None:
         """Every bid is in (and the prize known): who wins the round, and what they take."""
-        g = self.game
+        g = self.progress.game
         seats = sorted(g.reveals)
         # The commitments and reveals themselves are in the log; the record keeps their seals.
         # (The commitments are those of the same seats as the reveals: a seat that leaves takes both.)
@@ -163,20 +181,20 @@ class PrizeRow(_Base):
         illegal: dict[int, str] = {}
         for s in seats:
             played[s] = list(g.reveals[s].cards)
-            problem = self.bid_problem(s, played[s])
+            problem = self.bidding.bid_problem(s, played[s])
             if problem is not None:  # an opened but illegal bid: forfeited to the seat's lowest card(s)
-                played[s] = self.forfeited_bid(s)
+                played[s] = self.bidding.forfeited_bid(s)
                 illegal[s] = problem.code
-        self._settle(played, illegal, sealed, now, events)
+        self.settle(played, illegal, sealed, now, events)
 
-    def _settle(self, played: dict[int, list[int]], illegal: dict[int, str], sealed: dict[int, str] | None,
-                now: float, events: Events) -> None:
+    def settle(self, played: dict[int, list[int]], illegal: dict[int, str], sealed: dict[int, str] | None,
+               now: float, events: Events) -> None:
         """The round's bids decide it (``played``: each seat's legal cards, by seat; ``illegal``:
         the seats whose opened bid was forfeited, and why; ``sealed``: the seals of the bids, none
         in a simulation): the bids are spent, the pot or the choice awarded, the round recorded and
         the game moves on.  The one resolution of the rules (:meth:`_resolve` and
         :meth:`~service.games.gops.state.Gops.play_bids` call it)."""
-        g = self.game
+        g = self.progress.game
         for s, bid in played.items():
             for c in bid:  # each seat's bid is spent from its own hand only
                 g.hands[s].remove(c)
@@ -188,14 +206,14 @@ class PrizeRow(_Base):
         events.append(RoundResolved(record))
         g.history.append(record)
         if g.chooser is not None and g.picks_owed > 0:
-            self._enter_phase(Phase.CHOOSE, now, events)
+            clock.enter_phase(self.rules, g, Phase.CHOOSE, now, events)
         else:
-            self._next_round(now, events)
+            self.next_round(now, events)
 
     def _award_pot(self, winners: list[int]) -> dict[str, Any]:
         """One prize in the middle: the winner(s) take it and the carried pot; nobody won:
         :meth:`_unclaimed`.  Returns what the round record says of it."""
-        g = self.game
+        g = self.progress.game
         pot = g.carry + g.row
         g.row, g.carry = [], []
         if not winners:
@@ -211,12 +229,12 @@ class PrizeRow(_Base):
         """Open prizes: a single winner chooses from the row, one pick for the round and one per
         carried round.  A tie (also under ``split``, which cannot split a choice) takes nothing,
         so the record names no winner: :meth:`_unclaimed`.  Returns what the round record says."""
-        g = self.game
+        g = self.progress.game
         row = tuple(g.row)
         if len(winners) != 1:
             return {"row": row, "winners": (), **self._unclaimed([])}
         g.chooser = winners[0]
-        # Every pick owed is taken: the row is refilled between picks (see _do_choose_prize).
+        # Every pick owed is taken: the row is refilled between picks (see choose).
         g.picks_owed = 1 + g.carried_rounds
         g.carried_rounds = 0
         return {"row": row, "picks": g.picks_owed}
@@ -227,7 +245,7 @@ class PrizeRow(_Base):
         round, when there is no next winner.  Otherwise one prize in the middle is set aside, and
         open prizes stay in the row.  Returns what the round record says: ``carried`` (with
         ``carryover`` and open prizes, ``false`` after the last round), or ``set_aside``."""
-        g = self.game
+        g = self.progress.game
         carryover = self.rules.unclaimed is Unclaimed.CARRYOVER
         carries = carryover and g.round < self.rules.rounds
         if self.rules.open_prizes > 1:

@@ -1,26 +1,19 @@
-"""Gops match progress: beginning a game, ending it (its result), and whether the match goes on.
+"""Gops match progress: the game being played, the games played, who resigned, and the result.
 
-A mixin of :class:`service.games.gops.state.Gops`.  A game ends when its rounds are played (or no prize
-is left to turn up) or when at most one seat is left (``termination: forfeit``, the survivor wins).
-The match then ends by its format (:class:`~service.games.gops.rules.MatchFormat`), or the next game
-begins with its own ``game_id`` (``<id>-<n>``), hands and prize order.
+:class:`MatchProgress` holds them for the state (:class:`service.games.gops.state.Gops`) and knows who
+is still in the game and whom its phase waits for.  It begins a game, ends it (its result), and says
+whether the match goes on.  A game ends when its rounds are played (or no prize is left to turn up)
+or when at most one seat is left (``termination: forfeit``, the survivor wins).  The match then ends
+by its format (:class:`~service.games.gops.rules.MatchFormat`), or the next game begins with its own
+``game_id`` (``<id>-<n>``), hands and prize order.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from service.games.gops import chance
 from service.games.gops.events import Events, GameOver, GameStarted, MatchOver, SingleGameResult
 from service.games.gops.records import Departure, Game, GameResult, MatchResult, Phase, PlayedGame, Termination
-from service.games.gops.rules import MatchFormat, PrizeOrder, Tiebreak
-
-if TYPE_CHECKING:
-    from service.games.gops.state import Gops
-
-    _Base = Gops
-else:
-    _Base = object
+from service.games.gops.rules import MatchFormat, MatchRules, PrizeOrder, Rules, Tiebreak
 
 
 def _argmax(values: list, among: list[int]) -> list[int]:
@@ -28,8 +21,49 @@ def _argmax(values: list, among: list[int]) -> list[int]:
     return [s for s in among if values[s] == best]
 
 
-class MatchProgress(_Base):
-    def _begin_game(self, number: int, now: float) -> None:
+class MatchProgress:
+    """One match (a single game is a match of one): its current ``game``, the records of the finished
+    ``games`` (never changed once made), the seats that ``resigned`` and, once over, the ``result``."""
+
+    __slots__ = ("id", "rules", "match", "game", "games", "resigned", "result", "seats")
+
+    def __init__(self, id: str, rules: Rules, match: MatchRules, game: Game, games: list[PlayedGame],
+                 resigned: list[int], result: MatchResult | None) -> None:
+        self.id = id
+        self.rules = rules
+        self.match = match
+        self.game = game
+        self.games = games
+        self.resigned = resigned
+        self.result = result
+        self.seats = tuple(range(rules.players))
+
+    # ---------------------------------------------------------------- who is in, who is awaited
+
+    def active_seats(self) -> list[int]:
+        forfeited = self.game.forfeited
+        return [s for s in self.seats if s not in forfeited]
+
+    def awaiting(self) -> list[int]:
+        """Seats whose action the current phase is waiting for."""
+        g = self.game
+        if self.result is not None:
+            return []
+        if g.phase is Phase.COMMIT:
+            done = g.commitments
+        elif g.phase is Phase.REVEAL:
+            done = g.reveals
+        elif g.phase is Phase.CHOOSE and g.chooser is not None:
+            return [g.chooser]
+        else:
+            return []
+        return [s for s in self.active_seats() if s not in done]
+
+    # ---------------------------------------------------------------- a game begins, a game ends
+
+    def begin_game(self, number: int) -> bool:
+        """Deal game ``number``'s hands; True when its prize order is known (fixed or reported) and
+        its first round must start, False when it waits for the referee's shuffled order."""
         rules = self.rules
         game_id = self.id if self.match.format == MatchFormat.SINGLE else f"{self.id}-{number}"
         g = Game(game_id=game_id, number=number)
@@ -40,13 +74,15 @@ class MatchProgress(_Base):
         self.game = g
         if rules.prize_order == PrizeOrder.SHUFFLED:
             g.phase = Phase.DEAL  # the referee supplies the order with DealPrizes
-            return
+            return False
         order = chance.fixed_order(rules)  # None: reported at the table
         g.pile = order or []
         g.prize_order = list(order) if order else None
-        self._start_round(now, [])
+        return True
 
-    def _end_game(self, now: float, events: Events, forfeit: bool = False) -> None:
+    def end_game(self, events: Events, forfeit: bool = False) -> bool:
+        """The current game is over: its result, then the match's.  True when the next game began
+        with a known prize order (its first round is to start)."""
         g = self.game
         survivors = self.active_seats()
         g.set_aside.extend(g.carry)
@@ -71,43 +107,48 @@ class MatchProgress(_Base):
         g.deadline_at = None
         events.append(GameOver(g.result))
         self.games.append(PlayedGame(g.result, tuple(g.history)))
-        self._after_game(now, events)
+        return self._after_game(events)
 
-    def _after_game(self, now: float, events: Events) -> None:
+    def _after_game(self, events: Events) -> bool:
         match = self.match
         players = range(self.rules.players)
         eligible = [s for s in players if s not in self.resigned]
         totals = [sum(p.result.scores[s] for p in self.games) for s in players]
         wins = [sum(1 for p in self.games if p.result.winners == (s,)) for s in players]
         played = len(self.games)
-        winners: list[int] | None = None
+        winners = self._match_winners(eligible, totals, wins, played)
+        if winners is None:
+            starts = self.begin_game(played + 1)
+            events.append(GameStarted(played + 1, self.game.game_id))
+            return starts
+        self.result = MatchResult(match.format, played, tuple(winners), tuple(totals), tuple(wins))
+        events.append((SingleGameResult if match.format == MatchFormat.SINGLE else MatchOver)(self.result))
+        return False
+
+    def _match_winners(self, eligible: list[int], totals: list, wins: list[int], played: int) -> list[int] | None:
+        """The match's winners after ``played`` games, or ``None`` while it goes on."""
+        match = self.match
         if len(eligible) <= 1:
-            winners = eligible
-        elif match.format == MatchFormat.SINGLE:
-            winners = list(self.games[-1].result.winners)
-        elif match.format == MatchFormat.CUMULATIVE:
-            if played >= match.games:
-                winners = _argmax(totals, eligible)
-        elif match.format == MatchFormat.BEST_OF:
+            return eligible
+        if match.format == MatchFormat.SINGLE:
+            return list(self.games[-1].result.winners)
+        if match.format == MatchFormat.CUMULATIVE:
+            return _argmax(totals, eligible) if played >= match.games else None
+        if match.format == MatchFormat.BEST_OF:
             remaining = max(0, match.games - played)
             ranked = sorted((wins[s] for s in eligible), reverse=True)
             if ranked[0] > ranked[1] + remaining:
-                winners = _argmax(wins, eligible)
-            elif played >= match.games:
+                return _argmax(wins, eligible)
+            if played >= match.games:
                 leaders = _argmax(wins, eligible)
                 if len(leaders) == 1:
-                    winners = leaders
-                elif match.tiebreak == Tiebreak.TOTAL_POINTS:
-                    winners = _argmax(totals, leaders)
+                    return leaders
+                if match.tiebreak == Tiebreak.TOTAL_POINTS:
+                    return _argmax(totals, leaders)
                 # extra_game: keep playing until one player has more wins than everyone
-        elif match.format == MatchFormat.TARGET:
-            if max(totals[s] for s in eligible) >= match.target:
-                leaders = _argmax(totals, eligible)
-                if len(leaders) == 1:
-                    winners = leaders
-        if winners is None:
-            self._begin_game(played + 1, now)
-            events.append(GameStarted(played + 1, self.game.game_id))
-            return
-        self.result = MatchResult(match.format, played, tuple(winners), tuple(totals), tuple(wins))
-        events.append((SingleGameResult if match.format == MatchFormat.SINGLE else MatchOver)(self.result))
+            return None
+        if match.format == MatchFormat.TARGET and max(totals[s] for s in eligible) >= match.target:
+            leaders = _argmax(totals, eligible)
+            if len(leaders) == 1:
+                return leaders
+        return None

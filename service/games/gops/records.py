@@ -9,7 +9,7 @@ record leaves out its ``None`` fields); ``from_dict()`` reads it back.
 
 A round's commitments and reveals are kept once, in the game's log (the transcript).  Its record
 keeps ``sealed`` instead: by seat, the first :data:`SEAL_HEX` hex digits (64 bits) of each opened
-commitment, all the referee needs to recognise a retry of a past round (``Bidding._is_repeat``).
+commitment, all the referee needs to recognise a retry of a past round (``Bidding.is_repeat``).
 Records of the older stored form carry the full ``commitments`` and ``reveals`` instead, read and
 written back as they are; simulated rounds (``Gops.play_bids``) have neither.  A view's history and
 ``round_resolved`` leave all three out (``to_dict(public=True)``); a transcript's past games carry

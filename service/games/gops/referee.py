@@ -5,7 +5,7 @@ The functions every referee module has (:mod:`service.games.contract`), and Gops
 "state", "bots", "bot_bids", "created_at", "updated_at"}`` and the ``auth`` the caller adds;
 ``state`` is :meth:`Gops.to_dict`.  Every change is logged as transcript entries ``{"version",
 "at", "by", "game", "round", "action"}`` — the move, then the referee's deals it called for
-(:func:`service.games.gops.chance.supply`) and the bots' moves it made due, all at one version.
+(:func:`supply`) and the bots' moves it made due, all at one version.
 
 **Bots** (docs/bots.md).  ``bots`` maps a seat the referee plays (``"1"``) to its level; each bot's
 move is made in the request that made it due (:func:`_bot_moves`), decided from its seat's view alone.
@@ -22,7 +22,7 @@ from service.errors import IllegalAction
 from service.games import commitments, entropy
 from service.games.contract import Action, Applied, bot_list, check_bots, pause
 from service.games.gops import bot, chance, observer
-from service.games.gops.actions import ChoosePrize, Commit, EnforceDeadline, Reveal, action_to_dict
+from service.games.gops.actions import ChoosePrize, Commit, DealPrizes, EnforceDeadline, Reveal, action_to_dict
 from service.games.gops.rules import MatchFormat, MatchRules, Rules, make_match_rules, make_rules
 from service.games.gops.state import Gops
 
@@ -35,8 +35,20 @@ def entry(version: int, at: float, by: str, action: Action | dict[str, Any], gam
     return {"version": version, "at": at, "by": by, "game": game, "round": round, "action": data}
 
 
+def supply(state: Gops, at: float) -> list[tuple[int, DealPrizes]]:
+    """Deal every game that waits for its order (:func:`service.games.gops.chance.deal`; a match deals
+    the next game as the last ends); returns ``(game number, deal)`` for each, applied to ``state``."""
+    dealt: list[tuple[int, DealPrizes]] = []
+    while state.needs_chance:
+        action = chance.deal(state.rules)
+        number = state.game.number
+        state.apply(action, now=at)
+        dealt.append((number, action))
+    return dealt
+
+
 def _deals(state: Gops, at: float, version: int) -> list[dict[str, Any]]:
-    return [entry(version, at, "referee", deal, number) for number, deal in chance.supply(state, at)]
+    return [entry(version, at, "referee", deal, number) for number, deal in supply(state, at)]
 
 
 def check_options(options: dict[str, Any]) -> tuple[Rules, MatchRules]:

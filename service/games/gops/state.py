@@ -3,16 +3,19 @@
 :class:`Gops` is built with :meth:`Gops.new` and fed actions with :meth:`Gops.apply`, which checks
 the action completely (:meth:`Gops.verify`) *before* changing anything, then applies it in place
 and returns the public events.  A refused action leaves the state exactly as it was; nothing is
-copied per action.  The moves live in three mixins along the game's seams:
+copied per action.  The state holds one object per seam of the game, each importing only those
+below it (none imports the state):
 
-* :class:`~service.games.gops.bidding.Bidding` — commit, reveal, resign, a deadline forfeit;
+* :class:`~service.games.gops.progress.MatchProgress` — the current game, the games played, who
+  resigned, the result; who is in and awaited; a game's beginning and end, the match's;
+* :class:`~service.games.gops.bidding.Bidding` — what a bid may be, commit, reveal, retries;
 * :class:`~service.games.gops.prizes.PrizeRow` — the deal, turning up / reporting / choosing prizes,
   resolving a round, ties and carry-over;
-* :class:`~service.games.gops.progress.MatchProgress` — a game's end, its result, the match.
+* :class:`~service.games.gops.departures.Departures` — resign, a deadline forfeit;
 
-Chance is an explicit action (:class:`DealPrizes`), so a game replays exactly from its recorded
-actions (:func:`replay`).  Scores are whole numbers, exact :class:`fractions.Fraction` values once
-a prize is split.
+and the deadlines are :mod:`~service.games.gops.clock`'s.  Chance is an explicit action
+(:class:`DealPrizes`), so a game replays exactly from its recorded actions (:func:`replay`).  Scores
+are whole numbers, exact :class:`fractions.Fraction` values once a prize is split.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from service.errors import GameOver, IllegalAction, InvalidAction, InvalidOption
 from service.games.gops import clock
 from service.games.gops.actions import ChoosePrize, Commit, DealPrizes, EnforceDeadline, ReportPrize, Resign, Reveal, action_from_dict
 from service.games.gops.bidding import Bidding
+from service.games.gops.departures import Departures
 from service.games.gops.events import Events
 from service.games.gops.prizes import PrizeRow
 from service.games.gops.progress import MatchProgress
@@ -33,7 +37,7 @@ from service.games.gops.records import Game, MatchResult, Phase, PlayedGame
 from service.games.gops.rules import MatchRules, Rules
 
 
-class Gops(Bidding, PrizeRow, MatchProgress):
+class Gops:
     """One Gops game, or a match of several (see the module's docstring)."""
 
     def __init__(
@@ -49,11 +53,22 @@ class Gops(Bidding, PrizeRow, MatchProgress):
         self.id = id
         self.rules = rules
         self.match = match
-        self.game = game
         self.games = games or []  # records of the finished games of the match (never changed once made)
         self.resigned = resigned or []
-        self.result = result  # the match (or single game) result, once over
-        self._seats = tuple(range(rules.players))
+        self.progress = MatchProgress(id, rules, match, game, self.games, self.resigned, result)
+        self.bidding = Bidding(rules, self.progress)
+        self.prizes = PrizeRow(rules, self.progress, self.bidding)
+        self.departures = Departures(rules, self.progress, self.bidding, self.prizes)
+
+    @property
+    def game(self) -> Game:
+        """The game being played (or the last one, once the match is over)."""
+        return self.progress.game
+
+    @property
+    def result(self) -> MatchResult | None:
+        """The match (or single game) result, once over."""
+        return self.progress.result
 
     # ---------------------------------------------------------------- building
 
@@ -63,8 +78,9 @@ class Gops(Bidding, PrizeRow, MatchProgress):
             raise InvalidOptions("game ids use only [A-Za-z0-9_-]")
         rules = rules.validate()
         match = _SINGLE_GAME if match is None else match.validate()
-        state = cls(id, rules, match, None)  # type: ignore[arg-type]  # _begin_game makes the game
-        state._begin_game(1, now)
+        state = cls(id, rules, match, None)  # type: ignore[arg-type]  # begin_game makes the game
+        if state.progress.begin_game(1):
+            state.prizes.start_round(now, [])
         return state
 
     def to_dict(self) -> dict[str, Any]:
@@ -106,7 +122,7 @@ class Gops(Bidding, PrizeRow, MatchProgress):
 
     @property
     def over(self) -> bool:
-        return self.result is not None
+        return self.progress.result is not None
 
     @property
     def phase(self) -> Phase:
@@ -115,10 +131,11 @@ class Gops(Bidding, PrizeRow, MatchProgress):
     @property
     def needs_chance(self) -> bool:
         """True when the referee must supply the shuffled prize order (:class:`DealPrizes`)."""
-        return self.result is None and self.game.phase is Phase.DEAL
+        progress = self.progress
+        return progress.result is None and progress.game.phase is Phase.DEAL
 
     def active_seats(self) -> list[int]:
-        return [s for s in self._seats if s not in self.game.forfeited]
+        return self.progress.active_seats()
 
     def seat_out(self, seat: int) -> bool:
         """Has ``seat`` resigned (the match) or forfeited this game?"""
@@ -126,35 +143,33 @@ class Gops(Bidding, PrizeRow, MatchProgress):
 
     def awaiting(self) -> list[int]:
         """Seats whose action the current phase is waiting for."""
-        g = self.game
-        if self.result is not None:
-            return []
-        if g.phase is Phase.COMMIT:
-            done = g.commitments
-        elif g.phase is Phase.REVEAL:
-            done = g.reveals
-        elif g.phase is Phase.CHOOSE and g.chooser is not None:
-            return [g.chooser]
-        else:
-            return []
-        return [s for s in self.active_seats() if s not in done]
+        return self.progress.awaiting()
 
     def current_game_id(self) -> str:
         return self.game.game_id
 
     def deadline_passed(self, now: float) -> bool:
-        return clock.passed(self, now)
+        """Has the current phase's deadline passed (and the game not over)?"""
+        return clock.passed(self.game, now) and not self.over
+
+    def late_seats(self, now: float) -> list[int]:
+        """The seats a passed deadline may be enforced on: those the phase still waits for."""
+        return self.awaiting() if self.deadline_passed(now) else []
+
+    def bid_problem(self, seat: int, cards: Iterable[int]) -> RefereeError | None:
+        """Why ``cards`` is not a legal bid for ``seat`` now (:meth:`Bidding.bid_problem`), or ``None``."""
+        return self.bidding.bid_problem(seat, cards)
 
     def legal_actions(self, seat: int | None, now: float | None = None) -> list[LegalAction]:
         """What ``seat`` may do next (``None``: the host / the table); empty when nothing (it is
         someone else's move, or the game is over).  ``now``: offer ``enforce_deadline`` once a
         deadline has passed (without it, the clock is not consulted)."""
-        g = self.game
-        if self.result is not None:
+        g = self.progress.game
+        if self.progress.result is not None:
             return []
         out: list[LegalAction] = []
         seated = seat is not None and seat not in g.forfeited
-        if seated and seat in self.awaiting():
+        if seated and seat in self.progress.awaiting():
             if g.phase is Phase.COMMIT:
                 out.append(LegalAction("commit", round=g.round, cards=self.rules.bid_cards, hand=g.hands[seat]))
             elif g.phase is Phase.REVEAL:
@@ -163,8 +178,8 @@ class Gops(Bidding, PrizeRow, MatchProgress):
                 out.append(LegalAction("choose_prize", ranks=sorted(g.row), picks=g.picks_owed))
         if seat is None or seated:
             if g.phase is Phase.PRIZE:
-                out.append(LegalAction("report_prize", ranks=self._reportable()))
-            if now is not None and clock.late_seats(self, now):
+                out.append(LegalAction("report_prize", ranks=self.prizes.reportable()))
+            if now is not None and self.late_seats(now):
                 out.append(LegalAction("enforce_deadline"))
         if seated:
             out.append(LegalAction("resign"))
@@ -203,7 +218,7 @@ class Gops(Bidding, PrizeRow, MatchProgress):
         An exact repeat of a commit or reveal already applied returns no events (a retried request
         changes nothing); every other action applied causes at least one event.
         """
-        if isinstance(action, (Commit, Reveal)) and self._is_repeat(action):
+        if isinstance(action, (Commit, Reveal)) and self.bidding.is_repeat(action):
             return []
         self.verify(action, seat=seat, now=now)
         _, do = _STEPS[type(action)]
@@ -218,35 +233,36 @@ class Gops(Bidding, PrizeRow, MatchProgress):
 
         For strategy bots' playouts on their own copy of a state (never the referee's: nothing is
         committed, so nothing could be verified; the round record has no ``sealed``).  ``bids``
-        maps every seat still in the game to its cards.  Resolved by :meth:`_settle`, as a
+        maps every seat still in the game to its cards.  Resolved by :meth:`PrizeRow.settle`, as a
         completed reveal is: the same scores, hands, prizes, record and events.  Refused, changing
         nothing: a game over or not in the commit phase, a round some seat already committed to,
         blind reported prizes (the prize is reported after the bids), bids not for exactly the
         seats in the game (``invalid_action``), an illegal bid (its :meth:`bid_problem`).
         """
-        if self.result is not None:
+        progress = self.progress  # (a bot's playouts call this in their inner loop)
+        if progress.result is not None:
             raise GameOver("the game is over")
-        g = self.game
+        g = progress.game
         if g.phase is not Phase.COMMIT:
-            self._require_phase(Phase.COMMIT)
+            self.bidding.require_phase(Phase.COMMIT)
         if g.commitments:
             raise IllegalAction("some seats have already committed in this round", code="already_committed")
         if self.rules.blind_reported:
             raise WrongPhase("blind reported prizes are reported after the bids: commit and reveal",
                              phase=str(g.phase))
-        seats = self.active_seats()
+        seats = progress.active_seats()
         if len(bids) != len(seats):
             raise InvalidAction(f"the bids must be those of the seats in the game, {seats}")
         played = {}
         for s in seats:
             if s not in bids:
                 raise InvalidAction(f"the bids must be those of the seats in the game, {seats}")
-            problem = self.bid_problem(s, bids[s])
+            problem = self.bidding.bid_problem(s, bids[s])
             if problem is not None:
                 raise problem
             played[s] = list(bids[s])
         events: Events = []
-        self._settle(played, {}, None, now, events)
+        self.prizes.settle(played, {}, None, now, events)
         return events
 
 
@@ -254,14 +270,26 @@ _SINGLE_GAME = MatchRules().validate()  # the default match (MatchRules are froz
 
 _Check = Callable[[Gops, Any, float], None]
 _Do = Callable[[Gops, Any, float, Events], None]
+
+
+def _revealed(state: Gops, action: Reveal, now: float, events: Events) -> None:
+    state.bidding.reveal(action, events)
+    state.prizes.after_bids(now, events)
+
+
+# Each action's check (changes nothing) and move, by the part of the state that owns it.  (A table
+# of the class, not of each state: a state holding its own bound methods would be a reference cycle,
+# freed only by the garbage collector.)
 _STEPS: dict[type, tuple[_Check, _Do]] = {
-    DealPrizes: (Gops._check_deal_prizes, Gops._do_deal_prizes),
-    Commit: (Gops._check_commit, Gops._do_commit),
-    Reveal: (Gops._check_reveal, Gops._do_reveal),
-    ReportPrize: (Gops._check_report_prize, Gops._do_report_prize),
-    ChoosePrize: (Gops._check_choose_prize, Gops._do_choose_prize),
-    Resign: (Gops._check_resign, Gops._do_resign),
-    EnforceDeadline: (Gops._check_enforce_deadline, Gops._do_enforce_deadline),
+    DealPrizes: (lambda s, a, now: s.prizes.check_deal(a, now), lambda s, a, now, ev: s.prizes.deal(a, now, ev)),
+    Commit: (lambda s, a, now: s.bidding.check_commit(a, now), lambda s, a, now, ev: s.bidding.commit(a, now, ev)),
+    Reveal: (lambda s, a, now: s.bidding.check_reveal(a, now), _revealed),
+    ReportPrize: (lambda s, a, now: s.prizes.check_report(a, now), lambda s, a, now, ev: s.prizes.report(a, now, ev)),
+    ChoosePrize: (lambda s, a, now: s.prizes.check_choose(a, now), lambda s, a, now, ev: s.prizes.choose(a, now, ev)),
+    Resign: (lambda s, a, now: s.departures.check_resign(a, now),
+             lambda s, a, now, ev: s.departures.resign(a, now, ev)),
+    EnforceDeadline: (lambda s, a, now: s.departures.check_enforce_deadline(a, now),
+                      lambda s, a, now, ev: s.departures.enforce_deadline(a, now, ev)),
 }
 
 

@@ -7,6 +7,7 @@ A shuffled prize order is checked against the commitment published when its game
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any
 
 from service.errors import RefereeError
@@ -15,9 +16,10 @@ from service.games.gops import rules as gops_rules
 from service.games.gops import state as gops_state
 from service.games.gops.actions import action_from_dict
 from service.games.gops.chance import fixed_order
+from service.games.gops.schemas import GopsTranscriptSchema
+from service.games.schemas import shape_problems
 from service.games.verification import (
-    Report, check_copied, check_entry_order, engine_applies, listed_bots, _short, _is_int, _is_number,
-    _diff,
+    Report, check_copied, check_entry_order, engine_applies, listed_bots, _short, _is_int, _diff,
 )
 
 
@@ -62,10 +64,6 @@ def _check_by(report: Report, where: str, entry: dict[str, Any], players: int, b
             report.problem(f"{where}: made by {by!r}, but a {kind} comes from the host or a seat of this game")
 
 
-_FIELDS = {"version": _is_int, "game": _is_int, "round": _is_int, "at": _is_number,
-           "by": lambda by: isinstance(by, str)}
-
-
 def _version_rule(index: int, where: str, entry: dict[str, Any], previous_version: int) -> str | None:
     """Only the referee's deal and a bot's move share the version of the action that triggered them."""
     if entry["version"] == previous_version and entry["action"]["type"] != "deal_prizes" \
@@ -80,142 +78,183 @@ def _game_id(transcript_id: str, match_format: str, number: int) -> str:
 
 
 def verify_gops(transcript: dict[str, Any], prize_commitments: dict[int, str] | None = None) -> Report:
-    """Check a Gops transcript; every problem found is a line of ``report.problems``."""
+    """Check a Gops transcript; every problem found is a line of ``report.problems``.
+
+    The transcript is first loaded through the schema the API publishes it with
+    (:class:`~service.games.gops.schemas.GopsTranscriptSchema`): one that is not in that form is
+    reported field by field and checked no further.  Then the game: the create entry and rules, the
+    replay with every reveal against its commitment, the prize orders, the result."""
     tid = transcript.get("id")
     report = Report("gops", str(tid))
-    given = dict(prize_commitments or {})
-
-    # ---- the envelope
     if not isinstance(tid, str) or not commitments.ID_PATTERN.match(tid):
         report.problem(f"id: {tid!r} is not a game id ([A-Za-z0-9_-], 1..64 characters)")
         return report
-    if transcript.get("complete") is not True:
+    report.problems += shape_problems(GopsTranscriptSchema(), transcript, "")
+    if not report.ok:
+        return report
+    if transcript["complete"] is not True:
         report.problem(
-            f"complete: is {transcript.get('complete')!r}, not true — the transcript was exported before the "
+            f"complete: is {transcript['complete']!r}, not true — the transcript was exported before the "
             "game was over, so secrets are withheld and there is no result to check")
-    entries = transcript.get("entries")
-    if not isinstance(entries, list) or not entries:
+    entries = transcript["entries"]
+    if not entries:
         report.problem("entries: missing or empty; a transcript starts with the create entry")
         return report
-    top_version = transcript.get("version")
-    if not _is_int(top_version):
-        report.problem(f"version: {top_version!r} is not an integer")
+    shaped = check_entry_order(report, entries, transcript["version"], _where, _version_rule)
+    replay = _create(report, transcript, entries, shaped)
+    if replay is None:
+        return report
+    replay.run(report)
+    recorded_games = transcript["result"]["games"] if transcript["result"] is not None else None
+    _check_prize_orders(report, replay, entries, dict(prize_commitments or {}), recorded_games)
+    if replay.ok:
+        _check_result(report, replay.state, transcript["result"])
+    if report.ok:
+        report.summary = _summary(transcript, replay)
+    return report
 
-    # ---- every entry's shape, version order and time order
-    shaped = check_entry_order(report, entries, top_version, _where, _FIELDS, _version_rule)
 
-    # ---- the create entry and the rules
+def _create(report: Report, transcript: dict[str, Any], entries: list[dict[str, Any]],
+            shaped: list[tuple[int, dict[str, Any]]]) -> _Replay | None:
+    """The create entry, the rules and match it made and the bots it lists: the replay's start, or
+    ``None`` (and the problem) when there is nothing to replay."""
     first_index, first = (shaped[0] if shaped else (1, entries[0]))
     if not shaped or first_index != 1 or first["action"]["type"] != "create":
         report.problem(f"{_where(1, entries[0])}: the first entry must be the create entry")
-        return report
-    creates = [i for i, e in shaped[1:] if e["action"]["type"] == "create"]
-    for i in creates:
+        return None
+    for i, _ in (e for e in shaped[1:] if e[1]["action"]["type"] == "create"):
         report.problem(f"{_where(i, entries[i - 1])}: a second create entry")
-    if first.get("by") != "host":
-        report.problem(f"{_where(1, first)}: made by {first.get('by')!r}, but games are created by the host")
+    if first["by"] != "host":
+        report.problem(f"{_where(1, first)}: made by {first['by']!r}, but games are created by the host")
     check_copied(report, transcript, first["action"], "rules", "match")
     try:
         rules = gops_rules.Rules.from_dict(first["action"]["rules"]).validate()
         match = gops_rules.MatchRules.from_dict(first["action"]["match"]).validate()
     except (RefereeError, TypeError, KeyError, AttributeError, ValueError) as exc:
         report.problem(f"{_where(1, first)}: the rules/match are not valid Gops rules: {exc}")
-        return report
-
+        return None
     bots = listed_bots(report, _where(1, first), first["action"].get("bots", []), rules.players, "game")
-
-    # ---- replay, entry by entry, with independent commitment checks alongside
     try:
-        state = gops_state.Gops.new(tid, rules, match, now=first["at"])
+        state = gops_state.Gops.new(transcript["id"], rules, match, now=first["at"])
     except RefereeError as exc:
         report.problem(f"the engine refuses to create this game: {exc}")
-        return report
+        return None
+    return _Replay(transcript["id"], rules, match, bots, state, shaped)
 
-    replay_ok = _dealt_next(report, _where(1, first), state, first, shaped, 1)
-    bids: dict[tuple[int, int, int], tuple[str, int]] = {}  # (game, round, seat) -> commitment, entry #
-    deals: dict[int, dict[str, Any]] = {}  # game -> {"order", "salt", "index"}
-    turned: dict[int, list[int]] = {}
-    for index, entry in shaped:
-        if entry["action"]["type"] == "deal_prizes":
-            if entry["game"] in deals:
+
+@dataclass
+class _Replay:
+    """The replay of a transcript's entries on the engine, with the independent checks alongside:
+    who made each entry, each reveal against its seat's commitment, the deals and the prizes turned."""
+
+    tid: str
+    rules: gops_rules.Rules
+    match: gops_rules.MatchRules
+    bots: set[int]
+    state: gops_state.Gops
+    shaped: list[tuple[int, dict[str, Any]]]
+    ok: bool = True
+    # (game, round, seat) -> the commitment and the entry # that made it
+    bids: dict[tuple[int, int, int], tuple[Any, int]] = field(default_factory=dict)
+    deals: dict[int, dict[str, Any]] = field(default_factory=dict)  # game -> {"order", "salt", "index"}
+    turned: dict[int, list[int]] = field(default_factory=dict)
+    reveals_checked: int = 0
+
+    def run(self, report: Report) -> None:
+        self._collect_deals(report)
+        first_index, first = self.shaped[0]
+        self.ok = _dealt_next(report, _where(first_index, first), self.state, first, self.shaped, 1)
+        for position, (index, entry) in enumerate(self.shaped[1:] if self.ok else [], 1):
+            self.ok = self._apply(report, index, entry)
+            if not self.ok or not _dealt_next(report, _where(index, entry), self.state, entry, self.shaped,
+                                              position + 1):
+                self.ok = False
+                break
+
+    def _collect_deals(self, report: Report) -> None:
+        for index, entry in self.shaped:
+            if entry["action"]["type"] != "deal_prizes":
+                continue
+            if entry["game"] in self.deals:
                 report.problem(f"{_where(index, entry)}: a second deal for game {entry['game']} "
-                               f"(the first is entry #{deals[entry['game']]['index']})")
+                               f"(the first is entry #{self.deals[entry['game']]['index']})")
                 continue
             action = entry["action"]
-            deals[entry["game"]] = {"order": action.get("order"), "salt": action.get("salt"), "index": index}
-    reveals_checked = 0
-    for position, (index, entry) in enumerate(shaped[1:] if replay_ok else [], 1):
-        where = _where(index, entry)
-        action = entry["action"]
+            self.deals[entry["game"]] = {"order": action.get("order"), "salt": action.get("salt"), "index": index}
+
+    def _apply(self, report: Report, index: int, entry: dict[str, Any]) -> bool:
+        """Check one entry and apply it; False when the replay cannot go on."""
+        state, action, where = self.state, entry["action"], _where(index, entry)
         kind = action["type"]
-        _check_by(report, where, entry, rules.players, bots)
+        _check_by(report, where, entry, self.rules.players, self.bots)
         if entry["game"] != state.game.number or entry["round"] != state.game.round:
             report.problem(f"{where}: recorded for game {entry['game']} round {entry['round']}, but replaying "
                            f"the entries before it, the game is at game {state.game.number} round "
                            f"{state.game.round}")
         if kind == "name":
-            if not (_is_int(action.get("seat")) and 0 <= action["seat"] < rules.players
+            if not (_is_int(action.get("seat")) and 0 <= action["seat"] < self.rules.players
                     and isinstance(action.get("name"), str)):
                 report.problem(f"{where}: a name entry names seat {action.get('seat')!r} {action.get('name')!r}")
-            continue
-        game_id = _game_id(tid, match.format, entry["game"])
+            return True
         withheld = [k for k in _SECRETS.get(kind, ()) if k in action and action[k] is None]
         if withheld:
             report.problem(f"{where}: {', '.join(withheld)} withheld (null); the transcript is not complete")
-            replay_ok = False
-            break
+            return False
         if kind == "commit" and _is_int(action.get("seat")) and _is_int(action.get("round")):
-            bids.setdefault((entry["game"], action["round"], action["seat"]), (action.get("commitment"), index))
+            self.bids.setdefault((entry["game"], action["round"], action["seat"]), (action.get("commitment"), index))
         elif kind == "reveal":
-            reveals_checked += _check_reveal(report, where, action, entry["game"], game_id, bids)
-        replay_ok, events = engine_applies(report, where,
-                                           lambda: state.apply(action_from_dict(action), now=entry["at"]))
-        if not replay_ok:
-            break
+            game_id = _game_id(self.tid, self.match.format, entry["game"])
+            self.reveals_checked += _check_reveal(report, where, action, entry["game"], game_id, self.bids)
+        applied, events = engine_applies(report, where, lambda: state.apply(action_from_dict(action), now=entry["at"]))
+        if not applied:
+            return False
         if not events:
             report.problem(f"{where}: changes nothing (an exact repeat); the referee never records those")
-        turned[state.game.number] = list(state.game.turned)
-        if not _dealt_next(report, where, state, entry, shaped, position + 1):
-            replay_ok = False
-            break
+        self.turned[state.game.number] = list(state.game.turned)
+        return True
 
-    # ---- prize orders: commitments and the prizes actually turned up
-    recorded_games = _recorded_games(report, transcript.get("result"))
-    for number, deal in sorted(deals.items()):
-        _check_deal(report, entries, tid, match.format, rules.ranks, number, deal, given, recorded_games)
-    for number, seen in sorted(turned.items()):
-        order = deals.get(number, {}).get("order") if rules.prize_order == "shuffled" else fixed_order(rules)
+
+def _check_prize_orders(report: Report, replay: _Replay, entries: list[dict[str, Any]], given: dict[int, str],
+                        recorded_games: list[dict[str, Any]] | None) -> None:
+    """Every deal against its published commitment, and the prizes turned up against the order."""
+    rules = replay.rules
+    for number, deal in sorted(replay.deals.items()):
+        _check_deal(report, entries, replay.tid, replay.match.format, rules.ranks, number, deal, given, recorded_games)
+    for number, seen in sorted(replay.turned.items()):
+        order = replay.deals.get(number, {}).get("order") if rules.prize_order == "shuffled" else fixed_order(rules)
         if order is not None and isinstance(order, list) and seen != order[: len(seen)]:
             report.problem(f"game {number}: the prizes turned up {seen} do not follow the prize order {order}")
-    for number in sorted(set(given) - set(deals)):
+    for number in sorted(set(given) - set(replay.deals)):
         report.problem(f"--prize-commitment {number}=…: the transcript has no shuffled deal for game {number}")
 
-    # ---- the result
-    if replay_ok:
-        if not state.over:
-            report.problem(f"replaying every entry leaves the game unfinished (game {state.game.number}, round "
-                           f"{state.game.round}, phase {str(state.game.phase)!r}): entries are missing at the end")
-        else:
-            recorded = transcript.get("result")
-            if isinstance(recorded, dict) and recorded_games is not None:
-                recorded = {k: v for k, v in recorded.items() if k != "games"}  # checked just below
-            _diff("result", recorded, state.result.to_dict(), report.problems)
-            if recorded_games is not None:
-                report.problems += _diff_games(recorded_games, [p.to_dict() for p in state.games])
 
-    if report.ok:
-        result = state.result.to_dict() if state.result is not None else {}
-        played = len(state.games)
-        shuffled = len(deals)
-        report.summary = (
-            f"gops {tid}: {len(entries)} entries (version {top_version}) replayed; "
-            f"{played} game{'s' if played != 1 else ''}, {rules.players} seats; "
-            f"{reveals_checked} reveal{'s match their' if reveals_checked != 1 else ' matches its'} commitment{'s' if reveals_checked != 1 else ''}; "
-            + (f"{shuffled} prize order{'s match' if shuffled != 1 else ' matches'} the published commitment"
-               f"{'s' if shuffled != 1 else ''}; " if shuffled else f"prize order {rules.prize_order}; ")
-            + f"result reproduced (winners {result.get('winners')}, totals {result.get('totals')})"
-        )
-    return report
+def _check_result(report: Report, state: gops_state.Gops, recorded: dict[str, Any] | None) -> None:
+    """The replayed game is over, and its result is the transcript's, field by field (and game by game)."""
+    if not state.over:
+        report.problem(f"replaying every entry leaves the game unfinished (game {state.game.number}, round "
+                       f"{state.game.round}, phase {str(state.game.phase)!r}): entries are missing at the end")
+        return
+    recorded_games = None
+    if recorded is not None:
+        recorded_games = recorded["games"]
+        recorded = {k: v for k, v in recorded.items() if k != "games"}  # checked just below
+    _diff("result", recorded, state.result.to_dict(), report.problems)
+    if recorded_games is not None:
+        report.problems += _diff_games(recorded_games, [p.to_dict() for p in state.games])
+
+
+def _summary(transcript: dict[str, Any], replay: _Replay) -> str:
+    state, rules = replay.state, replay.rules
+    result = state.result.to_dict() if state.result is not None else {}
+    played, shuffled, reveals = len(state.games), len(replay.deals), replay.reveals_checked
+    return (
+        f"gops {replay.tid}: {len(transcript['entries'])} entries (version {transcript['version']}) replayed; "
+        f"{played} game{'s' if played != 1 else ''}, {rules.players} seats; "
+        f"{reveals} reveal{'s match their' if reveals != 1 else ' matches its'} commitment{'s' if reveals != 1 else ''}; "
+        + (f"{shuffled} prize order{'s match' if shuffled != 1 else ' matches'} the published commitment"
+           f"{'s' if shuffled != 1 else ''}; " if shuffled else f"prize order {rules.prize_order}; ")
+        + f"result reproduced (winners {result.get('winners')}, totals {result.get('totals')})"
+    )
 
 
 def _dealt_next(report: Report, where: str, state: Any, entry: dict[str, Any],
@@ -252,16 +291,6 @@ def _check_reveal(report: Report, where: str, action: dict[str, Any], game: int,
             f"round {round_} (entry #{commit_index})")
         return 0
     return 1
-
-
-def _recorded_games(report: Report, result: Any) -> list[dict[str, Any]] | None:
-    """Per-game results carried in ``result.games``, if the transcript has them."""
-    if isinstance(result, dict) and "games" in result:
-        games = result["games"]
-        if isinstance(games, list) and all(isinstance(g, dict) for g in games):
-            return games
-        report.problem("result.games: not a list of game results")
-    return None
 
 
 _GAME_RESULT_KEYS = ("game", "game_id", "termination", "scores", "unclaimed", "winners",
