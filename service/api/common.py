@@ -93,6 +93,15 @@ IDEMPOTENCY_KEY_PARAMETER = {
 #: A create's security: none, or an app's key (service.api.apps: its limits, and its list of games).
 CREATE_SECURITY = [{}, {"appKey": []}]
 
+#: OpenAPI links every create answers with besides its game's own: where an app that created it with
+#: its key finds it again (both take the same ``Referee-App-Key``).
+APP_LINKS = {
+    "ListAppGames": {"operationId": "listAppGames", "parameters": {},
+                     "description": "Your app's games, newest first (send the same Referee-App-Key)."},
+    "WatchAppGames": {"operationId": "watchAppGames", "parameters": {},
+                      "description": "Every change of your app's games on one stream (the same Referee-App-Key)."},
+}
+
 
 def client_scope(name: str) -> str:
     """An idempotency scope private to the calling client (its app, else its address, as the rate

@@ -86,6 +86,7 @@ def _created_links(camel: str) -> dict[str, dict[str, Any]]:
         "EnforceDeadline": {"operationId": f"enforce{camel}Deadline", "parameters": game_id},
         "GetTranscript": {"operationId": f"get{camel}Transcript", "parameters": game_id},
         "Watch": {"operationId": f"watch{camel}", "parameters": game_id},
+        **common.APP_LINKS,
     }
 
 

@@ -183,6 +183,7 @@ class Tables(MethodView):
                  "MoveInaugurate": {"operationId": "gofoInaugurate", "parameters": _TO_INAUGURATE,
                                     "description": "Between hands (inauguration chosen): the first seat still to "
                                                    "choose the front of its new caja makes this move."},
+                 **common.APP_LINKS,
              }}})
     @blp.arguments(CreateGofoTableSchema, required=False, examples={
         "five_dealt": {"summary": "Five players, the referee deals", "value": {"seats": 5, "caja": 100, "refill": 10}},

@@ -59,6 +59,7 @@ CREATE_LINKS = {
               "description": "The game's new versions as they happen."},
     "ReportPrize": {"operationId": "reportGopsPrize", "parameters": _ID},
     "EnforceDeadline": {"operationId": "enforceGopsDeadline", "parameters": _ID},
+    **common.APP_LINKS,
 }
 
 
