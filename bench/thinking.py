@@ -13,13 +13,16 @@ move (seat 0's or seat 1's round-1 commit on a two-seat game made for it). The l
   prizes, ``cumulative`` games): the create plays game 1, each ``POST …/deadline`` with the host
   token the next; a new match when one ends. Every such request plays a whole game of bots;
 * ``bot_move``: one client playing seat 0 of two-seat ``standard`` games against a level-8 bot on
-  seat 1 (every commit makes the bot reveal, every reveal makes it decide its next bid).
+  seat 1 at the probes' pace (every commit makes the bot reveal, every reveal makes it decide its
+  next bid); nothing else but the probes.
 
 The phases run in that order ``--rounds`` times after an unrecorded warm-up pass; each figure pools
 its phase's rounds. A probe belongs to the phase in which it was sent. Absolute times depend on
 the machine: the targets are ratios within the run. Probe p99 in ``hints`` and in ``bot_matches``
 ≤ 3 × the same probe's p99 in ``baseline``; the bot-answered move's p99 ≤ 2 × the plain move's p99
-in the ``bot_move`` phase (the probe runs beside it; its p99 in ``baseline`` is reported too).
+in the ``bot_move`` phase (the probe runs beside it; its p99 in ``baseline`` is reported too). A
+probe that sent nothing in a phase (it waited on one request the whole phase) has no p99 there,
+and its target is not met.
 
 Writes ``bench/results/thinking.json`` (``--out``); exits non-zero if any request failed. A target
 missed is reported (``met`` false), not an error. bench/README.md, "Thinking", has a run's figures.
@@ -265,22 +268,30 @@ def bot_match(table: Table, games: int) -> Client:
     return run
 
 
-def against_bot(table: Table) -> Client:
-    """Seat 0 of two-seat standard games against a level-8 bot on seat 1, random bids."""
+def against_bot(table: Table, pace: float) -> Client:
+    """Seat 0 of two-seat standard games against a level-8 bot on seat 1, random bids, a move
+    every ``pace`` seconds like the plain-move probe (so both wait on a worker woken alike)."""
     body = dict(TWO_SEATS, bots=[{"seat": 1, "level": 8}])
 
     async def run(conn: Conn, stats: Stats, rng: random.Random, stop: Callable[[], bool]) -> None:
+        next_at = time.monotonic()
+
+        async def paced(label: str, path: str, move: dict[str, Any]) -> dict[str, Any]:
+            nonlocal next_at
+            await asyncio.sleep(max(0.0, next_at - time.monotonic()))
+            answer = await timed(stats, label, conn, "POST", path, move, table.token)
+            next_at = max(next_at + pace, time.monotonic() - pace)
+            return answer
+
         while not stop():
             if not table.id or table.state["phase"] == "over":
                 made = await _call(conn, "POST", GOPS, body, expect=201)  # the bot's first bid: not a move
                 table.id, table.token, table.state = made["id"], made["seat_tokens"][0], made["game"]
             state, base = table.state, f"{GOPS}/{table.id}/seats/0"
             rnd, card, salt = state["round"], rng.choice(state["hands"][0]), secrets.token_hex(32)
-            commitment = bid_commitment(state["game_id"], rnd, 0, [card], salt)
-            await timed(stats, "commit", conn, "POST", f"{base}/commit", {"round": rnd, "commitment": commitment},
-                        table.token)
-            table.state = await timed(stats, "reveal", conn, "POST", f"{base}/reveal",
-                                      {"round": rnd, "cards": [card], "salt": salt}, table.token)
+            await paced("commit", f"{base}/commit",
+                        {"round": rnd, "commitment": bid_commitment(state["game_id"], rnd, 0, [card], salt)})
+            table.state = await paced("reveal", f"{base}/reveal", {"round": rnd, "cards": [card], "salt": salt})
             if table.state["phase"] == "over":
                 stats.games += 1
     return run
@@ -349,7 +360,7 @@ def measure(sizes: Sizes, seed: int, log_dir: Path) -> dict[str, Any]:
             "baseline": [readers(games["read"]) for _ in range(sizes.readers)],
             "hints": [hinter(*games["hints"][i]) for i in range(sizes.hinters)],
             "bot_matches": [bot_match(t, sizes.match_games) for t in match_tables],
-            "bot_move": [against_bot(bot_table)],
+            "bot_move": [against_bot(bot_table, sizes.pace)],
         }
         runs: dict[str, list[dict[str, Any]]] = {name: [] for name in PHASES}
         errors: list[str] = []
@@ -445,6 +456,8 @@ def print_report(result: dict[str, Any]) -> None:
         for probe, e in phase["probes"].items():
             print(f"{name:12s} {probe:8s} {e['n']:5d} {ms(e['p50_ms'])} {ms(e['p99_ms'])}  {x(e['p99_vs_baseline']):>14s}"
                   f"  {e['p99_ms_by_round']}")
+    if any(e["n"] == 0 for phase in result["phases"].values() for e in phase["probes"].values()):
+        print("(n 0: the probe sent nothing in that phase: it waited on one request the whole phase)")
     print(f"\n{'phase':12s} {'load':9s} {'n':>6s} {'per s':>8s} {'p50 ms':>7s} {'p99 ms':>7s}   worker's share of a core")
     for name, phase in result["phases"].items():
         for label, e in phase["load"].items():
