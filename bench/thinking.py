@@ -423,6 +423,8 @@ def report(sizes: Sizes, runs: dict[str, list[dict[str, Any]]], samples: list[tu
         for probe in PROBES:
             entry = phases[name]["probes"][probe]
             entry["p99_vs_baseline"] = ratio(entry["p99_ms"], base[probe]["p99_ms"])
+            entry["p99_vs_baseline_by_round"] = [ratio(a, b) for a, b in zip(entry["p99_ms_by_round"],
+                                                                              base[probe]["p99_ms_by_round"])]
     bot_move = phases["bot_move"]
     plain = bot_move["probes"]["move"]["p99_ms"]
     bot_move["bot_answered_vs_plain"] = {
@@ -451,11 +453,11 @@ def print_report(result: dict[str, Any]) -> None:
     def x(v: float | None) -> str:
         return "  - " if v is None else f"{v:4.2f}"
 
-    print(f"{'phase':12s} {'probe':8s} {'n':>5s} {'p50 ms':>7s} {'p99 ms':>7s}  p99 ÷ baseline  p99 by round")
+    print(f"{'phase':12s} {'probe':8s} {'n':>5s} {'p50 ms':>7s} {'p99 ms':>7s}  p99 ÷ baseline  (by round)")
     for name, phase in result["phases"].items():
         for probe, e in phase["probes"].items():
             print(f"{name:12s} {probe:8s} {e['n']:5d} {ms(e['p50_ms'])} {ms(e['p99_ms'])}  {x(e['p99_vs_baseline']):>14s}"
-                  f"  {e['p99_ms_by_round']}")
+                  f"  ({', '.join(map(x, e['p99_vs_baseline_by_round']))})")
     if any(e["n"] == 0 for phase in result["phases"].values() for e in phase["probes"].values()):
         print("(n 0: the probe sent nothing in that phase: it waited on one request the whole phase)")
     print(f"\n{'phase':12s} {'load':9s} {'n':>6s} {'per s':>8s} {'p50 ms':>7s} {'p99 ms':>7s}   worker's share of a core")

@@ -55,7 +55,7 @@ def test_every_phase_measured_its_probes_and_its_load(run):
         assert set(phase["probes"]) == {"healthz", "move"}, name
         for probe, entry in phase["probes"].items():
             latency_shape(entry, f"{name} {probe}")
-            assert len(entry["p99_ms_by_round"]) == rounds
+            assert len(entry["p99_ms_by_round"]) == len(entry["p99_vs_baseline_by_round"]) == rounds
         assert set(phase["load"]) == LOAD[name], name
         for label, entry in phase["load"].items():
             latency_shape(entry, f"{name} {label}")
