@@ -234,6 +234,7 @@ def one_worker(redis_server, tmp_path):
         stop_process(proc)
 
 
+@pytest.mark.servers
 @pytest.mark.slow
 def test_the_cap_refuses_only_the_greedy_client(one_worker):
     """A client holding its cap (streams: they stay open) gets 429 on one more; others do not."""
@@ -347,6 +348,7 @@ def answer_before_close(sock: socket.socket) -> bytes:
     return data
 
 
+@pytest.mark.servers
 def test_a_huge_declared_body_is_refused_without_being_read(one_worker):
     """A ``Content-Length`` past the limit, the body sent as fast as the client can (the case that froze
     a worker until gunicorn killed it): 413 ``body_too_large``, and the connection is closed after a
@@ -401,6 +403,7 @@ def ends(sock: socket.socket, timeout: float) -> bool:
 STREAM_SECONDS = 10  # the ?timeout= the never-reading client asks for
 
 
+@pytest.mark.servers
 @pytest.mark.slow
 def test_a_stream_that_is_never_read_is_closed_at_its_deadline(one_worker):
     """A client opens a stream and never reads it (a 2 KiB receive buffer) while moves happen: the
