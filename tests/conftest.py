@@ -89,7 +89,8 @@ def _xdist_worker(config) -> bool:
 
 
 def pytest_collection_modifyitems(session, config, items):
-    """Where test_schemathesis runs: its fuzz run takes minutes of one core. In one process it goes
+    """The ``browser`` and ``servers`` markers from the fixtures; and where test_schemathesis runs:
+    its fuzz run takes minutes of one core. In one process it goes
     last, the run having gone on beside every other test (``fuzz_run`` starts it with the session);
     under xdist it goes first, so the worker that draws it spends those minutes on it while the
     other works through the rest (a worker cannot know at its start that it will draw it)."""
