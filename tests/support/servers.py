@@ -55,7 +55,7 @@ def start_gunicorn(redis_url: str, log_path: Path, port: int | None = None,
             preexec_fn=_preexec_die_with_parent if sys.platform.startswith("linux") else None,
         )
         log.close()
-        if readiness.wait(proc, workers, timeout):
+        if readiness.wait(proc, int(env["WEB_CONCURRENCY"]), timeout):
             try:
                 if requests.get(f"{base}/openapi.json", timeout=timeout).status_code == 200:
                     return proc, base
