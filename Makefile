@@ -6,13 +6,19 @@ VPY    := $(VENV)/bin/python
 RUN_STAMP  := $(VENV)/.installed-run
 TEST_STAMP := $(VENV)/.installed
 PYTEST_ARGS ?= -q
+# Both cores: pytest-xdist workers, each with its own Valkey and gunicorn (tests/conftest.py); a
+# worker that runs out of tests takes some of the other's (worksteal: the schemathesis run holds one
+# worker for minutes).
+PYTEST_WORKERS ?= 2
+XDIST := -n $(PYTEST_WORKERS) --dist worksteal
 
 .DEFAULT_GOAL := help
-.PHONY: help venv run test spec bench clean
+.PHONY: help venv run test test-fast spec bench clean
 
 help:
 	@echo "make run    - serve the API (embedded Valkey unless REDIS_URL is set)"
-	@echo "make test   - run the whole test suite"
+	@echo "make test   - run the whole test suite (on both cores)"
+	@echo "make test-fast - the whole suite but the browser tests and those starting servers of their own"
 	@echo "make spec   - write openapi/openapi.json"
 	@echo "make bench  - run the benchmarks (if bench/ exists)"
 	@echo "make clean  - remove .venv and caches (keeps data/)"
@@ -36,7 +42,11 @@ run: $(RUN_STAMP)
 	$(VPY) -m service.run
 
 test: $(TEST_STAMP)
-	$(VPY) -m pytest $(PYTEST_ARGS)
+	$(VPY) -m pytest $(XDIST) $(PYTEST_ARGS)
+
+# The edit loop: no browser, no second server or cluster (markers set in tests/conftest.py).
+test-fast: $(TEST_STAMP)
+	$(VPY) -m pytest $(XDIST) -m "not browser and not servers" $(PYTEST_ARGS)
 
 spec: $(RUN_STAMP)
 	$(VPY) -m service.openapi openapi/openapi.json

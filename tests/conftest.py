@@ -11,9 +11,11 @@ redis_client  (function) ``redis.Redis`` (``decode_responses=True``) on that
 valkey_factory (function) ``valkey_factory(port=None, data_dir=None, **kw)``
                          starts extra private embedded servers (crash/restart
                          tests); all stopped at the end of the test.
-app           (function) ``service.web.app.create_app({"REDIS_URL": url, "TESTING": True})``
-                         on a freshly flushed DB; skips while service.web.app
-                         does not exist.
+app           (function) ``service.web.app.create_app({"REDIS_URL": url, "TESTING": True,
+                         "STREAM_MAX_SECONDS": 1})`` on a freshly flushed DB: built
+                         once per process and environment, its config, extensions
+                         and store caches put back after each test
+                         (tests/support/apps.py).
 client        (function) ``app.test_client()``.
 live_server   (session)  base URL (``http://127.0.0.1:PORT``, no trailing
                          slash) of real gunicorn (deploy/gunicorn.conf.py,
@@ -73,20 +75,40 @@ def redis_server(tmp_path_factory):
         server.stop()
 
 
+#: Fixtures that make a test a browser test, or one that starts servers of its own (a second Valkey,
+#: gunicorn or cluster): marked ``browser`` / ``servers`` here, left out by ``make test-fast``. A
+#: test that starts them itself (start_gunicorn, service.run, a cluster) says so with
+#: ``@pytest.mark.servers``.
+BROWSER_FIXTURES = frozenset({"browser", "offline_page"})
+SERVER_FIXTURES = frozenset({"valkey_factory", "fuzz_run"})
+
+
+def _xdist_worker(config) -> bool:
+    """Whether this process is one of pytest-xdist's workers (``make test`` runs ``-n 2``)."""
+    return hasattr(config, "workerinput")
+
+
 def pytest_collection_modifyitems(session, config, items):
-    """test_schemathesis runs last: the fuzz run it checks goes on beside every other test (fuzz_run)."""
+    """The ``browser`` and ``servers`` markers from the fixtures; and where test_schemathesis runs:
+    its fuzz run takes minutes of one core. In one process it goes
+    last, the run having gone on beside every other test (``fuzz_run`` starts it with the session);
+    under xdist it goes first, so the worker that draws it spends those minutes on it while the
+    other works through the rest (a worker cannot know at its start that it will draw it)."""
+    for item in items:
+        if not BROWSER_FIXTURES.isdisjoint(item.fixturenames):
+            item.add_marker(pytest.mark.browser)
+        if not SERVER_FIXTURES.isdisjoint(item.fixturenames):
+            item.add_marker(pytest.mark.servers)
     fuzz = [item for item in items if item.nodeid.endswith("test_fuzz.py::test_schemathesis")]
     if fuzz:
-        items[:] = [item for item in items if item not in fuzz] + fuzz
+        rest = [item for item in items if item not in fuzz]
+        items[:] = fuzz + rest if _xdist_worker(config) else rest + fuzz
 
 
-@pytest.fixture(scope="session", autouse=True)
-def fuzz_run(request, tmp_path_factory):
-    """The schemathesis run (tests/support/fuzz_run.py, ``BackgroundFuzz``), started with the session when
-    ``test_schemathesis`` is selected, so it runs beside the other tests; that test waits for it."""
-    if not any(item.nodeid.endswith("test_fuzz.py::test_schemathesis") for item in request.session.items):
-        yield None
-        return
+@pytest.fixture(scope="session")
+def fuzz_run(tmp_path_factory):
+    """The schemathesis run (tests/support/fuzz_run.py, ``BackgroundFuzz``), started; test_schemathesis
+    waits for it and checks what it found."""
     from support.fuzz_run import BackgroundFuzz
 
     run = BackgroundFuzz(tmp_path_factory.mktemp("fuzz"))
@@ -98,6 +120,16 @@ def fuzz_run(request, tmp_path_factory):
         yield run
     finally:
         run.stop()
+
+
+@pytest.fixture(scope="session", autouse=True)
+def fuzz_beside(request):
+    """In one process, with ``test_schemathesis`` selected: the fuzz run starts with the session, so
+    it runs beside the other tests (under xdist the test starts it when its worker draws it)."""
+    if _xdist_worker(request.config) or not any(
+            item.nodeid.endswith("test_fuzz.py::test_schemathesis") for item in request.session.items):
+        return None
+    return request.getfixturevalue("fuzz_run")
 
 
 @pytest.fixture(scope="session")
@@ -135,13 +167,33 @@ def valkey_factory(tmp_path):
         server.stop()
 
 
-@pytest.fixture
-def app(redis_url, redis_client):
+@pytest.fixture(scope="session")
+def shared_apps(redis_url):
+    """The apps the ``app`` fixture lends, one per environment (``service.config.load()``) a test
+    asked for one in: each built once in this process (tests/support/apps.py)."""
     from service.web.app import create_app
+    from support.apps import SharedApp
 
     # A stream read through the test client is read whole: capped at 1 s, a sweep or an authorization
     # matrix that reaches .../events gets its answer instead of waiting out the 300 s default.
-    return create_app({"REDIS_URL": redis_url, "TESTING": True, "STREAM_MAX_SECONDS": 1})
+    overrides = {"REDIS_URL": redis_url, "TESTING": True, "STREAM_MAX_SECONDS": 1}
+    apps: dict = {}
+    yield lambda settings: apps.setdefault(settings, SharedApp(lambda: create_app(overrides)))
+    for shared in apps.values():
+        shared.close()
+
+
+@pytest.fixture
+def app(redis_url, redis_client, shared_apps):
+    """``create_app`` on the session's store, flushed: one app lent to test after test, put back as
+    built after each (tests/support/apps.py), instead of 0.3 s of building for every test."""
+    from service import config
+
+    shared = shared_apps(config.load())
+    try:
+        yield shared.lend()
+    finally:
+        shared.give_back()
 
 
 @pytest.fixture

@@ -53,6 +53,7 @@ def test_make_run_names_the_address_phones_open(settings):
     assert lan is None or ipaddress.ip_address(lan).version == 4
 
 
+@pytest.mark.servers
 @pytest.mark.slow
 def test_ctrl_c_on_make_run_stops_without_tracebacks(tmp_path):
     """`python -m service.run` (what `make run` runs), a phone's event stream open, then Ctrl-C

@@ -20,10 +20,12 @@ from __future__ import annotations
 
 import ast
 import base64
+import copy
 import glob
 import hashlib
 import inspect
 import json
+import math
 import random
 import re
 import secrets
@@ -48,7 +50,7 @@ from support.authz import (
     gops_scene,
 )
 from support.client import FlaskHttp, LiveHttp, bearer
-from support.store import snapshot, stored, stored_doc
+from support.store import dump, restore, snapshot, stored, stored_doc
 
 from service.api import auth, common
 from service.games.gofo import deal as deal_rules
@@ -90,14 +92,32 @@ def table_op(op: Op) -> bool:
     return not op.seat_op
 
 
+#: Each scene is built once in a process and put back before each test that asks for it: every key
+#: restored byte for byte in the freshly flushed store (one round trip; building a Gofo scene is some
+#: 150 requests). Built again once older than this many seconds: far within the 600 s deadlines
+#: the scenes' games and tables are created with, so no test meets a deadline that passed.
+SCENE_SECONDS = 120.0
+_built_scenes: dict[str, tuple[float, Any, list]] = {}
+
+
+def kept_scene(build, client, redis_client):
+    made_at, scene, keys = _built_scenes.get(build.__name__, (-math.inf, None, None))
+    if time.monotonic() - made_at > SCENE_SECONDS:
+        scene = build(client, redis_client)
+        _built_scenes[build.__name__] = (time.monotonic(), scene, dump(redis_client))
+    else:
+        restore(redis_client, keys)
+    return copy.deepcopy(scene)
+
+
 @pytest.fixture(name="gops_scene")
 def gops_scene_fixture(client, redis_client) -> GopsScene:
-    return gops_scene(client, redis_client)
+    return kept_scene(gops_scene, client, redis_client)
 
 
 @pytest.fixture(name="gofo_scene")
 def gofo_scene_fixture(client, redis_client) -> GofoScene:
-    return gofo_scene(client, redis_client)
+    return kept_scene(gofo_scene, client, redis_client)
 
 
 @pytest.fixture

@@ -18,7 +18,7 @@ import pytest
 
 REPO = Path(__file__).resolve().parent.parent
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.servers]  # servers: its own gunicorn, Valkey or cluster
 
 HTTP_WORKLOADS = ("gops", "gofo", "read_gops_public", "read_gops_seat", "read_gofo_public", "read_gofo_seat")
 COUNTED = ("gops_create", "gops_commit", "gops_reveal", "gops_public_view", "gops_seat_view",

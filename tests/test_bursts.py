@@ -111,6 +111,7 @@ def create_game(base: str) -> GopsGame:
     return GopsGame.create(LiveHttp(base), {"profile": "classic"})
 
 
+@pytest.mark.servers
 def test_more_requests_than_redis_connections_wait_for_one(serve, redis_server):
     base = serve(REFEREE_REDIS_MAX_CONNECTIONS="10", REFEREE_REDIS_TIMEOUT="10")
     game = create_game(base)
@@ -129,6 +130,7 @@ def test_more_requests_than_redis_connections_wait_for_one(serve, redis_server):
         sock.close()
 
 
+@pytest.mark.servers
 def test_a_request_with_no_redis_connection_in_time_is_told_when_to_retry(serve, redis_server):
     base = serve(REFEREE_REDIS_MAX_CONNECTIONS="2", REFEREE_REDIS_POOL_TIMEOUT="0.5", REFEREE_REDIS_TIMEOUT="10")
     game = create_game(base)
@@ -162,6 +164,7 @@ def play_a_round(game: GopsGame) -> list[int]:
     return statuses
 
 
+@pytest.mark.servers
 def test_a_flood_of_streams_from_many_addresses_leaves_moves_answered(serve):
     base = serve(GUNICORN_WORKER_CONNECTIONS="60", REFEREE_STREAM_SHARE="0.5",
                  REFEREE_STREAM_HEARTBEAT_SECONDS="1", GUNICORN_GRACEFUL_TIMEOUT="3")  # a quick stop
@@ -187,6 +190,7 @@ def test_a_flood_of_streams_from_many_addresses_leaves_moves_answered(serve):
             s.close()
 
 
+@pytest.mark.servers
 def test_idle_keep_alive_connections_make_room_for_a_new_client(serve):
     base = serve(GUNICORN_WORKER_CONNECTIONS="40", GUNICORN_KEEPALIVE="60")
     game = create_game(base)

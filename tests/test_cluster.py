@@ -36,7 +36,7 @@ from support.sse_client import RawStream, pump
 from service.storage.embedded import start_cluster
 from service.storage.redis_client import is_cluster, make_client, parse_cluster_url
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.servers]  # servers: its own gunicorn, Valkey or cluster
 
 WAIT_TIMEOUT_MS = 400
 

@@ -43,6 +43,8 @@ from bench.procfs import socket_owners, tcp_sockets
 from service.games import commitments, gops
 from service.storage.embedded import free_port
 
+pytestmark = pytest.mark.servers  # its own gunicorn, Valkey or cluster
+
 PROBLEM = "application/problem+json"
 MAX_WORKER_KILLS = 30
 RANK_SUM = 91  # 1 + 2 + ... + 13

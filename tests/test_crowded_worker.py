@@ -24,6 +24,8 @@ import requests
 
 from support.gops_helpers import spec_commitment
 
+pytestmark = pytest.mark.servers  # its own gunicorn, Valkey or cluster
+
 WORKER_CONNECTIONS = 150
 SHARE = int(WORKER_CONNECTIONS * 0.75)  # REFEREE_STREAM_SHARE's default
 

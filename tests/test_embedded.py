@@ -30,6 +30,7 @@ def test_redis_client_starts_on_an_empty_db(redis_client):
     assert redis_client.dbsize() == 0
 
 
+@pytest.mark.servers
 def test_server_is_valkey_9_with_aof(valkey_factory):
     srv = valkey_factory()
     info = redis.Redis.from_url(srv.url).info("server")
@@ -42,6 +43,7 @@ def test_server_is_valkey_9_with_aof(valkey_factory):
     assert srv.url == f"redis://127.0.0.1:{srv.port}/0"
 
 
+@pytest.mark.servers
 def test_appendfsync_always_survives_an_immediate_crash(valkey_factory, tmp_path):
     srv = valkey_factory(data_dir=tmp_path / "always", appendfsync="always")
     port = srv.port
@@ -53,12 +55,14 @@ def test_appendfsync_always_survives_an_immediate_crash(valkey_factory, tmp_path
     assert redis.Redis.from_url(again.url).get("k49") == b"49"
 
 
+@pytest.mark.servers
 def test_two_servers_get_distinct_free_ports(valkey_factory):
     a, b = valkey_factory(), valkey_factory()
     assert a.port != b.port
     assert a.ping() and b.ping()
 
 
+@pytest.mark.servers
 @pytest.mark.parametrize("hard", [False, True], ids=["sigterm", "sigkill"])
 def test_data_survives_restart_on_same_port_and_dir(valkey_factory, tmp_path, hard):
     data_dir = tmp_path / "aof"
@@ -87,6 +91,7 @@ def test_data_survives_restart_on_same_port_and_dir(valkey_factory, tmp_path, ha
     r.close()
 
 
+@pytest.mark.servers
 def test_restart_method_keeps_port_and_data(valkey_factory):
     srv = valkey_factory()
     port = srv.port
@@ -97,6 +102,7 @@ def test_restart_method_keeps_port_and_data(valkey_factory):
     assert redis.Redis.from_url(srv.url).get("x") == b"1"
 
 
+@pytest.mark.servers
 def test_stop_is_idempotent_and_context_manager_cleans_up():
     with start_server() as srv:
         data_dir = srv.data_dir
@@ -106,6 +112,7 @@ def test_stop_is_idempotent_and_context_manager_cleans_up():
     assert not data_dir.exists()  # temp dir created by us is removed
 
 
+@pytest.mark.servers
 def test_server_dies_with_its_parent(tmp_path):
     """A killed parent must not leave an orphan Valkey behind."""
     code = (
@@ -160,6 +167,7 @@ def _env_with_repo(**extra) -> dict:
     return env
 
 
+@pytest.mark.servers
 @pytest.mark.slow
 def test_service_run_starts_embedded_valkey_and_serves(tmp_path):
     """``python -m service.run`` without REDIS_URL: embedded Valkey under
@@ -231,6 +239,7 @@ def test_service_run_starts_embedded_valkey_and_serves(tmp_path):
             proc.wait()
 
 
+@pytest.mark.servers
 def test_supervisor_restarts_a_dead_server_on_the_same_data(tmp_path):
     from service.storage.embedded import Supervisor
 
@@ -254,6 +263,7 @@ def test_supervisor_restarts_a_dead_server_on_the_same_data(tmp_path):
     assert not srv.is_running() and not _ping("127.0.0.1", port)  # stopped for good: no restart
 
 
+@pytest.mark.servers
 @pytest.mark.slow
 def test_service_run_restarts_a_killed_embedded_valkey(tmp_path):
     """``make run``'s Valkey SIGKILLed: restarted on the same data, the API recovers by itself."""

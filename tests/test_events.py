@@ -208,6 +208,7 @@ def wait_for(streams, version: int, timeout: float = 20) -> None:
         [s.versions for s in streams]
 
 
+@pytest.mark.servers
 def test_moves_through_one_process_reach_streams_on_the_other(two_servers):
     a, b = two_servers
     game = GopsGame.create(LiveHttp(b), {"profile": "classic"})
@@ -239,6 +240,7 @@ def test_moves_through_one_process_reach_streams_on_the_other(two_servers):
             s.close()
 
 
+@pytest.mark.servers
 def test_resume_on_the_other_process_misses_nothing_and_repeats_nothing(two_servers):
     a, b = two_servers
     game = GopsGame.create(LiveHttp(a), {"profile": "classic"})
@@ -266,6 +268,7 @@ def strip_draws(view: dict) -> dict:
     return {**view, "table": {k: v for k, v in view["table"].items() if k != "draws"}}
 
 
+@pytest.mark.servers
 def test_gofo_streams_never_carry_a_card_the_caller_may_not_see(two_servers):
     a, b = two_servers
     table = GofoTable.create(LiveHttp(b), {"seats": 5})

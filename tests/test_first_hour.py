@@ -19,7 +19,7 @@ from support.readme_blocks import CLIENT_GUIDE, README, fenced_block_after
 REPO_ROOT = Path(__file__).resolve().parent.parent
 VENV_BIN = Path(sys.executable).parent
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.servers]  # servers: its own gunicorn, Valkey or cluster
 
 
 def first_hour() -> str:

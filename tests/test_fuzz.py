@@ -59,9 +59,11 @@ or refused by a rule of the game (a 409/422 whose ``code`` is not a schema, vers
 refusal).  It prints them per operation and fails below ``MIN_SEAT_MOVES``: a run that only ever
 gets 401/404 on moves says nothing about the games.
 
-Defaults take 3–5 minutes on 2 cores (more when there are failures to shrink). The run starts with
-the session, on a Valkey and a gunicorn of its own, and goes on beside the other tests
-(``BackgroundFuzz``); ``test_schemathesis`` waits for it and checks what it found.
+Defaults take 3–5 minutes on 2 cores (more when there are failures to shrink). The run goes on a
+Valkey and a gunicorn of its own (``BackgroundFuzz``). In one pytest process it starts with the
+session and goes on beside the other tests; under ``make test`` (pytest-xdist, 2 workers) this test
+is the first handed out and its worker runs it while the other works through the rest
+(tests/conftest.py). ``test_schemathesis`` waits for it and checks what it found.
 """
 
 from __future__ import annotations

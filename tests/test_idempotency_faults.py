@@ -35,6 +35,8 @@ from support.servers import (
 
 from service.storage.embedded import free_port
 
+pytestmark = pytest.mark.servers  # its own gunicorn, Valkey or cluster
+
 
 class FaultyLink:
     """A TCP proxy app → Valkey.  ``arm(match, mode)``: the first client→server chunk for which

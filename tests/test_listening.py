@@ -22,7 +22,7 @@ from support.servers import REPO_ROOT, free_port, start_gunicorn, stop_process
 
 from bench.procfs import children, socket_owners, tcp_sockets
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.servers]  # servers: its own gunicorn, Valkey or cluster
 
 
 @pytest.fixture

@@ -253,6 +253,7 @@ def test_metrics_token(redis_url, redis_client):
     assert client.get("/metrics", headers={"Authorization": "Bearer m-secret"}).status_code == 200
 
 
+@pytest.mark.servers
 @pytest.mark.slow
 def test_metrics_sum_every_gunicorn_worker(redis_server, tmp_path):
     """Multiprocess mode: /metrics answered by any worker counts the requests of all of them."""
@@ -344,6 +345,7 @@ def test_compose_file_validates():
     assert "location = /metrics { deny all; }" in (REPO_ROOT / "deploy" / "nginx.conf").read_text()
 
 
+@pytest.mark.servers
 @pytest.mark.parametrize("accesslog", ["", "-"])
 def test_gunicorns_access_line_is_written_only_when_asked_for(redis_url, tmp_path, accesslog):
     """service.ops.serving.Logger: with the JSON logconfig_dict gunicorn would build (and drop) an

@@ -324,6 +324,7 @@ def test_client_id_of_garbage_is_bounded_and_brace_free():
 # -------------------------------------------------------------- live gunicorn
 
 
+@pytest.mark.servers
 @pytest.mark.slow
 def test_gunicorn_workers_share_the_limit(redis_server, tmp_path):
     """Two gunicorn workers, fresh connections (so both workers answer): the limit is global."""
@@ -388,6 +389,7 @@ def test_a_move_refused_by_its_schema_and_the_limit_is_a_no_store_429(make_app):
     assert refused.status_code == 429 and refused.headers["Cache-Control"] == "no-store"
 
 
+@pytest.mark.servers
 def test_counters_stay_out_of_the_append_only_file(valkey_factory, tmp_path):
     """The limiter's counters are never written to disk (REPL_NONE, module docstring): a read of a
     game writes nothing durable, so it never waits for an fsync; a restarted server has forgotten

@@ -21,7 +21,7 @@ from service.storage.store import Change, Store
 from service.web.app import create_app
 from support.client import FlaskHttp, GopsGame, lowest
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.servers]  # servers: its own gunicorn, Valkey or cluster
 
 WAIT_TIMEOUT_MS = 1500
 

@@ -191,10 +191,12 @@ def test_a_bot_decides_the_same_whatever_it_cannot_see(level):
 
 
 def test_every_level_has_an_answer_in_every_phase_a_seat_acts():
-    """Random legal play, and at each turn every level's move is legal there."""
+    """Random legal play, and at each turn every level's move is legal there. Four tables: by the
+    end of the fourth every kind of move and every (phase, legal actions, 4 or 6 seats) a seat acts
+    in has come up; a fifth and sixth table (same seeds) met no new one."""
     rng = random.Random(5)
     kinds = set()
-    for game in range(6):
+    for game in range(4):
         with entropy.seeded(2000 + game):
             doc, _ = referee.create(f"any{game}", {"seats": 6 if game % 2 else 4, "inauguration": "chosen",
                                                    "initial_front": 3, "refill": 2, "caja": 8}, AT)

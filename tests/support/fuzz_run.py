@@ -1,5 +1,6 @@
-"""The schemathesis run of tests/test_fuzz.py, started with the pytest session (``fuzz_run`` in
-tests/conftest.py) so it goes on beside the other tests; ``test_schemathesis`` waits for it and
+"""The schemathesis run of tests/test_fuzz.py (fixture ``fuzz_run`` in tests/conftest.py: in one
+pytest process started with the session, so it goes on beside the other tests; under xdist started
+by the test, handed out first); ``test_schemathesis`` waits for it and
 checks what it found.  The CLI runs ``tests/test_fuzz.py`` as its hooks module (``HOOKS``).
 
 Environment (all optional; tests/test_fuzz.py says what each does): ``REFEREE_FUZZ_EXAMPLES``,
@@ -29,12 +30,13 @@ STATS_ENV = "REFEREE_FUZZ_STATS"  # where the hooks write what they saw (JSON), 
 
 
 class BackgroundFuzz:
-    """The whole schemathesis run, started when the session starts, checked by :func:`test_schemathesis`.
+    """The whole schemathesis run, checked by :func:`test_schemathesis`.
 
     The run is a CLI process against a gunicorn of its own (2 workers) on a Valkey of its own (the
     session's is flushed before every test): it shares nothing with the other tests, so it runs
-    beside them (``tests/conftest.py``, fixture ``fuzz_run``) instead of after them — on 2 cores the
-    rest of the suite leaves one mostly free, and the run's 3–5 minutes no longer add to the suite's.
+    beside them (``tests/conftest.py``, fixtures ``fuzz_run`` and ``fuzz_beside``) instead of after
+    them: in one process from the session's start; under xdist on the worker that draws the test
+    first, while the other worker runs the rest.
     Its examples are drawn from a fixed seed, so what it sends does not depend on when it runs.
 
     The rate limiter stays on (its code runs on every request, RateLimit-* headers included), with

@@ -1,5 +1,6 @@
 """What the store holds, read the store's way: tests never spell a Redis key name.
 
+``dump`` and ``restore`` put a whole store back as it was (a scene built once, given to many tests).
 ``snapshot`` is the "state unchanged" oracle of every refusal test: every key
 the referee wrote, with its type and value, except the rate limiter's counters
 (they count every request by design).  ``stored`` and ``stored_doc`` read one
@@ -82,6 +83,20 @@ def snapshot(client: redis.Redis) -> dict[Any, Any]:
             value = kind
         out[key] = (kind, value)
     return out
+
+
+def dump(client: redis.Redis) -> list[tuple[bytes, int, bytes]]:
+    """Every stored key as Redis serializes it (``DUMP``), with its time to live in ms (0: none):
+    what :func:`restore` puts back, byte for byte, in a flushed store."""
+    binary = _bytes_client(client)
+    return [(key, max(0, binary.pttl(key)), binary.dump(key)) for key in binary.scan_iter(count=1000)]
+
+
+def restore(client: redis.Redis, dumped: list[tuple[bytes, int, bytes]]) -> None:
+    pipe = _bytes_client(client).pipeline(transaction=False)
+    for key, ttl, payload in dumped:
+        pipe.restore(key, ttl, payload, replace=True)
+    pipe.execute()
 
 
 def stored(client: redis.Redis, kind: str, id: str) -> tuple[dict[Any, Any], list[Any]]:
