@@ -229,13 +229,50 @@ def solver_times(samples: int = 20) -> list[dict]:
     return out
 
 
+def _cell(row: dict | None) -> str:
+    if row is None:
+        return "—"
+    low, high = row["ci95"]
+    return f"{row['mean_point_difference']:+.1f} [{low:+.1f}, {high:+.1f}]"
+
+
+def tables(report: dict) -> str:
+    """docs/bots.md's Gops tables, from a report this bench wrote (``--table``)."""
+    rows = {row["pairing"]: row for row in report.get("head_to_head", [])}
+    out = ["| level | what it does | against the level below | against random | against \"bid the prize's rank\" |",
+           "|---|---|---|---|---|"]
+    for spec in report["levels"]:
+        n = spec["level"]
+        out.append(f"| {n} | {spec['summary']} | {_cell(rows.get(f'level {n} vs level {n - 1}'))} | "
+                   f"{_cell(rows.get(f'level {n} vs random'))} | {_cell(rows.get(f'level {n} vs prize' + chr(39) + 's rank'))} |")
+    out += ["", "| level 8 against | points a game, 95 % |", "|---|---|"]
+    for name, row in rows.items():
+        if name.startswith("level 8 vs "):
+            out.append(f"| {name[len('level 8 vs '):]} | {_cell(row)} |")
+    if "exploitability" in report:
+        out += ["", "| cards | rules | a best responder's gain a game |", "|---|---|---|"]
+        out += [f"| {row['cards']} | `{row['profile']}` | {row['best_response_gain']:.4f} |" for row in report["exploitability"]]
+    out += ["", "| cards left | exact | CPU median ms | CPU max ms |", "|---|---|---|---|"]
+    out += [f"| {row['cards_left']} | {'yes' if row['exact'] else 'no'} | {row.get('cpu_median_ms', '')} | "
+            f"{row.get('cpu_max_ms', '')} |" for row in report.get("solver_times", [])]
+    return "\n".join(out)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", type=int, default=2000, help="games a pairing (default 2000)")
     parser.add_argument("--skip-exploitability", action="store_true")
     parser.add_argument("--skip-head-to-head", action="store_true")
+    parser.add_argument("--table", nargs="+", type=Path, metavar="REPORT",
+                        help="print docs/bots.md's tables from reports this bench wrote, and stop")
     parser.add_argument("--out", type=Path, default=RESULTS / "bots_gops.json")
     args = parser.parse_args()
+    if args.table:
+        merged: dict = {}
+        for path in args.table:
+            merged.update(json.loads(path.read_text()))
+        print(tables(merged))
+        return
     report: dict = {"games_per_pairing": args.games, "levels": [vars(spec) for spec in bot.LEVELS]}
     if not args.skip_exploitability:
         report["exploitability"] = []
