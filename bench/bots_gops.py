@@ -24,6 +24,7 @@ import functools
 import json
 import math
 import random
+import re
 import statistics
 import time
 from pathlib import Path
@@ -188,20 +189,18 @@ def head_to_head(name: str, first, second, games: int, seed: int) -> dict:
             "ci95": [round(mean - half, 3), round(mean + half, 3)], "seconds": round(time.perf_counter() - started, 1)}
 
 
-def pairings(games: int):
+def pairings(games: int, only: str | None = None):
     """Every pairing's result, one after the other: the ladder, every level against random and
     "the prize's rank", and level 8 against every level and every fixed rule."""
-    for level in range(2, 9):
-        yield head_to_head(f"level {level} vs level {level - 1}", _level(level), _level(level - 1), games, level)
-    for level in range(1, 9):
-        yield head_to_head(f"level {level} vs random", _level(level), _random_bidder, games, 100 + level)
-    for level in range(1, 9):
-        yield head_to_head(f"level {level} vs prize's rank", _level(level), _rank_bidder, games, 200 + level)
-    for level in range(1, 7):
-        yield head_to_head(f"level 8 vs level {level}", _level(8), _level(level), games, 300 + level)
-    for k, (name, rule) in enumerate(RULES.items()):
-        if name not in ("random", "prize's rank"):
-            yield head_to_head(f"level 8 vs {name}", _level(8), rule, games, 400 + k)
+    planned = [(f"level {level} vs level {level - 1}", _level(level), _level(level - 1), level) for level in range(2, 9)]
+    planned += [(f"level {level} vs random", _level(level), _random_bidder, 100 + level) for level in range(1, 9)]
+    planned += [(f"level {level} vs prize's rank", _level(level), _rank_bidder, 200 + level) for level in range(1, 9)]
+    planned += [(f"level 8 vs level {level}", _level(8), _level(level), 300 + level) for level in range(1, 7)]
+    planned += [(f"level 8 vs {name}", _level(8), rule, 400 + k) for k, (name, rule) in enumerate(RULES.items())
+                if name not in ("random", "prize's rank")]
+    for name, first, second, seed in planned:
+        if only is None or re.search(only, name):
+            yield head_to_head(name, first, second, games, seed)
 
 
 # ---------------------------------------------------------------- solver time
@@ -263,6 +262,7 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=2000, help="games a pairing (default 2000)")
     parser.add_argument("--skip-exploitability", action="store_true")
     parser.add_argument("--skip-head-to-head", action="store_true")
+    parser.add_argument("--only", metavar="REGEX", help="play only the pairings whose name matches")
     parser.add_argument("--table", nargs="+", type=Path, metavar="REPORT",
                         help="print docs/bots.md's tables from reports this bench wrote, and stop")
     parser.add_argument("--out", type=Path, default=RESULTS / "bots_gops.json")
@@ -286,7 +286,7 @@ def main() -> None:
         print(json.dumps(row), flush=True)
     if not args.skip_head_to_head:
         report["head_to_head"] = []
-        for row in pairings(args.games):
+        for row in pairings(args.games, args.only):
             print(json.dumps(row), flush=True)
             report["head_to_head"].append(row)
     args.out.parent.mkdir(parents=True, exist_ok=True)
