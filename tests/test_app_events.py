@@ -130,6 +130,7 @@ def two_apis(redis_server, tmp_path):
             stop_process(proc)
 
 
+@pytest.mark.servers
 def test_the_stream_resumes_on_another_process_after_a_kill(two_apis, issue):
     (killed, one), (_, two) = two_apis
     key = issue("acme")

@@ -123,6 +123,7 @@ def test_a_bad_name_or_limit_is_a_usage_error(operator):
 # -------------------------------------------------------------- limits per key
 
 
+@pytest.mark.servers
 def test_a_keys_limits_hold_across_two_api_processes(two_apis, operator):
     one, two = two_apis
     k = key(operator("acme", "--requests-per-minute", "12", "--creates-per-minute", "2"))
@@ -140,6 +141,7 @@ def test_a_keys_limits_hold_across_two_api_processes(two_apis, operator):
     assert headers["RateLimit-Remaining"] == str(ADDRESS_LIMIT - 1)
 
 
+@pytest.mark.servers
 def test_a_keys_create_limits_hold_across_two_api_processes(two_apis, operator):
     one, two = two_apis
     k = key(operator("acme", "--creates-per-minute", "2"))
@@ -152,6 +154,7 @@ def test_a_keys_create_limits_hold_across_two_api_processes(two_apis, operator):
     assert requests.get(two + MISSING, headers=k, timeout=10).status_code == 404
 
 
+@pytest.mark.servers
 def test_keyless_limits_are_unchanged(two_apis, operator):
     one, two = two_apis
     operator("acme", "--requests-per-minute", "100")
@@ -160,6 +163,7 @@ def test_keyless_limits_are_unchanged(two_apis, operator):
     assert "from this client" in get_from("127.0.0.3", two, MISSING)[2]["detail"]
 
 
+@pytest.mark.servers
 def test_a_revoked_or_rolled_key_is_refused_everywhere_at_once(two_apis, operator):
     one, two = two_apis
     first = operator("acme")

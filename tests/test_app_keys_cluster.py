@@ -23,6 +23,7 @@ def cluster(tmp_path_factory):
         c.cleanup()
 
 
+@pytest.mark.servers
 def test_an_apps_games_on_a_cluster(cluster, monkeypatch):
     monkeypatch.setenv("REDIS_URL", cluster.url)
     out = io.StringIO()

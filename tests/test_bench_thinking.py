@@ -17,7 +17,7 @@ import pytest
 
 REPO = Path(__file__).resolve().parent.parent
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.servers]
 
 PHASES = ("baseline", "hints", "bot_matches", "bot_move")
 LOAD = {"baseline": {"read"}, "hints": {"hint"}, "bot_matches": {"bot_game"}, "bot_move": {"commit", "reveal", "move"}}

@@ -26,7 +26,8 @@ from support.store import stored
 
 from service.games import commitments
 
-pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the kernel's tcp_info: Linux")
+pytestmark = [pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the kernel's tcp_info: Linux"),
+              pytest.mark.servers]
 
 QUEUE_TIMEOUT = 3.0  # seconds: REFEREE_QUEUE_TIMEOUT of the server under test (room for a busy machine)
 STOPPED = 4.0  # seconds the worker is stopped with the request waiting: longer than QUEUE_TIMEOUT
