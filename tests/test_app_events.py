@@ -15,6 +15,7 @@ from support.servers import gunicorn_workers, start_gunicorn, stop_process
 from support.sse_client import RawStream, pump
 
 from service import apps as cli
+from service.storage.embedded import start_cluster
 from service.web.app import create_app
 
 EVENTS = "/v1/apps/me/events"
@@ -118,11 +119,18 @@ def test_a_trimmed_stream_says_so(app, issue, monkeypatch):
     assert "event: reset" in body and body.index("event: reset") < body.index("event: created")
 
 
+API_ENV = {"REFEREE_RATE_LIMIT_PER_MINUTE": "100000", "REFEREE_CREATE_LIMIT_PER_HOUR": "100000",
+           "REFEREE_STREAM_HEARTBEAT_SECONDS": "2", "GUNICORN_GRACEFUL_TIMEOUT": "2"}
+
+
+def _two_apis(url: str, tmp_path):
+    """Two API processes (one worker each) on the store at ``url``."""
+    return [start_gunicorn(url, tmp_path / f"api{i}.log", workers=1, extra_env=API_ENV) for i in range(2)]
+
+
 @pytest.fixture
 def two_apis(redis_server, tmp_path):
-    env = {"REFEREE_RATE_LIMIT_PER_MINUTE": "100000", "REFEREE_CREATE_LIMIT_PER_HOUR": "100000",
-           "REFEREE_STREAM_HEARTBEAT_SECONDS": "2", "GUNICORN_GRACEFUL_TIMEOUT": "2"}
-    started = [start_gunicorn(redis_server.url, tmp_path / f"api{i}.log", workers=1, extra_env=env) for i in range(2)]
+    started = _two_apis(redis_server.url, tmp_path)
     try:
         yield started
     finally:
@@ -130,10 +138,39 @@ def two_apis(redis_server, tmp_path):
             stop_process(proc)
 
 
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory):
+    c = start_cluster(base_dir=tmp_path_factory.mktemp("cluster"))
+    try:
+        yield c
+    finally:
+        c.cleanup()
+
+
 @pytest.mark.servers
 def test_the_stream_resumes_on_another_process_after_a_kill(two_apis, issue):
+    _resumes_after_a_kill(two_apis, issue("acme"))
+
+
+@pytest.mark.servers
+def test_on_a_cluster_the_stream_resumes_on_another_process_after_a_kill(cluster, tmp_path, monkeypatch):
+    """The same on the embedded Redis Cluster: the app's stream and index in one slot, its games on
+    every shard, the entry written right after each save."""
+    monkeypatch.setenv("REDIS_URL", cluster.url)
+    out = io.StringIO()
+    assert cli.main(["issue", "acme"], out=out) == 0
+    started = _two_apis(cluster.url, tmp_path)
+    try:
+        _resumes_after_a_kill(started, {"Referee-App-Key": out.getvalue().split()[-1]})
+    finally:
+        for proc, _ in started:
+            stop_process(proc)
+
+
+def _resumes_after_a_kill(two_apis, key: dict[str, str]) -> None:
+    """Changes made through one process reach a stream served by the other; that process is killed,
+    the games go on, and a stream resumed with Last-Event-ID on the survivor misses and repeats nothing."""
     (killed, one), (_, two) = two_apis
-    key = issue("acme")
     first = stream(one, key)
     assert pump([first], lambda: first.status is not None and first.comments is not None
                 and "retry" in first.raw.decode(errors="replace"), 10)
