@@ -268,9 +268,11 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=RESULTS / "bots_gops.json")
     args = parser.parse_args()
     if args.table:
-        merged: dict = {}
+        merged: dict = {"head_to_head": []}
         for path in args.table:
-            merged.update(json.loads(path.read_text()))
+            report = json.loads(path.read_text())
+            merged["head_to_head"] += report.pop("head_to_head", [])
+            merged.update(report)
         print(tables(merged))
         return
     report: dict = {"games_per_pairing": args.games, "levels": [vars(spec) for spec in bot.LEVELS]}
