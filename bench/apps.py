@@ -39,6 +39,7 @@ import tempfile
 import time
 from collections import Counter
 from dataclasses import asdict, dataclass
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -49,7 +50,7 @@ from bench.http import Conn, HttpError, bid_commitment
 from bench.thinking import git_describe, latency
 
 sys.path.insert(0, str(servers.REPO / "tests"))
-from support.sse_client import RawStream  # noqa: E402
+from support.sse_client import RawStream
 
 RESULTS = Path(__file__).resolve().parent / "results"
 GOPS = "/v1/gops/games"
@@ -99,7 +100,8 @@ def issue_key(redis_url: str, creates: int) -> tuple[str, dict[str, int]]:
               "creates_per_minute": creates, "creates_per_hour": creates}
     options = [part for name, value in limits.items() for part in ("--" + name.replace("_", "-"), str(value))]
     done = subprocess.run([sys.executable, "-m", "service.apps", "issue", "bench", *options], cwd=servers.REPO,
-                          env=dict(os.environ, REDIS_URL=redis_url), capture_output=True, text=True, timeout=60)
+                          env=dict(os.environ, REDIS_URL=redis_url), capture_output=True, text=True, timeout=60,
+                          check=False)
     if done.returncode != 0:
         raise RuntimeError(f"python -m service.apps issue: {done.stderr}")
     return done.stdout.split()[-1], limits
@@ -259,7 +261,7 @@ def app_stream_check(app_events: list[tuple[float, Any]], expected: list[tuple[s
             "missing": sum((want - seen).values()), "duplicated": sum(c - 1 for c in seen.values() if c > 1),
             "unexpected": sum(c for k, c in seen.items() if k not in want),
             "resets": sum(1 for _, e in app_events if e.event == "reset"),
-            "ids_increasing": all(a < b for a, b in zip(ids, ids[1:])),
+            "ids_increasing": all(a < b for a, b in pairwise(ids)),
             "kinds": dict(Counter(e.event for _, e in app_events))}
 
 
