@@ -42,10 +42,13 @@ class Conn:
             self.writer.close()
         self.reader = self.writer = None
 
-    async def request(self, method: str, path: str, body: Any = None, token: str | None = None) -> tuple[int, bytes]:
+    async def request(self, method: str, path: str, body: Any = None, token: str | None = None,
+                      headers: dict[str, str] | None = None) -> tuple[int, bytes]:
         head = f"{method} {path} HTTP/1.1\r\n{self.prefix}"
         if token:
             head += f"Authorization: Bearer {token}\r\n"
+        for name, value in (headers or {}).items():
+            head += f"{name}: {value}\r\n"
         data = b""
         if body is not None:
             data = json.dumps(body, separators=(",", ":")).encode()
