@@ -70,6 +70,9 @@ def join_base() -> str:
 def index():
     page = (STATIC_DIR / "index.html").read_text(encoding="utf-8")
     page = page.replace("{{JOIN_BASE}}", html.escape(join_base(), quote=True))
+    # The seconds between an event stream's keep-alive comments: a stream silent much longer is dead.
+    heartbeat = current_app.config.get("STREAM_HEARTBEAT_SECONDS", 15.0)
+    page = page.replace("{{STREAM_HEARTBEAT}}", f"{float(heartbeat):g}")
     response = current_app.response_class(page, mimetype="text/html")
     response.headers["Cache-Control"] = "no-cache"
     return response

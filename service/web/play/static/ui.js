@@ -64,6 +64,7 @@ function fieldErrors(errors, out = []) {
  * fields a refused request named; an unknown code: the referee's reason alone.
  */
 export function problemText(error) {
+  if (error && error.code === 'timeout') return t('error.timeout');
   if (error && error.status === 0) return t('error.network');
   const code = error && error.code;
   const known = code ? t(`error.${code}`, {}, null) : null;

@@ -1,0 +1,106 @@
+"""/play on the second evening at the table (issue #38): a phone whose connection died without a word,
+amounts typed out of range, several bots at one table, draws, uncalled bets, the create form, layouts
+at 320 and 360 px, the showdown at a tabletop, a double tap on a card, the words of numbers and refusals.
+
+Headless Chromium at 360 px (320 px where layout is the point) on the insecure LAN-like origin of
+``tests/test_play.py``, whose fixtures and helpers are used here.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from urllib.parse import urlsplit
+
+import pytest
+import requests
+
+from support.client import bearer
+from support.gops_helpers import spec_commitment
+from support.silent_proxy import SilentProxy
+from test_play import (  # noqa: F401 - fixtures: browser (table.local), origin, phone
+    PHONE,
+    browser,
+    clean,
+    origin,
+    phone,
+    shot,
+)
+
+pytestmark = pytest.mark.slow
+
+
+def gops_game(live_server, **body):
+    r = requests.post(f"{live_server}/v1/gops/games", json=body, timeout=10)
+    assert r.status_code == 201, r.text
+    return r.json()
+
+
+def commit(live_server, created, seat, rnd, card, salt="ab" * 32):
+    game_id = created["game"]["game_id"]
+    r = requests.post(f"{live_server}/v1/gops/games/{created['id']}/seats/{seat}/commit", timeout=10,
+                      headers=bearer(created["seat_tokens"][seat]),
+                      json={"game_id": game_id, "round": rnd,
+                            "commitment": spec_commitment(game_id, rnd, seat, [card], salt)})
+    assert r.status_code == 200, r.text
+    return r.json()
+
+
+def toast_text(page):
+    return page.evaluate("document.getElementById('toast').hidden ? null : document.getElementById('toast').textContent")
+
+
+# ------------------------------------------------------------------ 1. a connection that died silently
+
+
+def test_a_phone_whose_connection_died_silently_reconnects_and_times_out_a_move(offline_page, live_server):
+    """Back on Wi-Fi: the stream's connection died without a word (no FIN, no RST). The page hears no
+    keep-alive for twice the server's interval, reconnects and sees the rival's bid; a bid sent into a
+    dead network is given up after its time, said in words, and goes through when tapped again."""
+    proxy = SilentProxy(int(urlsplit(live_server).port))
+    try:
+        created = gops_game(live_server, profile="classic", options={"ranks": 3})
+        page = offline_page(proxy.origin, locale="en-US", **PHONE)
+        page.clock.install()
+        page.goto(f"{proxy.origin}/play#gops={created['id']}&seat=0&t={created['seat_tokens'][0]}")
+        page.wait_for_function("() => document.body.dataset.live === 'live' && document.querySelector('#hand [data-card]')")
+        proxy.drop()                      # every open connection dies silently; new ones work
+        commit(live_server, created, 1, 1, 3)
+        rival = "() => document.querySelector(\"#scores tr[data-seat='1'][data-status='committed']\")"
+        # The server writes a keep-alive every 15 s: 35 s of silence is a dead stream.
+        page.clock.run_for(20_000)
+        assert page.evaluate(rival) is None and page.evaluate("document.body.dataset.live") == "live"
+        for _ in range(6):  # a reconnection may first land on another pooled, dead connection
+            page.clock.run_for(20_000)
+            try:
+                page.wait_for_function(rival, timeout=5_000)
+                break
+            except Exception:  # noqa: BLE001 - not yet: more silence
+                continue
+        page.wait_for_function(rival, timeout=1_000)
+        page.wait_for_function("() => document.body.dataset.live === 'live'")
+
+        proxy.drop(new_too=True)          # the Wi-Fi is gone for good
+        page.click("#hand [data-card='1']")
+        page.click("#bid")
+        page.wait_for_function("() => document.body.dataset.busy === 'yes' || document.querySelector('#bid:disabled')")
+        said = None
+        for _ in range(8):
+            page.clock.run_for(6_000)
+            page.wait_for_timeout(200)
+            said = toast_text(page)
+            if said:
+                break
+        assert said == "The referee did not answer (tried twice). Check the Wi-Fi, then tap again to retry.", said
+        shot(page, "evening-timeout")
+        proxy.restore()
+        page.wait_for_selector("#bid:not([disabled])")
+        page.click("#bid")
+        page.wait_for_function("() => document.body.dataset.phase === 'reveal' || document.body.dataset.phase === 'commit' && document.querySelector(\"#scores tr[data-seat='0'][data-status='committed']\")")
+        view = requests.get(f"{live_server}/v1/gops/games/{created['id']}", timeout=10).json()
+        assert view["round"] > 1 or 0 in view.get("committed", []) or view["phase"] == "reveal", view
+        # The interval the page waits on is the server's setting (REFEREE_STREAM_HEARTBEAT_SECONDS).
+        assert page.get_attribute("meta[name=referee-stream-heartbeat]", "content") == "15"
+        assert page.blocked == []
+    finally:
+        proxy.close()
