@@ -22,10 +22,15 @@ from test_play import (  # noqa: F401 - fixtures: browser (table.local), origin,
     PHONE,
     browser,
     clean,
+    create_gofo,
     origin,
     phone,
+    public_table,
+    ready,
+    readable,
     shot,
 )
+from test_play_table import moves_sent
 
 pytestmark = pytest.mark.slow
 
@@ -104,3 +109,39 @@ def test_a_phone_whose_connection_died_silently_reconnects_and_times_out_a_move(
         assert page.blocked == []
     finally:
         proxy.close()
+
+
+# ------------------------------------------------------------------ 2. an amount out of its range
+
+
+@pytest.mark.parametrize("locale", ["en-US", "es-ES"])
+def test_an_opening_out_of_range_is_refused_not_changed(phone, origin, live_server, locale):
+    """Tabletop Gofo: 100 typed for an opening of 1–28 is refused on the page, in words, and nothing
+    is bet; what is sent is exactly what was typed."""
+    host = phone(locale=locale)
+    table_id = create_gofo(host, origin, mode="tabletop")
+    view = public_table(live_server, table_id)
+    ready(host, view["version"], view["hand"]["to_act"])
+    sent = moves_sent(host)
+    lo, hi = (int(host.get_attribute("#amount-open", k)) for k in ("min", "max"))
+    assert lo == 1 and hi < 100
+    for typed in ("100", "2.5", ""):
+        host.fill("#amount-open", typed)
+        host.click("#actions [data-action='open']")
+        host.wait_for_selector("#amount-error-open:not([hidden])")
+        said = host.inner_text("#amount-error-open")
+        en, es = ((f"{typed} is not allowed: type", f"{typed} no vale: escribe") if typed else ("Type", "Escribe"))
+        assert said == (f"{en} a whole number from 1 to {hi}. Nothing was bet." if locale == "en-US"
+                        else f"{es} un número entero de 1 a {hi}. No se apostó nada."), said
+    shot(host, f"evening-opening-refused-{locale}")
+    readable(host)
+    host.wait_for_timeout(300)  # time for a move a tap would have sent
+    assert sent == []
+    assert public_table(live_server, table_id)["version"] == view["version"]
+    host.fill("#amount-open", "7")
+    assert host.is_hidden("#amount-error-open")
+    host.click("#actions [data-action='open']")
+    after = public_table(live_server, table_id, after=view["version"], pages=[host])
+    assert after["hand"]["opening"] == 7
+    assert [b["amount"] for _, b in sent] == [7]
+    clean(host)

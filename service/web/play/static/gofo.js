@@ -503,33 +503,59 @@ function actionsPanel(hand, seat, send, ui, { tabletop, title, id = 'actions' })
     const state = moveState(ui, extra.disabled);
     return h('button', {
       type: 'button', class: extra.cls || 'primary big', data: { action: move, ...(extra.data || {}), held: state.held }, disabled: state.disabled,
-      on: { click: () => send(move, body()) },
+      on: { click: () => { const sent = body(); if (sent) send(move, sent); } },
     }, label);
   };
+  // An amount is sent exactly as typed, or not at all: out of its range (or not a whole number) it is
+  // refused here, in words, and nothing is bet. The − and + buttons keep it within the range.
   const amountMove = (type, move, describe, levelled = false) => {
     const a = legal.find((x) => x.type === type);
     const key = `amount:${type}`;
-    const value = Math.min(a.max, Math.max(a.min, ui[key] == null ? a.min : ui[key]));
-    const label = h('span', { class: 'amount-label', id: `amount-label-${type}` }, describe(value));
-    const input = h('input', { type: 'number', id: `amount-${type}`, min: a.min, max: a.max, value: String(value), inputmode: 'numeric' });
-    const set = (v) => {
-      const n = Math.min(a.max, Math.max(a.min, Number(v) || a.min));
-      ui[key] = n;
-      input.value = String(n);
-      label.textContent = describe(n);
+    const whole = (text) => (/^\d+$/.test(String(text).trim()) ? Number(String(text).trim()) : NaN);
+    const allowed = (n) => Number.isInteger(n) && n >= a.min && n <= a.max;
+    const label = h('span', { class: 'amount-label', id: `amount-label-${type}` });
+    const refused = h('p', { class: 'error', id: `amount-error-${type}`, role: 'alert' });
+    const input = h('input', { type: 'number', id: `amount-${type}`, min: a.min, max: a.max, step: 1, value: ui[key] == null ? String(a.min) : String(ui[key]), inputmode: 'numeric' });
+    /** The amount typed, if allowed (else null, and the page says why). */
+    const check = () => {
+      const n = whole(input.value);
+      ui[key] = input.value;
+      if (allowed(n)) {
+        label.textContent = describe(n);
+        label.hidden = false;
+        refused.hidden = true;
+        return n;
+      }
+      label.hidden = true;
+      refused.textContent = input.value.trim()
+        ? t('gofo.amount_refused', { typed: input.value.trim(), min: a.min, max: a.max })
+        : t('gofo.amount_missing', { min: a.min, max: a.max });
+      refused.hidden = false;
+      return null;
     };
-    input.addEventListener('input', () => { ui[key] = Number(input.value); label.textContent = describe(Math.min(a.max, Math.max(a.min, Number(input.value) || a.min))); });
-    input.addEventListener('change', () => set(input.value));
+    const step = (by) => {
+      const n = whole(input.value);
+      input.value = String(Math.min(a.max, Math.max(a.min, Number.isNaN(n) ? a.min : n + by)));
+      check();
+    };
+    input.addEventListener('input', check);
+    input.addEventListener('change', check);
+    check();
     return h('div', { class: 'move', data: { move: type } },
       h('div', { class: 'amount' },
-        h('button', { type: 'button', class: 'secondary', 'aria-label': '−', on: { click: () => set(Number(input.value) - 1) } }, '−'),
+        h('button', { type: 'button', class: 'secondary', 'aria-label': '−', on: { click: () => step(-1) } }, '−'),
         input,
-        h('button', { type: 'button', class: 'secondary', 'aria-label': '+', on: { click: () => set(Number(input.value) + 1) } }, '+')),
+        h('button', { type: 'button', class: 'secondary', 'aria-label': '+', on: { click: () => step(1) } }, '+')),
       h('span', { class: 'hint', id: `range-${type}` }, levelled
         ? `${t('gofo.range', { min: `+${a.min}`, max: `+${a.max}` })} · ${t('gofo.range_to', { min: L + a.min, max: L + a.max })}`
         : t('gofo.range', { min: a.min, max: a.max })),
       label,
-      button(t(`gofo.act.${move.replace('-', '_')}`), move, () => ({ amount: Math.min(a.max, Math.max(a.min, Number(input.value) || a.min)) })));
+      refused,
+      button(t(`gofo.act.${move.replace('-', '_')}`), move, () => {
+        const n = check();
+        if (n == null) { input.focus(); return null; }
+        return { amount: n };
+      }));
   };
   const raiseText = (n) => `${t('gofo.amount_plus', { n })} · ${t('gofo.amount_to', { to: L + n })}`;
   // At the canto the points pad, the move most made, comes first: above conceding and showing.
