@@ -145,3 +145,28 @@ def test_an_opening_out_of_range_is_refused_not_changed(phone, origin, live_serv
     assert after["hand"]["opening"] == 7
     assert [b["amount"] for _, b in sent] == [7]
     clean(host)
+
+
+# ------------------------------------------------------------------ 3. several bots at one table
+
+
+def test_the_referees_seats_are_named_apart(phone, origin, live_server):
+    """Three of the referee's seats at one Gofo table, all level 6: each is named by its seat's number
+    in the seats table, and so wherever a seat is named (pots, discards, results, the ledger: all
+    through the one seat label); a single bot keeps its short name."""
+    created = requests.post(f"{live_server}/v1/gofo/tables", timeout=10, json={
+        "seats": 4, "bots": [{"seat": s, "level": 6} for s in (1, 2, 3)]}).json()
+    for locale, words in (("en-US", "🤖 Referee {} · level 6"), ("es-ES", "🤖 Árbitro {} · nivel 6")):
+        page = phone(locale=locale)
+        page.goto(f"{origin}/play#gofo={created['id']}&seat=0&t={created['seat_tokens'][0]}")
+        page.wait_for_selector("#seats tbody tr[data-seat='3']")
+        rows = page.eval_on_selector_all("#seats tbody th", "els => els.map(e => e.firstChild.textContent)")
+        assert rows[1:] == [words.format(n) for n in (2, 3, 4)], rows
+        one = page.evaluate("""async () => {
+          const seats = await import('/play/assets/seats.js');
+          const ui = await import('/play/assets/ui.js');
+          seats.showSeats({ bots: [{ seat: 1, level: 6 }], names: [] });
+          return ui.seatName(1);
+        }""")
+        assert one == words.replace("{} ", ""), one
+        clean(page)

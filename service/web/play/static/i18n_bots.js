@@ -3,6 +3,7 @@
 export const BOT_MESSAGES = {
   en: {
     'bots.seat': '🤖 Referee · level {level}',
+    'bots.seat_n': '🤖 Referee {n} · level {level}',
     'bots.play': 'Play against the referee',
     'bots.title': 'Play against the referee',
     'bots.intro': 'A Gops game on this phone alone: you against the referee.',
@@ -47,6 +48,7 @@ export const BOT_MESSAGES = {
   },
   es: {
     'bots.seat': '🤖 Árbitro · nivel {level}',
+    'bots.seat_n': '🤖 Árbitro {n} · nivel {level}',
     'bots.play': 'Jugar contra el árbitro',
     'bots.title': 'Jugar contra el árbitro',
     'bots.intro': 'Una partida de Gops en este teléfono solo: tú contra el árbitro.',
