@@ -170,3 +170,58 @@ def test_the_referees_seats_are_named_apart(phone, origin, live_server):
         }""")
         assert one == words.replace("{} ", ""), one
         clean(page)
+
+
+# ------------------------------------------------------------------ 4. a tie for the most points
+
+
+def reveal(live_server, created, seat, rnd, card, salt="ab" * 32):
+    r = requests.post(f"{live_server}/v1/gops/games/{created['id']}/seats/{seat}/reveal", timeout=10,
+                      headers=bearer(created["seat_tokens"][seat]),
+                      json={"game_id": created["game"]["game_id"], "round": rnd, "cards": [card], "salt": salt})
+    assert r.status_code == 200, r.text
+    return r.json()
+
+
+def test_a_tie_for_the_most_points_is_a_draw(phone, origin, live_server):
+    """Every round tied and its prize set aside: 0–0, which the end screen calls a draw, not a win for both."""
+    created = gops_game(live_server, profile="standard", options={"ranks": 4, "unclaimed": "discard"},
+                        names=["Ana", "Bea"])
+    for rnd, card in enumerate((1, 2, 3, 4), start=1):
+        commit(live_server, created, 0, rnd, card)
+        commit(live_server, created, 1, rnd, card)
+        reveal(live_server, created, 0, rnd, card)
+        view = reveal(live_server, created, 1, rnd, card)
+    assert view["result"]["totals"] == ["0", "0"] and view["result"]["winners"] == [0, 1], view["result"]
+    for locale, said in (("en-US", "Draw: Ana and Bea, 0 points each"), ("es-ES", "Empate: Ana y Bea, 0 puntos cada uno")):
+        page = phone(locale=locale)
+        page.goto(f"{origin}/play#gops={created['id']}&seat=0&t={created['seat_tokens'][0]}")
+        page.wait_for_selector("#result")
+        assert page.inner_text("#result .big-text") == said
+        assert page.get_attribute("#result", "data-outcome") == "draw"
+        clean(page)
+
+
+# ------------------------------------------------------------------ 13. the words of numbers
+
+
+def test_one_point_is_singular_and_nothing_is_zero_percent(phone, origin):
+    page = phone()
+    page.goto(f"{origin}/play")
+    page.wait_for_selector("#sha-check[data-ok=yes]")
+    said = page.evaluate("""async () => {
+      const i18n = await import('/play/assets/i18n.js');
+      const hints = await import('/play/assets/hints.js');
+      const out = {};
+      for (const code of ['en', 'es']) {
+        i18n.setLang(code);
+        out[code] = ['−1', '+1', '1', '0', '2', '−0.5', '13/3'].map(i18n.points);
+      }
+      out.pct = [0, 0.001, 0.004, 0.5, 0.996, 1].map(hints.percent);
+      i18n.setLang('en');
+      return out;
+    }""")
+    assert said["en"] == ["−1 point", "+1 point", "1 point", "0 points", "2 points", "−0.5 points", "13/3 points"]
+    assert said["es"] == ["−1 punto", "+1 punto", "1 punto", "0 puntos", "2 puntos", "−0.5 puntos", "13/3 puntos"]
+    assert said["pct"] == ["0%", "<1%", "<1%", "50%", ">99%", "100%"]
+    clean(page)

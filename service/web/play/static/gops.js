@@ -1,6 +1,6 @@
 // Gops at the table: create a game, hand out join links, bid from each phone, verify at the end.
 import { call, watch } from './api.js';
-import { t, rankName } from './i18n.js';
+import { t, rankName, points, listOf } from './i18n.js';
 import { h, mount, fail, toast, field, select, number, joinLinks, saveGame, savedGame, seatName, joinBase, isLoopback, remembered, describedField, playAsFirstSeat, backToLinks } from './ui.js';
 import { turnNotice } from './turn.js';
 import { gopsStory } from './story.js';
@@ -204,10 +204,15 @@ setInterval(() => {
 
 function resultPanel(view) {
   if (!view.result) return null;
-  const who = view.result.winners.map(seatName).join(', ');
-  return [h('section', { class: 'panel result', id: 'result' },
+  // A tie for the most points is a draw (a 0–0 game whose prizes were all set aside too).
+  const winners = view.result.winners;
+  const draw = winners.length > 1;
+  let said = t('gops.no_winner');
+  if (draw) said = t('gops.draw', { who: listOf(winners.map(seatName)), points: points(view.result.totals[winners[0]]) });
+  else if (winners.length) said = t('gops.winners', { who: seatName(winners[0]) });
+  return [h('section', { class: 'panel result', id: 'result', data: { outcome: draw ? 'draw' : winners.length ? 'win' : 'none' } },
     h('h2', {}, t('gops.result')),
-    h('p', { class: 'big-text' }, view.result.winners.length ? t('gops.winners', { who }) : t('gops.no_winner')),
+    h('p', { class: 'big-text' }, said),
     h('p', {}, t('gops.totals', { totals: view.result.totals.map((s, i) => `${seatName(i)} ${s}`).join(' · ') }))),
   gopsStory(view.history, view.scores.length)];
 }

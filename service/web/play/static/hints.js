@@ -3,7 +3,7 @@
 // bids, the expected point difference (for two seats; else the seat's expected points), and whether
 // that is exact or an estimate. At a dealt Gofo table, the seat's odds when it is to act.
 import { call } from './api.js';
-import { t, rankName } from './i18n.js';
+import { t, rankName, points } from './i18n.js';
 import { h, mount, problemText } from './ui.js';
 
 const KEY = 'referee:hints';
@@ -23,9 +23,12 @@ function signed(value) {
   return rounded > 0 ? `+${rounded}` : `−${Math.abs(rounded)}`;
 }
 
-function percent(p) {
+export function percent(p) {
+  if (p <= 0) return '0%';
+  if (p >= 1) return '100%';
   const n = Math.round(p * 100);
-  return n === 0 ? '<1%' : `${n}%`;
+  if (n === 0) return '<1%';
+  return n === 100 ? '>99%' : `${n}%`;
 }
 
 function gopsHintBody(hint, players) {
@@ -40,7 +43,7 @@ function gopsHintBody(hint, players) {
         h('span', { class: 'hint-pct' }, percent(a.probability)));
     })),
     h('p', { id: 'hint-value', data: { value: hint.value, exact: hint.exact ? 'yes' : 'no' } },
-      players === 2 ? t('hint.value', { value: signed(hint.value) }) : t('hint.value_own', { value: Math.round(hint.value * 10) / 10 }), ' ',
+      players === 2 ? t('hint.value', { points: points(signed(hint.value)) }) : t('hint.value_own', { points: points(Math.round(hint.value * 10) / 10) }), ' ',
       h('span', { class: `hint-kind ${hint.exact ? 'exact' : 'estimate'}` }, hint.exact ? t('hint.exact') : t('hint.estimate'))),
   ];
 }

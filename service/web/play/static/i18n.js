@@ -110,6 +110,9 @@ export const MESSAGES = {
     'gops.rounds_so_far': 'Rounds so far ({n})',
     'gops.result': 'Result',
     'gops.winners': 'Winner: {who}',
+    'gops.draw': 'Draw: {who}, {points} each',
+    'points.one': '{n} point',
+    'points.many': '{n} points',
     'gops.no_winner': 'No winner',
     'gops.totals': 'Totals: {totals}',
 
@@ -435,6 +438,9 @@ export const MESSAGES = {
     'gops.rounds_so_far': 'Rondas jugadas ({n})',
     'gops.result': 'Resultado',
     'gops.winners': 'Ganador: {who}',
+    'gops.draw': 'Empate: {who}, {points} cada uno',
+    'points.one': '{n} punto',
+    'points.many': '{n} puntos',
     'gops.no_winner': 'Sin ganador',
     'gops.totals': 'Totales: {totals}',
 
@@ -688,6 +694,22 @@ export function t(key, params = {}, fallback = key) {
   const text = MESSAGES[current][key];
   if (text === undefined) return fallback;
   return text.replace(/\{(\w+)\}/g, (_, name) => (params[name] === undefined ? `{${name}}` : String(params[name])));
+}
+
+/** "1 point", "−1 point", "0 points", "2.5 points", "13/3 points": singular only for one, either way. */
+export function points(value) {
+  const text = String(value);
+  const one = text === '1' || text === '+1' || text === '-1' || text === '−1';
+  return t(one ? 'points.one' : 'points.many', { n: text });
+}
+
+/** "Ana", "Ana and Bea", "Ana, Bea and Cy" in the page's language. */
+export function listOf(words) {
+  try {
+    return new Intl.ListFormat(current, { type: 'conjunction' }).format(words);
+  } catch {
+    return words.join(', ');
+  }
 }
 
 const RANKS = { 1: 'A', 11: 'J', 12: 'Q', 13: 'K' };
