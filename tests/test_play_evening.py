@@ -225,3 +225,93 @@ def test_one_point_is_singular_and_nothing_is_zero_percent(phone, origin):
     assert said["es"] == ["−1 punto", "+1 punto", "1 punto", "0 puntos", "2 puntos", "−0.5 puntos", "13/3 puntos"]
     assert said["pct"] == ["0%", "<1%", "<1%", "50%", ">99%", "100%"]
     clean(page)
+
+
+# ------------------------------------------------------------------ 8. an uncalled bet
+
+
+def drive(table, choose, until):
+    """Make the moves `choose(hand, seat, legal)` picks (a (move, body) pair) until `until(view)`."""
+    for _ in range(200):
+        view = table.view()
+        if until(view):
+            return view
+        hand = view["hand"]
+        seat = hand["to_act"]
+        legal = {a["type"]: a for a in table.seat_view(seat)["hand"]["legal_actions"]}
+        move, body = choose(hand, seat, legal)
+        table.move(seat, move, body)
+    raise AssertionError("the table did not get there")
+
+
+def test_an_uncalled_bet_is_shown_returned_not_won(phone, origin, live_server):
+    """Two seats: hand 1 leaves one with 10 chips fewer; in hand 2 the richer bets all it has, the
+    poorer calls all-in, and the 10 nobody could call go back to the bettor: said so, in the hand's
+    pots while nobody has called yet and in the last hand's result."""
+    from test_play import Table
+
+    table = Table(live_server, seats=2, caja=100, refill=10, initial_front=30)
+    table.seat_view = lambda seat: table.http.get(f"{table.base}/seats/{seat}", headers=bearer(table.tokens[seat]), timeout=10).json()
+
+    def hand_one(hand, seat, legal):
+        if "open" in legal:
+            return "open", {"amount": 5}
+        if "enter" in legal:
+            return "enter", {"blind": False}
+        if "look" in legal:
+            return "look", {}
+        if "corta" in legal and hand["mano"] == seat:
+            return "corta", {"amount": 10}
+        if "no_ver" in legal:
+            return "no-ver", {}
+        if "voy" in legal:
+            return "voy", {}
+        if "pass" in legal:
+            return "pass", {}
+        raise AssertionError(legal)
+
+    page = phone()
+    tokens = table.tokens
+    # Hand 1: the mano's corta of 10 stands uncalled until the other answers.
+    view = drive(table, hand_one, lambda v: v["hand"] and v["hand"]["bet"] and v["hand"]["bet"]["level"] > 5)
+    other = 1 - view["hand"]["mano"]
+    page.goto(f"{origin}/play#gofo={table.id}&seat={other}&t={tokens[other]}")
+    page.wait_for_selector("#pots li[data-uncalled=yes]")
+    assert page.inner_text("#pots li[data-uncalled=yes]") == f"Bet not called yet: 10 (Seat {view['hand']['mano'] + 1})"
+    view = drive(table, hand_one, lambda v: v["table"]["hand_number"] == 2)
+    fronts = [s["front"] for s in view["table"]["seats"]]
+    rich, poor = (0, 1) if fronts[0] > fronts[1] else (1, 0)
+    assert fronts[rich] - fronts[poor] == 10, fronts
+
+    def hand_two(hand, seat, legal):
+        if "open" in legal:
+            return "open", {"amount": 1}
+        if "enter" in legal:
+            return "enter", {"blind": False}
+        if "look" in legal:
+            return "look", {}
+        for bet in ("corta", "refiche", "raise"):
+            if bet in legal and seat == rich and legal[bet]["max"] > 0 and not hand["bet"]:
+                return bet, {"amount": legal[bet]["max"]}
+        if "ver" in legal:
+            return "ver", {}
+        if "voy" in legal:
+            return "voy", {}
+        if "pass" in legal:
+            return "pass", {}
+        if "discard" in legal:
+            return "discard", {"cards": []}
+        raise AssertionError(legal)
+
+    view = drive(table, hand_two, lambda v: v["table"]["hand_number"] == 3)
+    pots = view["table"]["last_result"]["pots"]
+    assert [p["eligible"] for p in pots] == [[0, 1], [rich]] and pots[1]["amount"] == 10, pots
+    for locale, said in (("en-US", "10 returned to Seat {}: nobody called that bet"),
+                         ("es-ES", "10 devueltos a Puesto {}: nadie vio esa apuesta")):
+        page = phone(locale=locale)
+        page.goto(f"{origin}/play#gofo={table.id}&seat={poor}&t={tokens[poor]}")
+        page.wait_for_selector("#last-pots li[data-returned=yes]")
+        assert page.inner_text("#last-pots li[data-returned=yes]") == said.format(rich + 1)
+        assert page.locator("#last-pots li").count() == 2
+        shot(page, f"evening-returned-{locale}")
+        clean(page)

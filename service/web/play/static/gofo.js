@@ -208,10 +208,29 @@ function seatsTable(view, me) {
       h('tbody', {}, rows)));
 }
 
+/**
+ * For each pot, the one seat whose chips alone make it (an uncalled bet: nobody else put a chip in
+ * it), else null. `put[s]`: what seat s put in this hand. A pot's chips lie between the level its
+ * eligible seats all reached and the previous pot's (side pots are cut at the live seats' levels).
+ */
+export function soleBettors(pots, put) {
+  let below = 0;
+  return pots.map((pot) => {
+    if (!pot.eligible.length) return null;
+    const top = Math.min(...pot.eligible.map((s) => put[s]));
+    const payers = put.map((c, s) => (c > below ? s : null)).filter((s) => s != null);
+    below = top;
+    return payers.length === 1 && pot.eligible.length === 1 && payers[0] === pot.eligible[0] ? payers[0] : null;
+  });
+}
+
 function potsPanel(hand) {
   if (!hand) return null;
-  const pots = hand.pots.map((pot, i) => h('li', { data: { pot: i, amount: pot.amount } },
-    t('gofo.pot', { n: i + 1, amount: pot.amount, who: pot.eligible.map(seatName).join(', ') })));
+  const sole = soleBettors(hand.pots, hand.committed);
+  const pots = hand.pots.map((pot, i) => h('li', { data: { pot: i, amount: pot.amount, uncalled: sole[i] == null ? null : 'yes' } },
+    sole[i] == null
+      ? t('gofo.pot', { n: i + 1, amount: pot.amount, who: pot.eligible.map(seatName).join(', ') })
+      : t('gofo.pot_uncalled', { amount: pot.amount, who: seatName(sole[i]) })));
   const bet = hand.bet
     ? h('p', { class: 'big-text', id: 'bet', data: { level: hand.bet.level } }, t('gofo.bet', { level: hand.bet.level }))
     : h('p', { id: 'bet' }, t('gofo.no_bet'));
@@ -428,6 +447,10 @@ function lastHandPanel(view) {
   if (!result) return null;
   const slot = h('div', { id: 'deal-verdict' }, h('p', { class: 'muted' }, t('verify.checking')));
   const record = h('div', { id: 'hand-record' });
+  // What each seat put in: what it was paid less what it won. A pot only its bettor put chips in
+  // (a bet nobody called) went back to him: it is not a pot won.
+  const put = result.payouts ? result.payouts.map((paid, s) => paid - result.net[s]) : null;
+  const returned = put ? soleBettors(result.pots, put) : result.pots.map(() => null);
   checkHand(view).then(({ outcome, transcript }) => {
     const parts = [];
     if (outcome.ok && outcome.cards != null) parts.push(t('verify.deck_ok', { n: outcome.cards }));
@@ -440,7 +463,10 @@ function lastHandPanel(view) {
   });
   return h('section', { class: 'panel', id: 'last-hand', data: { hand: result.hand } },
     h('h2', {}, t('gofo.last_hand'), result.hand ? ` (${t('gofo.hand_n', { n: result.hand })})` : ''),
-    h('ul', {}, result.pots.map((pot, i) => h('li', {}, t('gofo.pot', { n: i + 1, amount: pot.amount, who: pot.winner == null ? '—' : seatName(pot.winner) })))),
+    h('ul', { id: 'last-pots' }, result.pots.map((pot, i) => h('li', { data: { returned: returned[i] == null ? null : 'yes' } },
+      returned[i] == null
+        ? t('gofo.pot', { n: i + 1, amount: pot.amount, who: pot.winner == null ? '—' : seatName(pot.winner) })
+        : t('gofo.pot_returned', { amount: pot.amount, who: seatName(returned[i]) })))),
     h('ul', { class: 'net' }, result.net.map((net, seat) => h('li', { data: { seat, net } },
       t('gofo.hand_result', { seat: seatName(seat), net: net > 0 ? `+${net}` : String(net) }),
       result.values && result.values[seat] != null ? ` · ${t('gofo.value', { n: result.values[seat] })}` : '',
