@@ -44,7 +44,25 @@ export function createPage(root) {
     describedField(t('gops.match'), select('format', opt(['single', 'cumulative', 'best_of', 'target']), 'single'), hints('gops.opt_hint', ['single', 'cumulative', 'best_of', 'target'])),
     field(t('gops.games'), number('games', null, 1, 50, '3')),
     field(t('gops.target'), number('target', null, 1, 10000, '92')),
+    h('p', { class: 'error', id: 'gops-form-problem', role: 'status', hidden: true }),
     h('button', { type: 'submit', class: 'primary big', id: 'gops-create-go' }, t('gops.create')));
+  // Classic is a 2-player game: choosing it sets 2 players.
+  form.elements.profile.addEventListener('change', () => {
+    if (form.elements.profile.value === 'classic') form.elements.players.value = '2';
+    form.elements.players.dispatchEvent(new Event('input', { bubbles: true }));
+  });
+  // A combination the referee would refuse is said before submitting, and cannot be submitted.
+  const problem = form.querySelector('#gops-form-problem');
+  const submit = form.querySelector('#gops-create-go');
+  const checkForm = () => {
+    const said = formProblems(form);
+    problem.textContent = said.join(' ');
+    problem.hidden = !said.length;
+    submit.disabled = said.length > 0;
+    return said;
+  };
+  form.addEventListener('input', checkForm);
+  form.addEventListener('change', checkForm);
   // Only the fields the chosen match uses: Games for several games, Target for playing to a target.
   const showMatchFields = () => {
     const format = form.elements.format.value;
@@ -55,6 +73,7 @@ export function createPage(root) {
   showMatchFields();
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
+    if (checkForm().length) return;
     const value = (name) => form.elements[name].value.trim();
     const int = (name) => (value(name) === '' ? undefined : Number(value(name)));
     const options = {};
@@ -83,7 +102,38 @@ export function createPage(root) {
     }
   });
   names.bind(form);
+  checkForm();
   mount(root, form);
+}
+
+/** What the referee would refuse in the Gops create form, in words (service/games/gops/rules.py). */
+function formProblems(form) {
+  const value = (name) => form.elements[name].value.trim();
+  const whole = (name) => (/^\d+$/.test(value(name)) ? Number(value(name)) : value(name) === '' ? null : NaN);
+  const out = [];
+  const range = (name, label, min, max, needed = true) => {
+    const n = whole(name);
+    if ((n === null && needed) || Number.isNaN(n) || (n !== null && (n < min || n > max))) {
+      out.push(t('gops.form.range', { field: t(label), min, max }));
+      return null;
+    }
+    return n;
+  };
+  const players = range('players', 'gops.players', 2, 7);
+  const ranks = range('ranks', 'gops.ranks', 1, 13);
+  if (value('profile') === 'classic' && players !== null && players !== 2) out.push(t('gops.form.classic'));
+  if (ranks !== null) {
+    range('bid_cards', 'gops.bid_cards', 1, ranks, false);
+    const open = range('open_prizes', 'gops.open_prizes', 1, ranks, false);
+    if (open > 1 && value('visibility') !== 'open') out.push(t('gops.form.open_prizes'));
+  }
+  if (value('visibility') === 'dealer_sees_prize' && players !== null) range('dealer_seat', 'gops.dealer_seat', 1, players, false);
+  range('deadline_seconds', 'gops.deadline', 1, 604800, false);
+  const format = value('format');
+  if (format === 'cumulative') range('games', 'gops.games', 1, 50, false);
+  if (format === 'best_of' && whole('games') !== null && ![3, 5].includes(whole('games'))) out.push(t('gops.form.best_of'));
+  if (format === 'target') range('target', 'gops.target', 1, 10000, false);
+  return out;
 }
 
 // ------------------------------------------------------------------ shared rendering

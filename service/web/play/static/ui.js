@@ -49,7 +49,9 @@ const REASON_FOLLOWS = new Set(['invalid_options', 'invalid_request', 'illegal_a
 function fieldErrors(errors, out = []) {
   for (const [name, value] of Object.entries(errors || {})) {
     if (Array.isArray(value)) {
-      const label = t(`gops.${name}`, {}, null) || t(`gofo.${name}`, {}, null) || name;
+      // The label of the form on screen first (Gops and Gofo name some fields alike).
+      const games = (document.body.dataset.page || '').startsWith('gofo') ? ['gofo', 'gops'] : ['gops', 'gofo'];
+      const label = t(`${games[0]}.${name}`, {}, null) || t(`${games[1]}.${name}`, {}, null) || name;
       out.push(`${label}: ${value.join(' ')}`);
     } else if (value && typeof value === 'object') {
       fieldErrors(value, out);
