@@ -315,3 +315,29 @@ def test_an_uncalled_bet_is_shown_returned_not_won(phone, origin, live_server):
         assert page.locator("#last-pots li").count() == 2
         shot(page, f"evening-returned-{locale}")
         clean(page)
+
+
+# ------------------------------------------------------------------ 12. a double tap on a card
+
+
+def test_a_double_tap_on_a_card_picks_it(phone, origin, live_server):
+    """Two taps 120 ms apart on a card (a double tap) pick it; a tap a moment later takes it back."""
+    created = gops_game(live_server, profile="classic", options={"ranks": 5})
+    page = phone()
+    page.clock.install()
+    page.goto(f"{origin}/play#gops={created['id']}&seat=0&t={created['seat_tokens'][0]}")
+    card = "#hand [data-card='3']"
+    page.wait_for_selector(f"{card}:not([disabled])")
+    box = page.locator(card).bounding_box()
+    x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+    page.clock.pause_at(page.evaluate("Date.now()") + 1000)
+    page.touchscreen.tap(x, y)
+    page.clock.run_for(120)
+    page.touchscreen.tap(x, y)
+    assert page.get_attribute(card, "aria-pressed") == "true"
+    assert page.inner_text("#bid") == "Bid 3" and page.is_enabled("#bid")
+    page.clock.run_for(1000)
+    page.touchscreen.tap(x, y)
+    assert page.get_attribute(card, "aria-pressed") == "false"
+    page.clock.resume()
+    clean(page)

@@ -2,7 +2,7 @@
 // host phone runs a table played with real cards).
 import { call, watch } from './api.js';
 import { t, lang } from './i18n.js';
-import { h, mount, fail, field, select, number, joinLinks, saveGame, savedGame, seatName, joinBase, isLoopback, remembered, describedField, playAsFirstSeat, backToLinks } from './ui.js';
+import { h, mount, fail, freshTap, field, select, number, joinLinks, saveGame, savedGame, seatName, joinBase, isLoopback, remembered, describedField, playAsFirstSeat, backToLinks } from './ui.js';
 import { turnNotice } from './turn.js';
 import { gofoStory } from './story.js';
 import { sha256hex } from './sha256.js';
@@ -62,7 +62,7 @@ function cardPicker(selected, limit, onChange, { disabled = new Set(), id } = {}
         return h('button', {
           type: 'button', class: `suit-${suit}`, 'aria-pressed': on ? 'true' : 'false', data: { pick: code },
           disabled: disabled.has(code) || (!on && selected.length >= limit),
-          on: { click: () => onChange(on ? selected.filter((c) => c !== code) : [...selected, code]) },
+          on: { click: () => { if (freshTap(`pick:${code}`)) onChange(on ? selected.filter((c) => c !== code) : [...selected, code]); } },
         }, String(rank));
       })))));
 }
@@ -614,7 +614,7 @@ function actionsPanel(hand, seat, send, ui, { tabletop, title, id = 'actions' })
             h('p', {}, t('gofo.discard_pick', { min: a.min, max: a.max })),
             h('div', { class: 'cards' }, a.cards.map((code) => h('button', {
               type: 'button', class: `card-button suit-${parseCard(code).suit}`, 'aria-pressed': picked.includes(code) ? 'true' : 'false', data: { throw: code },
-              on: { click: () => { ui.discard = picked.includes(code) ? picked.filter((c) => c !== code) : [...picked, code]; ui.render(); } },
+              on: { click: () => { if (!freshTap(`throw:${code}`)) return; ui.discard = picked.includes(code) ? picked.filter((c) => c !== code) : [...picked, code]; ui.render(); } },
             }, cardEl(code)))),
             button(picked.length ? t('gofo.discard_n', { n: picked.length }) : t('gofo.discard_none'), 'discard', () => ({ cards: picked }),
               { disabled: picked.length < a.min || picked.length > a.max })));

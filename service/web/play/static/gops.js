@@ -1,7 +1,7 @@
 // Gops at the table: create a game, hand out join links, bid from each phone, verify at the end.
 import { call, watch } from './api.js';
 import { t, rankName, points, listOf } from './i18n.js';
-import { h, mount, fail, toast, field, select, number, joinLinks, saveGame, savedGame, seatName, joinBase, isLoopback, remembered, describedField, playAsFirstSeat, backToLinks } from './ui.js';
+import { h, mount, fail, toast, freshTap, field, select, number, joinLinks, saveGame, savedGame, seatName, joinBase, isLoopback, remembered, describedField, playAsFirstSeat, backToLinks } from './ui.js';
 import { turnNotice } from './turn.js';
 import { gopsStory } from './story.js';
 import { bidCommitment, openCommitment, prizeCommitment, randomHex, seatSalt } from './sha256.js';
@@ -494,7 +494,7 @@ export function seatPage(root, params) {
   }
 
   function toggle(rank, action) {
-    if (!action) return;
+    if (!action || !freshTap(`gops:${rank}`)) return;
     if (selected.includes(rank)) selected = selected.filter((r) => r !== rank);
     else if (action.cards === 1) selected = [rank];
     else if (selected.length < action.cards) selected = [...selected, rank];

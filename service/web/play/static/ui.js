@@ -117,6 +117,19 @@ export function savedGames() {
   return Object.values(all).sort((a, b) => b.at - a.at);
 }
 
+// A double tap on a card is one choice: a second tap on the same card this soon after the first does
+// not take back what the first did (a phone's double tap comes well within it).
+const DOUBLE_TAP_MS = 400;
+let lastTap = { key: null, at: -Infinity };
+
+/** Whether a tap on the card `key` counts: not when it repeats the previous tap on it within DOUBLE_TAP_MS. */
+export function freshTap(key) {
+  const now = performance.now();
+  const repeat = key === lastTap.key && now - lastTap.at < DOUBLE_TAP_MS;
+  lastTap = { key, at: now };
+  return !repeat;
+}
+
 /** A labelled form control. */
 export function field(label, control, hint) {
   return h('label', { class: 'field' }, h('span', { class: 'label' }, label), control, hint ? h('span', { class: 'hint' }, hint) : null);
