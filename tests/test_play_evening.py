@@ -341,3 +341,64 @@ def test_a_double_tap_on_a_card_picks_it(phone, origin, live_server):
     assert page.get_attribute(card, "aria-pressed") == "false"
     page.clock.resume()
     clean(page)
+
+
+# ------------------------------------------------------------------ 11. the tabletop showdown
+
+
+SHOWN = ["6e", "7e", "11e", "12e", "4o"]   # worth 30
+OTHER = ["3b", "4b", "5b", "6b", "7c"]     # worth 18
+
+
+def test_tabletop_show_offers_only_the_declared_value_and_an_error_goes_with_the_next_move(phone, origin, live_server):
+    """At the canto the host picks a seat's five cards: worth other than declared, Show is not offered
+    and the page says why. A refused move's error goes as soon as the next move goes through."""
+    from test_play import Table
+
+    table = Table(live_server, seats=2, mode="tabletop", caja=100, refill=10, initial_front=30)
+
+    def act(hand, seat, legal):
+        for move, body in (("open", {"amount": 1}), ("enter", {"blind": False}), ("pass", {}), ("voy", {}),
+                           ("discard", {"count": 0}), ("declare", {"points": 30})):
+            if move in legal:
+                return move, body
+        raise AssertionError(legal)
+
+    table.seat_view = lambda seat: table.http.get(f"{table.base}/seats/{seat}", headers=bearer(table.tokens[seat]), timeout=10).json()
+    view = drive(table, act, lambda v: (v["hand"] or {}).get("canto") and v["hand"]["canto"]["stage"] != "declare")
+    seat = view["hand"]["to_act"]
+    assert view["hand"]["canto"]["declared"][seat] == 30
+    page = phone()
+    page.goto(f"{origin}/play#gofo={table.id}&host={table.host}")
+    page.wait_for_selector("#show-picker")
+    for card in OTHER:
+        page.click(f"#show-picker [data-pick='{card}']")
+    assert page.inner_text("#show-value") == "Value: 18"
+    assert page.inner_text("#show-differs") == "These cards are worth 18, not the 30 declared: pick the cards this seat shows."
+    assert page.is_disabled("#actions [data-action='show']")
+    shot(page, "evening-show-differs")
+    for card in OTHER:
+        page.click(f"#show-picker [data-pick='{card}']")
+    for card in SHOWN:
+        page.click(f"#show-picker [data-pick='{card}']")
+    assert page.locator("#show-differs").count() == 0 and page.is_enabled("#actions [data-action='show']")
+    # The first Show is refused (the referee's answer replaced on its way): said; the second goes through.
+    refusals = []
+
+    def refuse(route):
+        refusals.append(route.request.url)
+        route.fulfill(status=409, content_type="application/problem+json",
+                      body='{"type":"about:blank","title":"Conflict","status":409,"code":"stale_version","detail":"the table moved on"}')
+        page.unroute("**/seats/*/show", refuse)
+
+    page.route("**/seats/*/show", refuse)
+    page.click("#actions [data-action='show']")
+    page.wait_for_selector("#toast:not([hidden])")
+    assert toast_text(page).startswith("The game moved on")
+    page.wait_for_selector("#actions [data-action='show']:not([disabled])")
+    page.click("#actions [data-action='show']")
+    after = public_table(live_server, table.id, after=view["version"], pages=[page])
+    assert after["version"] > view["version"] and len(refusals) == 1
+    page.wait_for_function("v => Number(document.body.dataset.version) >= v", arg=after["version"])
+    assert page.is_hidden("#toast")
+    assert page.blocked == [] and [e for e in page.errors if "409 (Conflict)" not in e] == []

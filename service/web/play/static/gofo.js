@@ -2,7 +2,7 @@
 // host phone runs a table played with real cards).
 import { call, watch } from './api.js';
 import { t, lang } from './i18n.js';
-import { h, mount, fail, freshTap, field, select, number, joinLinks, saveGame, savedGame, seatName, joinBase, isLoopback, remembered, describedField, playAsFirstSeat, backToLinks } from './ui.js';
+import { h, mount, fail, settledToast, freshTap, field, select, number, joinLinks, saveGame, savedGame, seatName, joinBase, isLoopback, remembered, describedField, playAsFirstSeat, backToLinks } from './ui.js';
 import { turnNotice } from './turn.js';
 import { gofoStory } from './story.js';
 import { sha256hex } from './sha256.js';
@@ -659,11 +659,16 @@ function actionsPanel(hand, seat, send, ui, { tabletop, title, id = 'actions' })
         }
         const picked = ui.show || [];
         const known = knownOut(hand);
+        // The referee takes only the cards worth what the seat declared: others are not offered.
+        const declared = hand.canto && hand.canto.declared ? hand.canto.declared[seat] : null;
+        const worth = picked.length === 5 ? handValue(picked) : null;
+        const differs = worth != null && declared != null && worth !== declared;
         moves.push(h('div', { class: 'move', data: { move: 'show' } },
           h('p', {}, t('gofo.pick_five', { n: picked.length })),
           cardPicker(picked, 5, (next) => { ui.show = next; ui.render(); }, { disabled: known, id: 'show-picker' }),
           picked.length ? h('p', { class: 'big-text', id: 'show-value' }, t('gofo.value', { n: handValue(picked) })) : null,
-          button(t('gofo.act.show'), 'show', () => ({ cards: ui.show }), { disabled: picked.length !== 5 })));
+          differs ? h('p', { class: 'error', id: 'show-differs' }, t('gofo.show_differs', { n: worth, declared })) : null,
+          button(t('gofo.act.show'), 'show', () => ({ cards: ui.show }), { disabled: picked.length !== 5 || differs })));
         break;
       }
       default: break;
@@ -767,6 +772,7 @@ export function seatPage(root, params) {
       const r = await call('POST', `${seatPath}/${move}`, { token, body: { ...body, version } });
       ui.busy = false;
       settle();
+      settledToast();
       // The answer is this seat's view at the move's version (and the hand's result if it ended one).
       if (r.data && r.data.hand_result) ended = { version: r.data.version, result: r.data.hand_result };
       apply(r.data);
@@ -952,6 +958,7 @@ export function hostPage(root, params) {
       ui.busy = false;
       aside.ui.busy = false;
       settle();
+      settledToast();
       if (aside.seat === seat) aside.view = r.data;
       onAnswer(r.data);
     } catch (error) {
@@ -1004,6 +1011,7 @@ export function hostPage(root, params) {
       const r = await call('POST', `${path(id)}/seats/${seat}/${move}`, { token, body: { ...body, version } });
       ui.busy = false;
       settle();
+      settledToast();
       onAnswer(r.data); // the answer may be older than a view the stream already brought
     } catch (error) {
       ui.busy = false;

@@ -1,7 +1,7 @@
 // Gops at the table: create a game, hand out join links, bid from each phone, verify at the end.
 import { call, watch } from './api.js';
 import { t, rankName, points, listOf } from './i18n.js';
-import { h, mount, fail, toast, freshTap, field, select, number, joinLinks, saveGame, savedGame, seatName, joinBase, isLoopback, remembered, describedField, playAsFirstSeat, backToLinks } from './ui.js';
+import { h, mount, fail, toast, settledToast, freshTap, field, select, number, joinLinks, saveGame, savedGame, seatName, joinBase, isLoopback, remembered, describedField, playAsFirstSeat, backToLinks } from './ui.js';
 import { turnNotice } from './turn.js';
 import { gopsStory } from './story.js';
 import { bidCommitment, openCommitment, prizeCommitment, randomHex, seatSalt } from './sha256.js';
@@ -400,6 +400,7 @@ export function seatPage(root, params) {
       const url = move === 'deadline' ? `${path(id)}/deadline` : `${path(id)}/seats/${seat}/${move}`;
       const r = await call('POST', url, { token, body });
       busy = false;
+      settledToast();
       apply(r.data);
       render(); // the answer may be older than a view the stream already brought: still not busy
       return r.data;

@@ -42,6 +42,15 @@ export function toast(message, kind = 'error') {
   toastTimer = setTimeout(() => { el.hidden = true; }, 6000);
 }
 
+/** A move went through: an error said about an earlier one is no longer true. */
+export function settledToast() {
+  const el = document.getElementById('toast');
+  if (el && !el.hidden && el.classList.contains('error')) {
+    el.hidden = true;
+    clearTimeout(toastTimer);
+  }
+}
+
 // Codes whose words name only the kind of refusal: the referee's own reason follows them.
 const REASON_FOLLOWS = new Set(['invalid_options', 'invalid_request', 'illegal_action', 'wrong_phase']);
 
