@@ -402,3 +402,54 @@ def test_tabletop_show_offers_only_the_declared_value_and_an_error_goes_with_the
     page.wait_for_function("v => Number(document.body.dataset.version) >= v", arg=after["version"])
     assert page.is_hidden("#toast")
     assert page.blocked == [] and [e for e in page.errors if "409 (Conflict)" not in e] == []
+
+
+# ------------------------------------------------------------------ 7. the game's words, and refusals in words
+
+
+def test_voy_corta_refiche_are_explained_and_a_refusal_says_why(phone, origin, live_server):
+    """Speaking with no bet in force: Voy and Corta say what they do, and a corte is a bet of its own
+    (not "raise to"). A refused move says why in the player's words (the page's translation of
+    the code), with the referee's limit on an English page."""
+    from test_play import Table
+
+    table = Table(live_server, seats=2, caja=100, refill=10, initial_front=30)
+    table.seat_view = lambda seat: table.http.get(f"{table.base}/seats/{seat}", headers=bearer(table.tokens[seat]), timeout=10).json()
+
+    def act(hand, seat, legal):
+        for move, body in (("open", {"amount": 1}), ("enter", {"blind": False}), ("look", {}), ("pass", {})):
+            if move in legal:
+                return move, body
+        raise AssertionError(legal)
+
+    view = drive(table, act, lambda v: v["hand"]["phase"] == "speaking")
+    seat = view["hand"]["to_act"]
+    for locale, voy, corte, refused in (
+            ("en-US", "Voy: pass without betting", "a bet of 4", "First answer the bet: see it (Ver) or fold (No ver)."),
+            ("es-ES", "Voy: paso sin apostar", "una apuesta de 4", "Primero contesta la apuesta: ver o no ver.")):
+        page = phone(locale=locale)
+        page.goto(f"{origin}/play#gofo={table.id}&seat={seat}&t={table.tokens[seat]}")
+        page.wait_for_selector("#actions [data-action='corta']")
+        assert page.inner_text("#explain-voy").startswith(voy)
+        assert page.inner_text("#explain-corta").startswith("Corta: ")
+        page.fill("#amount-corta", "4")
+        assert page.inner_text("#amount-label-corta") == corte
+        assert "raise to" not in page.inner_text("#actions") and "subir a" not in page.inner_text("#actions")
+        shot(page, f"evening-speaking-{locale}")
+        readable(page)
+
+        def refuse(route):
+            route.fulfill(status=409, content_type="application/problem+json",
+                          body='{"type":"about:blank","title":"Conflict","status":409,"code":"must_answer",'
+                               '"detail":"answer the bet first: ver or no ver"}')
+
+        page.route("**/seats/*/voy", refuse)
+        page.click("#actions [data-action='voy']")
+        page.wait_for_selector("#toast:not([hidden])")
+        assert toast_text(page) == refused
+        page.unroute("**/seats/*/voy", refuse)
+        said = page.evaluate("""async () => (await import('/play/assets/ui.js')).problemText(
+          { status: 409, code: 'opening_too_large', problem: { code: 'opening_too_large', detail: 'the opening may be at most 28' } })""")
+        assert said == ("The opening is more than allowed — the opening may be at most 28" if locale == "en-US"
+                        else "La apertura es mayor que la permitida.")
+        assert page.blocked == []

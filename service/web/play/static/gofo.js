@@ -583,6 +583,9 @@ function actionsPanel(hand, seat, send, ui, { tabletop, title, id = 'actions' })
         return { amount: n };
       }));
   };
+  // The game's own words (voy, corta, refiche) with what they do, under their move.
+  const explained = (el, type) => h('div', { class: 'explained', data: { explains: type } }, el,
+    h('p', { class: 'hint', id: `explain-${type}` }, t(`gofo.explain.${type}`)));
   const raiseText = (n) => `${t('gofo.amount_plus', { n })} · ${t('gofo.amount_to', { to: L + n })}`;
   // At the canto the points pad, the move most made, comes first: above conceding and showing.
   const ordered = [...legal].sort((a, b) => Number(b.type === 'declare') - Number(a.type === 'declare'));
@@ -595,10 +598,12 @@ function actionsPanel(hand, seat, send, ui, { tabletop, title, id = 'actions' })
         break;
       case 'decline': moves.push(button(t('gofo.act.decline'), 'decline', () => ({}), { cls: 'secondary big' })); break;
       case 'raise': moves.push(amountMove('raise', 'raise', raiseText, true)); break;
-      case 'corta': moves.push(amountMove('corta', 'corta', raiseText, true)); break;
-      case 'refiche': moves.push(amountMove('refiche', 'refiche', raiseText, true)); break;
+      // A corte with no bet in force is the first bet: its amount, not a raise of anything.
+      case 'corta': moves.push(explained(hand.bet ? amountMove('corta', 'corta', raiseText, true)
+        : amountMove('corta', 'corta', (n) => t('gofo.corta_amount', { n })), 'corta')); break;
+      case 'refiche': moves.push(explained(amountMove('refiche', 'refiche', raiseText, true), 'refiche')); break;
       case 'pass': moves.push(button(t('gofo.act.pass'), 'pass', () => ({}), { cls: 'secondary big' })); break;
-      case 'voy': moves.push(button(t('gofo.act.voy'), 'voy', () => ({}), { cls: 'secondary big' })); break;
+      case 'voy': moves.push(explained(button(t('gofo.act.voy'), 'voy', () => ({}), { cls: 'secondary big' }), 'voy')); break;
       case 'ver': {
         const owe = Math.min(L - mine, hand.resto[seat]);
         moves.push(button(`${t('gofo.act.ver')} (+${owe})`, 'ver', () => ({})));

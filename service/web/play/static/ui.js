@@ -1,5 +1,5 @@
 // Small DOM helpers shared by the pages.
-import { t } from './i18n.js';
+import { t, lang } from './i18n.js';
 import { seatLabel } from './seats.js';
 
 /** h('button', {class: 'big', on: {click}}, 'text', child...) */
@@ -53,6 +53,8 @@ export function settledToast() {
 
 // Codes whose words name only the kind of refusal: the referee's own reason follows them.
 const REASON_FOLLOWS = new Set(['invalid_options', 'invalid_request', 'illegal_action', 'wrong_phase']);
+// Codes whose reason names the limit broken (how much, how many).
+const LIMIT_NAMED = new Set(['opening_too_large', 'opening_too_small', 'bet_below_minimum', 'bet_above_resto', 'bad_discard_count', 'wrong_card_count', 'bad_points']);
 
 /** The fields a refused request named, each with the referee's words: "Players: Must be …". */
 function fieldErrors(errors, out = []) {
@@ -82,8 +84,12 @@ export function problemText(error) {
   const problem = (error && error.problem) || {};
   const fields = fieldErrors(problem.errors);
   const reason = fields.length ? fields.join(' · ') : problem.detail || (error && error.message);
-  if (known && (!reason || !REASON_FOLLOWS.has(code))) return known;
-  if (known) return `${known.replace(/\.$/, '')} — ${reason}`;
+  // The referee's own words (English) follow the page's words for a code that names only the kind
+  // of refusal; for one whose limit they name (an amount, a count), on an English page.
+  const said = fields.length ? fields.join(' · ') : problem.detail;
+  const follows = said && said !== known && (REASON_FOLLOWS.has(code) || (LIMIT_NAMED.has(code) && lang() === 'en'));
+  if (known && !follows) return known;
+  if (known) return `${known.replace(/\.$/, '')} — ${said}`;
   return reason || t('error.unknown');
 }
 
