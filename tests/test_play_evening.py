@@ -453,3 +453,69 @@ def test_voy_corta_refiche_are_explained_and_a_refusal_says_why(phone, origin, l
         assert said == ("The opening is more than allowed — the opening may be at most 28" if locale == "en-US"
                         else "La apertura es mayor que la permitida.")
         assert page.blocked == []
+
+
+# ------------------------------------------------------------------ 10. layouts at 360 and 320 px
+
+
+OVERLAPS = """(sel) => {
+  const boxes = [...document.querySelectorAll(`${sel} text`)].map((e) => ({ text: e.textContent, r: e.getBoundingClientRect() }))
+    .filter((b) => b.r.width > 0);
+  const out = [];
+  for (let i = 0; i < boxes.length; i++) for (let j = i + 1; j < boxes.length; j++) {
+    const a = boxes[i].r, b = boxes[j].r;
+    if (a.left < b.right - 0.5 && b.left < a.right - 0.5 && a.top < b.bottom - 0.5 && b.top < a.bottom - 0.5) out.push(`${boxes[i].text} / ${boxes[j].text}`);
+  }
+  return out;
+}"""
+
+# Every table inside its panel, and nothing wider than the screen.
+INSIDE = """() => {
+  const out = [];
+  for (const table of document.querySelectorAll('table')) {
+    const panel = table.closest('.panel');
+    if (!panel) continue;
+    const p = panel.getBoundingClientRect(), t = table.getBoundingClientRect();
+    if (t.right > p.right - 2 || t.left < p.left + 2) out.push(`${table.id || table.className}: ${Math.round(t.left)}–${Math.round(t.right)} in ${Math.round(p.left)}–${Math.round(p.right)}`);
+  }
+  return { out, width: document.documentElement.scrollWidth };
+}"""
+
+
+def test_long_carries_the_chart_and_tables_fit_small_phones(phone, offline_page, origin, live_server):
+    """Eleven prizes carried in a row: the page stays 360 px wide in English, the chart's labels do not
+    overlap and its y-axis counts whole points; at 320 px in Spanish the score tables stay inside
+    their panels, on a Gops seat and a Gofo seat."""
+    created = gops_game(live_server, profile="classic", options={"ranks": 13, "prize_order": "ascending"})
+    bids = [(r, r) for r in range(1, 12)] + [(12, 13), (13, 12)]
+    for rnd, (a, b) in enumerate(bids, start=1):
+        commit(live_server, created, 0, rnd, a)
+        commit(live_server, created, 1, rnd, b)
+        reveal(live_server, created, 0, rnd, a)
+        view = reveal(live_server, created, 1, rnd, b)
+    assert view["phase"] == "over" and len(view["history"][11]["pot"]) == 12
+    link = f"{origin}/play#gops={created['id']}&seat=0&t={created['seat_tokens'][0]}"
+    page = phone()
+    page.goto(link)
+    page.wait_for_selector("#gops-story-chart")
+    page.evaluate("document.querySelectorAll('details').forEach((d) => { d.open = true; })")
+    assert page.evaluate("document.documentElement.scrollWidth") <= 360
+    assert page.evaluate(OVERLAPS, "#gops-story-chart") == []
+    ys = page.eval_on_selector_all("#gops-story-chart .grid text", "els => els.map(e => e.textContent)")
+    assert all(re.fullmatch(r"-?\d+", y) for y in ys), ys
+    shot(page, "evening-long-carry-en")
+    clean(page)
+
+    table = requests.post(f"{live_server}/v1/gofo/tables", json={"seats": 6}, timeout=10).json()
+    playing = gops_game(live_server, profile="standard", options={"players": 7, "ranks": 13}, match={"format": "cumulative", "games": 2})
+    commit(live_server, playing, 1, 1, 13)
+    for link, what in ((link, "gops-over"), (f"{origin}/play#gops={playing['id']}&seat=0&t={playing['seat_tokens'][0]}", "gops"), (f"{origin}/play#gofo={table['id']}&seat=0&t={table['seat_tokens'][0]}", "gofo")):
+        small = offline_page(origin, locale="es-ES", **{**PHONE, "viewport": {"width": 320, "height": 700}})
+        small.goto(link)
+        small.wait_for_selector("table.scores")
+        small.evaluate("document.querySelectorAll('details').forEach((d) => { d.open = true; })")
+        small.wait_for_timeout(300)
+        seen = small.evaluate(INSIDE)
+        assert seen["out"] == [] and seen["width"] <= 320, (what, seen)
+        shot(small, f"evening-320-es-{what}")
+        clean(small)

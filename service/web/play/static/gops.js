@@ -210,7 +210,7 @@ function historyPanel(history, { open = false, id = 'history', title, state } = 
     h('ol', { class: 'history' }, history.map((record) => {
       const { bids, outcome } = roundText(record);
       return h('li', { data: { round: record.round } },
-        h('span', { class: 'pot' }, t('gops.prize_short'), ' ', (record.pot || record.row || []).map(rankName).join('+')), ' — ',
+        h('span', { class: 'pot' }, t('gops.prize_short'), ' ', (record.pot || record.row || []).map(rankName).join('+\u200b')), ' — ',
         h('span', { class: 'bids' }, bids), ' → ', h('strong', {}, outcome));
     })));
 }
