@@ -824,7 +824,7 @@ def test_one_host_phone_runs_a_tabletop_gofo_hand(phone, origin, live_server):
             if speakers == 1:
                 host.fill("#amount-corta", "2")
                 host.dispatch_event("#amount-corta", "change")
-                assert host.inner_text("#amount-label-corta") == f"+2 · subir a {max(hand['committed']) + 2}"
+                assert host.inner_text("#amount-label-corta") == "una apuesta de 2"  # the first bet: no bet in force
                 host.click("#actions [data-action='corta']")
             else:
                 host.click("#actions [data-action='voy']")

@@ -519,3 +519,122 @@ def test_long_carries_the_chart_and_tables_fit_small_phones(phone, offline_page,
         assert seen["out"] == [] and seen["width"] <= 320, (what, seen)
         shot(small, f"evening-320-es-{what}")
         clean(small)
+
+
+# ------------------------------------------------------------------ then: /, the manifest, the sound, My games
+
+
+def test_the_root_leads_browsers_to_play_and_tells_other_clients_where_things_are(client):
+    browser_like = client.get("/", headers={"Accept": "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"})
+    assert browser_like.status_code == 302 and browser_like.headers["Location"].endswith("/play")
+    for accept in ("application/json", "*/*", None):
+        r = client.get("/", headers={"Accept": accept} if accept else {})
+        assert r.status_code == 200 and r.mimetype == "application/json", accept
+        assert r.get_json() == {"service": "referee", "play": "/play", "docs": "/docs", "redoc": "/redoc",
+                                "openapi": "/openapi.json"}
+
+
+def test_a_browser_at_the_root_lands_on_play_which_names_the_docs(phone, origin):
+    for locale, words in (("en-US", "For developers: the API and its documentation at /docs"),
+                          ("es-ES", "Para programadores: la API y su documentación en /docs")):
+        page = phone(locale=locale)
+        page.goto(f"{origin}/")
+        page.wait_for_selector("#docs-link")
+        assert urlsplit(page.url).path == "/play"
+        assert page.inner_text("#docs-link") == words
+        assert page.get_attribute("#docs-link a", "href") == "/docs"
+        clean(page)
+
+
+def png_size(data: bytes) -> tuple[int, int]:
+    assert data[:8] == b"\x89PNG\r\n\x1a\n" and data[12:16] == b"IHDR"
+    return int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
+
+
+def test_the_page_names_a_manifest_with_icons_for_the_home_screen(phone, origin):
+    page = phone()
+    page.goto(f"{origin}/play")
+    page.wait_for_selector("#sha-check[data-ok=yes]")
+    href = page.get_attribute("link[rel=manifest]", "href")
+    manifest = page.evaluate("async (u) => { const r = await fetch(u); return { type: r.headers.get('Content-Type'), body: await r.json() }; }", href)
+    assert manifest["type"].startswith("application/manifest+json")
+    body = manifest["body"]
+    assert body["name"] == "Referee at the table" and body["short_name"] == "Referee"
+    assert body["start_url"] == "/play" and body["display"] == "standalone"
+    pngs = [i for i in body["icons"] if i["type"] == "image/png"]
+    assert {i["sizes"] for i in pngs} == {"192x192", "512x512"}
+    for icon in pngs:
+        r = requests.get(f"{origin.replace('table.local', '127.0.0.1')}{icon['src']}", timeout=10)
+        assert r.status_code == 200 and r.headers["Content-Type"] == "image/png"
+        n = int(icon["sizes"].split("x")[0])
+        assert png_size(r.content) == (n, n)
+    # The committed icons are what the generator draws.
+    from service.web.play import icons
+    for n in icons.SIZES:
+        assert (icons.STATIC / f"icon-{n}.png").read_bytes() == icons.png(n)
+    clean(page)
+
+
+COUNT_NOTES = """
+  window.notes = 0;
+  const Context = window.AudioContext;
+  if (Context) {
+    const make = Context.prototype.createOscillator;
+    Context.prototype.createOscillator = function () { window.notes += 1; return make.call(this); };
+  }
+"""
+
+
+def test_the_your_turn_sound_is_off_until_turned_on(phone, origin, live_server):
+    """Off by default: a turn begins in silence. Turned on (a tap in the bar), it plays its two notes
+    once, and again when the next turn begins; remembered on this phone."""
+    created = gops_game(live_server, profile="classic", options={"ranks": 3})
+    page = phone(locale="es-ES")
+    page.add_init_script(COUNT_NOTES)
+    page.goto(f"{origin}/play#gops={created['id']}&seat=0&t={created['seat_tokens'][0]}")
+    page.wait_for_selector("#hand [data-card]:not([disabled])")
+    assert page.evaluate("window.notes") == 0  # the turn began: no sound
+    assert page.get_attribute("#sound", "aria-pressed") == "false"
+    assert page.get_attribute("#sound", "aria-label") == "Sonido de tu turno: no (toca para ponerlo)"
+    page.click("#sound")
+    assert page.get_attribute("#sound", "aria-pressed") == "true" and page.evaluate("window.notes") == 2
+    page.click("#hand [data-card='1']")
+    page.click("#bid")
+    page.wait_for_selector("#scores tr[data-seat='0'][data-status='committed']")
+    commit(live_server, created, 1, 1, 2)
+    reveal(live_server, created, 1, 1, 2)
+    page.wait_for_selector("#last-round[data-round='1']")
+    page.wait_for_function("() => window.notes === 4")  # round 2: this phone's turn again
+    page.reload()
+    page.wait_for_selector("#hand [data-card]:not([disabled])")
+    assert page.get_attribute("#sound", "aria-pressed") == "true"
+    shot(page, "evening-sound-on-es")
+    readable(page)
+    clean(page)
+
+
+def test_my_games_lists_the_games_this_phone_created_or_joined(phone, origin, live_server):
+    """A phone that opened a seat's link finds the game under My games on /play, and gets back to
+    its seat in one tap; a game it created offers its links too."""
+    joined = gops_game(live_server, profile="classic", options={"ranks": 3})
+    table = requests.post(f"{live_server}/v1/gofo/tables", json={"seats": 3}, timeout=10).json()
+    for locale, title, back in (("en-US", "My games", "Back to seat {}"), ("es-ES", "Mis partidas", "Volver al puesto {}")):
+        page = phone(locale=locale)
+        page.goto(f"{origin}/play#gops={joined['id']}&seat=1&t={joined['seat_tokens'][1]}")
+        page.wait_for_selector("#hand [data-card]")
+        page.goto(f"{origin}/play#gofo={table['id']}&seat=2&t={table['seat_tokens'][2]}")
+        page.wait_for_selector("#seats")
+        page.goto(f"{origin}/play")
+        page.wait_for_selector("#my-games")
+        assert page.inner_text("#my-games h2") == title
+        items = page.eval_on_selector_all("#my-games li", "els => els.map(e => [e.dataset.kind, e.dataset.id])")
+        assert items == [["gofo", table["id"]], ["gops", joined["id"]]]  # the latest first
+        assert page.locator("#my-games .saved-host").count() == 0  # joined, not created: no links to hand out
+        assert page.inner_text(f"#my-games li[data-id='{joined['id']}'] .saved-seat") == back.format(2)
+        shot(page, f"evening-my-games-{locale}")
+        readable(page)
+        page.click(f"#my-games li[data-id='{joined['id']}'] .saved-seat")
+        page.wait_for_function("() => document.body.dataset.page === 'gops-seat'")
+        page.wait_for_selector("#hand [data-card]")
+        assert page.inner_text("h1") in ("Gops — Seat 2", "Gops — Puesto 2")
+        clean(page)

@@ -15,7 +15,7 @@ import html
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from flask import Blueprint, Flask, abort, current_app, request, send_from_directory
+from flask import Blueprint, Flask, abort, current_app, redirect, request, send_from_directory
 
 STATIC_DIR = Path(__file__).resolve().parent / "static"
 PREFIX = "/play"
@@ -81,6 +81,16 @@ def index():
 @blp.get(f"{PREFIX}/")
 def index_slash():
     return index()
+
+
+@blp.get("/")
+def root():
+    """``/``: a browser is sent to ``/play`` (whose home page names ``/docs``); any other client gets
+    where things are, as JSON."""
+    best = request.accept_mimetypes.best_match(["application/json", "text/html"], default="application/json")
+    if best == "text/html" and request.accept_mimetypes["text/html"] > request.accept_mimetypes["application/json"]:
+        return redirect(PREFIX, code=302)
+    return {"service": "referee", "play": PREFIX, "docs": "/docs", "redoc": "/redoc", "openapi": "/openapi.json"}
 
 
 @blp.get(f"{PREFIX}/assets/<path:filename>")

@@ -2,7 +2,7 @@
 // host phone runs a table played with real cards).
 import { call, watch } from './api.js';
 import { t, lang } from './i18n.js';
-import { h, mount, fail, settledToast, freshTap, field, select, number, joinLinks, saveGame, savedGame, seatName, joinBase, isLoopback, remembered, describedField, playAsFirstSeat, backToLinks } from './ui.js';
+import { h, mount, fail, settledToast, freshTap, field, select, number, joinLinks, saveGame, saveSeat, savedGame, seatName, joinBase, isLoopback, remembered, describedField, playAsFirstSeat, backToLinks } from './ui.js';
 import { turnNotice } from './turn.js';
 import { gofoStory } from './story.js';
 import { sha256hex } from './sha256.js';
@@ -751,6 +751,7 @@ export function seatPage(root, params) {
   const seat = Number(params.get('seat'));
   const token = params.get('t');
   const seatPath = `${path(id)}/seats/${seat}`;
+  if (token) saveSeat('gofo', id, seat, location.hash.slice(1));
   const myName = ownName('gofo', id, seat, token, (next) => apply(next));
   const hintPanel = gofoHints(id, seat, token, (code) => `${parseCard(code).rank} ${suitName(parseCard(code).suit)}`);
   let view = null;

@@ -1,7 +1,7 @@
 // Gops at the table: create a game, hand out join links, bid from each phone, verify at the end.
 import { call, watch } from './api.js';
 import { t, rankName, points, listOf } from './i18n.js';
-import { h, mount, fail, toast, settledToast, freshTap, field, select, number, joinLinks, saveGame, savedGame, seatName, joinBase, isLoopback, remembered, describedField, playAsFirstSeat, backToLinks } from './ui.js';
+import { h, mount, fail, toast, settledToast, freshTap, field, select, number, joinLinks, saveGame, saveSeat, savedGame, seatName, joinBase, isLoopback, remembered, describedField, playAsFirstSeat, backToLinks } from './ui.js';
 import { turnNotice } from './turn.js';
 import { gopsStory } from './story.js';
 import { bidCommitment, openCommitment, prizeCommitment, randomHex, seatSalt } from './sha256.js';
@@ -374,6 +374,7 @@ export function seatPage(root, params) {
   const seat = Number(params.get('seat'));
   const token = params.get('t');
   const secret = /^[0-9a-f]{64}$/.test(params.get('k') || '') ? params.get('k') : null; // links without one: salts kept on this phone only
+  if (token) saveSeat('gops', id, seat, location.hash.slice(1));
   let view = null;
   let selected = [];
   let busy = false;

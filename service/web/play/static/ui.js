@@ -113,13 +113,19 @@ export function isLoopback(url) {
   }
 }
 
-// Games this phone created (host token and seat tokens), so the host page survives a reload.
+// Games this phone created (host token and seat tokens), so the host page survives a reload, and
+// the seat it last played in each game (My games on the home page).
 const SAVED = 'referee:games';
 
 export function saveGame(kind, id, record) {
   const all = JSON.parse(localStorage.getItem(SAVED) || '{}');
-  all[`${kind}:${id}`] = { ...record, kind, id, at: Date.now() };
+  all[`${kind}:${id}`] = { ...(all[`${kind}:${id}`] || {}), ...record, kind, id, at: Date.now() };
   localStorage.setItem(SAVED, JSON.stringify(all));
+}
+
+/** A seat this phone opened (its link's fragment, `hash`): listed under My games to get back in. */
+export function saveSeat(kind, id, seat, hash) {
+  saveGame(kind, id, { joined: { seat, hash } });
 }
 
 export function savedGame(kind, id) {
