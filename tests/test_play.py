@@ -1097,7 +1097,7 @@ def test_the_host_phone_inaugurates_a_new_caja(phone, origin, live_server):
         elif phase == "raising":
             host.click("#actions [data-action='pass']")
         elif phase == "speaking":
-            host.fill("#amount-corta", "99")  # more than the resto: all in (the page keeps it in range)
+            host.fill("#amount-corta", host.get_attribute("#amount-corta", "max"))  # all the resto: all in
             host.click("#actions [data-action='corta']")
         elif phase == "betting":
             host.click("#actions [data-action='ver']")

@@ -99,6 +99,8 @@ def test_a_phone_whose_connection_died_silently_reconnects_and_times_out_a_move(
             said = toast_text(page)
             break
         assert said == "The referee did not answer (tried twice). Check the Wi-Fi, then tap again to retry.", said
+        # The stream missed its keep-alive too: given up with the request, not 35 s later.
+        assert page.evaluate("document.body.dataset.live") == "offline"
         shot(page, "evening-timeout")
         proxy.restore()
         page.wait_for_selector("#bid:not([disabled])")

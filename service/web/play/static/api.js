@@ -21,11 +21,18 @@ export const REQUEST_TIMEOUT_MS = 10000;
  * and a margin means the connection died without a word; the page reconnects and resyncs.
  */
 export function streamSilenceMs() {
+  return 2 * heartbeatMs() + 5000;
+}
+
+function heartbeatMs() {
   const meta = document.querySelector('meta[name="referee-stream-heartbeat"]');
   const seconds = Number(meta && meta.content);
-  const heartbeat = Number.isFinite(seconds) && seconds > 0 ? seconds : 15;
-  return (2 * heartbeat + 5) * 1000;
+  return (Number.isFinite(seconds) && seconds > 0 ? seconds : 15) * 1000;
 }
+
+// The streams open now. A request that timed out makes each one look at its own silence: one that
+// has missed a keep-alive too is given up at once, not only at its watchdog.
+const streams = new Set();
 
 /** A signal aborted by `outer` or after `ms`; `timedOut()` tells which. */
 function timed(outer, ms) {
@@ -71,6 +78,7 @@ export async function call(method, path, { token, body, etag, signal } = {}) {
     } catch (error) {
       const late = deadline.timedOut();
       deadline.done();
+      if (late) for (const stream of streams) stream.suspect();
       if ((signal && signal.aborted) || attempt >= 1) {
         throw new ApiError(0, late ? { code: 'timeout', detail: `no answer in ${REQUEST_TIMEOUT_MS / 1000} s` } : { detail: String(error) });
       }
@@ -155,11 +163,16 @@ export function watch({ viewPath, eventsPath, token, onView, onError, onMode }) 
       const leave = () => connection.abort();
       signal.addEventListener('abort', leave, { once: true });
       let watchdog = null;
+      let lastHeard = performance.now();
+      const dead = () => { setMode('offline'); connection.abort(); };
       const heard = () => {
+        lastHeard = performance.now();
         clearTimeout(watchdog);
-        watchdog = setTimeout(() => { setMode('offline'); connection.abort(); }, streamSilenceMs());
+        watchdog = setTimeout(dead, streamSilenceMs());
       };
-      const hangUp = () => { clearTimeout(watchdog); signal.removeEventListener('abort', leave); connection.abort(); };
+      const entry = { suspect: () => { if (performance.now() - lastHeard > heartbeatMs() + 2000) dead(); } };
+      streams.add(entry);
+      const hangUp = () => { clearTimeout(watchdog); streams.delete(entry); signal.removeEventListener('abort', leave); connection.abort(); };
       heard();
       let response;
       try {
