@@ -179,8 +179,8 @@ def test_the_hint_shows_the_equilibrium_when_switched_on(phone, origin, live_ser
     assert float(value) == pytest.approx(hint["value"]) and page.get_attribute("#hint-value", "data-exact") == "yes"
     signed = round(hint["value"], 1)
     words = page.inner_text("#hint-value")
-    assert words.startswith("Expected: " + ("0" if signed == 0 else f"+{signed}" if signed > 0 else f"−{abs(signed)}"))
-    assert words.endswith("exact")
+    assert words.startswith("You can expect to end about " + ("level" if signed == 0 else f"{abs(signed):g} point"))
+    assert words.endswith("ahead from here: exact" if signed > 0 else "behind from here: exact" if signed < 0 else "from here: exact")
     shot(page, "referee-hint")
     readable(page)
     # Remembered on this phone: on after a reload, one request a round.
@@ -222,7 +222,7 @@ def test_three_seats_hint_and_a_refused_hint_said_quietly(phone, origin, live_se
     assert page.eval_on_selector_all("#hint-mix li", "els => els.map(e => e.dataset.cards)") == \
         [",".join(map(str, a["cards"])) for a in hint["actions"] if a["probability"] > 1e-9]
     words = page.inner_text("#hint-value")
-    assert words.startswith(f"Esperado: {round(hint['value'], 1):g} puntos para ti desde aquí") and words.endswith("estimación")
+    assert words == f"Desde aquí puedes esperar ganar alrededor de {round(hint['value'], 1):g} puntos más: una estimación"
     names = page.eval_on_selector_all("#scores tbody th", "els => els.map(e => e.textContent)")
     assert names == ["Puesto 1 (tú)", BOTS["es"].format(2, 3), BOTS["es"].format(3, 8)]
     # A two-seat game between people, in its reveal phase: the referee's own refusal of a hint.
