@@ -7,6 +7,7 @@ Headless Chromium at 360 px (320 px where layout is the point) on the insecure L
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 import requests
@@ -20,6 +21,7 @@ from test_play import (  # noqa: F401 - fixtures: browser (table.local), origin,
     phone,
     rank,
     readable,
+    ready,
     shot,
 )
 
@@ -154,3 +156,146 @@ def test_the_gofo_hint_says_the_chance_in_words_with_the_referees_numbers(phone,
     shot(page, f"night-gofo-hint-{lang}")
     assert answered
     clean(page)
+
+
+# ------------------------------------------------------------------ 2. the rules at hand, what each move does
+
+OPENAPI = Path(__file__).resolve().parent.parent / "openapi" / "openapi.json"
+
+RULES_TITLE = {"en": "How to play", "es": "Cómo se juega"}
+
+
+def open_rules(page, lang, game):
+    """The header's "?" opens the rules over the screen, the game on it first; "Close" closes them."""
+    page.click("#rules-open")
+    page.wait_for_selector("#rules:not([hidden])")
+    assert page.get_attribute("#rules-open", "aria-expanded") == "true"
+    assert page.get_attribute("#rules-open", "aria-label") == RULES_TITLE[lang]
+    assert page.inner_text("#rules h2") == RULES_TITLE[lang]
+    opened = page.eval_on_selector_all("#rules details", "els => els.filter((d) => d.open).map((d) => d.id)")
+    assert opened == [f"rules-{game}"], opened
+    text = page.inner_text(f"#rules-{game}")
+    return text
+
+
+@pytest.mark.parametrize("locale,width", [("en-US", 360), ("es-ES", 320)])
+def test_how_to_play_opens_from_every_screen(phone, origin, live_server, locale, width):
+    """From the home page, a Gops seat, a Gofo seat and a Gofo host's links, in English at 360 px and in
+    Spanish at 320 px: the header's "?" opens the rules of the game on screen (Gops at home), in the
+    page's language, within the screen's width; switching the language redraws them; "Close" closes them."""
+    lang = locale[:2]
+    page = phone(locale=locale)
+    page.set_viewport_size({"width": width, "height": 700})
+    gops = requests.post(f"{live_server}/v1/gops/games", json={"profile": "classic", "options": {"ranks": 5}}, timeout=10).json()
+    gofo = requests.post(f"{live_server}/v1/gofo/tables", json={"mode": "dealt", "seats": 3}, timeout=10).json()
+    screens = [
+        ("home", f"{origin}/play", "#new-gops", "gops"),
+        ("gops-seat", f"{origin}/play#gops={gops['id']}&seat=0&t={gops['seat_tokens'][0]}", "#hand", "gops"),
+        ("gofo-seat", f"{origin}/play#gofo={gofo['id']}&seat=1&t={gofo['seat_tokens'][1]}", "#seats", "gofo"),
+        ("gofo-host", f"{origin}/play#gofo={gofo['id']}&host={gofo['host_token']}", "#seats", "gofo"),
+    ]
+    said = {
+        "en": {"gops": "The highest card takes the prize.", "gofo": "A 28-card Spanish deck"},
+        "es": {"gops": "La carta más alta se lleva el premio.", "gofo": "Un mazo español de 28 cartas"},
+    }
+    for name, url, drawn, game in screens:
+        page.goto(url)
+        page.wait_for_selector(drawn)
+        assert page.is_hidden("#rules")
+        text = open_rules(page, lang, game)
+        assert said[lang][game] in text, (name, text)
+        fits(page, width)
+        shot(page, f"night-rules-{lang}-{width}-{name}")
+        if name == "gops-seat":  # the other language, redrawn in place
+            page.click("#lang")
+            other = "es" if lang == "en" else "en"
+            page.wait_for_function("t => document.querySelector('#rules h2').textContent === t", arg=RULES_TITLE[other])
+            assert said[other][game] in page.inner_text(f"#rules-{game}")
+            page.click("#lang")
+            page.wait_for_function("t => document.querySelector('#rules h2').textContent === t", arg=RULES_TITLE[lang])
+        page.click("#rules-close")
+        assert page.is_hidden("#rules") and page.get_attribute("#rules-open", "aria-expanded") == "false"
+    # Both languages say the same number of things about each game.
+    counts = page.evaluate("async () => { const { RULES } = await import('/play/assets/rules.js');"
+                           " return Object.fromEntries(Object.entries(RULES).map(([k, r]) => [k, [r.gops.points.length, r.gofo.points.length]])); }")
+    assert counts["en"] == counts["es"] and min(counts["en"]) >= 5, counts
+    readable(page)
+    clean(page)
+
+
+def test_every_gofo_move_has_its_words_in_both_languages(phone, origin):
+    """Each move the API can offer at a Gofo table (its enum in the OpenAPI document), and entering blind,
+    has a line saying what it does, in English and in Spanish (a new caja's choice has its own)."""
+    types = json.loads(OPENAPI.read_text(encoding="utf-8"))["components"]["schemas"]["GofoLegalAction"]["properties"]["type"]["enum"]
+    keys = [f"gofo.explain.{t}" for t in types if t != "inaugurate"] + ["gofo.explain.enter_blind"]
+    page = phone()
+    page.goto(f"{origin}/play")
+    missing = page.evaluate("async (keys) => { const { MESSAGES } = await import('/play/assets/i18n.js');"
+                            " return Object.entries(MESSAGES).flatMap(([l, m]) => keys.filter((k) => !m[k]).map((k) => `${l}:${k}`)); }", keys)
+    assert missing == []
+    clean(page)
+
+
+EXPLAINED = """() => [...document.querySelectorAll('#actions .moves > *')].map((m) => ({
+  explains: m.dataset.explains || null,
+  line: m.classList.contains('explained') ? (m.querySelector(':scope > p.hint') || {}).textContent || '' : '',
+  actions: [...m.querySelectorAll('[data-action]')].map((b) => b.dataset.action),
+}))"""
+
+
+@pytest.mark.parametrize("locale", ["en-US", "es-ES"])
+def test_every_move_button_says_what_it_does(phone, origin, live_server, locale):
+    """A hand at a dealt table against two of the referee's bots, played from the first seat's phone: every
+    move on screen, at every step, has its line saying what it does, in the page's language; a Gops
+    seat's Bid and Resign too."""
+    lang = locale[:2]
+    table = requests.post(f"{live_server}/v1/gofo/tables", timeout=10, json={
+        "mode": "dealt", "seats": 3, "caja": 100, "refill": 10, "initial_front": 30,
+        "bots": [{"seat": 1, "level": 8}, {"seat": 2, "level": 8}]}).json()
+    token, base = table["seat_tokens"][0], f"{live_server}/v1/gofo/tables/{table['id']}"
+    page = phone(locale=locale)
+    page.goto(f"{origin}/play#gofo={table['id']}&seat=0&t={token}")
+    seen = {}
+    for _ in range(60):
+        view = requests.get(f"{base}/seats/0", headers=bearer(token), timeout=10).json()
+        if view["table"]["hand_number"] > 1:
+            break
+        ready(page, view["version"], 0)
+        moves = page.evaluate(EXPLAINED)
+        assert moves, view["hand"]
+        for move in moves:
+            assert move["explains"] and move["line"] and not move["line"].startswith("gofo."), move
+            seen[move["explains"]] = move["line"]
+        actions = [a for m in moves for a in m["actions"]]
+        if "open" in actions:
+            page.fill("#amount-open", "2")
+            page.click("#actions [data-action='open']")
+        elif "look" in actions:
+            page.click("#actions [data-action='look']")
+        else:
+            pick = next((a for a in ("enter", "pass", "voy", "ver", "discard") if a in actions), None)
+            assert pick, actions
+            page.click(f"#actions [data-action='{pick}']" + ("[data-blind='false']" if pick == "enter" else ""))
+        page.wait_for_function("v => Number(document.body.dataset.version) > v && document.body.dataset.busy !== 'yes'",
+                               arg=view["version"], timeout=30_000)
+    else:
+        raise AssertionError("the hand did not end")
+    words = {"en": {"voy": "Voy: pass without betting; you stay in the hand.", "discard": "Throw the cards you do not want face up and get as many new ones."},
+             "es": {"voy": "Voy: paso sin apostar; sigues en la mano.", "discard": "Tiras boca arriba las cartas que no quieres y recibes otras tantas."}}[lang]
+    assert {"voy", "discard"} <= set(seen), seen
+    for move, line in words.items():
+        assert seen[move] == line
+    clean(page)
+
+    gops = requests.post(f"{live_server}/v1/gops/games", json={"profile": "classic", "options": {"ranks": 3}}, timeout=10).json()
+    seat = phone(locale=locale)
+    seat.set_viewport_size({"width": 320, "height": 700})
+    seat.goto(f"{origin}/play#gops={gops['id']}&seat=0&t={gops['seat_tokens'][0]}")
+    seat.wait_for_selector("#explain-bid")
+    bid = {"en": "Seals the card you picked: nobody sees it until every player has bid.",
+           "es": "Sella la carta elegida: nadie la ve hasta que todos han apostado."}[lang]
+    assert seat.inner_text("#explain-bid") == bid
+    assert seat.inner_text("#explain-resign").startswith({"en": "Gives up this game", "es": "Abandonas esta partida"}[lang])
+    fits(seat, 320)
+    shot(seat, f"night-gops-moves-{lang}")
+    clean(seat)

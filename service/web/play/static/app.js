@@ -7,6 +7,7 @@ import * as gops from './gops.js';
 import * as gofo from './gofo.js';
 import * as bots from './bots.js';
 import { clearSeats } from './seats.js';
+import { RULES, drawRules } from './rules.js';
 
 let current = null;
 
@@ -74,6 +75,25 @@ document.getElementById('sound').addEventListener('click', () => {
   showSound();
 });
 
+// How to play: the header's "?" opens the rules over any screen (the game on screen first) and closes them.
+const rulesPanel = document.getElementById('rules');
+const rulesButton = document.getElementById('rules-open');
+
+function drawnRules() {
+  const page = document.body.dataset.page || '';
+  const game = page.startsWith('gofo') ? 'gofo' : page.startsWith('gops') || page.startsWith('referee') ? 'gops' : null;
+  drawRules(rulesPanel, game).addEventListener('click', () => showRules(false));
+}
+
+function showRules(open) {
+  if (open) drawnRules();
+  rulesPanel.hidden = !open;
+  rulesButton.setAttribute('aria-expanded', open ? 'true' : 'false');
+  if (open) rulesPanel.scrollIntoView({ block: 'start' });
+}
+
+rulesButton.addEventListener('click', () => showRules(rulesPanel.hidden));
+
 function showLang() {
   const button = document.getElementById('lang');
   const other = lang() === 'es' ? 'en' : 'es';
@@ -82,6 +102,9 @@ function showLang() {
   button.dataset.switchTo = other;
   document.documentElement.lang = lang();
   document.title = t('app.title');
+  rulesButton.setAttribute('aria-label', RULES[lang()].open);
+  rulesButton.title = RULES[lang()].open;
+  if (!rulesPanel.hidden) drawnRules();
   showSound();
 }
 

@@ -583,13 +583,14 @@ function actionsPanel(hand, seat, send, ui, { tabletop, title, id = 'actions' })
         return { amount: n };
       }));
   };
-  // The game's own words (voy, corta, refiche) with what they do, under their move.
+  // Every move with what it does in a few words, under it (the game's own words, voy, corta, refiche, too).
   const explained = (el, type) => h('div', { class: 'explained', data: { explains: type } }, el,
     h('p', { class: 'hint', id: `explain-${type}` }, t(`gofo.explain.${type}`)));
   const raiseText = (n) => `${t('gofo.amount_plus', { n })} · ${t('gofo.amount_to', { to: L + n })}`;
   // At the canto the points pad, the move most made, comes first: above conceding and showing.
   const ordered = [...legal].sort((a, b) => Number(b.type === 'declare') - Number(a.type === 'declare'));
   for (const a of ordered) {
+    const at = moves.length;
     switch (a.type) {
       case 'look': moves.push(button(t('gofo.act.look'), 'look', () => ({}), { cls: 'secondary big' })); break;
       case 'open': moves.push(amountMove('open', 'open', (n) => t('gofo.open_amount', { n }))); break;
@@ -599,11 +600,11 @@ function actionsPanel(hand, seat, send, ui, { tabletop, title, id = 'actions' })
       case 'decline': moves.push(button(t('gofo.act.decline'), 'decline', () => ({}), { cls: 'secondary big' })); break;
       case 'raise': moves.push(amountMove('raise', 'raise', raiseText, true)); break;
       // A corte with no bet in force is the first bet: its amount, not a raise of anything.
-      case 'corta': moves.push(explained(hand.bet ? amountMove('corta', 'corta', raiseText, true)
-        : amountMove('corta', 'corta', (n) => t('gofo.corta_amount', { n })), 'corta')); break;
-      case 'refiche': moves.push(explained(amountMove('refiche', 'refiche', raiseText, true), 'refiche')); break;
+      case 'corta': moves.push(hand.bet ? amountMove('corta', 'corta', raiseText, true)
+        : amountMove('corta', 'corta', (n) => t('gofo.corta_amount', { n }))); break;
+      case 'refiche': moves.push(amountMove('refiche', 'refiche', raiseText, true)); break;
       case 'pass': moves.push(button(t('gofo.act.pass'), 'pass', () => ({}), { cls: 'secondary big' })); break;
-      case 'voy': moves.push(explained(button(t('gofo.act.voy'), 'voy', () => ({}), { cls: 'secondary big' }), 'voy')); break;
+      case 'voy': moves.push(button(t('gofo.act.voy'), 'voy', () => ({}), { cls: 'secondary big' })); break;
       case 'ver': {
         const owe = Math.min(L - mine, hand.resto[seat]);
         moves.push(button(`${t('gofo.act.ver')} (+${owe})`, 'ver', () => ({})));
@@ -678,6 +679,7 @@ function actionsPanel(hand, seat, send, ui, { tabletop, title, id = 'actions' })
       }
       default: break;
     }
+    if (moves.length === at + 1) moves[at] = explained(moves[at], a.type === 'enter' && a.blind ? 'enter_blind' : a.type);
   }
   return h('section', { class: 'panel action', id, data: { seat } }, h('h2', {}, title), h('div', { class: 'moves' }, moves));
 }

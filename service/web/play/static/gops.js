@@ -486,11 +486,13 @@ export function seatPage(root, params) {
         const need = legal.commit.cards;
         kids.push(h('button', {
           type: 'button', class: 'primary big', id: 'bid', disabled: selected.length !== need || busy, on: { click: commit },
-        }, selected.length ? t('gops.bid_cards', { cards: selected.map(rankName).join('+') }) : t('gops.bid')));
+        }, selected.length ? t('gops.bid_cards', { cards: selected.map(rankName).join('+') }) : t('gops.bid')),
+        h('p', { class: 'hint', id: 'explain-bid' }, t('gops.explain.bid')));
       }
     }
     if (legal.enforce_deadline) {
-      kids.push(h('button', { type: 'button', class: 'secondary big', id: 'enforce', on: { click: () => send('deadline', { version: view.version }) } }, t('gops.enforce')));
+      kids.push(h('button', { type: 'button', class: 'secondary big', id: 'enforce', on: { click: () => send('deadline', { version: view.version }) } }, t('gops.enforce')),
+        h('p', { class: 'hint', id: 'explain-enforce' }, t('gops.explain.enforce')));
     }
     return h('section', { class: 'panel action' }, h('h2', {}, t('gops.your_cards')), kids);
   }
@@ -524,7 +526,8 @@ export function seatPage(root, params) {
       legal.includes('resign') ? h('button', {
         type: 'button', class: 'danger', id: 'resign',
         on: { click: () => { if (confirm(t('gops.resign_confirm'))) send('resign', {}); } },
-      }, t('gops.resign')) : null);
+      }, t('gops.resign')) : null,
+      legal.includes('resign') ? h('p', { class: 'hint', id: 'explain-resign' }, t('gops.explain.resign')) : null);
     document.body.dataset.phase = view.phase;
     if (view.phase === 'over' && !verified) {
       verified = true;
