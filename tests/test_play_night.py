@@ -299,3 +299,80 @@ def test_every_move_button_says_what_it_does(phone, origin, live_server, locale)
     fits(seat, 320)
     shot(seat, f"night-gops-moves-{lang}")
     clean(seat)
+
+
+# ------------------------------------------------------------------ 3. play again
+
+def finish(live_server, created, bids):
+    """Play `created` to its end through the API: each round, every seat with a token bids `bids[seat][round]`."""
+    from test_play_evening import commit, reveal
+    people = [s for s, token in enumerate(created["seat_tokens"]) if token]
+    for rnd in range(1, len(bids[people[0]]) + 1):
+        for seat in people:
+            commit(live_server, created, seat, rnd, bids[seat][rnd - 1])
+        for seat in people:
+            view = reveal(live_server, created, seat, rnd, bids[seat][rnd - 1])
+    assert view["phase"] == "over", view["phase"]
+
+
+def public(live_server, game_id):
+    return requests.get(f"{live_server}/v1/gops/games/{game_id}", timeout=10).json()
+
+
+def test_play_again_makes_the_same_game_with_new_links(phone, origin, live_server):
+    """A finished game between two people with names, its rules chosen one by one and a best-of-3
+    match: a seat's "Play again" makes a new game with the same names, rules and match, and shows the
+    new join link and QR code of each seat (new tokens, each link opens its seat)."""
+    created = requests.post(f"{live_server}/v1/gops/games", timeout=10, json={
+        "profile": "standard", "options": {"ranks": 3, "prize_order": "descending", "unclaimed": "carryover", "deadline_seconds": 300},
+        "match": {"format": "cumulative", "games": 1}, "names": ["Ana", "Bea"]}).json()
+    finish(live_server, created, {0: [3, 2, 1], 1: [1, 2, 3]})
+    before = public(live_server, created["id"])
+    page = phone()
+    page.goto(f"{origin}/play#gops={created['id']}&seat=0&t={created['seat_tokens'][0]}")
+    page.wait_for_selector("#play-again")
+    assert page.inner_text("#play-again") == "Play again"
+    page.click("#play-again")
+    page.wait_for_function("id => document.body.dataset.page === 'gops-host' && !location.hash.includes(id)", arg=created["id"])
+    page.wait_for_selector("#links .join")
+    new_id = page.evaluate("new URLSearchParams(location.hash.slice(1)).get('gops')")
+    after = public(live_server, new_id)
+    assert new_id != created["id"] and after["phase"] != "over"
+    for key in ("rules", "match", "names", "bots"):
+        assert after[key] == before[key], key
+    links = page.eval_on_selector_all("#links .join input.link", "els => els.map(e => e.value)")
+    assert len(links) == 2 and page.locator("#links .join svg").count() == 2
+    for seat, link in enumerate(links):
+        fragment = dict(p.split("=", 1) for p in link.split("#", 1)[1].split("&"))
+        assert fragment["gops"] == new_id and fragment["seat"] == str(seat)
+        assert fragment["t"] not in created["seat_tokens"] and len(fragment["k"]) == 64
+        r = requests.get(f"{live_server}/v1/gops/games/{new_id}/seats/{seat}", headers=bearer(fragment["t"]), timeout=10)
+        assert r.status_code == 200 and r.json()["names"] == ["Ana", "Bea"]
+    fits(page, 360)
+    shot(page, "night-again-links-en")
+    readable(page)
+    clean(page)
+
+
+def test_play_again_against_the_referee_goes_straight_to_the_new_seat(phone, origin, live_server):
+    """In Spanish at 320 px, a game against the referee's bot: "Jugar otra vez" makes a new game with the
+    same bot at the same level and goes straight to the player's seat of it (nobody else needs a link)."""
+    created = requests.post(f"{live_server}/v1/gops/games", timeout=10, json={
+        "profile": "classic", "options": {"ranks": 3}, "bots": [{"seat": 1, "level": 5}], "names": ["Ana", None]}).json()
+    finish(live_server, created, {0: [1, 2, 3]})
+    page = phone(locale="es-ES")
+    page.set_viewport_size(SMALL["viewport"])
+    page.goto(f"{origin}/play#gops={created['id']}&seat=0&t={created['seat_tokens'][0]}")
+    page.wait_for_selector("#play-again")
+    assert page.inner_text("#play-again") == "Jugar otra vez"
+    fits(page, 320)
+    page.click("#play-again")
+    page.wait_for_function("id => document.body.dataset.page === 'gops-seat' && !location.hash.includes(id) && document.body.dataset.phase === 'commit'",
+                           arg=created["id"])
+    fragment = dict(p.split("=", 1) for p in page.evaluate("location.hash.slice(1)").split("&"))
+    after = public(live_server, fragment["gops"])
+    assert fragment["seat"] == "0" and len(fragment["k"]) == 64
+    assert after["bots"] == [{"seat": 1, "level": 5}] and after["names"] == ["Ana", None]
+    assert after["rules"] == public(live_server, created["id"])["rules"]
+    page.wait_for_selector("#hand [data-card]:not([disabled])")
+    clean(page)

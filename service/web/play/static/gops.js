@@ -9,6 +9,7 @@ import { qrSvg } from './qr.js';
 import * as frac from './frac.js';
 import { showSeats } from './seats.js';
 import { gopsHints } from './hints.js';
+import { playAgain } from './again.js';
 import { namesField, ownName } from './names.js';
 
 const path = (id) => `/v1/gops/games/${encodeURIComponent(id)}`;
@@ -521,6 +522,7 @@ export function seatPage(root, params) {
       seatsTable(view, seat),
       myName.row(view, 'bottom'),
       resultPanel(view),
+      playAgain(view),
       view.phase === 'over' ? verifySlot : historyPanel(view.history, { state: historyOpen }),
       backToLinks('gops', id),
       legal.includes('resign') ? h('button', {
@@ -609,7 +611,7 @@ export function hostPage(root, params) {
       h('h1', {}, t('host.title_gops')),
       h('p', { class: 'crumbs' }, t('host.game_id', { id })),
       links(),
-      view ? [header(view), countdown(view), reportPanel(), view.phase === 'over' ? null : prizePanel(view), lastRound(view), seatsTable(view, -1), resultPanel(view),
+      view ? [header(view), countdown(view), reportPanel(), view.phase === 'over' ? null : prizePanel(view), lastRound(view), seatsTable(view, -1), resultPanel(view), playAgain(view),
         view.phase === 'over' ? verifySlot : historyPanel(view.history, { state: historyOpen })] : h('p', { class: 'muted' }, t('loading')),
       view && view.deadline_at && view.phase !== 'over' ? h('button', {
         type: 'button', class: 'secondary', id: 'enforce', data: { at: view.deadline_at },

@@ -51,6 +51,8 @@ export const BOT_MESSAGES = {
     'names.yours': 'Your name',
     'names.save': 'Save',
     'names.saved': 'Name saved.',
+    'again.gops': 'Play again',
+    'again.gops_hint': 'A new game with the same players, names and rules. It has new links: each player opens their new one.',
   },
   es: {
     'bots.seat': '🤖 Árbitro · nivel {level}',
@@ -102,5 +104,7 @@ export const BOT_MESSAGES = {
     'names.yours': 'Tu nombre',
     'names.save': 'Guardar',
     'names.saved': 'Nombre guardado.',
+    'again.gops': 'Jugar otra vez',
+    'again.gops_hint': 'Una partida nueva con los mismos jugadores, nombres y reglas. Tiene enlaces nuevos: cada jugador abre el suyo.',
   },
 };
