@@ -376,3 +376,59 @@ def test_play_again_against_the_referee_goes_straight_to_the_new_seat(phone, ori
     assert after["rules"] == public(live_server, created["id"])["rules"]
     page.wait_for_selector("#hand [data-card]:not([disabled])")
     clean(page)
+
+
+# ------------------------------------------------------------------ 5. installable, and a server out of reach
+
+def test_a_secure_origin_keeps_the_page_and_a_lan_address_gets_no_worker(phone, offline_page, origin, live_server):
+    """At 127.0.0.1 (a secure context) the page registers its service worker, which keeps the page's own
+    files: with the network gone, /play still opens, and says the server cannot be reached. At the
+    plain-http LAN-like address no worker is registered (the browser allows none there)."""
+    page = offline_page(live_server, **PHONE)
+    page.goto(f"{live_server}/play")
+    page.wait_for_function("() => document.body.dataset.sw === 'on'")
+    page.wait_for_function("() => navigator.serviceWorker.controller !== null")  # claimed: no reload needed
+    kept = page.evaluate("async () => (await caches.keys()).length ? (await (await caches.open((await caches.keys())[0])).keys()).map((r) => new URL(r.url).pathname) : []")
+    assert "/play" in kept and "/play/assets/app.js" in kept and "/play/assets/rules.js" in kept, kept
+    assert not [k for k in kept if k.startswith("/v1/")]
+    page.context.set_offline(True)
+    page.reload()
+    page.wait_for_selector("#new-gops")
+    page.wait_for_selector("#offline:not([hidden])")
+    assert page.inner_text("#offline").startswith("This phone has no network")
+    shot(page, "night-offline-en")
+    page.context.set_offline(False)
+    page.wait_for_selector("#offline", state="hidden")
+    assert page.errors == [], page.errors
+
+    lan = phone()
+    lan.goto(f"{origin}/play")
+    lan.wait_for_function("() => document.body.dataset.sw === 'unavailable'")
+    assert lan.evaluate("window.isSecureContext") is False
+    clean(lan)
+
+
+@pytest.mark.parametrize("locale", ["en-US", "es-ES"])
+def test_a_server_out_of_reach_is_said_on_screen(phone, origin, live_server, locale):
+    """A Gops seat whose server stops answering (its requests fail): a line under the header says the
+    server cannot be reached; the next answer takes it away. At 320 px, in English and Spanish."""
+    lang = locale[:2]
+    created = requests.post(f"{live_server}/v1/gops/games", json={"profile": "classic", "options": {"ranks": 3}}, timeout=10).json()
+    page = phone(locale=locale)
+    page.set_viewport_size(SMALL["viewport"])
+    page.goto(f"{origin}/play#gops={created['id']}&seat=0&t={created['seat_tokens'][0]}")
+    page.wait_for_selector("#hand [data-card]:not([disabled])")
+    assert page.is_hidden("#offline")
+    page.route("**/v1/**", lambda route: route.abort("connectionrefused"))
+    page.click("#hint-toggle")  # asks the referee for a hint
+    page.wait_for_selector("#offline:not([hidden])")
+    said = {"en": "The server cannot be reached: live play needs it.", "es": "No se puede llegar al servidor: el juego en vivo lo necesita."}[lang]
+    assert page.inner_text("#offline").startswith(said)
+    fits(page, 320)
+    shot(page, f"night-unreachable-{lang}")
+    page.unroute("**/v1/**")
+    page.click("#hint-toggle")
+    page.click("#hint-toggle")
+    page.wait_for_selector("#offline", state="hidden")
+    page.errors.clear()  # the refused requests' console lines: the point of this test
+    clean(page)

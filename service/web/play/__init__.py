@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import html
+import json
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -93,10 +94,35 @@ def root():
     return {"service": "referee", "play": PREFIX, "docs": "/docs", "redoc": "/redoc", "openapi": "/openapi.json"}
 
 
+def page_files() -> list[str]:
+    """The URLs of the page and every file it may load (what its service worker keeps)."""
+    files = sorted(
+        path.relative_to(STATIC_DIR).as_posix() for path in STATIC_DIR.rglob("*")
+        if path.is_file() and path.suffix in MIMETYPES and path.name not in ("index.html", "sw.js"))
+    return [PREFIX] + [f"{PREFIX}/assets/{name}" for name in files]
+
+
+@blp.get(f"{PREFIX}/sw.js")
+def service_worker():
+    """The page's service worker, at /play/sw.js so that its scope may be /play (the page itself): the
+    files to keep and a digest of their contents filled in, so a changed file is a new worker."""
+    digest = hashlib.sha256()
+    for url in page_files()[1:]:
+        digest.update(url.encode())
+        digest.update((STATIC_DIR / url.removeprefix(f"{PREFIX}/assets/")).read_bytes())
+    digest.update((STATIC_DIR / "index.html").read_bytes())
+    script = (STATIC_DIR / "sw.js").read_text(encoding="utf-8")
+    script = script.replace("{{VERSION}}", digest.hexdigest()[:16]).replace("{{FILES}}", json.dumps(page_files()))
+    response = current_app.response_class(script, mimetype="text/javascript")
+    response.headers["Cache-Control"] = "no-cache"
+    response.headers["Service-Worker-Allowed"] = PREFIX
+    return response
+
+
 @blp.get(f"{PREFIX}/assets/<path:filename>")
 def asset(filename: str):
     suffix = Path(filename).suffix
-    if suffix not in MIMETYPES or filename == "index.html":
+    if suffix not in MIMETYPES or filename in ("index.html", "sw.js"):
         abort(404)
     # send_from_directory refuses paths that leave the directory (404); ETag + no-cache: a phone
     # revalidates (304) instead of running yesterday's script.

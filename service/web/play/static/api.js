@@ -56,6 +56,11 @@ const sleep = (ms, signal) => new Promise((resolve) => {
   if (signal) signal.addEventListener('abort', () => { clearTimeout(timer); resolve(); }, { once: true });
 });
 
+/** Tell the page whether the server answered (offline.js shows a line while it cannot be reached). */
+function reach(answered) {
+  window.dispatchEvent(new CustomEvent('referee:reach', { detail: answered }));
+}
+
 /**
  * One API call. POSTs carry an Idempotency-Key, so the one retry after a network error or a 503 is
  * applied at most once. Resolves {status, data, etag}; a 304 has data null. Problems reject with ApiError.
@@ -78,6 +83,7 @@ export async function call(method, path, { token, body, etag, signal } = {}) {
     } catch (error) {
       const late = deadline.timedOut();
       deadline.done();
+      if (!(signal && signal.aborted)) reach(false);
       if (late) for (const stream of streams) stream.suspect();
       if ((signal && signal.aborted) || attempt >= 1) {
         throw new ApiError(0, late ? { code: 'timeout', detail: `no answer in ${REQUEST_TIMEOUT_MS / 1000} s` } : { detail: String(error) });
@@ -86,6 +92,7 @@ export async function call(method, path, { token, body, etag, signal } = {}) {
       continue;
     }
     deadline.done();
+    reach(true);
     // The referee's store did not answer in time (503): once more, with the same Idempotency-Key,
     // so a move that did go through is not made twice.
     if (response.status === 503 && attempt < 1 && !(signal && signal.aborted)) {
@@ -180,12 +187,14 @@ export function watch({ viewPath, eventsPath, token, onView, onError, onMode }) 
       } catch (error) {
         hangUp();
         if (signal.aborted) return;
+        if (!connection.signal.aborted) reach(false); // refused, not given up by the watchdog
         setMode('offline');
         failures += 1;
         if (failures >= 3) return poll();
         await sleep(2000, signal);
         continue;
       }
+      reach(true);
       if (response.status === 204) { hangUp(); setMode('done'); return; }
       const type = response.headers.get('Content-Type') || '';
       if (!response.ok || !type.startsWith('text/event-stream')) {

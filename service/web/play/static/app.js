@@ -8,6 +8,7 @@ import * as gofo from './gofo.js';
 import * as bots from './bots.js';
 import { clearSeats } from './seats.js';
 import { RULES, drawRules } from './rules.js';
+import { watchServer, redrawOffline } from './offline.js';
 
 let current = null;
 
@@ -105,6 +106,7 @@ function showLang() {
   rulesButton.setAttribute('aria-label', RULES[lang()].open);
   rulesButton.title = RULES[lang()].open;
   if (!rulesPanel.hidden) drawnRules();
+  redrawOffline();
   showSound();
 }
 
@@ -116,5 +118,6 @@ document.getElementById('lang').addEventListener('click', () => {
   else route();
 });
 window.addEventListener('hashchange', route);
+watchServer();
 showLang();
 route();

@@ -53,6 +53,8 @@ export const BOT_MESSAGES = {
     'names.saved': 'Name saved.',
     'again.gops': 'Play again',
     'again.gops_hint': 'A new game with the same players, names and rules. It has new links: each player opens their new one.',
+    'offline.unreachable': 'The server cannot be reached: live play needs it. Moves wait until it answers again.',
+    'offline.no_network': 'This phone has no network: live play needs the server. Moves wait until it is back.',
   },
   es: {
     'bots.seat': '🤖 Árbitro · nivel {level}',
@@ -106,5 +108,7 @@ export const BOT_MESSAGES = {
     'names.saved': 'Nombre guardado.',
     'again.gops': 'Jugar otra vez',
     'again.gops_hint': 'Una partida nueva con los mismos jugadores, nombres y reglas. Tiene enlaces nuevos: cada jugador abre el suyo.',
+    'offline.unreachable': 'No se puede llegar al servidor: el juego en vivo lo necesita. Las jugadas esperan a que vuelva a responder.',
+    'offline.no_network': 'Este teléfono no tiene red: el juego en vivo necesita el servidor. Las jugadas esperan a que vuelva.',
   },
 };
