@@ -432,3 +432,69 @@ def test_a_server_out_of_reach_is_said_on_screen(phone, origin, live_server, loc
     page.wait_for_selector("#offline", state="hidden")
     page.errors.clear()  # the refused requests' console lines: the point of this test
     clean(page)
+
+
+# ------------------------------------------------------------------ 4. watch and share: read-only
+
+@pytest.mark.parametrize("locale,width", [("en-US", 360), ("es-ES", 320)])
+def test_a_read_only_link_replays_a_game_round_by_round(phone, origin, live_server, locale, width):
+    """The end screen's read-only link opens on another phone with no seat's key: it sends no token,
+    steps back and forth round by round with the chart up to that round, and checks the game's
+    fairness; a game still being played is followed live, showing no sealed bid."""
+    lang = locale[:2]
+    created = requests.post(f"{live_server}/v1/gops/games", timeout=10, json={
+        "profile": "classic", "options": {"ranks": 3, "prize_order": "ascending"}, "names": ["Ana", "Bea"]}).json()
+    finish(live_server, created, {0: [3, 1, 2], 1: [1, 3, 2]})
+    seat = phone(locale=locale)
+    seat.goto(f"{origin}/play#gops={created['id']}&seat=0&t={created['seat_tokens'][0]}")
+    seat.wait_for_selector("#share")
+    seat.click("#share summary")
+    link = seat.input_value("#share-link")
+    assert link == f"{origin}/play#gops={created['id']}&watch=1" and seat.locator("#share svg").count() == 1
+    clean(seat)
+
+    page = phone(locale=locale)
+    page.set_viewport_size({"width": width, "height": 700})
+    sent = []
+    page.on("request", lambda r: sent.append(r.headers.get("authorization")))
+    page.goto(link)
+    page.wait_for_selector("#replay[data-at='3']")
+    page.wait_for_selector("#verify [data-verdict='verified']", timeout=30_000)
+    assert set(sent) == {None}, sent  # no key of any seat
+    assert page.locator("#hand, #bid, #resign, #hint").count() == 0
+    round_of = {"en": "Round {} of 3", "es": "Ronda {} de 3"}[lang]
+    assert page.inner_text("#replay-at") == round_of.format(3)
+    assert page.is_disabled("#replay-next")
+    page.click("#replay-prev")
+    page.click("#replay-prev")
+    page.wait_for_selector("#replay[data-at='1']")
+    assert page.inner_text("#replay-at") == round_of.format(1) and page.is_disabled("#replay-prev")
+    # Round 1: the A, Ana's 3 against Bea's A: Ana takes it — and the chart has that one round.
+    assert "Ana" in page.inner_text("#replay-outcome")
+    strip = "#replay-story-chart text.strip"  # the chart's prize under each round played so far
+    assert page.eval_on_selector_all(strip, "els => els.map(e => e.textContent)") == ["A"]
+    page.click("#replay-next")
+    page.wait_for_selector("#replay[data-at='2']")
+    assert "Bea" in page.inner_text("#replay-outcome")
+    assert page.eval_on_selector_all(strip, "els => els.map(e => e.textContent)") == ["A", "2"]
+    fits(page, width)
+    shot(page, f"night-watch-{lang}-{width}")
+    if width == 360:
+        readable(page)
+    clean(page)
+
+    # A game in progress: followed live, a sealed bid is not shown.
+    playing = requests.post(f"{live_server}/v1/gops/games", json={"profile": "classic", "options": {"ranks": 3}}, timeout=10).json()
+    watcher = phone(locale=locale)
+    watcher.goto(f"{origin}/play#gops={playing['id']}&watch=1")
+    watcher.wait_for_selector("#replay")
+    from test_play_evening import commit, reveal
+    commit(live_server, playing, 0, 1, 2)
+    commit(live_server, playing, 1, 1, 3)
+    reveal(live_server, playing, 0, 1, 2)
+    reveal(live_server, playing, 1, 1, 3)
+    watcher.wait_for_selector("#replay[data-at='1']", timeout=30_000)
+    commit(live_server, playing, 0, 2, 3)
+    watcher.wait_for_function("() => document.body.dataset.phase === 'commit'")
+    assert watcher.get_attribute("#replay", "data-at") == "1"  # round 2 is not played until both bids are shown
+    clean(watcher)

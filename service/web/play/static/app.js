@@ -55,6 +55,7 @@ function route() {
   if (params.get('new') === 'gops') { page('gops-new'); gops.createPage(root); }
   else if (params.get('new') === 'gofo') { page('gofo-new'); gofo.createPage(root); }
   else if (params.get('new') === 'referee') { page('referee-new'); bots.createPage(root); }
+  else if (params.get('gops') && params.has('watch')) { page('gops-watch'); current = gops.watchPage(root, params); }
   else if (params.get('gops') && params.has('seat')) { page('gops-seat'); current = gops.seatPage(root, params); }
   else if (params.get('gops')) { page('gops-host'); current = gops.hostPage(root, params); }
   else if (params.get('gofo') && params.has('seat')) { page('gofo-seat'); current = gofo.seatPage(root, params); }

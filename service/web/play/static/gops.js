@@ -523,6 +523,7 @@ export function seatPage(root, params) {
       myName.row(view, 'bottom'),
       resultPanel(view),
       playAgain(view),
+      view.phase === 'over' ? shareWatch(id) : null,
       view.phase === 'over' ? verifySlot : historyPanel(view.history, { state: historyOpen }),
       backToLinks('gops', id),
       legal.includes('resign') ? h('button', {
@@ -611,7 +612,7 @@ export function hostPage(root, params) {
       h('h1', {}, t('host.title_gops')),
       h('p', { class: 'crumbs' }, t('host.game_id', { id })),
       links(),
-      view ? [header(view), countdown(view), reportPanel(), view.phase === 'over' ? null : prizePanel(view), lastRound(view), seatsTable(view, -1), resultPanel(view), playAgain(view),
+      view ? [header(view), countdown(view), reportPanel(), view.phase === 'over' ? null : prizePanel(view), lastRound(view), seatsTable(view, -1), resultPanel(view), playAgain(view), shareWatch(id),
         view.phase === 'over' ? verifySlot : historyPanel(view.history, { state: historyOpen })] : h('p', { class: 'muted' }, t('loading')),
       view && view.deadline_at && view.phase !== 'over' ? h('button', {
         type: 'button', class: 'secondary', id: 'enforce', data: { at: view.deadline_at },
@@ -636,6 +637,81 @@ export function hostPage(root, params) {
   render();
   call('GET', path(id), { token }).then((r) => apply(r.data)).catch(fail);
   const live = watch({ viewPath: path(id), eventsPath: `${path(id)}/events`, token, onView: apply, onError: fail, onMode: liveBadge });
+  return { stop: live.stop, redraw: () => { verified = false; render(); } };
+}
+
+// ------------------------------------------------------------------ watching: read-only, no key
+
+/** The read-only link to a game: the public view only (no seat's key), for any phone on the network. */
+export function watchUrl(id) {
+  return `${joinBase()}/play#gops=${encodeURIComponent(id)}&watch=1`;
+}
+
+/** "Watch or share": the read-only link and its QR code, for the end screen and the host's page. */
+export function shareWatch(id) {
+  const url = watchUrl(id);
+  return h('details', { class: 'panel', id: 'share' },
+    h('summary', {}, t('watch.share')),
+    h('p', { class: 'hint' }, t('watch.share_hint')),
+    qrSvg(url, t('watch.share')),
+    h('input', { type: 'text', readonly: true, value: url, class: 'link', id: 'share-link', 'aria-label': t('watch.share'), on: { focus: (e) => e.target.select() } }),
+    h('a', { class: 'button secondary', href: url, id: 'share-open' }, t('watch.open')));
+}
+
+/**
+ * A game step by step, round by round, with the chart up to that round: the public history only.
+ * `state.at`: the round shown (null: the latest, following the game as it goes on).
+ */
+function replayPanel(view, state, redraw) {
+  const history = view.history;
+  if (!history.length) return h('section', { class: 'panel', id: 'replay' }, h('p', { class: 'muted' }, t('watch.no_rounds')));
+  const at = state.at == null ? history.length : Math.min(state.at, history.length);
+  const go = (n) => { state.at = n >= history.length ? null : Math.max(1, n); redraw(); };
+  const record = history[at - 1];
+  const { bids, outcome } = roundText(record);
+  return h('section', { class: 'panel', id: 'replay', data: { at } },
+    h('h2', {}, t('watch.replay')),
+    h('div', { class: 'replay-steps' },
+      h('button', { type: 'button', class: 'secondary', id: 'replay-prev', disabled: at <= 1, 'aria-label': t('watch.prev'), on: { click: () => go(at - 1) } }, '◀'),
+      h('span', { id: 'replay-at', class: 'big-text' }, t('watch.round_of', { n: record.round, of: history.length })),
+      h('button', { type: 'button', class: 'secondary', id: 'replay-next', disabled: at >= history.length, 'aria-label': t('watch.next'), on: { click: () => go(at + 1) } }, '▶')),
+    h('p', { class: 'bids', id: 'replay-bids' }, bids),
+    h('p', { class: 'big-text', id: 'replay-outcome' }, outcome),
+    gopsStory(history.slice(0, at), view.scores.length, 'replay-story'));
+}
+
+/** A game watched without a key: what everyone may see, live, with the replay and the fairness check. */
+export function watchPage(root, params) {
+  const id = params.get('gops');
+  let view = null;
+  let verified = false;
+  const verifySlot = h('section', { class: 'panel', id: 'verify' });
+  const replay = { at: null };
+
+  const apply = (next) => {
+    if (!next || (view && next.version < view.version)) return;
+    view = next;
+    showSeats(view);
+    render();
+  };
+
+  function render() {
+    mount(root,
+      h('h1', {}, t('watch.title')),
+      h('p', { class: 'crumbs' }, t('host.game_id', { id })),
+      h('p', { class: 'hint', id: 'watch-note' }, t('watch.note')),
+      view ? [header(view), seatsTable(view, -1), resultPanel(view), replayPanel(view, replay, render),
+        view.phase === 'over' ? verifySlot : null] : h('p', { class: 'muted' }, t('loading')));
+    if (view) document.body.dataset.phase = view.phase;
+    if (view && view.phase === 'over' && !verified) {
+      verified = true;
+      verifyPanel(id, verifySlot);
+    }
+  }
+
+  render();
+  call('GET', path(id)).then((r) => apply(r.data)).catch(fail);
+  const live = watch({ viewPath: path(id), eventsPath: `${path(id)}/events`, onView: apply, onError: fail, onMode: liveBadge });
   return { stop: live.stop, redraw: () => { verified = false; render(); } };
 }
 
