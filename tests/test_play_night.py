@@ -13,6 +13,7 @@ import pytest
 import requests
 
 from support.client import bearer
+from test_play_story import screen_shot  # the 360 px screens docs/play.png is made of
 from test_play import (  # noqa: F401 - fixtures: browser (table.local), origin, phone
     PHONE,
     browser,
@@ -89,6 +90,7 @@ def test_the_gops_hint_says_what_to_bid_and_what_to_expect_in_words(phone, origi
         assert jargon not in text, jargon
     assert page.inner_text("#hint-value").endswith(": exact" if lang == "en" else ": exacto")
     readable(page)
+    screen_shot(page, f"night-hint-{lang}", top="#hint-advice")
 
     # Each way of saying it, for hints fixed here (the page's words, not the referee's sums).
     fixed = [
@@ -206,6 +208,7 @@ def test_how_to_play_opens_from_every_screen(phone, origin, live_server, locale,
         assert said[lang][game] in text, (name, text)
         fits(page, width)
         shot(page, f"night-rules-{lang}-{width}-{name}")
+        screen_shot(page, f"night-rules-{lang}-{width}-{name}")
         if name == "gops-seat":  # the other language, redrawn in place
             page.click("#lang")
             other = "es" if lang == "en" else "en"
@@ -350,6 +353,7 @@ def test_play_again_makes_the_same_game_with_new_links(phone, origin, live_serve
         assert r.status_code == 200 and r.json()["names"] == ["Ana", "Bea"]
     fits(page, 360)
     shot(page, "night-again-links-en")
+    screen_shot(page, "night-again-links-en", top="#links")
     readable(page)
     clean(page)
 
@@ -479,6 +483,7 @@ def test_a_read_only_link_replays_a_game_round_by_round(phone, origin, live_serv
     assert page.eval_on_selector_all(strip, "els => els.map(e => e.textContent)") == ["A", "2"]
     fits(page, width)
     shot(page, f"night-watch-{lang}-{width}")
+    screen_shot(page, f"night-watch-{lang}-{width}", top="#replay")
     if width == 360:
         readable(page)
     clean(page)
@@ -498,3 +503,22 @@ def test_a_read_only_link_replays_a_game_round_by_round(phone, origin, live_serv
     watcher.wait_for_function("() => document.body.dataset.phase === 'commit'")
     assert watcher.get_attribute("#replay", "data-at") == "1"  # round 2 is not played until both bids are shown
     clean(watcher)
+
+
+def test_the_service_worker_is_served_with_every_file_of_the_page(client):
+    """/play/sw.js: JavaScript, allowed the scope /play, never cached stale, under the page's CSP, listing
+    the page and every file of static/ (not the worker itself), with a digest that names this version."""
+    r = client.get("/play/sw.js")
+    assert r.status_code == 200 and r.mimetype == "text/javascript"
+    assert r.headers["Service-Worker-Allowed"] == "/play" and r.headers["Cache-Control"] == "no-cache"
+    assert "script-src 'self'" in r.headers["Content-Security-Policy"]
+    script = r.get_data(as_text=True)
+    assert "{{" not in script
+    files = json.loads(script.split("const FILES = ", 1)[1].split(";\n", 1)[0])
+    static = Path(__file__).resolve().parent.parent / "service" / "web" / "play" / "static"
+    expected = sorted(f"/play/assets/{p.relative_to(static).as_posix()}" for p in static.rglob("*")
+                      if p.is_file() and p.name not in ("index.html", "sw.js"))
+    assert files == ["/play", *expected]
+    for url in files:
+        assert client.get(url).status_code == 200, url
+    assert client.get("/play/assets/sw.js").status_code == 404  # only at /play/sw.js, with its scope
