@@ -218,6 +218,11 @@ def test_how_to_play_opens_from_every_screen(phone, origin, live_server, locale,
             page.wait_for_function("t => document.querySelector('#rules h2').textContent === t", arg=RULES_TITLE[lang])
         page.click("#rules-close")
         assert page.is_hidden("#rules") and page.get_attribute("#rules-open", "aria-expanded") == "false"
+    # The header keeps its four controls on the screen whatever the live badge says.
+    for mode in ("connecting", "live", "polling", "offline", "done"):
+        page.evaluate("async (m) => { const { t } = await import('/play/assets/i18n.js'); document.getElementById('live').textContent = t(`live.${m}`); }", mode)
+        assert page.evaluate("document.documentElement.scrollWidth") <= width, mode
+        assert page.eval_on_selector("#lang", "b => b.getBoundingClientRect().right") <= width, mode
     # Both languages say the same number of things about each game.
     counts = page.evaluate("async () => { const { RULES } = await import('/play/assets/rules.js');"
                            " return Object.fromEntries(Object.entries(RULES).map(([k, r]) => [k, [r.gops.points.length, r.gofo.points.length]])); }")
