@@ -11,9 +11,7 @@ from pathlib import Path
 
 import pytest
 import requests
-
 from support.client import bearer
-from test_play_story import screen_shot  # the 360 px screens docs/play.png is made of
 from test_play import (  # noqa: F401 - fixtures: browser (table.local), origin, phone
     PHONE,
     browser,
@@ -25,6 +23,7 @@ from test_play import (  # noqa: F401 - fixtures: browser (table.local), origin,
     ready,
     shot,
 )
+from test_play_story import screen_shot  # the 360 px screens docs/play.png is made of
 
 pytestmark = pytest.mark.slow
 
@@ -45,7 +44,9 @@ def fits(page, width):
 def advice(actions, words):
     """What the page should say to bid, from the referee's own hint (the largest few first)."""
     played = sorted((a for a in actions if a["probability"] > 1e-9), key=lambda a: -a["probability"])
-    name = lambda a: "+".join(rank(c) for c in a["cards"])  # noqa: E731
+
+    def name(action):
+        return "+".join(rank(c) for c in action["cards"])
 
     def pct(p):
         n = round(p * 100)
