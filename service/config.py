@@ -173,7 +173,8 @@ class Settings:
     stream_max_seconds: float = variable("REFEREE_STREAM_MAX_SECONDS", SECONDS, 300.0, example="120",
         what="The longest an event stream or long poll lasts, in seconds.")
     stream_heartbeat_seconds: float = variable("REFEREE_STREAM_HEARTBEAT_SECONDS", SECONDS, 15.0, example="5",
-        what="Seconds between the `: keep-alive` comments of an event stream.")
+        what="Seconds between the `: keep-alive` comments of an event stream (`/play` counts a stream "
+             "silent for twice this and 5 s as dead, and connects again).")
     long_poll_default_seconds: float = variable("REFEREE_LONG_POLL_DEFAULT_SECONDS", SECONDS, 30.0,
         example="20",
         what="How long a long poll without `?timeout=` waits, in seconds (at most "

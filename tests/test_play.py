@@ -445,16 +445,24 @@ def stream_opens(log):
     return sum(1 for method, path in log if method == "GET" and path.endswith("/events"))
 
 
-def amount(page, move, value, level):
+def amount(page, move, value, level, first_bet=False):
+    """Type `value` for `move` and make it, checking the words around it: a raise of the bet in force
+    (both numbers, the chips added and the level reached), or (`first_bet`: a corte with no bet in
+    force) a bet of its own, with the game's word explained."""
     page.fill(f"#amount-{move}", str(value))
     page.dispatch_event(f"#amount-{move}", "change")
     es = page.evaluate("document.documentElement.lang") == "es"
     to, span = ("subir a", "de +{} a +{}") if es else ("raise to", "from +{} to +{}")
     label = page.inner_text(f"#amount-label-{move}")
-    assert label == f"+{value} · {to} {level + value}", label  # both numbers, so nobody confuses them
-    # The allowed range, both ways too: the chips added and the level they take the bet to.
     lo, hi = (int(page.get_attribute(f"#amount-{move}", k)) for k in ("min", "max"))
-    assert page.inner_text(f"#range-{move}") == f"{span.format(lo, hi)} · {to} {level + lo}–{level + hi}"
+    if first_bet:
+        assert label == (f"una apuesta de {value}" if es else f"a bet of {value}"), label
+        assert page.inner_text(f"#range-{move}") == (f"de {lo} a {hi}" if es else f"from {lo} to {hi}")
+        assert page.inner_text(f"#explain-{move}").startswith("Corta: ")
+    else:
+        assert label == f"+{value} · {to} {level + value}", label  # both numbers, so nobody confuses them
+        # The allowed range, both ways too: the chips added and the level they take the bet to.
+        assert page.inner_text(f"#range-{move}") == f"{span.format(lo, hi)} · {to} {level + lo}–{level + hi}"
     page.click(f"#actions [data-action='{move}']")
 
 
@@ -534,7 +542,7 @@ def test_three_phones_play_a_dealt_gofo_hand(phone, origin, live_server):
                 checked_five = True
             if speakers == 1:
                 shot(page, "gofo-seat-corta")
-                amount(page, "corta", 3, max(hand["committed"]))
+                amount(page, "corta", 3, max(hand["committed"]), first_bet=True)
             else:
                 page.click("#actions [data-action='voy']")
             speakers += 1
@@ -668,7 +676,7 @@ def test_five_phones_play_a_dealt_gofo_hand(phone, origin, live_server):
                 page.click("#actions [data-action='pass']")
         elif phase == "speaking":
             if rel == 1 and not plan["cut"]:
-                amount(page, "corta", 3, max(hand["committed"]))
+                amount(page, "corta", 3, max(hand["committed"]), first_bet=True)
                 plan["cut"] = True
             else:
                 page.click("#actions [data-action='voy']")
@@ -816,7 +824,7 @@ def test_one_host_phone_runs_a_tabletop_gofo_hand(phone, origin, live_server):
             if speakers == 1:
                 host.fill("#amount-corta", "2")
                 host.dispatch_event("#amount-corta", "change")
-                assert host.inner_text("#amount-label-corta") == f"+2 · subir a {max(hand['committed']) + 2}"
+                assert host.inner_text("#amount-label-corta") == "una apuesta de 2"  # the first bet: no bet in force
                 host.click("#actions [data-action='corta']")
             else:
                 host.click("#actions [data-action='voy']")
@@ -1089,7 +1097,7 @@ def test_the_host_phone_inaugurates_a_new_caja(phone, origin, live_server):
         elif phase == "raising":
             host.click("#actions [data-action='pass']")
         elif phase == "speaking":
-            host.fill("#amount-corta", "99")  # more than the resto: all in (the page keeps it in range)
+            host.fill("#amount-corta", host.get_attribute("#amount-corta", "max"))  # all the resto: all in
             host.click("#actions [data-action='corta']")
         elif phase == "betting":
             host.click("#actions [data-action='ver']")

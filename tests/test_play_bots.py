@@ -28,6 +28,8 @@ from test_play_small_screens import Screens
 pytestmark = pytest.mark.slow
 
 BOT = {"en": "🤖 Referee · level {}", "es": "🤖 Árbitro · nivel {}"}
+# When the referee plays several seats, each is named by its seat's number.
+BOTS = {"en": "🤖 Referee {} · level {}", "es": "🤖 Árbitro {} · nivel {}"}
 
 
 def fragment(page) -> dict[str, str]:
@@ -177,8 +179,8 @@ def test_the_hint_shows_the_equilibrium_when_switched_on(phone, origin, live_ser
     assert float(value) == pytest.approx(hint["value"]) and page.get_attribute("#hint-value", "data-exact") == "yes"
     signed = round(hint["value"], 1)
     words = page.inner_text("#hint-value")
-    assert words.startswith("Expected: " + ("0" if signed == 0 else f"+{signed}" if signed > 0 else f"−{abs(signed)}"))
-    assert words.endswith("exact")
+    assert words.startswith("You can expect to end about " + ("level" if signed == 0 else f"{abs(signed):g} point"))
+    assert words.endswith("ahead from here: exact" if signed > 0 else "behind from here: exact" if signed < 0 else "from here: exact")
     shot(page, "referee-hint")
     readable(page)
     # Remembered on this phone: on after a reload, one request a round.
@@ -220,9 +222,9 @@ def test_three_seats_hint_and_a_refused_hint_said_quietly(phone, origin, live_se
     assert page.eval_on_selector_all("#hint-mix li", "els => els.map(e => e.dataset.cards)") == \
         [",".join(map(str, a["cards"])) for a in hint["actions"] if a["probability"] > 1e-9]
     words = page.inner_text("#hint-value")
-    assert words.startswith(f"Esperado: {round(hint['value'], 1):g} puntos para ti desde aquí") and words.endswith("estimación")
+    assert words == f"Desde aquí puedes esperar ganar alrededor de {round(hint['value'], 1):g} puntos más: una estimación"
     names = page.eval_on_selector_all("#scores tbody th", "els => els.map(e => e.textContent)")
-    assert names == ["Puesto 1 (tú)", BOT["es"].format(3), BOT["es"].format(8)]
+    assert names == ["Puesto 1 (tú)", BOTS["es"].format(2, 3), BOTS["es"].format(3, 8)]
     # A two-seat game between people, in its reveal phase: the referee's own refusal of a hint.
     people = requests.post(f"{live_server}/v1/gops/games", json={"profile": "classic", "options": {"ranks": 3}}, timeout=10).json()
     refused = page.evaluate(REFUSED_HINT, {"id": people["id"], "tokens": people["seat_tokens"]})
@@ -389,7 +391,7 @@ def test_a_dealt_gofo_table_filled_with_the_referees_bots(phone, origin, live_se
     view = requests.get(f"{base}/seats/0", headers=bearer(where["t"]), timeout=10).json()
     assert view["bots"] == [{"seat": 1, "level": 8}, {"seat": 2, "level": 8}]
     rows = page.eval_on_selector_all("#seats tbody th", "els => els.map(e => e.firstChild.textContent)")
-    assert rows == ["Puesto 1", BOT["es"].format(8), BOT["es"].format(8)]
+    assert rows == ["Puesto 1", BOTS["es"].format(2, 8), BOTS["es"].format(3, 8)]
     hinted = set()
     for _ in range(60):
         view = requests.get(f"{base}/seats/0", headers=bearer(where["t"]), timeout=10).json()
@@ -432,6 +434,6 @@ def test_a_dealt_gofo_table_filled_with_the_referees_bots(phone, origin, live_se
     result = view["table"]["last_result"]
     assert sum(result["net"]) == 0
     page.wait_for_selector("#last-hand #deal-verdict [data-verdict='verified']", timeout=30_000)
-    assert BOT["es"].format(8) in page.inner_text("#last-hand")
+    assert BOTS["es"].format(2, 8) in page.inner_text("#last-hand") and BOTS["es"].format(3, 8) in page.inner_text("#last-hand")
     shot(page, "gofo-bots-hand-over")
     clean(page)

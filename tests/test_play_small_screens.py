@@ -197,7 +197,7 @@ def test_every_gofo_screen_fits_a_360_px_phone(phone, origin, live_server):
     play_until(table, lambda hand: hand["phase"] == "canto", table.host)
     at("gofo-tabletop-declare")
     for page in screens.pages.values():  # the points pad, the move most made, above conceding and showing
-        moves = page.eval_on_selector_all("#actions .moves > *", "els => els.map(e => e.dataset.move || e.dataset.action)")
+        moves = page.eval_on_selector_all("#actions .moves > *", "els => els.map(e => e.dataset.explains || e.dataset.move || e.dataset.action)")
         assert moves[0] == "declare" and "muck" in moves, moves
     play_until(table, lambda hand: hand["phase"] == "canto" and hand["canto"]["stage"] != "declare", table.host)
     at("gofo-tabletop-show")

@@ -94,24 +94,39 @@ def toast(page):
 
 
 def test_a_refused_game_shows_the_referees_reason(phone, origin):
-    """The referee's reason, not only the kind of refusal: a rule the options break (its detail),
-    a field out of range (the field, by its label, and the referee's words)."""
-    for locale, kind, field in (("en-US", "These options do not go together", "Players"),
-                                ("es-ES", "Estas opciones no van juntas", "Jugadores")):
+    """The Gops form says what the referee would refuse before it is sent (and cannot be sent); a
+    table the referee refuses shows its reason, not only the kind of refusal: the field, by its
+    label, and the referee's words."""
+    for locale, classic, players in (
+            ("en-US", "Classic is a 2-player game: choose Standard for 3 to 7 players.", "Players: a whole number from 2 to 7."),
+            ("es-ES", "La clásica es para 2 jugadores: elige Estándar para 3 a 7.", "Jugadores: un número entero de 2 a 7.")):
         page = phone(locale=locale)
+        sent = []
+        page.on("request", lambda r: r.method == "POST" and sent.append(r.url))
         page.goto(f"{origin}/play#new=gops")
         page.select_option("#f-profile", "classic")
         page.fill("#f-players", "3")
-        page.click("#gops-create-go")
-        assert toast(page) == f"{kind} — the classic profile is a 2-player game"
-        page.evaluate("document.getElementById('toast').hidden = true")
+        assert page.inner_text("#gops-form-problem") == classic
+        assert page.is_disabled("#gops-create-go")
         page.fill("#f-players", "9")
-        page.click("#gops-create-go")
-        said = toast(page)
-        assert said.endswith(f" — {field}: Must be greater than or equal to 2 and less than or equal to 7."), said
-        assert page.url.endswith("#new=gops")  # no game was made
-        shot(page, f"gops-refused-{locale}")
+        assert page.inner_text("#gops-form-problem") == players
+        page.select_option("#f-profile", "standard")
+        assert page.inner_text("#gops-form-problem") == players
+        page.fill("#f-players", "3")
+        assert page.is_hidden("#gops-form-problem") and page.is_enabled("#gops-create-go")
+        page.select_option("#f-profile", "classic")  # back to classic: 2 players again
+        assert page.input_value("#f-players") == "2" and page.is_hidden("#gops-form-problem")
+        assert page.is_enabled("#gops-create-go")
+        shot(page, f"gops-form-says-why-{locale}")
+        assert sent == [] and page.url.endswith("#new=gops")  # no game was asked for
         assert page.blocked == []
+    page = phone()
+    page.goto(f"{origin}/play#new=gofo")
+    page.fill("#f-seats", "9")
+    page.click("#gofo-create-go")
+    said = toast(page)
+    assert said == "The referee refused the request — Players: Must be greater than or equal to 2 and less than or equal to 6.", said
+    assert page.url.endswith("#new=gofo")
 
 
 def test_a_seat_reveals_from_a_fresh_phone_holding_only_its_link(phone, origin, live_server):

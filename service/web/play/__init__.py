@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import hashlib
 import html
+import json
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from flask import Blueprint, Flask, abort, current_app, request, send_from_directory
+from flask import Blueprint, Flask, abort, current_app, redirect, request, send_from_directory
 
 STATIC_DIR = Path(__file__).resolve().parent / "static"
 PREFIX = "/play"
@@ -70,6 +71,9 @@ def join_base() -> str:
 def index():
     page = (STATIC_DIR / "index.html").read_text(encoding="utf-8")
     page = page.replace("{{JOIN_BASE}}", html.escape(join_base(), quote=True))
+    # The seconds between an event stream's keep-alive comments: a stream silent much longer is dead.
+    heartbeat = current_app.config.get("STREAM_HEARTBEAT_SECONDS", 15.0)
+    page = page.replace("{{STREAM_HEARTBEAT}}", f"{float(heartbeat):g}")
     response = current_app.response_class(page, mimetype="text/html")
     response.headers["Cache-Control"] = "no-cache"
     return response
@@ -80,10 +84,45 @@ def index_slash():
     return index()
 
 
+@blp.get("/")
+def root():
+    """``/``: a browser is sent to ``/play`` (whose home page names ``/docs``); any other client gets
+    where things are, as JSON."""
+    best = request.accept_mimetypes.best_match(["application/json", "text/html"], default="application/json")
+    if best == "text/html" and request.accept_mimetypes["text/html"] > request.accept_mimetypes["application/json"]:
+        return redirect(PREFIX, code=302)
+    return {"service": "referee", "play": PREFIX, "docs": "/docs", "redoc": "/redoc", "openapi": "/openapi.json"}
+
+
+def page_files() -> list[str]:
+    """The URLs of the page and every file it may load (what its service worker keeps)."""
+    files = sorted(
+        path.relative_to(STATIC_DIR).as_posix() for path in STATIC_DIR.rglob("*")
+        if path.is_file() and path.suffix in MIMETYPES and path.name not in ("index.html", "sw.js"))
+    return [PREFIX] + [f"{PREFIX}/assets/{name}" for name in files]
+
+
+@blp.get(f"{PREFIX}/sw.js")
+def service_worker():
+    """The page's service worker, at /play/sw.js so that its scope may be /play (the page itself): the
+    files to keep and a digest of their contents filled in, so a changed file is a new worker."""
+    digest = hashlib.sha256()
+    for url in page_files()[1:]:
+        digest.update(url.encode())
+        digest.update((STATIC_DIR / url.removeprefix(f"{PREFIX}/assets/")).read_bytes())
+    digest.update((STATIC_DIR / "index.html").read_bytes())
+    script = (STATIC_DIR / "sw.js").read_text(encoding="utf-8")
+    script = script.replace("{{VERSION}}", digest.hexdigest()[:16]).replace("{{FILES}}", json.dumps(page_files()))
+    response = current_app.response_class(script, mimetype="text/javascript")
+    response.headers["Cache-Control"] = "no-cache"
+    response.headers["Service-Worker-Allowed"] = PREFIX
+    return response
+
+
 @blp.get(f"{PREFIX}/assets/<path:filename>")
 def asset(filename: str):
     suffix = Path(filename).suffix
-    if suffix not in MIMETYPES or filename == "index.html":
+    if suffix not in MIMETYPES or filename in ("index.html", "sw.js"):
         abort(404)
     # send_from_directory refuses paths that leave the directory (404); ETag + no-cache: a phone
     # revalidates (304) instead of running yesterday's script.

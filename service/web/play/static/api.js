@@ -10,10 +10,56 @@ export class ApiError extends Error {
   }
 }
 
+// A request the referee has not answered in this long is given up (the phone's connection may have
+// died without a word, as one does on a change of Wi-Fi), then sent once more with the same
+// Idempotency-Key, then refused with code `timeout`.
+export const REQUEST_TIMEOUT_MS = 10000;
+
+/**
+ * An event stream is dead once it has been silent this long: the referee writes a `: keep-alive`
+ * comment every `REFEREE_STREAM_HEARTBEAT_SECONDS` (the page's meta tag), so silence past twice that
+ * and a margin means the connection died without a word; the page reconnects and resyncs.
+ */
+export function streamSilenceMs() {
+  return 2 * heartbeatMs() + 5000;
+}
+
+function heartbeatMs() {
+  const meta = document.querySelector('meta[name="referee-stream-heartbeat"]');
+  const seconds = Number(meta && meta.content);
+  return (Number.isFinite(seconds) && seconds > 0 ? seconds : 15) * 1000;
+}
+
+// The streams open now. A request that timed out makes each one look at its own silence: one that
+// has missed a keep-alive too is given up at once, not only at its watchdog.
+const streams = new Set();
+
+/** A signal aborted by `outer` or after `ms`; `timedOut()` tells which. */
+function timed(outer, ms) {
+  const controller = new AbortController();
+  let expired = false;
+  const timer = setTimeout(() => { expired = true; controller.abort(); }, ms);
+  const onAbort = () => controller.abort();
+  if (outer) {
+    if (outer.aborted) controller.abort();
+    else outer.addEventListener('abort', onAbort, { once: true });
+  }
+  return {
+    signal: controller.signal,
+    timedOut: () => expired,
+    done: () => { clearTimeout(timer); if (outer) outer.removeEventListener('abort', onAbort); },
+  };
+}
+
 const sleep = (ms, signal) => new Promise((resolve) => {
   const timer = setTimeout(resolve, ms);
   if (signal) signal.addEventListener('abort', () => { clearTimeout(timer); resolve(); }, { once: true });
 });
+
+/** Tell the page whether the server answered (offline.js shows a line while it cannot be reached). */
+function reach(answered) {
+  window.dispatchEvent(new CustomEvent('referee:reach', { detail: answered }));
+}
 
 /**
  * One API call. POSTs carry an Idempotency-Key, so the one retry after a network error or a 503 is
@@ -25,17 +71,28 @@ export async function call(method, path, { token, body, etag, signal } = {}) {
   if (etag) headers['If-None-Match'] = etag;
   if (body !== undefined) headers['Content-Type'] = 'application/json';
   if (method === 'POST') headers['Idempotency-Key'] = uuid();
-  const init = { method, headers, signal, cache: 'no-store', credentials: 'omit', referrerPolicy: 'no-referrer' };
+  const init = { method, headers, cache: 'no-store', credentials: 'omit', referrerPolicy: 'no-referrer' };
   if (body !== undefined) init.body = JSON.stringify(body);
   let response;
+  let text;
   for (let attempt = 0; ; attempt++) {
+    const deadline = timed(signal, REQUEST_TIMEOUT_MS);
     try {
-      response = await fetch(path, init);
+      response = await fetch(path, { ...init, signal: deadline.signal });
+      text = await response.text(); // the body too can stop half-way
     } catch (error) {
-      if ((signal && signal.aborted) || attempt >= 1) throw new ApiError(0, { detail: String(error) });
+      const late = deadline.timedOut();
+      deadline.done();
+      if (!(signal && signal.aborted)) reach(false);
+      if (late) for (const stream of streams) stream.suspect();
+      if ((signal && signal.aborted) || attempt >= 1) {
+        throw new ApiError(0, late ? { code: 'timeout', detail: `no answer in ${REQUEST_TIMEOUT_MS / 1000} s` } : { detail: String(error) });
+      }
       await sleep(800, signal);
       continue;
     }
+    deadline.done();
+    reach(true);
     // The referee's store did not answer in time (503): once more, with the same Idempotency-Key,
     // so a move that did go through is not made twice.
     if (response.status === 503 && attempt < 1 && !(signal && signal.aborted)) {
@@ -46,7 +103,6 @@ export async function call(method, path, { token, body, etag, signal } = {}) {
   }
   if (response.status === 304) return { status: 304, data: null, etag: response.headers.get('ETag') };
   let data = null;
-  const text = await response.text();
   if (text) {
     try { data = JSON.parse(text); } catch { data = null; }
   }
@@ -55,7 +111,7 @@ export async function call(method, path, { token, body, etag, signal } = {}) {
 }
 
 /** Parse a text/event-stream body, calling onEvent({id, event, data}) per event. */
-async function readEvents(response, onEvent, signal) {
+async function readEvents(response, onEvent, signal, onBytes) {
   const reader = response.body.getReader();
   const decoder = new TextDecoder();
   let buffer = '';
@@ -78,6 +134,7 @@ async function readEvents(response, onEvent, signal) {
   while (!(signal && signal.aborted)) {
     const { value, done } = await reader.read();
     if (done) break;
+    onBytes();
     buffer += decoder.decode(value, { stream: true });
     let newline;
     while ((newline = buffer.search(/\r\n|\r|\n/)) >= 0) {
@@ -108,22 +165,42 @@ export function watch({ viewPath, eventsPath, token, onView, onError, onMode }) 
       const headers = { Accept: 'text/event-stream' };
       if (token) headers.Authorization = `Bearer ${token}`;
       if (lastId) headers['Last-Event-ID'] = lastId;
+      // This connection: aborted when the page leaves, or when it has been silent too long.
+      const connection = new AbortController();
+      const leave = () => connection.abort();
+      signal.addEventListener('abort', leave, { once: true });
+      let watchdog = null;
+      let lastHeard = performance.now();
+      const dead = () => { setMode('offline'); connection.abort(); };
+      const heard = () => {
+        lastHeard = performance.now();
+        clearTimeout(watchdog);
+        watchdog = setTimeout(dead, streamSilenceMs());
+      };
+      const entry = { suspect: () => { if (performance.now() - lastHeard > heartbeatMs() + 2000) dead(); } };
+      streams.add(entry);
+      const hangUp = () => { clearTimeout(watchdog); streams.delete(entry); signal.removeEventListener('abort', leave); connection.abort(); };
+      heard();
       let response;
       try {
-        response = await fetch(eventsPath, { headers, signal, cache: 'no-store', credentials: 'omit' });
+        response = await fetch(eventsPath, { headers, signal: connection.signal, cache: 'no-store', credentials: 'omit' });
       } catch (error) {
+        hangUp();
         if (signal.aborted) return;
+        if (!connection.signal.aborted) reach(false); // refused, not given up by the watchdog
         setMode('offline');
         failures += 1;
         if (failures >= 3) return poll();
         await sleep(2000, signal);
         continue;
       }
-      if (response.status === 204) { setMode('done'); return; }
+      reach(true);
+      if (response.status === 204) { hangUp(); setMode('done'); return; }
       const type = response.headers.get('Content-Type') || '';
       if (!response.ok || !type.startsWith('text/event-stream')) {
         let problem = null;
         try { problem = await response.json(); } catch { problem = null; }
+        hangUp();
         const code = problem && problem.code;
         if (response.status === 401 || response.status === 403 || code === 'game_not_found') {
           onError(new ApiError(response.status, problem));
@@ -131,6 +208,7 @@ export function watch({ viewPath, eventsPath, token, onView, onError, onMode }) 
         }
         return poll(); // no live updates on this server (404 not_found, 405, 406...): poll
       }
+      heard();
       setMode('live');
       failures = 0;
       try {
@@ -139,11 +217,16 @@ export function watch({ viewPath, eventsPath, token, onView, onError, onMode }) 
           if (ev.event === 'state' || ev.event === 'message') {
             try { onView(JSON.parse(ev.data)); } catch (error) { console.warn('bad event', error); }
           }
-        }, signal);
+        }, connection.signal, heard);
       } catch (error) {
-        if (signal.aborted) return;
+        if (signal.aborted) { hangUp(); return; }
       }
+      const silent = connection.signal.aborted && !signal.aborted;
+      hangUp();
       if (signal.aborted) return;
+      // A stream silent past its keep-alives died on the way: connect again at once, from the
+      // last version seen (the referee sends anything newer first).
+      if (silent) continue;
       await sleep(500, signal); // the stream ended (timeout, game over): resume after the last id
     }
   }

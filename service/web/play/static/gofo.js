@@ -2,7 +2,7 @@
 // host phone runs a table played with real cards).
 import { call, watch } from './api.js';
 import { t, lang } from './i18n.js';
-import { h, mount, fail, field, select, number, joinLinks, saveGame, savedGame, seatName, joinBase, isLoopback, remembered, describedField, playAsFirstSeat, backToLinks } from './ui.js';
+import { h, mount, fail, settledToast, freshTap, field, select, number, joinLinks, saveGame, saveSeat, savedGame, seatName, joinBase, isLoopback, remembered, describedField, playAsFirstSeat, backToLinks } from './ui.js';
 import { turnNotice } from './turn.js';
 import { gofoStory } from './story.js';
 import { sha256hex } from './sha256.js';
@@ -62,7 +62,7 @@ function cardPicker(selected, limit, onChange, { disabled = new Set(), id } = {}
         return h('button', {
           type: 'button', class: `suit-${suit}`, 'aria-pressed': on ? 'true' : 'false', data: { pick: code },
           disabled: disabled.has(code) || (!on && selected.length >= limit),
-          on: { click: () => onChange(on ? selected.filter((c) => c !== code) : [...selected, code]) },
+          on: { click: () => { if (freshTap(`pick:${code}`)) onChange(on ? selected.filter((c) => c !== code) : [...selected, code]); } },
         }, String(rank));
       })))));
 }
@@ -208,10 +208,29 @@ function seatsTable(view, me) {
       h('tbody', {}, rows)));
 }
 
+/**
+ * For each pot, the one seat whose chips alone make it (an uncalled bet: nobody else put a chip in
+ * it), else null. `put[s]`: what seat s put in this hand. A pot's chips lie between the level its
+ * eligible seats all reached and the previous pot's (side pots are cut at the live seats' levels).
+ */
+export function soleBettors(pots, put) {
+  let below = 0;
+  return pots.map((pot) => {
+    if (!pot.eligible.length) return null;
+    const top = Math.min(...pot.eligible.map((s) => put[s]));
+    const payers = put.map((c, s) => (c > below ? s : null)).filter((s) => s != null);
+    below = top;
+    return payers.length === 1 && pot.eligible.length === 1 && payers[0] === pot.eligible[0] ? payers[0] : null;
+  });
+}
+
 function potsPanel(hand) {
   if (!hand) return null;
-  const pots = hand.pots.map((pot, i) => h('li', { data: { pot: i, amount: pot.amount } },
-    t('gofo.pot', { n: i + 1, amount: pot.amount, who: pot.eligible.map(seatName).join(', ') })));
+  const sole = soleBettors(hand.pots, hand.committed);
+  const pots = hand.pots.map((pot, i) => h('li', { data: { pot: i, amount: pot.amount, uncalled: sole[i] == null ? null : 'yes' } },
+    sole[i] == null
+      ? t('gofo.pot', { n: i + 1, amount: pot.amount, who: pot.eligible.map(seatName).join(', ') })
+      : t('gofo.pot_uncalled', { amount: pot.amount, who: seatName(sole[i]) })));
   const bet = hand.bet
     ? h('p', { class: 'big-text', id: 'bet', data: { level: hand.bet.level } }, t('gofo.bet', { level: hand.bet.level }))
     : h('p', { id: 'bet' }, t('gofo.no_bet'));
@@ -428,6 +447,10 @@ function lastHandPanel(view) {
   if (!result) return null;
   const slot = h('div', { id: 'deal-verdict' }, h('p', { class: 'muted' }, t('verify.checking')));
   const record = h('div', { id: 'hand-record' });
+  // What each seat put in: what it was paid less what it won. A pot only its bettor put chips in
+  // (a bet nobody called) went back to him: it is not a pot won.
+  const put = result.payouts ? result.payouts.map((paid, s) => paid - result.net[s]) : null;
+  const returned = put ? soleBettors(result.pots, put) : result.pots.map(() => null);
   checkHand(view).then(({ outcome, transcript }) => {
     const parts = [];
     if (outcome.ok && outcome.cards != null) parts.push(t('verify.deck_ok', { n: outcome.cards }));
@@ -440,7 +463,10 @@ function lastHandPanel(view) {
   });
   return h('section', { class: 'panel', id: 'last-hand', data: { hand: result.hand } },
     h('h2', {}, t('gofo.last_hand'), result.hand ? ` (${t('gofo.hand_n', { n: result.hand })})` : ''),
-    h('ul', {}, result.pots.map((pot, i) => h('li', {}, t('gofo.pot', { n: i + 1, amount: pot.amount, who: pot.winner == null ? '—' : seatName(pot.winner) })))),
+    h('ul', { id: 'last-pots' }, result.pots.map((pot, i) => h('li', { data: { returned: returned[i] == null ? null : 'yes' } },
+      returned[i] == null
+        ? t('gofo.pot', { n: i + 1, amount: pot.amount, who: pot.winner == null ? '—' : seatName(pot.winner) })
+        : t('gofo.pot_returned', { amount: pot.amount, who: seatName(returned[i]) })))),
     h('ul', { class: 'net' }, result.net.map((net, seat) => h('li', { data: { seat, net } },
       t('gofo.hand_result', { seat: seatName(seat), net: net > 0 ? `+${net}` : String(net) }),
       result.values && result.values[seat] != null ? ` · ${t('gofo.value', { n: result.values[seat] })}` : '',
@@ -503,38 +529,68 @@ function actionsPanel(hand, seat, send, ui, { tabletop, title, id = 'actions' })
     const state = moveState(ui, extra.disabled);
     return h('button', {
       type: 'button', class: extra.cls || 'primary big', data: { action: move, ...(extra.data || {}), held: state.held }, disabled: state.disabled,
-      on: { click: () => send(move, body()) },
+      on: { click: () => { const sent = body(); if (sent) send(move, sent); } },
     }, label);
   };
+  // An amount is sent exactly as typed, or not at all: out of its range (or not a whole number) it is
+  // refused here, in words, and nothing is bet. The − and + buttons keep it within the range.
   const amountMove = (type, move, describe, levelled = false) => {
     const a = legal.find((x) => x.type === type);
     const key = `amount:${type}`;
-    const value = Math.min(a.max, Math.max(a.min, ui[key] == null ? a.min : ui[key]));
-    const label = h('span', { class: 'amount-label', id: `amount-label-${type}` }, describe(value));
-    const input = h('input', { type: 'number', id: `amount-${type}`, min: a.min, max: a.max, value: String(value), inputmode: 'numeric' });
-    const set = (v) => {
-      const n = Math.min(a.max, Math.max(a.min, Number(v) || a.min));
-      ui[key] = n;
-      input.value = String(n);
-      label.textContent = describe(n);
+    const whole = (text) => (/^\d+$/.test(String(text).trim()) ? Number(String(text).trim()) : NaN);
+    const allowed = (n) => Number.isInteger(n) && n >= a.min && n <= a.max;
+    const label = h('span', { class: 'amount-label', id: `amount-label-${type}` });
+    const refused = h('p', { class: 'error', id: `amount-error-${type}`, role: 'alert' });
+    const input = h('input', { type: 'number', id: `amount-${type}`, min: a.min, max: a.max, step: 1, value: ui[key] == null ? String(a.min) : String(ui[key]), inputmode: 'numeric' });
+    /** The amount typed, if allowed (else null, and the page says why). */
+    const check = () => {
+      const n = whole(input.value);
+      ui[key] = input.value;
+      if (allowed(n)) {
+        label.textContent = describe(n);
+        label.hidden = false;
+        refused.hidden = true;
+        return n;
+      }
+      label.hidden = true;
+      refused.textContent = input.value.trim()
+        ? t('gofo.amount_refused', { typed: input.value.trim(), min: a.min, max: a.max })
+        : t('gofo.amount_missing', { min: a.min, max: a.max });
+      refused.hidden = false;
+      return null;
     };
-    input.addEventListener('input', () => { ui[key] = Number(input.value); label.textContent = describe(Math.min(a.max, Math.max(a.min, Number(input.value) || a.min))); });
-    input.addEventListener('change', () => set(input.value));
+    const step = (by) => {
+      const n = whole(input.value);
+      input.value = String(Math.min(a.max, Math.max(a.min, Number.isNaN(n) ? a.min : n + by)));
+      check();
+    };
+    input.addEventListener('input', check);
+    input.addEventListener('change', check);
+    check();
     return h('div', { class: 'move', data: { move: type } },
       h('div', { class: 'amount' },
-        h('button', { type: 'button', class: 'secondary', 'aria-label': '−', on: { click: () => set(Number(input.value) - 1) } }, '−'),
+        h('button', { type: 'button', class: 'secondary', 'aria-label': '−', on: { click: () => step(-1) } }, '−'),
         input,
-        h('button', { type: 'button', class: 'secondary', 'aria-label': '+', on: { click: () => set(Number(input.value) + 1) } }, '+')),
+        h('button', { type: 'button', class: 'secondary', 'aria-label': '+', on: { click: () => step(1) } }, '+')),
       h('span', { class: 'hint', id: `range-${type}` }, levelled
         ? `${t('gofo.range', { min: `+${a.min}`, max: `+${a.max}` })} · ${t('gofo.range_to', { min: L + a.min, max: L + a.max })}`
         : t('gofo.range', { min: a.min, max: a.max })),
       label,
-      button(t(`gofo.act.${move.replace('-', '_')}`), move, () => ({ amount: Math.min(a.max, Math.max(a.min, Number(input.value) || a.min)) })));
+      refused,
+      button(t(`gofo.act.${move.replace('-', '_')}`), move, () => {
+        const n = check();
+        if (n == null) { input.focus(); return null; }
+        return { amount: n };
+      }));
   };
+  // Every move with what it does in a few words, under it (the game's own words, voy, corta, refiche, too).
+  const explained = (el, type) => h('div', { class: 'explained', data: { explains: type } }, el,
+    h('p', { class: 'hint', id: `explain-${type}` }, t(`gofo.explain.${type}`)));
   const raiseText = (n) => `${t('gofo.amount_plus', { n })} · ${t('gofo.amount_to', { to: L + n })}`;
   // At the canto the points pad, the move most made, comes first: above conceding and showing.
   const ordered = [...legal].sort((a, b) => Number(b.type === 'declare') - Number(a.type === 'declare'));
   for (const a of ordered) {
+    const at = moves.length;
     switch (a.type) {
       case 'look': moves.push(button(t('gofo.act.look'), 'look', () => ({}), { cls: 'secondary big' })); break;
       case 'open': moves.push(amountMove('open', 'open', (n) => t('gofo.open_amount', { n }))); break;
@@ -543,7 +599,9 @@ function actionsPanel(hand, seat, send, ui, { tabletop, title, id = 'actions' })
         break;
       case 'decline': moves.push(button(t('gofo.act.decline'), 'decline', () => ({}), { cls: 'secondary big' })); break;
       case 'raise': moves.push(amountMove('raise', 'raise', raiseText, true)); break;
-      case 'corta': moves.push(amountMove('corta', 'corta', raiseText, true)); break;
+      // A corte with no bet in force is the first bet: its amount, not a raise of anything.
+      case 'corta': moves.push(hand.bet ? amountMove('corta', 'corta', raiseText, true)
+        : amountMove('corta', 'corta', (n) => t('gofo.corta_amount', { n }))); break;
       case 'refiche': moves.push(amountMove('refiche', 'refiche', raiseText, true)); break;
       case 'pass': moves.push(button(t('gofo.act.pass'), 'pass', () => ({}), { cls: 'secondary big' })); break;
       case 'voy': moves.push(button(t('gofo.act.voy'), 'voy', () => ({}), { cls: 'secondary big' })); break;
@@ -562,7 +620,7 @@ function actionsPanel(hand, seat, send, ui, { tabletop, title, id = 'actions' })
             h('p', {}, t('gofo.discard_pick', { min: a.min, max: a.max })),
             h('div', { class: 'cards' }, a.cards.map((code) => h('button', {
               type: 'button', class: `card-button suit-${parseCard(code).suit}`, 'aria-pressed': picked.includes(code) ? 'true' : 'false', data: { throw: code },
-              on: { click: () => { ui.discard = picked.includes(code) ? picked.filter((c) => c !== code) : [...picked, code]; ui.render(); } },
+              on: { click: () => { if (!freshTap(`throw:${code}`)) return; ui.discard = picked.includes(code) ? picked.filter((c) => c !== code) : [...picked, code]; ui.render(); } },
             }, cardEl(code)))),
             button(picked.length ? t('gofo.discard_n', { n: picked.length }) : t('gofo.discard_none'), 'discard', () => ({ cards: picked }),
               { disabled: picked.length < a.min || picked.length > a.max })));
@@ -607,15 +665,21 @@ function actionsPanel(hand, seat, send, ui, { tabletop, title, id = 'actions' })
         }
         const picked = ui.show || [];
         const known = knownOut(hand);
+        // The referee takes only the cards worth what the seat declared: others are not offered.
+        const declared = hand.canto && hand.canto.declared ? hand.canto.declared[seat] : null;
+        const worth = picked.length === 5 ? handValue(picked) : null;
+        const differs = worth != null && declared != null && worth !== declared;
         moves.push(h('div', { class: 'move', data: { move: 'show' } },
           h('p', {}, t('gofo.pick_five', { n: picked.length })),
           cardPicker(picked, 5, (next) => { ui.show = next; ui.render(); }, { disabled: known, id: 'show-picker' }),
           picked.length ? h('p', { class: 'big-text', id: 'show-value' }, t('gofo.value', { n: handValue(picked) })) : null,
-          button(t('gofo.act.show'), 'show', () => ({ cards: ui.show }), { disabled: picked.length !== 5 })));
+          differs ? h('p', { class: 'error', id: 'show-differs' }, t('gofo.show_differs', { n: worth, declared })) : null,
+          button(t('gofo.act.show'), 'show', () => ({ cards: ui.show }), { disabled: picked.length !== 5 || differs })));
         break;
       }
       default: break;
     }
+    if (moves.length === at + 1) moves[at] = explained(moves[at], a.type === 'enter' && a.blind ? 'enter_blind' : a.type);
   }
   return h('section', { class: 'panel action', id, data: { seat } }, h('h2', {}, title), h('div', { class: 'moves' }, moves));
 }
@@ -689,6 +753,7 @@ export function seatPage(root, params) {
   const seat = Number(params.get('seat'));
   const token = params.get('t');
   const seatPath = `${path(id)}/seats/${seat}`;
+  if (token) saveSeat('gofo', id, seat, location.hash.slice(1));
   const myName = ownName('gofo', id, seat, token, (next) => apply(next));
   const hintPanel = gofoHints(id, seat, token, (code) => `${parseCard(code).rank} ${suitName(parseCard(code).suit)}`);
   let view = null;
@@ -715,6 +780,7 @@ export function seatPage(root, params) {
       const r = await call('POST', `${seatPath}/${move}`, { token, body: { ...body, version } });
       ui.busy = false;
       settle();
+      settledToast();
       // The answer is this seat's view at the move's version (and the hand's result if it ended one).
       if (r.data && r.data.hand_result) ended = { version: r.data.version, result: r.data.hand_result };
       apply(r.data);
@@ -900,6 +966,7 @@ export function hostPage(root, params) {
       ui.busy = false;
       aside.ui.busy = false;
       settle();
+      settledToast();
       if (aside.seat === seat) aside.view = r.data;
       onAnswer(r.data);
     } catch (error) {
@@ -952,6 +1019,7 @@ export function hostPage(root, params) {
       const r = await call('POST', `${path(id)}/seats/${seat}/${move}`, { token, body: { ...body, version } });
       ui.busy = false;
       settle();
+      settledToast();
       onAnswer(r.data); // the answer may be older than a view the stream already brought
     } catch (error) {
       ui.busy = false;

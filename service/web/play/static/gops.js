@@ -1,7 +1,7 @@
 // Gops at the table: create a game, hand out join links, bid from each phone, verify at the end.
 import { call, watch } from './api.js';
-import { t, rankName } from './i18n.js';
-import { h, mount, fail, toast, field, select, number, joinLinks, saveGame, savedGame, seatName, joinBase, isLoopback, remembered, describedField, playAsFirstSeat, backToLinks } from './ui.js';
+import { t, rankName, points, listOf } from './i18n.js';
+import { h, mount, fail, toast, settledToast, freshTap, field, select, number, joinLinks, saveGame, saveSeat, savedGame, seatName, joinBase, isLoopback, remembered, describedField, playAsFirstSeat, backToLinks } from './ui.js';
 import { turnNotice } from './turn.js';
 import { gopsStory } from './story.js';
 import { bidCommitment, openCommitment, prizeCommitment, randomHex, seatSalt } from './sha256.js';
@@ -9,6 +9,7 @@ import { qrSvg } from './qr.js';
 import * as frac from './frac.js';
 import { showSeats } from './seats.js';
 import { gopsHints } from './hints.js';
+import { playAgain } from './again.js';
 import { namesField, ownName } from './names.js';
 
 const path = (id) => `/v1/gops/games/${encodeURIComponent(id)}`;
@@ -44,7 +45,25 @@ export function createPage(root) {
     describedField(t('gops.match'), select('format', opt(['single', 'cumulative', 'best_of', 'target']), 'single'), hints('gops.opt_hint', ['single', 'cumulative', 'best_of', 'target'])),
     field(t('gops.games'), number('games', null, 1, 50, '3')),
     field(t('gops.target'), number('target', null, 1, 10000, '92')),
+    h('p', { class: 'error', id: 'gops-form-problem', role: 'status', hidden: true }),
     h('button', { type: 'submit', class: 'primary big', id: 'gops-create-go' }, t('gops.create')));
+  // Classic is a 2-player game: choosing it sets 2 players.
+  form.elements.profile.addEventListener('change', () => {
+    if (form.elements.profile.value === 'classic') form.elements.players.value = '2';
+    form.elements.players.dispatchEvent(new Event('input', { bubbles: true }));
+  });
+  // A combination the referee would refuse is said before submitting, and cannot be submitted.
+  const problem = form.querySelector('#gops-form-problem');
+  const submit = form.querySelector('#gops-create-go');
+  const checkForm = () => {
+    const said = formProblems(form);
+    problem.textContent = said.join(' ');
+    problem.hidden = !said.length;
+    submit.disabled = said.length > 0;
+    return said;
+  };
+  form.addEventListener('input', checkForm);
+  form.addEventListener('change', checkForm);
   // Only the fields the chosen match uses: Games for several games, Target for playing to a target.
   const showMatchFields = () => {
     const format = form.elements.format.value;
@@ -55,6 +74,7 @@ export function createPage(root) {
   showMatchFields();
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
+    if (checkForm().length) return;
     const value = (name) => form.elements[name].value.trim();
     const int = (name) => (value(name) === '' ? undefined : Number(value(name)));
     const options = {};
@@ -83,7 +103,38 @@ export function createPage(root) {
     }
   });
   names.bind(form);
+  checkForm();
   mount(root, form);
+}
+
+/** What the referee would refuse in the Gops create form, in words (service/games/gops/rules.py). */
+function formProblems(form) {
+  const value = (name) => form.elements[name].value.trim();
+  const whole = (name) => (/^\d+$/.test(value(name)) ? Number(value(name)) : value(name) === '' ? null : NaN);
+  const out = [];
+  const range = (name, label, min, max, needed = true) => {
+    const n = whole(name);
+    if ((n === null && needed) || Number.isNaN(n) || (n !== null && (n < min || n > max))) {
+      out.push(t('gops.form.range', { field: t(label), min, max }));
+      return null;
+    }
+    return n;
+  };
+  const players = range('players', 'gops.players', 2, 7);
+  const ranks = range('ranks', 'gops.ranks', 1, 13);
+  if (value('profile') === 'classic' && players !== null && players !== 2) out.push(t('gops.form.classic'));
+  if (ranks !== null) {
+    range('bid_cards', 'gops.bid_cards', 1, ranks, false);
+    const open = range('open_prizes', 'gops.open_prizes', 1, ranks, false);
+    if (open > 1 && value('visibility') !== 'open') out.push(t('gops.form.open_prizes'));
+  }
+  if (value('visibility') === 'dealer_sees_prize' && players !== null) range('dealer_seat', 'gops.dealer_seat', 1, players, false);
+  range('deadline_seconds', 'gops.deadline', 1, 604800, false);
+  const format = value('format');
+  if (format === 'cumulative') range('games', 'gops.games', 1, 50, false);
+  if (format === 'best_of' && whole('games') !== null && ![3, 5].includes(whole('games'))) out.push(t('gops.form.best_of'));
+  if (format === 'target') range('target', 'gops.target', 1, 10000, false);
+  return out;
 }
 
 // ------------------------------------------------------------------ shared rendering
@@ -160,7 +211,7 @@ function historyPanel(history, { open = false, id = 'history', title, state } = 
     h('ol', { class: 'history' }, history.map((record) => {
       const { bids, outcome } = roundText(record);
       return h('li', { data: { round: record.round } },
-        h('span', { class: 'pot' }, t('gops.prize_short'), ' ', (record.pot || record.row || []).map(rankName).join('+')), ' — ',
+        h('span', { class: 'pot' }, t('gops.prize_short'), ' ', (record.pot || record.row || []).map(rankName).join('+\u200b')), ' — ',
         h('span', { class: 'bids' }, bids), ' → ', h('strong', {}, outcome));
     })));
 }
@@ -204,10 +255,15 @@ setInterval(() => {
 
 function resultPanel(view) {
   if (!view.result) return null;
-  const who = view.result.winners.map(seatName).join(', ');
-  return [h('section', { class: 'panel result', id: 'result' },
+  // A tie for the most points is a draw (a 0–0 game whose prizes were all set aside too).
+  const winners = view.result.winners;
+  const draw = winners.length > 1;
+  let said = t('gops.no_winner');
+  if (draw) said = t('gops.draw', { who: listOf(winners.map(seatName)), points: points(view.result.totals[winners[0]]) });
+  else if (winners.length) said = t('gops.winners', { who: seatName(winners[0]) });
+  return [h('section', { class: 'panel result', id: 'result', data: { outcome: draw ? 'draw' : winners.length ? 'win' : 'none' } },
     h('h2', {}, t('gops.result')),
-    h('p', { class: 'big-text' }, view.result.winners.length ? t('gops.winners', { who }) : t('gops.no_winner')),
+    h('p', { class: 'big-text' }, said),
     h('p', {}, t('gops.totals', { totals: view.result.totals.map((s, i) => `${seatName(i)} ${s}`).join(' · ') }))),
   gopsStory(view.history, view.scores.length)];
 }
@@ -319,6 +375,7 @@ export function seatPage(root, params) {
   const seat = Number(params.get('seat'));
   const token = params.get('t');
   const secret = /^[0-9a-f]{64}$/.test(params.get('k') || '') ? params.get('k') : null; // links without one: salts kept on this phone only
+  if (token) saveSeat('gops', id, seat, location.hash.slice(1));
   let view = null;
   let selected = [];
   let busy = false;
@@ -345,6 +402,7 @@ export function seatPage(root, params) {
       const url = move === 'deadline' ? `${path(id)}/deadline` : `${path(id)}/seats/${seat}/${move}`;
       const r = await call('POST', url, { token, body });
       busy = false;
+      settledToast();
       apply(r.data);
       render(); // the answer may be older than a view the stream already brought: still not busy
       return r.data;
@@ -429,17 +487,19 @@ export function seatPage(root, params) {
         const need = legal.commit.cards;
         kids.push(h('button', {
           type: 'button', class: 'primary big', id: 'bid', disabled: selected.length !== need || busy, on: { click: commit },
-        }, selected.length ? t('gops.bid_cards', { cards: selected.map(rankName).join('+') }) : t('gops.bid')));
+        }, selected.length ? t('gops.bid_cards', { cards: selected.map(rankName).join('+') }) : t('gops.bid')),
+        h('p', { class: 'hint', id: 'explain-bid' }, t('gops.explain.bid')));
       }
     }
     if (legal.enforce_deadline) {
-      kids.push(h('button', { type: 'button', class: 'secondary big', id: 'enforce', on: { click: () => send('deadline', { version: view.version }) } }, t('gops.enforce')));
+      kids.push(h('button', { type: 'button', class: 'secondary big', id: 'enforce', on: { click: () => send('deadline', { version: view.version }) } }, t('gops.enforce')),
+        h('p', { class: 'hint', id: 'explain-enforce' }, t('gops.explain.enforce')));
     }
     return h('section', { class: 'panel action' }, h('h2', {}, t('gops.your_cards')), kids);
   }
 
   function toggle(rank, action) {
-    if (!action) return;
+    if (!action || !freshTap(`gops:${rank}`)) return;
     if (selected.includes(rank)) selected = selected.filter((r) => r !== rank);
     else if (action.cards === 1) selected = [rank];
     else if (selected.length < action.cards) selected = [...selected, rank];
@@ -462,12 +522,15 @@ export function seatPage(root, params) {
       seatsTable(view, seat),
       myName.row(view, 'bottom'),
       resultPanel(view),
+      playAgain(view),
+      view.phase === 'over' ? shareWatch(id) : null,
       view.phase === 'over' ? verifySlot : historyPanel(view.history, { state: historyOpen }),
       backToLinks('gops', id),
       legal.includes('resign') ? h('button', {
         type: 'button', class: 'danger', id: 'resign',
         on: { click: () => { if (confirm(t('gops.resign_confirm'))) send('resign', {}); } },
-      }, t('gops.resign')) : null);
+      }, t('gops.resign')) : null,
+      legal.includes('resign') ? h('p', { class: 'hint', id: 'explain-resign' }, t('gops.explain.resign')) : null);
     document.body.dataset.phase = view.phase;
     if (view.phase === 'over' && !verified) {
       verified = true;
@@ -549,7 +612,7 @@ export function hostPage(root, params) {
       h('h1', {}, t('host.title_gops')),
       h('p', { class: 'crumbs' }, t('host.game_id', { id })),
       links(),
-      view ? [header(view), countdown(view), reportPanel(), view.phase === 'over' ? null : prizePanel(view), lastRound(view), seatsTable(view, -1), resultPanel(view),
+      view ? [header(view), countdown(view), reportPanel(), view.phase === 'over' ? null : prizePanel(view), lastRound(view), seatsTable(view, -1), resultPanel(view), playAgain(view), shareWatch(id),
         view.phase === 'over' ? verifySlot : historyPanel(view.history, { state: historyOpen })] : h('p', { class: 'muted' }, t('loading')),
       view && view.deadline_at && view.phase !== 'over' ? h('button', {
         type: 'button', class: 'secondary', id: 'enforce', data: { at: view.deadline_at },
@@ -574,6 +637,81 @@ export function hostPage(root, params) {
   render();
   call('GET', path(id), { token }).then((r) => apply(r.data)).catch(fail);
   const live = watch({ viewPath: path(id), eventsPath: `${path(id)}/events`, token, onView: apply, onError: fail, onMode: liveBadge });
+  return { stop: live.stop, redraw: () => { verified = false; render(); } };
+}
+
+// ------------------------------------------------------------------ watching: read-only, no key
+
+/** The read-only link to a game: the public view only (no seat's key), for any phone on the network. */
+export function watchUrl(id) {
+  return `${joinBase()}/play#gops=${encodeURIComponent(id)}&watch=1`;
+}
+
+/** "Watch or share": the read-only link and its QR code, for the end screen and the host's page. */
+export function shareWatch(id) {
+  const url = watchUrl(id);
+  return h('details', { class: 'panel', id: 'share' },
+    h('summary', {}, t('watch.share')),
+    h('p', { class: 'hint' }, t('watch.share_hint')),
+    qrSvg(url, t('watch.share')),
+    h('input', { type: 'text', readonly: true, value: url, class: 'link', id: 'share-link', 'aria-label': t('watch.share'), on: { focus: (e) => e.target.select() } }),
+    h('a', { class: 'button secondary', href: url, id: 'share-open' }, t('watch.open')));
+}
+
+/**
+ * A game step by step, round by round, with the chart up to that round: the public history only.
+ * `state.at`: the round shown (null: the latest, following the game as it goes on).
+ */
+function replayPanel(view, state, redraw) {
+  const history = view.history;
+  if (!history.length) return h('section', { class: 'panel', id: 'replay' }, h('p', { class: 'muted' }, t('watch.no_rounds')));
+  const at = state.at == null ? history.length : Math.min(state.at, history.length);
+  const go = (n) => { state.at = n >= history.length ? null : Math.max(1, n); redraw(); };
+  const record = history[at - 1];
+  const { bids, outcome } = roundText(record);
+  return h('section', { class: 'panel', id: 'replay', data: { at } },
+    h('h2', {}, t('watch.replay')),
+    h('div', { class: 'replay-steps' },
+      h('button', { type: 'button', class: 'secondary', id: 'replay-prev', disabled: at <= 1, 'aria-label': t('watch.prev'), on: { click: () => go(at - 1) } }, '◀'),
+      h('span', { id: 'replay-at', class: 'big-text' }, t('watch.round_of', { n: record.round, of: history.length })),
+      h('button', { type: 'button', class: 'secondary', id: 'replay-next', disabled: at >= history.length, 'aria-label': t('watch.next'), on: { click: () => go(at + 1) } }, '▶')),
+    h('p', { class: 'bids', id: 'replay-bids' }, bids),
+    h('p', { class: 'big-text', id: 'replay-outcome' }, outcome),
+    gopsStory(history.slice(0, at), view.scores.length, 'replay-story'));
+}
+
+/** A game watched without a key: what everyone may see, live, with the replay and the fairness check. */
+export function watchPage(root, params) {
+  const id = params.get('gops');
+  let view = null;
+  let verified = false;
+  const verifySlot = h('section', { class: 'panel', id: 'verify' });
+  const replay = { at: null };
+
+  const apply = (next) => {
+    if (!next || (view && next.version < view.version)) return;
+    view = next;
+    showSeats(view);
+    render();
+  };
+
+  function render() {
+    mount(root,
+      h('h1', {}, t('watch.title')),
+      h('p', { class: 'crumbs' }, t('host.game_id', { id })),
+      h('p', { class: 'hint', id: 'watch-note' }, t('watch.note')),
+      view ? [header(view), seatsTable(view, -1), resultPanel(view), replayPanel(view, replay, render),
+        view.phase === 'over' ? verifySlot : null] : h('p', { class: 'muted' }, t('loading')));
+    if (view) document.body.dataset.phase = view.phase;
+    if (view && view.phase === 'over' && !verified) {
+      verified = true;
+      verifyPanel(id, verifySlot);
+    }
+  }
+
+  render();
+  call('GET', path(id)).then((r) => apply(r.data)).catch(fail);
+  const live = watch({ viewPath: path(id), eventsPath: `${path(id)}/events`, onView: apply, onError: fail, onMode: liveBadge });
   return { stop: live.stop, redraw: () => { verified = false; render(); } };
 }
 

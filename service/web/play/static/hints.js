@@ -3,7 +3,7 @@
 // bids, the expected point difference (for two seats; else the seat's expected points), and whether
 // that is exact or an estimate. At a dealt Gofo table, the seat's odds when it is to act.
 import { call } from './api.js';
-import { t, rankName } from './i18n.js';
+import { t, rankName, points } from './i18n.js';
 import { h, mount, problemText } from './ui.js';
 
 const KEY = 'referee:hints';
@@ -23,25 +23,56 @@ function signed(value) {
   return rounded > 0 ? `+${rounded}` : `−${Math.abs(rounded)}`;
 }
 
-function percent(p) {
+export function percent(p) {
+  if (p <= 0) return '0%';
+  if (p >= 1) return '100%';
   const n = Math.round(p * 100);
-  return n === 0 ? '<1%' : `${n}%`;
+  if (n === 0) return '<1%';
+  return n === 100 ? '>99%' : `${n}%`;
+}
+
+/** A bid as its cards: "K", "K+Q". */
+const bidText = (action) => action.cards.map(rankName).join('+');
+
+/** With at least this weight on one bid, the hint says to bid it ("Bid the K") rather than a mix. */
+const NEARLY_ALL = 0.95;
+/** A mixed hint names its largest bids, at most this many, and puts the rest together. */
+const FEW = 3;
+
+/** What to bid, in words: "Bid the K", or "Bid at random: K 60%, Q 40%" (the largest few first). */
+export function gopsAdvice(actions) {
+  const shown = actions.filter((a) => a.probability > 1e-9).sort((a, b) => b.probability - a.probability);
+  if (!shown.length) return '';
+  if (shown[0].probability >= NEARLY_ALL) return t('hint.bid_one', { bid: bidText(shown[0]) });
+  const named = shown.slice(0, FEW).map((a) => `${bidText(a)}\u00a0${percent(a.probability)}`); // "K 60%" kept on one line
+  const rest = shown.slice(FEW).reduce((sum, a) => sum + a.probability, 0);
+  if (rest > 1e-9) named.push(t('hint.others', { pct: percent(rest) }));
+  return t('hint.bid_mix', { bids: named.join(', ') });
+}
+
+/** What the seat can expect from here, in words: ahead or behind its rival (two seats), or its own points. */
+function gopsOutlook(value, players) {
+  const rounded = Math.round(value * 10) / 10;
+  if (players !== 2) return t('hint.expect_own', { points: points(rounded) });
+  if (rounded === 0) return t('hint.expect_even');
+  return t(rounded > 0 ? 'hint.expect_ahead' : 'hint.expect_behind', { points: points(Math.abs(rounded)) });
 }
 
 function gopsHintBody(hint, players) {
   const shown = hint.actions.filter((a) => a.probability > 1e-9);
   return [
+    h('p', { class: 'big-text', id: 'hint-advice' }, gopsAdvice(hint.actions)),
+    h('p', { id: 'hint-value', data: { value: hint.value, exact: hint.exact ? 'yes' : 'no' } },
+      gopsOutlook(hint.value, players), ' ',
+      h('span', { class: `hint-kind ${hint.exact ? 'exact' : 'estimate'}` }, hint.exact ? t('hint.exact') : t('hint.estimate'))),
     h('ul', { class: 'hint-mix', id: 'hint-mix' }, shown.map((a) => {
       const bar = h('span', { class: 'hint-bar' });
       bar.style.width = `${Math.max(2, Math.round(a.probability * 100))}%`;
       return h('li', { data: { cards: a.cards.join(','), probability: a.probability } },
-        h('span', { class: 'hint-cards' }, a.cards.map(rankName).join('+')),
+        h('span', { class: 'hint-cards' }, bidText(a)),
         h('span', { class: 'hint-track' }, bar),
         h('span', { class: 'hint-pct' }, percent(a.probability)));
     })),
-    h('p', { id: 'hint-value', data: { value: hint.value, exact: hint.exact ? 'yes' : 'no' } },
-      players === 2 ? t('hint.value', { value: signed(hint.value) }) : t('hint.value_own', { value: Math.round(hint.value * 10) / 10 }), ' ',
-      h('span', { class: `hint-kind ${hint.exact ? 'exact' : 'estimate'}` }, hint.exact ? t('hint.exact') : t('hint.estimate'))),
   ];
 }
 
@@ -124,9 +155,12 @@ function gofoHintBody(hint, cardText) {
   if (move) kids.push(h('p', { class: 'big-text', id: 'hint-move', data: { move: hint.suggestion.type } }, t('hint.gofo_move', { move })));
   if (hint.value != null) kids.push(h('p', { id: 'hint-value', data: { value: hint.value } }, t('hint.gofo_value', { n: hint.value })));
   if (hint.bet) {
-    kids.push(h('p', { id: 'hint-odds', data: { win: hint.bet.win_chance, odds: hint.bet.pot_odds } },
-      t('hint.gofo_win', { pct: percent(hint.bet.win_chance), rivals: hint.bet.rivals }), ' · ',
-      hint.bet.to_call ? t('hint.gofo_odds', { pct: percent(hint.bet.pot_odds), call: hint.bet.to_call, pot: hint.bet.pot }) : t('hint.gofo_free')));
+    // The referee's own numbers, only rounded to whole percents: the page computes no chance of its own.
+    const { win_chance: win, pot_odds: odds, to_call: call, pot, rivals } = hint.bet;
+    kids.push(h('p', { id: 'hint-odds', data: { win, odds } },
+      t(rivals === 1 ? 'hint.gofo_win_one' : 'hint.gofo_win', { pct: percent(win), rivals }), ' ',
+      call ? t('hint.gofo_odds', { pct: percent(odds), call, pot }) : t('hint.gofo_free'), ' ',
+      h('span', { class: 'hint-kind estimate' }, t('hint.estimate'))));
   }
   if (hint.discards && hint.discards.length) {
     kids.push(h('table', { class: 'scores hint-discards', id: 'hint-discards' },

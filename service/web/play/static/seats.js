@@ -24,9 +24,14 @@ export function botLevel(seat) {
   return bots.has(seat) ? bots.get(seat) : null;
 }
 
-/** "🤖 Referee · level 8" for a bot, the player's name, or null (no name: the caller says "Seat N"). */
+/**
+ * "🤖 Referee · level 8" for a bot ("🤖 Referee 3 · level 8", by its seat's number, when the
+ * referee plays several seats), the player's name, or null (no name: the caller says "Seat N").
+ */
 export function seatLabel(seat) {
-  if (bots.has(seat)) return t('bots.seat', { level: bots.get(seat) });
+  if (bots.has(seat)) {
+    return bots.size > 1 ? t('bots.seat_n', { n: seat + 1, level: bots.get(seat) }) : t('bots.seat', { level: bots.get(seat) });
+  }
   const name = names[seat];
   return typeof name === 'string' && name ? name : null;
 }

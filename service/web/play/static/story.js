@@ -27,11 +27,11 @@ function marker(kind, x, y, colour) {
   return s('circle', { cx: x, cy: y, r, fill: colour });
 }
 
-/** Round numbers for an axis from `lo` to `hi`: about five, at 1, 2 or 5 × 10^k apart. */
+/** Round numbers for an axis from `lo` to `hi`: about five, at 1, 2 or 5 × 10^k apart, whole (points and chips are counted whole). */
 function ticks(lo, hi) {
   const span = Math.max(1, hi - lo);
   const raw = span / 4;
-  const step = [1, 2, 5, 10].map((m) => m * 10 ** Math.floor(Math.log10(raw))).find((v) => v >= raw) || raw;
+  const step = Math.max(1, [1, 2, 5, 10].map((m) => m * 10 ** Math.floor(Math.log10(raw))).find((v) => v >= raw) || raw);
   const out = [];
   for (let v = Math.floor(lo / step) * step; v <= hi + 1e-9; v += step) out.push(Math.round(v * 100) / 100);
   return out;
@@ -61,6 +61,10 @@ export function lineChart({ id, title, desc, xTitle, xs, series, strip, stripTit
   const X = (i) => left + (n > 1 ? (i * (W - left - right)) / (n - 1) : 0);
   const Y = (v) => top + plotH - ((v - lo) * plotH) / (hi - lo || 1);
   const every = Math.ceil(n / 12); // x labels: at most a dozen
+  // The strip's labels shrink to the room between two points (a bold digit is about 0.65 em wide).
+  const room = n > 1 ? (W - left - right) / (n - 1) : W;
+  const longest = strip ? Math.max(1, ...strip.map((cell) => cell.text.length)) : 1;
+  const stripFont = Math.max(8, Math.min(15, Math.floor((room - 2) / (0.65 * longest))));
   const titleId = `${id}-title`;
   const descId = `${id}-desc`;
   const svg = s('svg', { viewBox: `0 0 ${W} ${H}`, class: 'chart', role: 'img', id, 'aria-labelledby': `${titleId} ${descId}` },
@@ -79,7 +83,7 @@ export function lineChart({ id, title, desc, xTitle, xs, series, strip, stripTit
       }),
       line.values.map((v, i) => (n <= 16 || i === n - 1 ? marker(MARKERS[k % MARKERS.length], X(i), Y(v), COLOURS[k % COLOURS.length]) : null)))),
     strip ? strip.map((cell, i) => s('text', {
-      x: X(i + 1), y: top + plotH + 20 + 17, 'text-anchor': 'middle', 'font-size': 15, 'font-weight': 800,
+      x: X(i + 1), y: top + plotH + 20 + 17, 'text-anchor': 'middle', 'font-size': stripFont, 'font-weight': 800,
       fill: cell.seat == null ? '#555' : COLOURS[series.findIndex((x) => x.seat === cell.seat) % COLOURS.length], class: 'strip',
     }, cell.text)) : null,
     strip && stripTitle ? s('text', { x: left - 4, y: top + plotH + 20 + 17, 'text-anchor': 'end', 'font-size': 12 }, stripTitle) : null,

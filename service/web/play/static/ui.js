@@ -1,5 +1,5 @@
 // Small DOM helpers shared by the pages.
-import { t } from './i18n.js';
+import { t, lang } from './i18n.js';
 import { seatLabel } from './seats.js';
 
 /** h('button', {class: 'big', on: {click}}, 'text', child...) */
@@ -42,14 +42,27 @@ export function toast(message, kind = 'error') {
   toastTimer = setTimeout(() => { el.hidden = true; }, 6000);
 }
 
+/** A move went through: an error said about an earlier one is no longer true. */
+export function settledToast() {
+  const el = document.getElementById('toast');
+  if (el && !el.hidden && el.classList.contains('error')) {
+    el.hidden = true;
+    clearTimeout(toastTimer);
+  }
+}
+
 // Codes whose words name only the kind of refusal: the referee's own reason follows them.
 const REASON_FOLLOWS = new Set(['invalid_options', 'invalid_request', 'illegal_action', 'wrong_phase']);
+// Codes whose reason names the limit broken (how much, how many).
+const LIMIT_NAMED = new Set(['opening_too_large', 'opening_too_small', 'bet_below_minimum', 'bet_above_resto', 'bad_discard_count', 'wrong_card_count', 'bad_points']);
 
 /** The fields a refused request named, each with the referee's words: "Players: Must be …". */
 function fieldErrors(errors, out = []) {
   for (const [name, value] of Object.entries(errors || {})) {
     if (Array.isArray(value)) {
-      const label = t(`gops.${name}`, {}, null) || t(`gofo.${name}`, {}, null) || name;
+      // The label of the form on screen first (Gops and Gofo name some fields alike).
+      const games = (document.body.dataset.page || '').startsWith('gofo') ? ['gofo', 'gops'] : ['gops', 'gofo'];
+      const label = t(`${games[0]}.${name}`, {}, null) || t(`${games[1]}.${name}`, {}, null) || name;
       out.push(`${label}: ${value.join(' ')}`);
     } else if (value && typeof value === 'object') {
       fieldErrors(value, out);
@@ -64,14 +77,19 @@ function fieldErrors(errors, out = []) {
  * fields a refused request named; an unknown code: the referee's reason alone.
  */
 export function problemText(error) {
+  if (error && error.code === 'timeout') return t('error.timeout');
   if (error && error.status === 0) return t('error.network');
   const code = error && error.code;
   const known = code ? t(`error.${code}`, {}, null) : null;
   const problem = (error && error.problem) || {};
   const fields = fieldErrors(problem.errors);
   const reason = fields.length ? fields.join(' · ') : problem.detail || (error && error.message);
-  if (known && (!reason || !REASON_FOLLOWS.has(code))) return known;
-  if (known) return `${known.replace(/\.$/, '')} — ${reason}`;
+  // The referee's own words (English) follow the page's words for a code that names only the kind
+  // of refusal; for one whose limit they name (an amount, a count), on an English page.
+  const said = fields.length ? fields.join(' · ') : problem.detail;
+  const follows = said && said !== known && (REASON_FOLLOWS.has(code) || (LIMIT_NAMED.has(code) && lang() === 'en'));
+  if (known && !follows) return known;
+  if (known) return `${known.replace(/\.$/, '')} — ${said}`;
   return reason || t('error.unknown');
 }
 
@@ -95,13 +113,19 @@ export function isLoopback(url) {
   }
 }
 
-// Games this phone created (host token and seat tokens), so the host page survives a reload.
+// Games this phone created (host token and seat tokens), so the host page survives a reload, and
+// the seat it last played in each game (My games on the home page).
 const SAVED = 'referee:games';
 
 export function saveGame(kind, id, record) {
   const all = JSON.parse(localStorage.getItem(SAVED) || '{}');
-  all[`${kind}:${id}`] = { ...record, kind, id, at: Date.now() };
+  all[`${kind}:${id}`] = { ...(all[`${kind}:${id}`] || {}), ...record, kind, id, at: Date.now() };
   localStorage.setItem(SAVED, JSON.stringify(all));
+}
+
+/** A seat this phone opened (its link's fragment, `hash`): listed under My games to get back in. */
+export function saveSeat(kind, id, seat, hash) {
+  saveGame(kind, id, { joined: { seat, hash } });
 }
 
 export function savedGame(kind, id) {
@@ -112,6 +136,19 @@ export function savedGame(kind, id) {
 export function savedGames() {
   const all = JSON.parse(localStorage.getItem(SAVED) || '{}');
   return Object.values(all).sort((a, b) => b.at - a.at);
+}
+
+// A double tap on a card is one choice: a second tap on the same card this soon after the first does
+// not take back what the first did (a phone's double tap comes well within it).
+const DOUBLE_TAP_MS = 400;
+let lastTap = { key: null, at: -Infinity };
+
+/** Whether a tap on the card `key` counts: not when it repeats the previous tap on it within DOUBLE_TAP_MS. */
+export function freshTap(key) {
+  const now = performance.now();
+  const repeat = key === lastTap.key && now - lastTap.at < DOUBLE_TAP_MS;
+  lastTap = { key, at: now };
+  return !repeat;
 }
 
 /** A labelled form control. */
