@@ -65,7 +65,7 @@ def test_a_whole_gops_game_against_the_referee(phone, origin, live_server):
     page.click("#new-referee")
     page.wait_for_selector("#referee-create-go")
     form = page.inner_text("#referee-create")
-    assert "Level 1 bids at random; level 8 plays the exact equilibrium in the last 5 rounds." in form
+    assert "Level 1 bids at random; level 8 plays close to the equilibrium all game, exactly in the last rounds." in form
     assert page.eval_on_selector("#f-level", "s => [s.value, s.options.length]") == ["4", 8]  # 1-8, 4 unless chosen
     shot(page, "referee-new")
     readable(page)
@@ -124,7 +124,7 @@ def test_the_referee_in_spanish(phone, origin, live_server):
     page.click("#new-referee")
     page.wait_for_selector("#referee-create-go")
     assert page.inner_text("#referee-create h1") == "Jugar contra el árbitro"
-    assert "el 8 juega el equilibrio exacto en las 5 últimas rondas" in page.inner_text("#referee-create")
+    assert "el 8 juega cerca del equilibrio toda la partida, y exacto en las últimas rondas" in page.inner_text("#referee-create")
     # Two taps 120 ms apart on Jugar: one game.
     creates = []
     page.on("request", lambda r: r.method == "POST" and r.url.endswith("/v1/gops/games") and creates.append(r.url))
