@@ -156,7 +156,7 @@ def test_the_referee_in_spanish(phone, origin, live_server):
 
 def test_the_hint_shows_the_equilibrium_when_switched_on(phone, origin, live_server):
     page = phone()
-    where = play_against_the_referee(page, origin, level=8, ranks=5)
+    where = play_against_the_referee(page, origin, level=8, ranks=3)
     hint_url = f"{live_server}/v1/gops/games/{where['gops']}/seats/0/hint"
     asked = []
     page.on("request", lambda r: r.url.endswith("/seats/0/hint") and asked.append(r.url))
@@ -166,11 +166,11 @@ def test_the_hint_shows_the_equilibrium_when_switched_on(phone, origin, live_ser
     page.wait_for_selector("#hint-mix li")
     assert page.inner_text("#hint-toggle") == "💡 Hint: on"
     hint = requests.get(hint_url, headers=bearer(where["t"]), timeout=10).json()
-    assert hint["exact"] is True  # five cards left: the exact equilibrium
+    assert hint["exact"] is True  # Classic, three cards left: the exact equilibrium
     shown = page.eval_on_selector_all("#hint-mix li", "els => els.map(e => [e.dataset.cards, Number(e.dataset.probability), e.innerText])")
     played = [a for a in hint["actions"] if a["probability"] > 1e-9]
     assert [s[0] for s in shown] == [",".join(map(str, a["cards"])) for a in played]  # cards never played: left out
-    assert len(played) < len(hint["actions"]) or len(played) == 5
+    assert len(played) < len(hint["actions"]) or len(played) == 3
     for (_, probability, text), action in zip(shown, played):
         assert probability == pytest.approx(action["probability"])
         pct = round(action["probability"] * 100)
