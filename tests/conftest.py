@@ -80,7 +80,7 @@ def redis_server(tmp_path_factory):
 #: test that starts them itself (start_gunicorn, service.run, a cluster) says so with
 #: ``@pytest.mark.servers``.
 BROWSER_FIXTURES = frozenset({"browser", "offline_page"})
-SERVER_FIXTURES = frozenset({"valkey_factory", "fuzz_run"})
+SERVER_FIXTURES = frozenset({"valkey_factory", "fuzz_run", "cluster"})
 
 
 def _xdist_worker(config) -> bool:
@@ -226,3 +226,16 @@ def live_server(redis_server, tmp_path_factory):
 from support.browser import browser, offline_page  # noqa: E402,F401  (fixtures)
 # The Python SDK generated from the committed spec (tests/test_sdk_clients.py, tests/test_sdk_match.py).
 from support.sdk import python_sdk  # noqa: E402,F401  (fixture)
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory):
+    """An embedded Redis Cluster for the module's tests (``service.storage.embedded.start_cluster``;
+    tests/test_cluster.py starts its own, with debug commands)."""
+    from service.storage.embedded import start_cluster
+
+    c = start_cluster(base_dir=tmp_path_factory.mktemp("cluster"))
+    try:
+        yield c
+    finally:
+        c.cleanup()

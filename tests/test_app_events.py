@@ -15,7 +15,6 @@ from support.servers import gunicorn_workers, start_gunicorn, stop_process
 from support.sse_client import RawStream, pump
 
 from service import apps as cli
-from service.storage.embedded import start_cluster
 from service.web.app import create_app
 
 EVENTS = "/v1/apps/me/events"
@@ -136,15 +135,6 @@ def two_apis(redis_server, tmp_path):
     finally:
         for proc, _ in started:
             stop_process(proc)
-
-
-@pytest.fixture(scope="module")
-def cluster(tmp_path_factory):
-    c = start_cluster(base_dir=tmp_path_factory.mktemp("cluster"))
-    try:
-        yield c
-    finally:
-        c.cleanup()
 
 
 @pytest.mark.servers

@@ -10,17 +10,7 @@ from redis.crc import key_slot
 
 from service import apps as cli
 from service.storage.apps import Apps
-from service.storage.embedded import start_cluster
 from service.web.app import create_app
-
-
-@pytest.fixture(scope="module")
-def cluster(tmp_path_factory):
-    c = start_cluster(base_dir=tmp_path_factory.mktemp("cluster"))
-    try:
-        yield c
-    finally:
-        c.cleanup()
 
 
 @pytest.mark.servers

@@ -23,11 +23,12 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 
 import numpy as np
 from scipy import sparse
 from scipy.optimize import linprog
+
+from service.games.gops.solver import Decision, Position, compress  # the shapes only: the method is its own
 
 
 #: The most cards a hand may hold for its whole game tree to be solved on the fly.
@@ -35,67 +36,6 @@ EXACT_CARDS = 4
 
 #: Compressed positions remembered across decisions (every process keeps its own).
 MEMO_SIZE = 1 << 16
-
-
-@dataclass(frozen=True)
-class Position:
-    """What one seat knows when it bids: everything the solver uses.
-
-    ``hand`` the seat's cards, ``rival`` its rival's (public in Gops: every spent bid is shown),
-    ``prizes`` the prizes not yet turned up, ``prize`` the prize in the middle — ``None`` when it is
-    hidden from both seats (then it is one of ``prizes``, each as likely) — ``pot`` the prizes carried
-    from tied rounds, ``carryover`` whether a tie carries the pot to the next round, ``blind``
-    whether every prize is bid for face down.
-    """
-
-    hand: tuple[int, ...]
-    rival: tuple[int, ...]
-    prizes: tuple[int, ...]
-    prize: int | None = None
-    pot: int = 0
-    carryover: bool = False
-    blind: bool = False
-
-    def __post_init__(self) -> None:
-        rounds = len(self.prizes) + (self.prize is not None)
-        if not (len(self.hand) == len(self.rival) == rounds):
-            raise ValueError(
-                f"each hand must hold one card a round: {len(self.hand)} and {len(self.rival)} cards "
-                f"for {rounds} rounds")
-        if len(set(self.hand)) != len(self.hand) or len(set(self.rival)) != len(self.rival):
-            raise ValueError("a hand holds each card once")
-        if self.blind and self.prize is not None:
-            raise ValueError("a blind round's prize is not known when the seats bid")
-        if not self.hand:
-            raise ValueError("no round is left to bid in")
-
-
-@dataclass(frozen=True)
-class Decision:
-    """The seat's equilibrium in one position.
-
-    ``value``: the points the seat can expect to win from this round on (the pot included) minus
-    those its rival wins, both playing the equilibrium; ``mix``: the probability of each card of
-    the hand (cards that are never bid at probability 0); ``exact``: both are the exact equilibrium
-    (else the continuation was estimated: see the module's docstring).
-    """
-
-    value: float
-    mix: dict[int, float]
-    exact: bool
-
-
-def covers(players: int, bid_cards: int, open_prizes: int, prize_order: str, visibility: str) -> bool:
-    """Does the exact solver apply to a game with these rules (any ``resolution``, any ``unclaimed``)?"""
-    return (players == 2 and bid_cards == 1 and open_prizes == 1
-            and prize_order in ("shuffled", "reported") and visibility in ("open", "blind"))
-
-
-def compress(hand: Iterable[int], rival: Iterable[int]) -> tuple[tuple[int, ...], tuple[int, ...]]:
-    """Both hands with their cards renamed ``0, 1, 2, ...`` in order (a card in both hands gets one name)."""
-    hand, rival = tuple(sorted(hand)), tuple(sorted(rival))
-    rank = {card: r for r, card in enumerate(sorted(set(hand) | set(rival)))}
-    return tuple(rank[c] for c in hand), tuple(rank[c] for c in rival)
 
 
 def solve(position: Position, exact_cards: int = EXACT_CARDS) -> Decision:
