@@ -73,11 +73,11 @@ WORDS = {
 
 @pytest.mark.parametrize("locale", ["en-US", "es-ES"])
 def test_the_gops_hint_says_what_to_bid_and_what_to_expect_in_words(phone, origin, live_server, locale):
-    """The referee's real hint (five cards left against its bot: exact) is said as what to bid and
+    """The referee's real hint (three cards left against its bot in Classic: exact) is said as what to bid and
     what to expect, with no game-theory words; then fixed hints for each way of saying it."""
     lang = locale[:2]
     created = requests.post(f"{live_server}/v1/gops/games", timeout=10, json={
-        "profile": "classic", "options": {"ranks": 5}, "bots": [{"seat": 1, "level": 8}]}).json()
+        "profile": "classic", "options": {"ranks": 3}, "bots": [{"seat": 1, "level": 8}]}).json()
     token = created["seat_tokens"][0]
     page = phone(locale=locale)
     hint_on(page, origin)
