@@ -331,8 +331,12 @@ def test_a_double_tap_on_a_card_picks_it(phone, origin, live_server):
     page.clock.install()
     page.goto(f"{origin}/play#gops={created['id']}&seat=0&t={created['seat_tokens'][0]}")
     card = "#hand [data-card='3']"
-    page.wait_for_selector(f"{card}:not([disabled])")
-    box = page.locator(card).bounding_box()
+    box = None
+    for _ in range(20):  # a redraw may replace the card between finding it and measuring it
+        page.wait_for_selector(f"{card}:not([disabled])")
+        box = page.locator(card).bounding_box()
+        if box is not None:
+            break
     x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
     page.clock.pause_at(page.evaluate("Date.now()") + 1000)
     page.touchscreen.tap(x, y)
