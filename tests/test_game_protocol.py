@@ -21,7 +21,7 @@ mypy_api = pytest.importorskip("mypy.api")
 
 ROOT = Path(__file__).resolve().parent.parent
 TESTS = ROOT / "tests"
-CALLERS = ["service/api/common.py", "service/api/names.py"]
+CALLERS = ["service/api/common.py", "service/api/move_routes.py", "service/api/generic.py", "service/api/names.py"]
 
 
 @pytest.fixture(scope="session")
