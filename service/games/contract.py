@@ -59,11 +59,6 @@ from service.errors import InvalidAction, InvalidOptions
 # The parts of a game package, in the order the table above gives them.
 PARTS = ("rules", "actions", "events", "state", "observer", "chance", "clock", "referee", "verifier")
 
-#: The strongest bot level; every game's bots play at the levels 1 (weakest) to this one
-#: (:data:`BOT_LEVELS`: each game's level table has exactly these rows, tests/test_game_contract.py).
-TOP_BOT_LEVEL = 8
-BOT_LEVELS = range(1, TOP_BOT_LEVEL + 1)
-
 
 @dataclass(frozen=True)
 class Action:
