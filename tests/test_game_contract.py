@@ -244,16 +244,18 @@ def test_every_event_a_game_returns_is_declared_in_its_events_module(name, play)
 
 
 def test_one_top_bot_level_for_both_games_their_schema_and_the_verifier():
-    """The strongest level is written once (contract.TOP_BOT_LEVEL): both games' level tables have
-    exactly the levels 1 to it, the create schema accepts exactly those, the verifier too."""
+    """The strongest level is read from the games' level tables (service.games.levels), which list the
+    same levels 1 to it; the create schema accepts exactly those, the verifier too."""
     from marshmallow import ValidationError
 
     from service.api.schemas import BotSchema
-    from service.games.contract import BOT_LEVELS, TOP_BOT_LEVEL
     from service.games.gofo import bot as gofo_bot
     from service.games.gops import bot as gops_bot
+    from service.games.levels import BOT_LEVELS, TABLES, TOP_BOT_LEVEL
     from service.games.verification import Report, listed_bots
 
+    assert TOP_BOT_LEVEL == max(gofo_bot.LEVELS) == gops_bot.LEVELS[-1].level
+    assert set(TABLES) == {"gops", "gofo"} and all(list(levels) == list(BOT_LEVELS) for levels in TABLES.values())
     assert sorted(gofo_bot.LEVELS) == list(BOT_LEVELS)
     assert all(gops_bot.level_of(level) for level in BOT_LEVELS)
     with pytest.raises(ValueError):
@@ -265,3 +267,22 @@ def test_one_top_bot_level_for_both_games_their_schema_and_the_verifier():
     assert listed_bots(report, "create", [{"seat": 1, "level": TOP_BOT_LEVEL}], 2, "game") == {1}
     assert listed_bots(report, "create", [{"seat": 1, "level": TOP_BOT_LEVEL + 1}], 2, "game") == set()
     assert len(report.problems) == 1 and f"level 1 to {TOP_BOT_LEVEL}" in report.problems[0]
+
+
+def test_games_whose_level_tables_differ_are_refused():
+    """Two games' tables must list the same levels, 1 up: a game with a level more, a gap or its own
+    order is named (the import of service.games.levels fails so)."""
+    from service.games.levels import same_levels
+
+    assert same_levels({"a": (1, 2, 3), "b": [1, 2, 3]}) == range(1, 4)
+    for tables in ({"a": (1, 2, 3), "b": (1, 2, 3, 4)}, {"a": (1, 2), "b": (1, 3)}, {"a": (2, 1), "b": (1, 2)}):
+        with pytest.raises(ValueError, match="these list others"):
+            same_levels(tables)
+
+
+def test_the_play_page_offers_the_levels_1_to_the_top(app):
+    """/play's level pickers offer 1 to the top level: the page names it in a meta tag bots.js reads."""
+    from service.games.levels import TOP_BOT_LEVEL
+
+    page = app.test_client().get("/play").get_data(as_text=True)
+    assert f'<meta name="referee-top-bot-level" content="{TOP_BOT_LEVEL}">' in page

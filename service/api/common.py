@@ -16,6 +16,7 @@ from webargs.flaskparser import FlaskParser
 
 from service.api import apps, auth, ratelimit
 from service.errors import Forbidden, InvalidOptions, NotFound, Unauthorized
+from service.games.protocol import Referee, S
 from service.storage.store import Record, Store, not_found
 
 # Error statuses each kind of operation documents (flask-smorest registers one response per HTTPStatus).
@@ -91,7 +92,7 @@ IDEMPOTENCY_KEY_PARAMETER = {
 
 
 #: A create's security: none, or an app's key (service.api.apps: its limits, and its list of games).
-CREATE_SECURITY = [{}, {"appKey": []}]
+CREATE_SECURITY: list[dict[str, list[str]]] = [{}, {"appKey": []}]
 
 #: OpenAPI links every create answers with besides its game's own: where an app that created it with
 #: its key finds it again (both take the same ``Referee-App-Key``).
@@ -132,7 +133,7 @@ def bearer_hash() -> str | None:
     return auth.token_hash(token)
 
 
-def create_game(kind: str, referee: Any, options: dict[str, Any], key: str) -> dict[str, Any]:
+def create_game(kind: str, referee: Referee[Any], options: dict[str, Any], key: str) -> dict[str, Any]:
     """A new game of ``kind`` made by its ``referee`` from the create request's ``options``, as the
     create answers it: its id, the host's token and the seats' (shown once: only their hashes are
     kept; ``None`` for a seat the referee plays), and its public view under ``key``."""
@@ -176,14 +177,14 @@ def identify(doc_auth: dict[str, Any], presented: str | None) -> str:
     return who
 
 
-def require_seat_exists(referee: Any, record: Record, seat: int, thing: str = "game") -> None:
+def require_seat_exists(referee: Referee[Any], record: Record, seat: int, thing: str = "game") -> None:
     """A seat the game does not have is no resource: 404 ``no_such_seat`` (to a caller with a token of
     the game; without one, the 401 comes first), as ``/seats/00`` matches no route."""
     if not 0 <= seat < referee.seat_count(record.doc):
         raise NotFound(f"this {thing} has no seat {seat}", code="no_such_seat")
 
 
-def require_seat(who: str, seat: int, referee: Any, record: Record) -> None:
+def require_seat(who: str, seat: int, referee: Referee[Any], record: Record) -> None:
     """``who`` holds the token of ``seat``, a seat of the game (else 404 ``no_such_seat``, then 403)."""
     require_seat_exists(referee, record, seat)
     if who != f"seat:{seat}":
@@ -193,7 +194,7 @@ def require_seat(who: str, seat: int, referee: Any, record: Record) -> None:
         )
 
 
-def state_of(record: Record, load: Callable[[dict[str, Any]], Any]) -> Any:
+def state_of(record: Record, load: Callable[[dict[str, Any]], S]) -> S:
     """The game's state object of ``record``, parsed by ``load`` unless the record holds one; a
     shared record keeps it (parsed once for every read of the same stored bytes)."""
     state = record.state
@@ -204,12 +205,12 @@ def state_of(record: Record, load: Callable[[dict[str, Any]], Any]) -> Any:
     return state
 
 
-def view(referee: Any, record: Record, seat: int | None = None) -> dict[str, Any]:
+def view(referee: Referee[Any], record: Record, seat: int | None = None) -> dict[str, Any]:
     """The public view (``seat`` None) or a seat's of ``record``, as the game's ``referee`` builds it."""
     return referee.view(record.doc, record.version, seat, now(), state_of(record, referee.load))
 
 
-def transcript(kind: str, id: str, referee: Any) -> dict[str, Any]:
+def transcript(kind: str, id: str, referee: Referee[Any]) -> dict[str, Any]:
     """The public transcript: what the public may read of it is the game's observer's decision."""
     record = fetched(kind, id, shared=False)
     return referee.transcript(record.doc, record.version, store().transcript(kind, id, record))

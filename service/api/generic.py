@@ -3,6 +3,8 @@ its own (``GameDefinition.blueprint`` None) is served here, under ``/v1/<name>/<
 the public and seat views, one ``actions`` route decoded by the game's codec, the deadline, the
 transcript and the event streams.
 
+Its moves are declared as Gops' and Gofo's are: :class:`service.api.move_routes.MoveRoute` rows.
+
 Everything goes through the same pieces as the two games' own modules (the write path, views,
 idempotency, the rate limiter, events). The views are documented as open objects: a game that wants
 its views typed in the spec writes its own API module with schemas, as Gops and Gofo do.
@@ -17,9 +19,10 @@ from typing import Any
 import marshmallow as ma
 from flask.views import MethodView
 
-from service.api import common, events, idempotency, moves, views
-from service.games.contract import Applied, GameDefinition
-from service.storage.records import Record
+from service.api import common, events, idempotency, views
+from service.api.move_routes import MoveRoute, add_moves
+from service.games.contract import GameDefinition
+from service.games.protocol import Referee
 
 
 class AsBuilt(ma.Schema):
@@ -40,24 +43,10 @@ class Created(ma.Schema):
     view = ma.fields.Dict(required=True, metadata={"description": "The public view."})
 
 
-class ActionMove(moves.Move):
-    """One action of a seat, decoded by the game's codec, made by that seat's token."""
+class ActionSchema(AsBuilt):
+    """One action: ``{"type": ...}`` with its fields, as the game's codec reads it."""
 
-    def __init__(self, referee: Any, seat: int | None, action: Any) -> None:
-        self.referee, self.seat, self.action = referee, seat, action
-
-    def authorize(self, who: str, record: Record) -> None:
-        if self.seat is not None:
-            common.require_seat(who, self.seat, self.referee, record)
-
-    def apply(self, record: Record, who: str, at: float) -> Applied | None:
-        state = None if record.shared else record.state
-        if self.action is None:
-            return self.referee.enforce(record.doc, record.version, who, at, state)
-        return self.referee.play(record.doc, record.version, who, at, self.seat, self.action, state)
-
-    def answer(self, record: Record) -> dict[str, Any]:
-        return self.referee.view(record.doc, record.version, self.seat, common.now(), record.state)
+    type = ma.fields.String(required=True, metadata={"description": "The action's type (the seat view's legal actions say which)."})
 
 
 def blueprint_for(game: GameDefinition) -> common.Blueprint:
@@ -90,7 +79,7 @@ def _created_links(camel: str) -> dict[str, dict[str, Any]]:
     }
 
 
-def _create_and_read(blp: common.Blueprint, game: GameDefinition, referee: Any, view: Callable[..., Any]) -> None:
+def _create_and_read(blp: common.Blueprint, game: GameDefinition, referee: Referee[Any], view: Callable[..., Any]) -> None:
     """Create one; read its public view, or a seat's."""
     kind, title, camel = game.name, game.title, game.name.capitalize()
     links = _created_links(camel)
@@ -132,35 +121,19 @@ def _create_and_read(blp: common.Blueprint, game: GameDefinition, referee: Any, 
             return views.shared_view(record, seat, lambda: view(record, seat), AsBuilt, referee.etag_tag)
 
 
-def _moves(blp: common.Blueprint, game: GameDefinition, referee: Any) -> None:
-    """A seat's action; any token's request to enforce a passed deadline."""
-    kind, camel, codec = game.name, game.name.capitalize(), game.part("actions").CODEC
-
-    @blp.route("/<string:game_id>/seats/<seat:seat>/actions")
-    class Act(MethodView):
-        @blp.doc(operationId=f"act{camel}", summary="Make a move", security=[{"bearerAuth": []}],
-                 parameters=[common.IDEMPOTENCY_KEY_PARAMETER])
-        @blp.arguments(AsBuilt)
-        @blp.response(200, AsBuilt)
-        @common.error_responses("act")
-        def post(self, body: dict[str, Any], game_id: str, seat: int):
-            """One action, ``{"type": ...}`` with its fields (the seat view's legal actions say which)."""
-            action = codec.from_dict({k: v for k, v in body.items() if k != "version"})
-            return moves.act(kind, game_id, body, ActionMove(referee, seat, action))
-
-    @blp.route("/<string:game_id>/deadline")
-    class Deadline(MethodView):
-        @blp.doc(operationId=f"enforce{camel}Deadline", summary="Enforce a passed deadline",
-                 security=[{"bearerAuth": []}])
-        @blp.arguments(AsBuilt, required=False)
-        @blp.response(200, AsBuilt)
-        @common.error_responses("act")
-        def post(self, body: dict[str, Any], game_id: str):
-            """Any token of the game may ask the referee to play for a seat whose time ran out."""
-            return moves.act(kind, game_id, body or {}, ActionMove(referee, None, None))
+def _moves(blp: common.Blueprint, game: GameDefinition, referee: Referee[Any]) -> None:
+    """A seat's action, decoded by the game's codec; any token's request to enforce a passed deadline."""
+    camel, codec = game.name.capitalize(), game.part("actions").CODEC
+    add_moves(blp, game.name, referee, [
+        MoveRoute("seats/<seat:seat>/actions", f"act{camel}", "Make a move", ActionSchema, AsBuilt,
+                  lambda body, seat, state: codec.from_dict({k: v for k, v in body.items() if k != "version"}),
+                  endpoint="Act"),
+        MoveRoute("deadline", f"enforce{camel}Deadline", "Enforce a passed deadline", AsBuilt, AsBuilt, None,
+                  endpoint="Deadline"),
+    ])
 
 
-def _records(blp: common.Blueprint, game: GameDefinition, referee: Any, view: Callable[..., Any]) -> None:
+def _records(blp: common.Blueprint, game: GameDefinition, referee: Referee[Any], view: Callable[..., Any]) -> None:
     """The transcript, and the live updates of new versions."""
     kind, camel = game.name, game.name.capitalize()
 

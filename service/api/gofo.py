@@ -8,16 +8,16 @@ act for any seat: one phone refereeing a real table.
 from __future__ import annotations
 
 from functools import partial
-from typing import Any, Callable
+from typing import Any
 
 from flask.views import MethodView
 
 from service.games import gofo
 from service.errors import Forbidden
 from service.games.gofo import hint, referee
-from service.games.contract import Applied
 from service.storage.store import Record
 from service.api import common, idempotency, moves, names, views
+from service.api.move_routes import MoveRoute, add_moves
 from service.api.schemas import NameSchema
 from service.api.gofo_schemas import (
     AmountSchema,
@@ -72,24 +72,10 @@ def _require_seat_or_tabletop_host(who: str, record: Record, seat: int) -> None:
     common.require_seat(who, seat, referee, record)
 
 
-class GofoMove(moves.Move):
-    """A seat's move at a table (``action``), made by that seat's token or, at a tabletop table, the
-    host's; or (no seat, no action) the referee plays for a seat whose turn timed out: any token may ask."""
-
-    def __init__(self, seat: int | None = None, action: Any = None) -> None:
-        self.seat, self.action = seat, action
-
-    def authorize(self, who: str, record: Record) -> None:
-        if self.seat is not None:
-            _require_seat_or_tabletop_host(who, record, self.seat)
-
-    def apply(self, record: Record, who: str, at: float) -> Applied:
-        if self.action is None:
-            return referee.enforce(record.doc, record.version, who, at)
-        return referee.play(record.doc, record.version, who, at, self.seat, self.action)
-
-    def answer(self, record: Record) -> dict[str, Any]:
-        return _answer(record, self.seat)
+def _authorize(who: str, record: Record, seat: int | None) -> None:
+    """A seat's move needs its token (at a tabletop table the host's will do); the deadline, any token."""
+    if seat is not None:
+        _require_seat_or_tabletop_host(who, record, seat)
 
 
 class GofoRename(names.Rename):
@@ -113,47 +99,64 @@ def _answer(record: Record, seat: int | None) -> dict[str, Any]:
     return referee.move_answer(record.doc, record.version, seat, caller, record.state)
 
 
-# One endpoint per kind of move: (path, operationId, summary, schema, example, build action, doc).
-MOVES: list[tuple[str, str, str, type, dict, Callable[[dict[str, Any]], Any], str]] = [
-    ("open", "gofoOpen", "Open the hand (mano bets the apertura)", OpenSchema, {"amount": 2},
-     lambda b: gofo.Open(b["amount"]), "Mano bets the opening before looking; it must be below every resto."),
-    ("look", "gofoLook", "Look at your first two cards", NoBodySchema, {},
-     lambda b: gofo.Look(), "Dealt mode: reveals your two cards to you; you can no longer enter blind."),
-    ("enter", "gofoEnter", "Enter the hand, seen or blind", EnterSchema, {"blind": True},
-     lambda b: gofo.Enter(b["blind"]), "Put in the opening. Entering blind (without looking) lets you raise the opening."),
-    ("decline", "gofoDecline", "Decline the hand", NoBodySchema, {},
-     lambda b: gofo.Decline(), "Stay out of this hand, losing nothing."),
-    ("raise", "gofoRaise", "Raise the opening", AmountSchema, {"amount": 4},
-     lambda b: gofo.Raise(b["amount"]), "Raise the opening by an amount within legal_actions' range."),
-    ("pass", "gofoPass", "Pass the chance to raise", NoBodySchema, {},
-     lambda b: gofo.Pass(), "Do not raise (the opening, or refichar after a corte)."),
-    ("ver", "gofoVer", "Ver: match the bet", NoBodySchema, {},
-     lambda b: gofo.Ver(), "Match the bet in force (all-in if your resto is short: side pots follow)."),
-    ("no-ver", "gofoNoVer", "No ver: fold", NoBodySchema, {},
-     lambda b: gofo.NoVer(), "Fold, losing what you have put in."),
-    ("voy", "gofoVoy", "Voy: pass without betting", NoBodySchema, {},
-     lambda b: gofo.Voy(), "Speak without betting."),
-    ("corta", "gofoCorta", "Corta: bet after the deal", AmountSchema, {"amount": 5},
-     lambda b: gofo.Corta(b["amount"]), "Cut: bet any amount of your resto; one more discard follows the betting, then the canto."),
-    ("refiche", "gofoRefiche", "Refichar: raise after a corte", AmountSchema, {"amount": 5},
-     lambda b: gofo.Refiche(b["amount"]), "At least the previous bet or raise, unless it is all your resto (jugado)."),
-    ("discard", "gofoDiscard", "Discard and draw", DiscardSchema, {"cards": ["3o", "4c"]},
-     lambda b: gofo.Discard(tuple(b.get("cards") or ()), b.get("count")),
-     "Throw 0–5 cards and receive as many. Tabletop: send the count, or the face-up cards."),
-    ("show", "gofoShow", "Show your five cards at the canto", ShowSchema, {"cards": ["6e", "7e", "11e", "12e", "3o"]},
-     lambda b: gofo.Show(tuple(b["cards"])), "Tabletop: enter your five cards; the referee checks them."),
-    ("declare", "gofoDeclare", "Declare your points at the canto", DeclareSchema, {"points": 27},
-     lambda b: gofo.Declare(b["points"]), "Tabletop: declare points; a winner must then show cards worth exactly that. "
-     "Declaring again corrects your declaration (out of turn too) until someone has shown cards."),
-    ("muck", "gofoMuck", "Muck: concede at the canto", NoBodySchema, {},
-     lambda b: gofo.Muck(), "Tabletop canto: give up your claim to every pot (out of turn too), your cards unseen; "
-     "your chips stay in the pots they fed. The last claimant left takes every pot without showing."),
-    ("reshuffle", "gofoReportReshuffle", "Report that the pile was reshuffled", NoBodySchema, {},
-     lambda b: gofo.Reshuffle(None), "Tabletop: the dealer reports that the real pile was shuffled into a new stock."),
-    ("inaugurate", "gofoInaugurate", "Choose the front of your new caja", InaugurateSchema, {"front": 30},
-     lambda b: gofo.Inaugurate(b["front"]), "A table with inauguration chosen, between hands: a seat that took a new caja "
-     "puts 2× or 3× the refill (at most the caja; legal_actions' fronts) in front for its first hand. The next hand "
-     "begins once every such seat has chosen; until then any other move is refused (inauguration_pending)."),
+#: The moves, one route each (:func:`service.api.move_routes.add_moves`): a seat's, then the deadline.
+MOVES = [
+    MoveRoute("seats/<seat:seat>/open", "gofoOpen", "Open the hand (mano bets the apertura)",
+              OpenSchema, GofoMoveAnswerSchema, lambda b, seat, state: gofo.Open(b["amount"]), {"amount": 2},
+              "Mano bets the opening before looking; it must be below every resto."),
+    MoveRoute("seats/<seat:seat>/look", "gofoLook", "Look at your first two cards", NoBodySchema, GofoMoveAnswerSchema,
+              lambda b, seat, state: gofo.Look(), {},
+              "Dealt mode: reveals your two cards to you; you can no longer enter blind."),
+    MoveRoute("seats/<seat:seat>/enter", "gofoEnter", "Enter the hand, seen or blind", EnterSchema, GofoMoveAnswerSchema,
+              lambda b, seat, state: gofo.Enter(b["blind"]), {"blind": True},
+              "Put in the opening. Entering blind (without looking) lets you raise the opening."),
+    MoveRoute("seats/<seat:seat>/decline", "gofoDecline", "Decline the hand", NoBodySchema, GofoMoveAnswerSchema,
+              lambda b, seat, state: gofo.Decline(), {}, "Stay out of this hand, losing nothing."),
+    MoveRoute("seats/<seat:seat>/raise", "gofoRaise", "Raise the opening", AmountSchema, GofoMoveAnswerSchema,
+              lambda b, seat, state: gofo.Raise(b["amount"]), {"amount": 4},
+              "Raise the opening by an amount within legal_actions' range."),
+    MoveRoute("seats/<seat:seat>/pass", "gofoPass", "Pass the chance to raise", NoBodySchema, GofoMoveAnswerSchema,
+              lambda b, seat, state: gofo.Pass(), {}, "Do not raise (the opening, or refichar after a corte)."),
+    MoveRoute("seats/<seat:seat>/ver", "gofoVer", "Ver: match the bet", NoBodySchema, GofoMoveAnswerSchema,
+              lambda b, seat, state: gofo.Ver(), {},
+              "Match the bet in force (all-in if your resto is short: side pots follow)."),
+    MoveRoute("seats/<seat:seat>/no-ver", "gofoNoVer", "No ver: fold", NoBodySchema, GofoMoveAnswerSchema,
+              lambda b, seat, state: gofo.NoVer(), {}, "Fold, losing what you have put in."),
+    MoveRoute("seats/<seat:seat>/voy", "gofoVoy", "Voy: pass without betting", NoBodySchema, GofoMoveAnswerSchema,
+              lambda b, seat, state: gofo.Voy(), {}, "Speak without betting."),
+    MoveRoute("seats/<seat:seat>/corta", "gofoCorta", "Corta: bet after the deal", AmountSchema, GofoMoveAnswerSchema,
+              lambda b, seat, state: gofo.Corta(b["amount"]), {"amount": 5},
+              "Cut: bet any amount of your resto; one more discard follows the betting, then the canto."),
+    MoveRoute("seats/<seat:seat>/refiche", "gofoRefiche", "Refichar: raise after a corte",
+              AmountSchema, GofoMoveAnswerSchema, lambda b, seat, state: gofo.Refiche(b["amount"]), {"amount": 5},
+              "At least the previous bet or raise, unless it is all your resto (jugado)."),
+    MoveRoute("seats/<seat:seat>/discard", "gofoDiscard", "Discard and draw", DiscardSchema, GofoMoveAnswerSchema,
+              lambda b, seat, state: gofo.Discard(tuple(b.get("cards") or ()), b.get("count")), {"cards": ["3o", "4c"]},
+              "Throw 0–5 cards and receive as many. Tabletop: send the count, or the face-up cards."),
+    MoveRoute("seats/<seat:seat>/show", "gofoShow", "Show your five cards at the canto",
+              ShowSchema, GofoMoveAnswerSchema, lambda b, seat, state: gofo.Show(tuple(b["cards"])), {"cards": ["6e", "7e", "11e", "12e", "3o"]},
+              "Tabletop: enter your five cards; the referee checks them."),
+    MoveRoute("seats/<seat:seat>/declare", "gofoDeclare", "Declare your points at the canto",
+              DeclareSchema, GofoMoveAnswerSchema, lambda b, seat, state: gofo.Declare(b["points"]), {"points": 27},
+              "Tabletop: declare points; a winner must then show cards worth exactly that. Declaring again corrects "
+              "your declaration (out of turn too) until someone has shown cards."),
+    MoveRoute("seats/<seat:seat>/muck", "gofoMuck", "Muck: concede at the canto", NoBodySchema, GofoMoveAnswerSchema,
+              lambda b, seat, state: gofo.Muck(), {},
+              "Tabletop canto: give up your claim to every pot (out of turn too), your cards unseen; your chips stay "
+              "in the pots they fed. The last claimant left takes every pot without showing."),
+    MoveRoute("seats/<seat:seat>/reshuffle", "gofoReportReshuffle", "Report that the pile was reshuffled",
+              NoBodySchema, GofoMoveAnswerSchema, lambda b, seat, state: gofo.Reshuffle(None), {},
+              "Tabletop: the dealer reports that the real pile was shuffled into a new stock."),
+    MoveRoute("seats/<seat:seat>/inaugurate", "gofoInaugurate", "Choose the front of your new caja",
+              InaugurateSchema, GofoMoveAnswerSchema, lambda b, seat, state: gofo.Inaugurate(b["front"]), {"front": 30},
+              "A table with inauguration chosen, between hands: a seat that took a new caja puts 2× or 3× the refill "
+              "(at most the caja; legal_actions' fronts) in front for its first hand. The next hand begins once every "
+              "such seat has chosen; until then any other move is refused (inauguration_pending)."),
+    # Silence moves a seat whose turn ran out as it moves a player at a real table: no ver, pass, voy,
+    # decline, stand pat; a silent mano opens 1 chip; a silent seat inaugurating a new caja puts
+    # inauguration_front in front if it is allowed, else the smallest front.
+    MoveRoute("deadline", "enforceGofoDeadline", "Move a seat whose time ran out", NoBodySchema,
+              GofoDeadlineAnswerSchema, None, {}, endpoint="EnforceDeadline"),
 ]
 
 
@@ -179,7 +182,7 @@ class Tables(MethodView):
                            "description": "The table's new versions as they happen."},
                  **{f"Move{op[4:]}": {"operationId": op, "parameters": _TO_ACT,
                                       "description": "The seat whose turn it is makes this move."}
-                    for _, op, *_ in MOVES if op != "gofoInaugurate"},
+                    for op in (route.operation_id for route in MOVES[:-1]) if op != "gofoInaugurate"},
                  "MoveInaugurate": {"operationId": "gofoInaugurate", "parameters": _TO_INAUGURATE,
                                     "description": "Between hands (inauguration chosen): the first seat still to "
                                                    "choose the front of its new caja makes this move."},
@@ -278,21 +281,6 @@ class Transcript(MethodView):
         return common.transcript(KIND, table_id, referee)
 
 
-@blp.route("/<string:table_id>/deadline")
-class EnforceDeadline(MethodView):
-    @blp.doc(operationId="enforceGofoDeadline", summary="Move a seat whose time ran out",
-             security=[{"bearerAuth": []}], parameters=[common.IDEMPOTENCY_KEY_PARAMETER])
-    @blp.arguments(NoBodySchema, required=False, example={})
-    @blp.response(200, GofoDeadlineAnswerSchema)
-    @common.error_responses("act")
-    def post(self, body: dict[str, Any], table_id: str):
-        """At a table with ``turn_seconds``: once the seat to act has let its time run out, anyone at
-        the table (a seat or the host) may ask the referee to move it the way silence moves a player at
-        a real table — no ver, pass, voy, decline, stand pat; a silent mano opens 1 chip; a silent seat
-        inaugurating a new caja puts inauguration_front in front if it is allowed, else the smallest front."""
-        return moves.act(KIND, table_id, body or {}, GofoMove())
-
-
 @blp.route("/<string:table_id>/seats/<seat:seat>/name")
 class NameSeat(MethodView):
     @blp.doc(operationId="nameGofoSeat", summary="Set your name", security=[{"bearerAuth": []}],
@@ -306,20 +294,4 @@ class NameSeat(MethodView):
         return moves.act(KIND, table_id, body, GofoRename(referee, seat, body["name"]))
 
 
-def _register_move(path: str, operation_id: str, summary: str, schema: type, example: dict,
-                   build: Callable[[dict[str, Any]], Any], description: str) -> None:
-    @blp.doc(operationId=operation_id, summary=summary, description=description,
-             security=[{"bearerAuth": []}], parameters=[common.IDEMPOTENCY_KEY_PARAMETER])
-    @blp.arguments(schema, required=schema is not NoBodySchema, example=example)
-    @blp.response(200, GofoMoveAnswerSchema)
-    @common.error_responses("act")
-    def post(self, body: dict[str, Any], table_id: str, seat: int):
-        body = body or {}
-        return moves.act(KIND, table_id, body, GofoMove(seat, build(body)))
-
-    view = type(f"Gofo{operation_id[4:]}", (MethodView,), {"post": post})
-    blp.route(f"/<string:table_id>/seats/<seat:seat>/{path}", endpoint=operation_id)(view)
-
-
-for _move in MOVES:
-    _register_move(*_move)
+add_moves(blp, KIND, referee, MOVES, game="table_id", authorize=_authorize, answer=_answer)

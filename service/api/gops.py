@@ -10,9 +10,9 @@ from flask.views import MethodView
 from service.games import commitments, gops
 from service.errors import Forbidden
 from service.games.gops import referee, solver
-from service.games.contract import Applied
 from service.storage.store import Record
 from service.api import common, idempotency, moves, names, views
+from service.api.move_routes import MoveRoute, add_moves
 from service.api.schemas import NameSchema
 from service.api.gops_schemas import (
     CommitSchema,
@@ -81,43 +81,12 @@ def _view_answer(record: Record, seat: int | None, schema, tag_of=None):
                               lambda: referee.view(record.doc, record.version, seat, now, state), schema, tag_of)
 
 
-#: The moves of the HTTP API, by their route's last segment: the action each makes from the game,
-#: the seat and the request body.
-MOVES = {
-    "commit": lambda state, seat, body: gops.Commit(seat, body["round"], body["commitment"],
-                                                    referee.game_number(state, body.get("game_id"))),
-    "reveal": lambda state, seat, body: gops.Reveal(seat, body["round"], tuple(body["cards"]), body["salt"],
-                                                    referee.game_number(state, body.get("game_id"))),
-    "choose": lambda state, seat, body: gops.ChoosePrize(seat, body["rank"]),
-    "resign": lambda state, seat, body: gops.Resign(seat),
-    "prize": lambda state, seat, body: gops.ReportPrize(body["rank"]),
-}
-
-
-class GopsMove(moves.Move):
-    """One Gops move: ``name`` (a key of :data:`MOVES`, or ``deadline``) by ``seat``'s token, or,
-    where ``seat`` is None, by any seat still in the game or the host."""
-
-    def __init__(self, name: str, body: dict[str, Any], seat: int | None = None):
-        self.name, self.body, self.seat = name, body, seat
-
-    def authorize(self, who: str, record: Record) -> None:
-        if self.seat is not None:
-            common.require_seat(who, self.seat, referee, record)
-        elif who.startswith("seat:") and referee.seat_out(record.doc, int(who[5:])):
-            raise Forbidden(f"seat {who[5:]} is out of the game: its token can no longer act", code="seat_out")
-
-    def apply(self, record: Record, who: str, at: float) -> Applied | None:
-        # A record a move gets (never a shared one) holds a state object only when it is the
-        # move's own to change (Store.latest): applied to in place, not parsed again.
-        state = referee.load(record.doc) if record.shared or record.state is None else record.state
-        if self.name == "deadline":  # also where a match of bots plays its next game
-            return referee.enforce(record.doc, record.version, who, at, state)
-        action = MOVES[self.name](state, self.seat, self.body)
-        return referee.play(record.doc, record.version, who, at, self.seat, action, state)
-
-    def answer(self, record: Record) -> dict[str, Any]:
-        return _view(record, self.seat)
+def _authorize(who: str, record: Record, seat: int | None) -> None:
+    """A seat's move needs its token; a move of no seat, any seat still in the game or the host."""
+    if seat is not None:
+        common.require_seat(who, seat, referee, record)
+    elif who.startswith("seat:") and referee.seat_out(record.doc, int(who[5:])):
+        raise Forbidden(f"seat {who[5:]} is out of the game: its token can no longer act", code="seat_out")
 
 
 class GopsRename(names.Rename):
@@ -271,57 +240,30 @@ class Transcript(MethodView):
         return common.transcript(KIND, game_id, referee)
 
 
-# One route per move (:data:`MOVES`): (path under the game, endpoint, operationId, summary, request
-# schema, example, answer schema, the method's docstring: the spec's description is its second paragraph).
-MOVE_ROUTES = [
-    ("seats/<seat:seat>/commit", "CommitBid", "commitGopsBid", "Commit to a secret bid", CommitSchema,
-     {"round": 1, "commitment": COMMITMENT_EXAMPLE}, GopsSeatViewSchema,
-     """Send ``sha256("gops-bid-v1|<game_id>|<round>|<seat>|<cards>|<salt>")`` as lowercase hex.
-
-     A commitment cannot change; sending the identical one again changes
-     nothing.  When every seat has committed the phase becomes ``reveal``.
-     """),
-    ("seats/<seat:seat>/reveal", "RevealBid", "revealGopsBid", "Reveal a committed bid", RevealSchema,
-     {"round": 1, "cards": [9], "salt": SALT_EXAMPLE}, GopsSeatViewSchema,
-     """Send the cards and salt you committed to.
-
-     The referee recomputes the hash and keeps your reveal from the other
-     seats until every seat has revealed; then the round resolves.
-     """),
-    ("seats/<seat:seat>/choose", "ChoosePrize", "chooseGopsPrize", "Take a prize from the open row",
-     RankSchema, {"rank": 13}, GopsSeatViewSchema,
-     "With open prizes, the round's winner takes one prize of their choice (one per pick owed)."),
-    ("seats/<seat:seat>/resign", "ResignSeat", "resignGopsSeat", "Resign", EmptyActionSchema, {},
-     GopsSeatViewSchema,
-     """Leave the game (and the rest of the match). The seat wins nothing more;
-     with one seat left the game ends and that seat wins."""),
-    ("prize", "ReportPrize", "reportGopsPrize", "Report the prize turned up at the table", RankSchema,
-     {"rank": 8}, GopsGameSchema,
-     """With prize order ``reported``: the card just turned up from the physical prize pile.
-
-     The host or any seat may report; the referee checks it is a prize not yet seen.
-     """),
-    ("deadline", "EnforceDeadline", "enforceGopsDeadline", "Enforce a passed deadline", EmptyActionSchema, {},
-     GopsGameSchema,
-     """Once the phase's deadline has passed, any seat or the host may ask the referee to
-     enforce it: every seat that has not acted forfeits."""),
+#: The moves, one route each (:func:`service.api.move_routes.add_moves`).
+MOVES = [
+    MoveRoute("seats/<seat:seat>/commit", "commitGopsBid", "Commit to a secret bid", CommitSchema, GopsSeatViewSchema,
+              lambda body, seat, state: gops.Commit(seat, body["round"], body["commitment"],
+                                                    referee.game_number(state, body.get("game_id"))),
+              {"round": 1, "commitment": COMMITMENT_EXAMPLE}, endpoint="CommitBid",
+              description="A commitment cannot change; sending the identical one again changes\n"
+                          "nothing.  When every seat has committed the phase becomes ``reveal``."),
+    MoveRoute("seats/<seat:seat>/reveal", "revealGopsBid", "Reveal a committed bid", RevealSchema, GopsSeatViewSchema,
+              lambda body, seat, state: gops.Reveal(seat, body["round"], tuple(body["cards"]), body["salt"],
+                                                    referee.game_number(state, body.get("game_id"))),
+              {"round": 1, "cards": [9], "salt": SALT_EXAMPLE}, endpoint="RevealBid",
+              description="The referee recomputes the hash and keeps your reveal from the other\n"
+                          "seats until every seat has revealed; then the round resolves."),
+    MoveRoute("seats/<seat:seat>/choose", "chooseGopsPrize", "Take a prize from the open row", RankSchema,
+              GopsSeatViewSchema, lambda body, seat, state: gops.ChoosePrize(seat, body["rank"]), {"rank": 13},
+              endpoint="ChoosePrize"),
+    MoveRoute("seats/<seat:seat>/resign", "resignGopsSeat", "Resign", EmptyActionSchema, GopsSeatViewSchema,
+              lambda body, seat, state: gops.Resign(seat), {}, endpoint="ResignSeat"),
+    MoveRoute("prize", "reportGopsPrize", "Report the prize turned up at the table", RankSchema, GopsGameSchema,
+              lambda body, seat, state: gops.ReportPrize(body["rank"]), {"rank": 8}, endpoint="ReportPrize",
+              description="The host or any seat may report; the referee checks it is a prize not yet seen."),
+    # Every seat that has not acted forfeits; with no person left, the bots play the match's next game.
+    MoveRoute("deadline", "enforceGopsDeadline", "Enforce a passed deadline", EmptyActionSchema, GopsGameSchema,
+              None, {}, endpoint="EnforceDeadline"),
 ]
-
-
-def _move_route(path: str, endpoint: str, operation_id: str, summary: str, schema: type, example: dict,
-                answer: type, doc: str) -> None:
-    @blp.doc(operationId=operation_id, parameters=[common.IDEMPOTENCY_KEY_PARAMETER], summary=summary,
-             security=[{"bearerAuth": []}])
-    @blp.arguments(schema, required=schema is not EmptyActionSchema, example=example)
-    @blp.response(200, answer)
-    @common.error_responses("act")
-    def post(self, body: dict[str, Any], game_id: str, seat: int | None = None):
-        body = body or {}
-        return moves.act(KIND, game_id, body, GopsMove(path.rsplit("/", 1)[-1], body, seat))
-
-    post.__doc__ = doc
-    blp.route(f"/<string:game_id>/{path}", endpoint=endpoint)(type(endpoint, (MethodView,), {"post": post}))
-
-
-for _route in MOVE_ROUTES:
-    _move_route(*_route)
+add_moves(blp, KIND, referee, MOVES, authorize=_authorize)

@@ -13,6 +13,7 @@ from typing import Any
 from service.api import common, moves
 from service.errors import GameOver
 from service.games.contract import Applied
+from service.games.protocol import Referee
 from service.storage.records import Record
 
 
@@ -21,7 +22,7 @@ class Rename(moves.Move):
     seat's view. A game's API module subclasses it with what only the game knows: whether it is over,
     and the transcript entry."""
 
-    def __init__(self, referee: Any, seat: int, name: str) -> None:
+    def __init__(self, referee: Referee[Any], seat: int, name: str) -> None:
         self.referee, self.seat, self.name = referee, seat, name
 
     def over(self, record: Record) -> bool:

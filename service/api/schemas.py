@@ -8,7 +8,7 @@ import re
 import marshmallow as ma
 from marshmallow import fields, validate
 
-from service.games.contract import TOP_BOT_LEVEL
+from service.games.levels import TOP_BOT_LEVEL
 from service.games.schemas import doc  # (the games' published schemas describe their fields with it too)
 
 

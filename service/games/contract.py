@@ -36,19 +36,11 @@ table or chance):
 * ``verify(action, *, seat=None, now=0.0)`` raises what ``apply`` would; ``is_legal`` says whether.
 * ``legal_actions(seat) -> list[LegalAction]``;  ``to_dict()`` / ``from_dict()`` its stored form.
 
-**The referee module** has the same functions with the same parameters, ``doc`` being the stored
-document and ``version`` its version:
-
-* ``create(id, options, at) -> (doc, entries)`` — a new record (without ``auth``, which the caller
-  adds) and its first transcript entries; ``options``: the create request's body;
-* ``load(doc) -> state``;  ``seat_count(doc) -> int``;
-* ``play(doc, version, who, at, seat, action, state=None) -> Applied | None`` — one move (and the
-  chance it calls for); ``None`` when it changed nothing (an exact repeat); ``state``: the
-  document's own state object when the caller has one to change in place;
-* ``enforce(doc, version, who, at, state=None) -> Applied | None`` — a passed deadline enforced;
-* ``view(doc, version, seat, now, state=None) -> dict`` — what ``seat`` (``None``: the public) sees;
-* ``etag_tag(seat_view) -> str`` — what a seat's ETag adds to the version;
-* ``transcript(doc, version, entries) -> dict`` — the public transcript.
+**The referee module** (the stored record of one game and the moves on it) provides ``create``,
+``load``, ``seat_count``, ``play``, ``enforce``, ``view``, ``etag_tag`` and ``transcript``: their
+parameters and answers are :class:`service.games.protocol.Referee`'s, the state's
+:class:`~service.games.protocol.GameState`'s, and the type checker holds every game to both
+(tests/test_game_protocol.py).
 """
 
 from __future__ import annotations
@@ -66,11 +58,6 @@ from service.errors import InvalidAction, InvalidOptions
 
 # The parts of a game package, in the order the table above gives them.
 PARTS = ("rules", "actions", "events", "state", "observer", "chance", "clock", "referee", "verifier")
-
-#: The strongest bot level; every game's bots play at the levels 1 (weakest) to this one
-#: (:data:`BOT_LEVELS`: each game's level table has exactly these rows, tests/test_game_contract.py).
-TOP_BOT_LEVEL = 8
-BOT_LEVELS = range(1, TOP_BOT_LEVEL + 1)
 
 
 @dataclass(frozen=True)

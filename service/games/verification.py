@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from service.errors import RefereeError
-from service.games.contract import TOP_BOT_LEVEL
+from service.games.levels import TOP_BOT_LEVEL
 
 EXIT_OK, EXIT_INVALID, EXIT_UNREADABLE = 0, 1, 2
 

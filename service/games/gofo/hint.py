@@ -17,7 +17,6 @@ import random
 from typing import Any
 
 from service.errors import IllegalAction
-from service.games.contract import TOP_BOT_LEVEL
 from service.games.gofo import bot, strength
 from service.games.gofo.actions import action_to_dict
 from service.games.gofo.cards import DECK
@@ -76,7 +75,7 @@ def hint(seat_view: dict[str, Any], rng: random.Random | None = None) -> dict[st
             "win_chance": round(chance, 4), "win_chance_margin": _share_margin(chance, WIN_SAMPLES),
             "rivals": len(strength.rivals(seat_view)),
         }
-    answer["suggestion"] = action_to_dict(bot.act(seat_view, TOP_BOT_LEVEL, rng))
+    answer["suggestion"] = action_to_dict(bot.act(seat_view, max(bot.LEVELS), rng))
     return answer
 
 

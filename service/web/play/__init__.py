@@ -18,6 +18,8 @@ from urllib.parse import urlsplit
 
 from flask import Blueprint, Flask, abort, current_app, redirect, request, send_from_directory
 
+from service.games.levels import TOP_BOT_LEVEL
+
 STATIC_DIR = Path(__file__).resolve().parent / "static"
 PREFIX = "/play"
 
@@ -74,6 +76,7 @@ def index():
     # The seconds between an event stream's keep-alive comments: a stream silent much longer is dead.
     heartbeat = current_app.config.get("STREAM_HEARTBEAT_SECONDS", 15.0)
     page = page.replace("{{STREAM_HEARTBEAT}}", f"{float(heartbeat):g}")
+    page = page.replace("{{TOP_BOT_LEVEL}}", str(TOP_BOT_LEVEL))  # the level pickers offer 1 to it
     response = current_app.response_class(page, mimetype="text/html")
     response.headers["Cache-Control"] = "no-cache"
     return response

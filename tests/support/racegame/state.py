@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from service.errors import GameOver, IllegalAction, NotYourTurn
-from service.games.contract import Event
+from service.games.contract import Action, Event, LegalAction
 
 from .actions import Say
 from .events import Said, Won
@@ -20,9 +20,7 @@ class Race:
     def over(self) -> bool:
         return self.winner is not None
 
-    def legal_actions(self, seat: int | None) -> list:
-        from service.games.contract import LegalAction
-
+    def legal_actions(self, seat: int | None) -> list[LegalAction]:
         if self.over or seat != self.turn:
             return []
         return [LegalAction("say", min=1, max=min(self.options.max_step, self.options.target - self.total))]
@@ -45,8 +43,9 @@ class Race:
             return False
         return True
 
-    def apply(self, action: Say, *, seat: int | None = None, now: float = 0.0) -> list[Event]:
+    def apply(self, action: Action, *, seat: int | None = None, now: float = 0.0) -> list[Event]:
         self.verify(action, seat=seat, now=now)
+        assert isinstance(action, Say)  # verify refuses any other action
         self.total += action.amount
         events: list[Event] = [Said(seat, action.amount, self.total)]
         if self.total == self.options.target:

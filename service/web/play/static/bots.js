@@ -4,7 +4,9 @@ import { t } from './i18n.js';
 import { h, mount, fail, field, select, number, saveGame } from './ui.js';
 import { randomHex } from './sha256.js';
 
-export const LEVELS = [1, 2, 3, 4, 5, 6, 7, 8];
+/** The bots' levels, 1 to the strongest the page's meta tag names (service.games.levels.TOP_BOT_LEVEL). */
+const TOP_LEVEL = Number(document.querySelector('meta[name="referee-top-bot-level"]').content);
+export const LEVELS = Array.from({ length: TOP_LEVEL }, (_, i) => i + 1);
 export const DEFAULT_LEVEL = 4;
 
 /** The level picker: 1 (bids at random) to 8 (the exact equilibrium near the end), with the line saying so. */
