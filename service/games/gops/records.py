@@ -3,17 +3,17 @@ what a played game leaves: :class:`RoundRecord`, :class:`GameResult`, :class:`Pl
 :class:`MatchResult`.
 
 Records and results are frozen dataclasses, made once when their round (or game) ends and never
-changed (a winner's pick replaces its round's record), so the history, the past games and the events
-hold the same ones.  ``to_dict()`` is the stored form, which views and transcripts publish (a round
+changed (a winner's pick replaces its round's record), so the history and the past games hold the
+same ones.  ``to_dict()`` is the stored form, which views and transcripts publish (a round
 record leaves out its ``None`` fields); ``from_dict()`` reads it back.
 
 A round's commitments and reveals are kept once, in the game's log (the transcript).  Its record
 keeps ``sealed`` instead: by seat, the first :data:`SEAL_HEX` hex digits (64 bits) of each opened
 commitment, all the referee needs to recognise a retry of a past round (``Bidding.is_repeat``).
 Records of the older stored form carry the full ``commitments`` and ``reveals`` instead, read and
-written back as they are; simulated rounds (``Gops.play_bids``) have neither.  A view's history and
-``round_resolved`` leave all three out (``to_dict(public=True)``); a transcript's past games carry
-their records whole; the API's schemas declare none of the three.
+written back as they are; simulated rounds (``Gops.play_bids``) have neither.  A view's history leaves
+all three out (``to_dict(public=True)``); a transcript's past games carry their records whole;
+the API's schemas declare none of the three.
 """
 
 from __future__ import annotations
