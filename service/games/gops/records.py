@@ -2,9 +2,12 @@
 what a played game leaves: :class:`RoundRecord`, :class:`GameResult`, :class:`PlayedGame`,
 :class:`MatchResult`.
 
-Records and results are frozen dataclasses, made once when their round (or game) ends and never
-changed (a winner's pick replaces its round's record), so the history and the past games hold the
-same ones.  ``to_dict()`` is the stored form, which views and transcripts publish (a round
+Records and results are made once when their round (or game) ends and never changed (a winner's
+pick replaces its round's record), so the history and the past games hold the same ones.  Results
+are frozen dataclasses; a round record is a slotted one, not frozen: one is made every round, in the
+rules' inner loop (a bot's playouts, ``Gops.play_bids``), where a frozen one cost the rules alone a
+tenth of their speed (each of its 14 fields set through ``object.__setattr__``: bench/README.md).
+Nothing assigns to one (tests/gops/test_records.py plays matches and checks every record it saw).  ``to_dict()`` is the stored form, which views and transcripts publish (a round
 record leaves out its ``None`` fields); ``from_dict()`` reads it back.
 
 A round's commitments and reveals are kept once, in the game's log (the transcript).  Its record
@@ -200,7 +203,7 @@ def _ints(data: list[int] | None) -> tuple[int, ...] | None:
     return None if data is None else tuple(data)
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True)
 class RoundRecord:
     """One resolved round: each seat's bid, who won, and what the round gave.
 
