@@ -54,7 +54,8 @@ def main(argv: list[str]) -> None:
                   f"ratio {ratios[name][-1]:.3f}", flush=True)
     for name, tree in trees.items():
         got = ratios[name]
-        print(f"{name} ({tree}): median ratio {statistics.median(got):.3f} (range {min(got):.3f}-{max(got):.3f})")
+        print(f"{name} ({tree}): median ratio {statistics.median(got):.3f} "
+              f"(range {min(got):.3f}-{max(got):.3f})")
 
 
 if __name__ == "__main__":

@@ -2,8 +2,8 @@
 
 :class:`Gops` is built with :meth:`Gops.new` and fed actions with :meth:`Gops.apply`, which checks
 the action completely (:meth:`Gops.verify`) *before* changing anything, then applies it in place
-and says whether it changed anything.  A refused action leaves the state exactly as it was; nothing is
-copied per action.  The state holds one object per seam of the game, each importing only those
+and says whether it changed anything.  A refused action leaves the state exactly as it was; nothing
+is copied per action.  The state holds one object per seam of the game, each importing only those
 below it (none imports the state):
 
 * :class:`~service.games.gops.progress.MatchProgress` — the current game, the games played, who
