@@ -76,14 +76,16 @@ class Player:
         self.forfeits = 0
         self.give_up_after: int | None = None
 
-    def apply(self, action) -> list[dict]:
+    def apply(self, action) -> bool:
         self.now += 1.0
         before_rounds = len(self.state.game.history)
         before_hands = [list(h) for h in self.state.game.hands]
         before_game = self.state.game.number
-        events = self.state.apply(action, now=self.now)
+        leaving = ([action.seat] if isinstance(action, G.Resign)
+                   else self.state.late_seats(self.now) if isinstance(action, G.EnforceDeadline) else [])
+        changed = self.state.apply(action, now=self.now)
         self.log.append((G.action_to_dict(action), self.now))
-        self.forfeits += sum(1 for e in events if e.TYPE == "forfeited")
+        self.forfeits += len(leaving)  # (applied: each of them forfeited the game)
         g = self.state.game
         if g.number == before_game and len(g.history) > before_rounds:
             assert len(g.history) == before_rounds + 1
@@ -101,7 +103,7 @@ class Player:
         elif g.number == before_game:
             assert g.hands == before_hands  # hands only change when a round resolves
         self.check_invariants()
-        return events
+        return changed
 
     def check_invariants(self) -> None:
         state = self.state

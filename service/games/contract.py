@@ -1,12 +1,11 @@
 """The contract every game provides, and what its parts share: :class:`Action` and its codec,
-:class:`LegalAction`, :class:`Event` (declared with :func:`event`), :class:`Applied`.
+:class:`LegalAction`, :class:`Applied`.
 
 A game lives in its own package, ``service/games/<name>/``, with the same parts under the same names:
 
 =================  ====================================================================================
 ``rules``          the options a game or table is created with (validated dataclasses)
 ``actions``        its :class:`Action` types and their :class:`ActionCodec`, ``CODEC``
-``events``         its :class:`Event` types: what ``apply`` returns
 ``state``          the pure state machine (below)
 ``observer``       everything a caller may see — the public, a seat, the host — during and after a game,
                    transcripts included: nothing leaves the service without passing through it
@@ -20,19 +19,20 @@ A game lives in its own package, ``service/games/<name>/``, with the same parts 
 
 and a :class:`GameDefinition` named ``GAME`` in its ``__init__``; one line in
 :mod:`service.games.registry` lists it. That is all a game needs: the app serves a game with no HTTP
-module of its own from this contract (routes, spec, events, metrics: :mod:`service.api.generic`), and
-``python -m service.verify`` checks its transcripts with its ``verifier``. Gops and Gofo have HTTP
+module of its own from this contract (routes, spec, live updates, metrics:
+:mod:`service.api.generic`), and ``python -m service.verify`` checks its transcripts with its
+``verifier``. Gops and Gofo have HTTP
 modules of their own (``service/api/gops.py``, ``gofo.py``) for their typed, documented schemas.
 
 **The state** (Gops' ``Gops``, Gofo's ``Table``) answers, for a ``seat`` (``None``: the host, the
 table or chance):
 
-* ``apply(action, *, seat=None, now=0.0) -> list[Event]`` — checks the whole move, then changes the
-  state in place and returns the public events (:class:`Event`: frozen dataclasses declared in the
-  game's ``events``; ``to_dict()`` is their JSON).  A refused move raises a typed
-  :class:`~service.errors.RefereeError` and leaves the state exactly as it was; an exact repeat of
-  a move already applied (a retried request) returns no events.  ``now`` is the moment of the move
-  (a game whose rules read the clock uses it).
+* ``apply(action, *, seat=None, now=0.0) -> bool`` — checks the whole move, then changes the state
+  in place: True.  A refused move raises a typed :class:`~service.errors.RefereeError` and leaves
+  the state exactly as it was; an exact repeat of a move already applied (a retried request) changes
+  nothing: False.  ``now`` is the moment of the move (a game whose rules read the clock uses it).
+  What happened is told once: the transcript entries the referee records for each move (the
+  actions, which replay and verify), and the records a view carries of each round or hand.
 * ``verify(action, *, seat=None, now=0.0)`` raises what ``apply`` would; ``is_legal`` says whether.
 * ``legal_actions(seat) -> list[LegalAction]``;  ``to_dict()`` / ``from_dict()`` its stored form.
 
@@ -45,19 +45,18 @@ parameters and answers are :class:`service.games.protocol.Referee`'s, the state'
 
 from __future__ import annotations
 
-import enum
 import importlib
 import time
 import types
 import typing
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import MISSING, dataclass, fields
-from typing import Any, ClassVar, TypeVar
+from typing import Any, ClassVar
 
 from service.errors import InvalidAction, InvalidOptions
 
 # The parts of a game package, in the order the table above gives them.
-PARTS = ("rules", "actions", "events", "state", "observer", "chance", "clock", "referee", "verifier")
+PARTS = ("rules", "actions", "state", "observer", "chance", "clock", "referee", "verifier")
 
 
 @dataclass(frozen=True)
@@ -153,56 +152,6 @@ def _is(kind: type, value: Any) -> bool:
     if kind is int:
         return isinstance(value, int) and not isinstance(value, bool)
     return isinstance(value, kind)
-
-
-class Event:
-    """Base of every event of every game: a frozen, slotted dataclass (declare one with :func:`event`)
-    whose ``TYPE`` is its JSON ``"type"``.
-
-    :meth:`to_dict` is its JSON form: ``{"type": TYPE, **fields}`` in field order, tuples as lists,
-    enums as their values, anything with a ``to_dict()`` (a record) as that.
-    """
-
-    __slots__ = ()
-    TYPE: ClassVar[str] = ""
-    FIELDS: ClassVar[tuple[str, ...]] = ()
-
-    def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"type": self.TYPE}
-        for name in self.FIELDS:
-            out[name] = to_json(getattr(self, name))
-        return out
-
-
-def to_json(value: Any) -> Any:
-    """A field's JSON-ready form: tuples and lists as lists, dicts by value, enums as their values,
-    an object with a ``to_dict()`` as that."""
-    if isinstance(value, (tuple, list)):
-        return [to_json(v) for v in value]
-    if isinstance(value, dict):
-        return {k: to_json(v) for k, v in value.items()}
-    if isinstance(value, enum.Enum):
-        return value.value
-    to_dict = getattr(value, "to_dict", None)
-    return value if to_dict is None else to_dict()
-
-
-E = TypeVar("E", bound=Event)
-
-
-def event(kind: str) -> Callable[[type[E]], type[E]]:
-    """Declare an event: ``@event("committed") class Committed(Event): round: int; seat: int`` makes
-    a frozen, slotted dataclass whose ``TYPE`` is ``"committed"``."""
-
-    def declare(cls: type[E]) -> type[E]:
-        if not issubclass(cls, Event):
-            raise TypeError(f"{cls.__name__}: an event derives from Event")
-        made = dataclass(frozen=True, slots=True)(cls)
-        made.TYPE = kind
-        made.FIELDS = tuple(f.name for f in fields(made))
-        return made
-
-    return declare
 
 
 @dataclass

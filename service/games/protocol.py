@@ -22,10 +22,10 @@ Doc = dict[str, Any]
 
 class GameState(Protocol):
     """A game's state (Gops' ``Gops``, Gofo's ``Table``), for a ``seat`` (``None``: the host, the table
-    or chance). ``apply`` checks the whole move, then changes the state in place (what it returns is
-    the game's own); ``verify`` raises what ``apply`` would, ``is_legal`` says whether."""
+    or chance). ``apply`` checks the whole move, then changes the state in place and says whether it
+    changed it (``False``: an exact repeat of a move already applied, a retried request); ``verify`` raises what ``apply`` would, ``is_legal`` says whether."""
 
-    def apply(self, action: Action, *, seat: int | None = ..., now: float = ...) -> object: ...
+    def apply(self, action: Action, *, seat: int | None = ..., now: float = ...) -> bool: ...
 
     def verify(self, action: Action, *, seat: int | None = ..., now: float = ...) -> None: ...
 

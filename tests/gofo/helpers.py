@@ -5,7 +5,6 @@ from __future__ import annotations
 import random
 from typing import Any, Iterable
 
-from service.games.contract import Event
 from service.games.gofo import observer
 from service.games.gofo.cards import DECK
 from service.games.gofo.table import Table
@@ -46,13 +45,6 @@ def play(hand: Any, *moves: tuple[int | None, Action]) -> Any:
     for seat, action in moves:
         hand.apply(action, seat=seat)
     return hand
-
-
-def play_events(hand: Any, *moves: tuple[int | None, Action]) -> tuple[Any, list[Event]]:
-    events: list[Event] = []
-    for seat, action in moves:
-        events += hand.apply(action, seat=seat)
-    return hand, events
 
 
 # keep most random hands going to the canto: folding and declining are rarer than going on

@@ -104,9 +104,7 @@ def test_each_allowed_front_begins_the_next_hand_with_it(front):
     table = Table.new(TABLETOP)
     mano = _bust_tabletop(table)
     loser = 1 - mano
-    events = table.apply(Inaugurate(front), seat=loser)
-    assert events[0].to_dict() == {"type": "inauguration", "seat": loser, "front": front}
-    assert events[1].TYPE == "hand_started" and events[1].hand == 2
+    table.apply(Inaugurate(front), seat=loser)
     assert table.inaugurations_pending == [] and table.hand_number == 2
     assert (table.fronts[loser], table.behinds[loser], table.cajas[loser]) == (front, 10 - front, 2)
     assert table.hand.stacks[loser] == front and table.hand.dealer == 1 and table.hand.phase == "opening"

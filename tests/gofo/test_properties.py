@@ -105,7 +105,7 @@ def play_table(seed: int, seats: int, mode: str, hands: int, *, secrecy: bool = 
                     a.type == "look" for a in table.legal_actions(s)))
                 action = random_action([LegalAction("look")], rng)
         number = table.hand_number
-        events = table.apply(action, seat=seat)
+        table.apply(action, seat=seat)
         transcript.append(record(seat, action))
         if table.hand_number != number and number > 0:
             plan = {}

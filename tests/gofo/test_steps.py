@@ -9,12 +9,13 @@ from service.errors import RefereeError
 from service.games.gofo.actions import action_from_dict
 from service.games.gofo.cards import DECK
 from service.games.gofo.observer import hand_view
+from service.games.gofo.records import DiscardRecord
 from service.games.gofo.hand import (
     Corta, Decline, Discard, Enter, HandState, Look, NoVer, Open, Pass, Raise, Refiche,
     Shuffle, Ver, Voy,
 )
 
-from .helpers import dealt_hand, play, play_events, stacked_order
+from .helpers import dealt_hand, play, stacked_order
 
 # four players, dealer 0: mano is 1, then 2, 3, and the dealer 0 (the pie) last
 FIRSTS = [["3o", "4o"], ["3c", "4c"], ["3e", "4e"], ["3b", "4b"]]
@@ -55,9 +56,8 @@ def entered_all(hand: HandState, opening: int = 2) -> HandState:
 def test_1_deal_two_cards_counter_clockwise_from_mano() -> None:
     hand = HandState.new("dealt", 0, [30] * 4)
     assert hand.to_act() is None and hand.chance_request()["kind"] == "shuffle"
-    events = hand.apply(Shuffle(stacked_order(FIRSTS, THIRDS)))
-    assert [e.seat for e in events if e.TYPE == "dealt"] == [1, 2, 3, 0]
-    assert hand.hands[1] == ["3o", "4o"] and hand.hands[0] == ["3b", "4b"]
+    hand.apply(Shuffle(stacked_order(FIRSTS, THIRDS)))
+    assert hand.hands == [FIRSTS[3], FIRSTS[0], FIRSTS[1], FIRSTS[2]]  # dealt to seats 1, 2, 3, then 0
     assert len(hand.stock) == 28 - 8
     assert hand.to_act() == 1 and hand.phase == "opening"
 
@@ -90,8 +90,8 @@ def test_2_opening_cap_counts_the_sitting_out_dealer() -> None:
 def test_2_smallest_front_one_means_opening_one_and_all_in() -> None:
     hand = dealt_hand([30, 1, 30, 30])
     assert hand.opening_range() == (1, 1)
-    events = hand.apply(Open(1), seat=1)
-    assert events[0].all_in and hand.all_in(1)
+    hand.apply(Open(1), seat=1)
+    assert hand.all_in(1)
     # mano all-in: the opening cannot be raised by him; nobody entered blind → straight to 5 cards
     hand = play(hand, (2, Enter(False)), (3, Enter(False)), (0, Enter(False)))
     assert hand.phase == "speaking" and 1 not in hand.queue
@@ -130,10 +130,8 @@ def test_3_six_players_dealer_sits_out_unless_someone_declines() -> None:
 
     hand = dealt_hand([30] * 6, dealer=2, seed=3)
     stock_top = hand.stock[:2]
-    hand, events = play_events(hand, (3, Open(2)), (4, Enter(False)), (5, Decline()),
-                               (0, Enter(False)), (1, Enter(False)))
-    assert {"type": "dealt", "seat": 2, "count": 2, "dealer_buy_in": True} in [e.to_dict() for e in events]
-    assert hand.to_act() == 2 and hand.hands[2] == stock_top
+    hand = play(hand, (3, Open(2)), (4, Enter(False)), (5, Decline()), (0, Enter(False)), (1, Enter(False)))
+    assert hand.dealer_offered and hand.to_act() == 2 and hand.hands[2] == stock_top  # the dealer is dealt in
     assert hand.legal_actions(2)[0].type == "look"
     hand = play(hand, (2, Enter(blind=True)))
     assert hand.status[2] == "in" and hand.committed[2] == 2
@@ -180,8 +178,8 @@ def test_4_all_in_raise_of_the_opening_closes_raising() -> None:
     hand = dealt_hand([30, 30, 12, 30], order=stacked_order(FIRSTS, THIRDS))
     hand = play(hand, (1, Open(2)), (2, Enter(True)), (3, Enter(False)), (0, Enter(False)),
                 (1, Pass()))
-    hand, events = play_events(hand, (2, Raise(10)))  # smaller than... no: all of seat 2's resto
-    assert events[0].all_in and hand.bet.closed
+    hand = play(hand, (2, Raise(10)))  # smaller than... no: all of seat 2's resto
+    assert hand.all_in(2) and hand.bet.closed
     hand = play(hand, (3, Ver()), (0, Ver()), (1, Ver()))
     assert hand.phase == "speaking"  # no refiche turn after an all-in raise
 
@@ -217,10 +215,9 @@ def test_6_four_silent_rounds_then_canto() -> None:
 def test_6_discard_draws_as_many_and_shows_them() -> None:
     hand = all_voy(play(entered_all(four()), (1, Pass())))
     top = hand.stock[:2]
-    hand, events = play_events(hand, (1, Discard(("3o", "4o"))))
+    hand = play(hand, (1, Discard(("3o", "4o"))))
     assert hand.hands[1] == ["5o", "6o", "7o"] + top
-    assert events[0].to_dict() == {"type": "discarded", "round": 1, "seat": 1, "count": 2,
-                                   "cards": ["3o", "4o"], "kept": False}
+    assert hand.discard_log == [DiscardRecord(round=1, seat=1, count=2, cards=("3o", "4o"), kept=False)]
     assert codes(hand.apply, 2, Discard(("3c", "3c"))) == "duplicate_card"
 
 
@@ -258,8 +255,8 @@ def test_7_jugado_refiche_may_be_smaller_and_closes_raising() -> None:
     hand = play(entered_all(hand), (1, Pass()), (1, Corta(4)), (2, Ver()), (3, Ver()),
                 (0, Ver()), (2, Pass()))
     assert hand.raise_range(3) == (3, 3)  # seat 3 has 3 left: jugado only
-    hand, events = play_events(hand, (3, Refiche(3)))
-    assert events[0].all_in
+    hand = play(hand, (3, Refiche(3)))
+    assert hand.all_in(3)
     hand = play(hand, (0, Ver()), (1, Ver()), (2, Ver()))
     assert hand.phase == "discard"  # nobody may raise again
 
@@ -267,11 +264,10 @@ def test_7_jugado_refiche_may_be_smaller_and_closes_raising() -> None:
 def test_7_everyone_folds_to_a_refiche_maker_wins_without_showing() -> None:
     hand = play(entered_all(four()), (1, Pass()), (1, Corta(4)), (2, Ver()), (3, NoVer()),
                 (0, Ver()), (2, Refiche(6)))
-    hand, events = play_events(hand, (0, NoVer()), (1, NoVer()))
+    hand = play(hand, (0, NoVer()), (1, NoVer()))
     assert hand.is_over() and hand.result.reason == "uncontested"
     assert hand.result.payouts == (0, 0, 2 + 4 + 6 + 2 + 2 + 4 + 2 + 4, 0)
-    assert hand.result.shown == (None,) * 4
-    assert not any(e.TYPE == "canto" for e in events)
+    assert hand.result.shown == (None,) * 4  # no canto: nobody's hand is shown
     assert codes(hand.apply, 2, Voy()) == "hand_over"
 
 
@@ -286,8 +282,10 @@ def test_7_corte_answered_by_all_without_refiche_closes() -> None:
 def test_8_short_ver_goes_all_in_and_stays_in() -> None:
     hand = dealt_hand([30, 30, 30, 6], order=stacked_order(FIRSTS, THIRDS))
     hand = play(entered_all(hand), (1, Pass()), (1, Corta(10)))
-    hand, events = play_events(hand, (2, Ver()), (3, Ver()))
-    assert events[-1].to_dict() == {"type": "ver", "seat": 3, "amount": 4, "all_in": True}
+    hand = play(hand, (2, Ver()))
+    before = hand.committed[3]
+    hand = play(hand, (3, Ver()))
+    assert hand.committed[3] - before == 4 and hand.remaining(3) == 0  # its 4 left, not the 10
     assert hand.status[3] == "in" and hand.all_in(3)
 
 
@@ -298,9 +296,9 @@ def test_9_after_corte_with_three_left_discards_stay_to_the_right() -> None:
                 (0, Ver()), (2, Pass()), (0, Pass()))
     assert hand.keep_right and hand.live() == [1, 2, 0]
     pile_before = list(hand.pile)
-    hand, events = play_events(hand, (1, Discard(("3o", "4o"))))
+    hand = play(hand, (1, Discard(("3o", "4o"))))
     assert hand.kept[1] == ["3o", "4o"] and hand.pile == pile_before
-    assert events[0].kept is True
+    assert hand.discard_log[-1].kept is True
     hand = play(hand, (2, Discard(())), (0, Discard(())))
     assert hand.is_over()
 

@@ -7,7 +7,7 @@ import random
 from service.games.gofo.cards import DECK
 from service.games.gofo.hand import Decline, Discard, Enter, HandState, Open, Pass, Reshuffle, Voy
 
-from .helpers import dealt_hand, play, play_events
+from .helpers import dealt_hand, play
 
 
 def all_cards(hand: HandState) -> list[str]:
@@ -27,15 +27,15 @@ def test_reshuffle_layers_older_pile_then_this_round_then_own() -> None:
     assert len(hand.stock) == 1
     last_stock = hand.stock[0]
     own = tuple(hand.hands[2][:3])
-    hand, events = play_events(hand, (2, Discard(own)))
+    hand = play(hand, (2, Discard(own)))
     assert hand.phase == "reshuffle" and hand.to_act() is None
     request = hand.chance_request()
     assert request["kind"] == "reshuffle"
     assert sorted(request["cards"]) == sorted(older + list(first) + list(own))
     # supply the order with the layers reversed: the engine must still put them in rule order
     order = tuple(own) + first + tuple(older)
-    hand, events = play_events(hand, (None, Reshuffle(order)))
-    assert events[0].to_dict() == {"type": "reshuffled", "count": 10}
+    hand = play(hand, (None, Reshuffle(order)))
+    assert [restock.count for restock in hand.restocks] == [10]
     # seat 2 drew the last stock card, then the two older pile cards
     assert hand.hands[2][-3:] == [last_stock] + older
     assert hand.stock == list(first) + list(own)

@@ -11,7 +11,7 @@ from service.games.gofo import Table, TableOptions, chance_action, view
 from service.games.gofo.hand import Corta, Discard, Enter, NoVer, Open, Pass, Show, Ver
 from service.games.gofo.table import DealerDraw
 
-from .helpers import play, play_events
+from .helpers import play
 
 
 def test_defaults_and_option_validation() -> None:
@@ -34,12 +34,12 @@ def test_ledger_starts_with_one_caja_split_front_and_behind() -> None:
 def test_first_dealer_highest_card_ties_draw_again() -> None:
     t = Table.new({"seats": 4})
     assert t.chance_request() == {"kind": "dealer_draw", "seats": [0, 1, 2, 3]}
-    events = t.apply(DealerDraw(("3o", "12c", "7e", "12b")))
+    t.apply(DealerDraw(("3o", "12c", "7e", "12b")))
     assert t.dealer is None and t.chance_request() == {"kind": "dealer_draw", "seats": [1, 3]}
-    assert events[-1].to_dict() == {"type": "dealer_draw_tie", "seats": [1, 3]}
-    events = t.apply(DealerDraw(("4o", "11e")))
+    assert t.draws == [[[0, "3o"], [1, "12c"], [2, "7e"], [3, "12b"]]]
+    t.apply(DealerDraw(("4o", "11e")))
     assert t.dealer == 3 and t.hand.mano == 0
-    assert {"type": "dealer_chosen", "seat": 3} in [e.to_dict() for e in events]
+    assert t.draws[1:] == [[[1, "4o"], [3, "11e"]]]
     assert t.chance_request()["kind"] == "shuffle"
 
 
@@ -55,21 +55,19 @@ def test_dealer_rotates_to_the_next_seat() -> None:
     assert t.fronts == [29, 32, 29]
 
 
-def _lose_everything(t: Table) -> tuple[Table, list[dict]]:
+def _lose_everything(t: Table) -> Table:
     """Two seats, tabletop: mano (seat 1) goes all-in with a corte and loses the canto."""
     t = play(t, (1, Open(1)), (0, Enter(False)), (1, Pass()))
     t = play(t, (1, Corta(t.hand.remaining(1))), (0, Ver()))
     t = play(t, (1, Discard(count=0)), (0, Discard(count=0)))
-    return play_events(t, (1, Show(("3o", "4o", "3c", "3e", "3b"))),
-                       (0, Show(("6e", "7e", "11e", "12e", "4b"))))
+    return play(t, (1, Show(("3o", "4o", "3c", "3e", "3b"))), (0, Show(("6e", "7e", "11e", "12e", "4b"))))
 
 
 def test_refill_from_behind_between_hands() -> None:
     t = Table.new({"seats": 2, "caja": 20, "refill": 4, "initial_front": 8, "mode": "tabletop"})
     t = play(t, (None, DealerDraw(("12o", "3c"))))
     assert t.hand.mano == 1
-    t, events = _lose_everything(t)
-    assert {"type": "refill", "seat": 1, "amount": 4} in [e.to_dict() for e in events]
+    t = _lose_everything(t)  # seat 1's empty front is refilled with 4 of its 12 behind
     assert t.fronts == [16, 4] and t.behinds == [12, 8] and t.cajas == [1, 1]
     assert t.hand.stacks == [16, 4]
 
@@ -78,8 +76,7 @@ def test_new_caja_inauguration_when_nothing_is_left() -> None:
     t = Table.new({"seats": 2, "caja": 8, "refill": 4, "initial_front": 8,
                    "inauguration_front": 6, "mode": "tabletop"})
     t = play(t, (None, DealerDraw(("12o", "3c"))))
-    t, events = _lose_everything(t)
-    assert {"type": "new_caja", "seat": 1, "cajas": 2, "front": 6} in [e.to_dict() for e in events]
+    t = _lose_everything(t)  # seat 1 has nothing left: a new caja, inaugurated with 6 in front
     assert t.fronts == [16, 6] and t.behinds == [0, 2] and t.cajas == [1, 2]
     assert t.balance(1) == 6 + 2 - 16 == -8 and t.balance(0) == 8
 
@@ -87,7 +84,7 @@ def test_new_caja_inauguration_when_nothing_is_left() -> None:
 def test_opening_cap_uses_fronts_after_refill() -> None:
     t = Table.new({"seats": 2, "caja": 20, "refill": 4, "initial_front": 8, "mode": "tabletop"})
     t = play(t, (None, DealerDraw(("12o", "3c"))))
-    t, _ = _lose_everything(t)
+    t = _lose_everything(t)
     # next hand: dealer 1, mano 0; the smallest front is 4 → opening at most 3
     assert t.hand.mano == 0 and t.hand.opening_range() == (1, 3)
     assert t.legal_actions(0)[-1].to_dict() == {"type": "open", "min": 1, "max": 3}

@@ -3,9 +3,9 @@
 ``engine_golden.json`` holds, for 200 seeded random playouts (2–7 players, every resolution,
 carry-over and discard, multi-card bids, open prizes, hidden prizes, reported orders, deadlines,
 matches, refused actions interleaved, restarts from the stored form), a digest of every step: the
-action, its events or refusal (class, code, detail, extra; a refusal must leave ``to_dict()``
-unchanged), ``to_dict()``, ``awaiting()``, ``legal_actions`` and the views of the public and of
-every seat, and at the end the transcripts.  It was written from ``main``'s engine
+action, whether it changed the state or its refusal (class, code, detail, extra; a refusal must
+leave ``to_dict()`` unchanged), ``to_dict()``, ``awaiting()``, ``legal_actions`` and the views of
+the public and of every seat, and at the end the transcripts.  It was written from ``main``'s engine
 (``tests/support/gops_trace.py`` says how); to see what differs for a seed, dump its records here
 and from the reference tree (``python -m support.gops_trace --dump SEED``) and diff them.
 """

@@ -1,5 +1,6 @@
-"""Round records, game results and the match result are frozen dataclasses inside the engine, read
-by attribute; their stored form (``to_dict``) is what stored documents, views and transcripts hold,
+"""Round records, game results and the match result are dataclasses inside the engine, read by
+attribute, never changed once made (the results are frozen; a round record is replaced, never
+assigned to); their stored form (``to_dict``) is what stored documents, views and transcripts hold,
 and ``from_dict`` reads it back to equal records, key order and all."""
 
 from __future__ import annotations
@@ -22,8 +23,10 @@ VARIANTS = {
 }
 
 
-def _played_match(options: dict, seed: int) -> G.Gops:
-    """A cumulative match of two 6-card games of random bids (the winner of open prizes chooses)."""
+def _played_match(options: dict, seed: int, seen: dict | None = None) -> G.Gops:
+    """A cumulative match of two 6-card games of random bids (the winner of open prizes chooses);
+    ``seen``: filled with every round record the state held after a move, by id, and its stored
+    form when first seen."""
     rng = random.Random(seed)
     options = dict(options)
     rules = G.make_rules(options.pop("profile"), ranks=6, prize_order="descending", **options)
@@ -34,12 +37,16 @@ def _played_match(options: dict, seed: int) -> G.Gops:
             state.apply(G.ChoosePrize(g.chooser, rng.choice(g.row)))
         else:
             state.play_bids({s: (rng.choice(g.hands[s]),) for s in state.awaiting()})
+        if seen is not None:
+            for record in [*state.game.history, *(r for p in state.games for r in p.history)]:
+                seen.setdefault(id(record), (record, record.to_dict()))
     return state
 
 
 @pytest.mark.parametrize("variant", VARIANTS)
-def test_a_played_match_leaves_frozen_records_that_read_back_equal(variant):
-    state = _played_match(VARIANTS[variant], seed=len(variant))
+def test_a_played_match_leaves_records_never_changed_that_read_back_equal(variant):
+    seen: dict = {}
+    state = _played_match(VARIANTS[variant], seed=len(variant), seen=seen)
     assert isinstance(state.result, MatchResult) and state.result.games_played == 2
     assert [type(p) for p in state.games] == [PlayedGame, PlayedGame]
     for played in state.games:
@@ -50,8 +57,11 @@ def test_a_played_match_leaves_frozen_records_that_read_back_equal(variant):
             assert all(type(seat) is int for seat in record.bids)
             assert RoundRecord.from_dict(json.loads(json.dumps(record.to_dict()))) == record
     assert sum(state.result.totals) == sum(sum(p.result.scores) for p in state.games)
-    for frozen in (state.result, state.game.result, state.game.history[0], state.games[0]):
+    for frozen in (state.result, state.game.result, state.games[0]):
         with pytest.raises(dataclasses.FrozenInstanceError):
             setattr(frozen, dataclasses.fields(frozen)[0].name, None)
+    # every round record is as it was made: a winner's pick made a new one (open prizes)
+    assert len(seen) >= 12 and all(record.to_dict() == made for record, made in seen.values())
+    assert any(r.chosen for r, _ in seen.values()) == ("open_prizes" in VARIANTS[variant])
     text = json.dumps(state.to_dict())
     assert json.dumps(G.Gops.from_dict(json.loads(text)).to_dict()) == text

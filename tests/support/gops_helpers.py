@@ -13,7 +13,6 @@ from typing import Any
 
 from service.games import commitments
 from service.games import gops as G
-from service.games.contract import Event
 
 
 def det_salt(*parts: object) -> str:
@@ -43,27 +42,26 @@ class Driver:
         self.state = state
         self.now = now
         self.log: list[tuple[dict[str, Any], float]] = []
-        self.events: list[Event] = []
 
     # --- raw
-    def do(self, action: Any, now: float | None = None) -> list[dict[str, Any]]:
+    def do(self, action: Any, now: float | None = None) -> bool:
+        """Apply ``action``: what ``apply`` says (False: an exact repeat, which changed nothing)."""
         at = self.now if now is None else now
-        events = self.state.apply(action, now=at)
+        changed = self.state.apply(action, now=at)
         self.log.append((G.action_to_dict(action), at))
-        self.events.extend(events)
-        return events
+        return changed
 
     @property
     def g(self) -> G.Game:
         return self.state.game
 
     # --- chance / prizes
-    def deal(self, order: Sequence[int] | None = None, salt: str | None = None) -> list[dict]:
+    def deal(self, order: Sequence[int] | None = None, salt: str | None = None) -> bool:
         order = list(order) if order is not None else list(range(1, self.state.rules.ranks + 1))
         salt = salt or det_salt("deal", self.state.game.game_id)
         return self.do(G.DealPrizes(order=tuple(order), salt=salt))
 
-    def report(self, rank: int) -> list[dict]:
+    def report(self, rank: int) -> bool:
         return self.do(G.ReportPrize(rank=rank))
 
     # --- bids
@@ -77,14 +75,14 @@ class Driver:
         return c, salt
 
     def reveal(self, seat: int, cards: int | Sequence[int], salt: str | None = None,
-               rnd: int | None = None) -> list[dict]:
+               rnd: int | None = None) -> bool:
         cards = as_cards(cards)
         rnd = self.g.round if rnd is None else rnd
         salt = salt or det_salt(self.g.game_id, rnd, seat)
         return self.do(G.Reveal(seat=seat, round=rnd, cards=cards, salt=salt))
 
     def bid_round(self, bids: dict[int, int | Sequence[int]] | Sequence[int | Sequence[int]],
-                  report: int | None = None) -> list[dict]:
+                  report: int | None = None) -> None:
         """Commit then reveal one bid per seat (a dict seat -> cards, or a list by seat).
 
         With prize order ``reported`` and a hidden prize, ``report`` is reported
@@ -93,7 +91,6 @@ class Driver:
         if not isinstance(bids, dict):
             bids = dict(enumerate(bids))
         rnd = self.g.round
-        start = len(self.events)
         if self.state.game.phase == "prize" and report is not None:
             self.report(report)
             report = None
@@ -103,9 +100,8 @@ class Driver:
             self.reveal(seat, cards, rnd=rnd)
         if report is not None and self.state.game.phase == "prize":
             self.report(report)
-        return self.events[start:]
 
-    def choose(self, seat: int, rank: int) -> list[dict]:
+    def choose(self, seat: int, rank: int) -> bool:
         return self.do(G.ChoosePrize(seat=seat, rank=rank))
 
 

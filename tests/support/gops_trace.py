@@ -3,8 +3,8 @@
 Used by ``tests/gops/test_engine_equivalence.py``: a playout (rules, match and moves all drawn from
 one seed) applies valid and invalid actions interleaved — deals, commits (legal and illegal bids),
 reveals (good, wrong salt, typo'd cards), exact repeats, reports, choices, resignations, deadlines,
-wrong rounds/games/seats, malformed fields — and records at every step the action, its events or
-its refusal (class, code, detail, extra), ``to_dict()``, ``awaiting()``, ``legal_actions`` and the
+wrong rounds/games/seats, malformed fields — and records at every step the action, whether it
+changed the state (``apply``'s answer) or its refusal (class, code, detail, extra), ``to_dict()``, ``awaiting()``, ``legal_actions`` and the
 views of the public and every seat; sometimes it goes on from ``Gops.from_dict(to_dict())``.  At
 the end it records the transcripts (public and per seat) of the log.  Each step is reduced to a
 short digest of its canonical JSON, so the golden file stays small.
@@ -17,11 +17,14 @@ and seat — and only when every seal is that commitment's first 16 hex digits (
 stays as it is and the digest differs).  Records of the old form are left alone, so the same code
 still writes the goldens from ``main``.
 
-Only the engine's public API is used, so the same code runs against any tree; the golden file
-``tests/gops/engine_golden.json`` was written from ``main`` before the hot-path work::
+Only the engine's public API is used, so the same code runs against any tree (on a tree whose
+``apply`` returned typed events, ``changed`` is whether it returned any); the golden file
+``tests/gops/engine_golden.json`` was written from ``main`` at 356f9b8, the last engine with typed
+events, which matched the goldens written before the hot-path work step for step (run from a
+directory without a ``service`` of its own, so that the reference tree's is the one imported)::
 
     git archive main service | tar -x -C /tmp/main_ref
-    PYTHONPATH=/tmp/main_ref:tests python -m support.gops_trace --write tests/gops/engine_golden.json
+    cd /tmp && PYTHONPATH=/tmp/main_ref:<this tree>/tests python -m support.gops_trace --write golden.json
 """
 
 from __future__ import annotations
@@ -310,11 +313,11 @@ class _Player:
         before = st.to_dict()
         game, rnd = st.game.number, st.game.round
         try:
-            events = st.apply(action, now=self.now)
-            outcome: dict[str, Any] = {"events": [e.to_dict() for e in events]}
+            changed = bool(st.apply(action, now=self.now))  # (a list of events on trees that had them)
+            outcome: dict[str, Any] = {"changed": changed}
             if isinstance(action, (G.Commit, G.Reveal)) and action not in self.last:
                 self.last.append(action)
-            if events:
+            if changed:
                 self.log.append(referee.entry(len(self.log) + 1, self.now, "seat", action, game, rnd))
                 if isinstance(action, G.Commit):
                     self.opened.setdefault((game, action.round, action.seat), {})["commit"] = action.commitment

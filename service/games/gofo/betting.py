@@ -13,15 +13,8 @@ from typing import TYPE_CHECKING, Any
 
 from service.errors import IllegalAction, WrongPhase
 
-from service.games.contract import Event
 from service.games.gofo.actions import Corta, Decline, Enter, NoVer, Open, Pass, Raise, Refiche, Ver, Voy
-from service.games.gofo.events import (
-    BettingClosed, Corte, Dealt, Declined, Entered, Folded, Opened, Passed, Raised, Refiched, SaidVoy, Saw,
-    SpeakingRound,
-)
 from service.games.gofo.rules import SPEAKING_ROUNDS, BetContext, BetStage, Mode, Phase, Status
-
-Events = list[Event]
 
 
 @dataclass
@@ -118,9 +111,9 @@ class Betting:
         def can_bet(self) -> list[int]: ...
         def _take(self, count: int) -> list[str]: ...
         def _muck(self, seat: int) -> None: ...
-        def _complete(self, ev: Events) -> None: ...
-        def _start_discard(self, ev: Events, *, final: bool) -> None: ...
-        def _finish_uncontested(self, ev: Events) -> None: ...
+        def _complete(self) -> None: ...
+        def _start_discard(self, *, final: bool) -> None: ...
+        def _finish_uncontested(self) -> None: ...
 
     # --- questions ---------------------------------------------------------------------------
 
@@ -154,43 +147,40 @@ class Betting:
             raise IllegalAction(f"the opening must be below every front at the table (≤ {hi})",
                                 code="opening_too_large")
 
-    def _do_open(self, seat: int, action: Open, ev: Events) -> None:
+    def _do_open(self, seat: int, action: Open) -> None:
         self.opening = action.amount
         self.committed[seat] = action.amount
         self.status[seat] = Status.IN
         self.blind[seat] = True
-        ev.append(Opened(seat, action.amount, self.remaining(seat) == 0))
         self.phase = Phase.ENTERING
         self.queue = [s for s in self.order_from(self.mano) if self.status[s] is Status.PENDING]
-        self._next_entering(ev)
+        self._next_entering()
 
     def _check_enter(self, seat: int, action: Enter) -> None:
         if action.blind and self.looked[seat]:
             raise IllegalAction("you have looked at your cards: you cannot enter blind",
                                 code="already_looked")
 
-    def _do_enter(self, seat: int, action: Enter, ev: Events) -> None:
+    def _do_enter(self, seat: int, action: Enter) -> None:
         if not action.blind:
             self.looked[seat] = True
         put = min(self.opening, self.remaining(seat))
         self.committed[seat] += put
         self.status[seat] = Status.IN
         self.blind[seat] = action.blind
-        ev.append(Entered(seat, action.blind, put, self.remaining(seat) == 0))
         self.queue.pop(0)
-        self._next_entering(ev)
+        self._next_entering()
 
     def _check_decline(self, seat: int, action: Decline) -> None:
         return None
 
-    def _do_decline(self, seat: int, action: Decline, ev: Events) -> None:
+    def _do_decline(self, seat: int, action: Decline) -> None:
         self.status[seat] = Status.DECLINED
         self._muck(seat)
-        ev.append(Declined(seat))
         self.queue.pop(0)
-        self._next_entering(ev)
+        self._next_entering()
 
-    def _next_entering(self, ev: Events) -> None:
+    def _next_entering(self) -> None:
         if self.queue:
             return
         if (self.status[self.dealer] is Status.OUT and not self.dealer_offered
@@ -200,22 +190,21 @@ class Betting:
             self.status[self.dealer] = Status.PENDING
             if self.mode is Mode.DEALT:
                 self.hands[self.dealer] = self._take(2)
-            ev.append(Dealt(self.dealer, 2, dealer_buy_in=True))
             self.queue = [self.dealer]
             return
         if len(self.live()) < 2:
-            return self._finish_uncontested(ev)
-        self._start_raising(ev)
+            return self._finish_uncontested()
+        self._start_raising()
 
     # --- raising the opening, cortes and refiches ------------------------------------------
 
-    def _start_raising(self, ev: Events) -> None:
+    def _start_raising(self) -> None:
         self.phase = Phase.RAISING
         self.bet = None
         can_bet = self.can_bet()
         self.queue = [s for s in can_bet if self.blind[s]] if len(can_bet) >= 2 else []
         if not self.queue:
-            self._complete(ev)
+            self._complete()
 
     def _check_raise(self, seat: int, action: Raise | Refiche) -> None:
         if self.phase is Phase.BETTING:
@@ -229,9 +218,9 @@ class Betting:
             raise WrongPhase("refiche is only possible after a corte")
         self._check_bet(seat, action.amount)
 
-    def _do_raise(self, seat: int, action: Raise | Refiche, ev: Events) -> None:
+    def _do_raise(self, seat: int, action: Raise | Refiche) -> None:
         context = BetContext.OPENING if isinstance(action, Raise) else BetContext.CORTE
-        self._place_bet(seat, action.amount, context, Raised if isinstance(action, Raise) else Refiched, ev)
+        self._place_bet(seat, action.amount, context)
 
     def _check_bet(self, seat: int, amount: int) -> None:
         if self.phase is Phase.SPEAKING:
@@ -244,8 +233,7 @@ class Betting:
             raise IllegalAction(f"the bet must be at least {max(1, lo)} (or all your resto)",
                                 code="bet_below_minimum")
 
-    def _place_bet(self, seat: int, amount: int, context: BetContext, kind: type[Raised | Refiched | Corte],
-                   ev: Events) -> None:
+    def _place_bet(self, seat: int, amount: int, context: BetContext) -> None:
         put = self._deficit(seat) + amount
         self.committed[seat] += put
         all_in = self.remaining(seat) == 0
@@ -254,11 +242,10 @@ class Betting:
                        last_raise=max(amount, last) if all_in else amount,
                        stage=BetStage.ANSWER, closed=all_in)
         self.phase = Phase.BETTING
-        ev.append(kind(seat, amount, self.committed[seat], all_in))
         level = self.committed[seat]
         self.queue = [s for s in self.order_from(seat)[1:]
                       if self.status[s] is Status.IN and self.remaining(s) > 0 and self.committed[s] < level]
-        self._next_betting(ev)
+        self._next_betting()
 
     def _check_pass(self, seat: int, action: Pass) -> None:
         if self.phase is Phase.BETTING:
@@ -266,37 +253,34 @@ class Betting:
             if self.bet.stage is not BetStage.REFICHE:
                 raise WrongPhase("answer the bet first: ver or no ver", code="must_answer")
 
-    def _do_pass(self, seat: int, action: Pass, ev: Events) -> None:
-        ev.append(Passed(seat))
+    def _do_pass(self, seat: int, action: Pass) -> None:
         self.queue.pop(0)
         if self.phase is Phase.RAISING:
             if not self.queue:
-                self._complete(ev)
+                self._complete()
             return
-        self._next_betting(ev)
+        self._next_betting()
 
     def _check_answer(self, seat: int, action: Ver | NoVer) -> None:
         assert self.bet is not None
         if self.bet.stage is not BetStage.ANSWER:
             raise WrongPhase("nothing to answer: refiche or pass", code="nothing_to_answer")
 
-    def _do_ver(self, seat: int, action: Ver, ev: Events) -> None:
+    def _do_ver(self, seat: int, action: Ver) -> None:
         put = min(self._deficit(seat), self.remaining(seat))
         self.committed[seat] += put
-        ev.append(Saw(seat, put, self.remaining(seat) == 0))
         self.queue.pop(0)
-        self._next_betting(ev)
+        self._next_betting()
 
-    def _do_no_ver(self, seat: int, action: NoVer, ev: Events) -> None:
+    def _do_no_ver(self, seat: int, action: NoVer) -> None:
         self.status[seat] = Status.FOLDED
         self._muck(seat)
-        ev.append(Folded(seat))
         self.queue.pop(0)
         if len(self.live()) < 2:
-            return self._finish_uncontested(ev)
-        self._next_betting(ev)
+            return self._finish_uncontested()
+        self._next_betting()
 
-    def _next_betting(self, ev: Events) -> None:
+    def _next_betting(self) -> None:
         bet = self.bet
         assert bet is not None
         if self.queue:
@@ -309,36 +293,33 @@ class Betting:
                 return
         # matched by all the following with nobody raising: betting closes
         self.bet = None
-        ev.append(BettingClosed())
         if bet.context is BetContext.OPENING:
-            self._complete(ev)
+            self._complete()
         else:
             self.after_corte = True
-            self._start_discard(ev, final=True)
+            self._start_discard(final=True)
 
     # --- the speaking rounds (voy / corta) -------------------------------------------------
 
-    def _start_speaking(self, rnd: int, ev: Events) -> None:
+    def _start_speaking(self, rnd: int) -> None:
         self.round = rnd
         self.phase = Phase.SPEAKING
         self.queue = self.can_bet()
-        ev.append(SpeakingRound(rnd))
         if len(self.queue) < 2:  # nobody could answer a corte: the round is silent
             self.queue = []
-            self._start_discard(ev, final=rnd >= SPEAKING_ROUNDS)
+            self._start_discard(final=rnd >= SPEAKING_ROUNDS)
 
     def _check_voy(self, seat: int, action: Voy) -> None:
         return None
 
-    def _do_voy(self, seat: int, action: Voy, ev: Events) -> None:
-        ev.append(SaidVoy(seat))
+    def _do_voy(self, seat: int, action: Voy) -> None:
         self.queue.pop(0)
         if not self.queue:
-            self._start_discard(ev, final=self.round >= SPEAKING_ROUNDS)
+            self._start_discard(final=self.round >= SPEAKING_ROUNDS)
 
     def _check_corta(self, seat: int, action: Corta) -> None:
         self._check_bet(seat, action.amount)
 
-    def _do_corta(self, seat: int, action: Corta, ev: Events) -> None:
+    def _do_corta(self, seat: int, action: Corta) -> None:
         self.bet = None
-        self._place_bet(seat, action.amount, BetContext.CORTE, Corte, ev)
+        self._place_bet(seat, action.amount, BetContext.CORTE)

@@ -13,18 +13,12 @@ from typing import TYPE_CHECKING, Any
 
 from service.errors import IllegalAction, InvalidAction, WrongPhase
 
-from service.games.contract import Event
 from service.games.gofo.actions import Declare, Show
-from service.games.gofo.events import (
-    CantoStarted, DeclarationCorrected, Declared, HandOver, HandsShown, Mucked, PotWon, Shown,
-)
 from service.games.gofo.betting import Pot
 from service.games.gofo.cards import parse_cards, sort_cards
 from service.games.gofo.records import HandResult, PaidPot
 from service.games.gofo.rules import HAND_SIZE, CantoStage, Mode, Phase, Resolution, Status
 from service.games.gofo.value import MAX_VALUE, MIN_VALUE, hand_value
-
-Events = list[Event]
 
 
 @dataclass
@@ -95,7 +89,7 @@ class Showdown:
 
     # --- the canto ---------------------------------------------------------------------------
 
-    def _start_canto(self, ev: Events) -> None:
+    def _start_canto(self) -> None:
         players = self.live()
         if self.mode is Mode.DEALT:
             shown: list[list[str] | None] = [None] * self.n
@@ -103,12 +97,10 @@ class Showdown:
             for s in players:
                 shown[s] = sort_cards(self.hands[s])
                 values[s] = hand_value(self.hands[s])
-            ev.append(HandsShown(tuple(None if c is None else tuple(c) for c in shown), tuple(values)))
-            return self._pay(values, shown, Resolution.CANTO, ev)
+            return self._pay(values, shown, Resolution.CANTO)
         self.phase = Phase.CANTO
         self.canto = Canto(CantoStage.DECLARE, [None] * self.n, [None] * self.n)
         self.queue = players
-        ev.append(CantoStarted(tuple(players)))
 
     def _check_show(self, seat: int, action: Show) -> None:
         assert self.canto is not None
@@ -128,13 +120,12 @@ class Showdown:
             raise IllegalAction(f"these cards are worth {value}, not the {declared} declared",
                                 code="declared_value_mismatch")
 
-    def _do_show(self, seat: int, action: Show, ev: Events) -> None:
+    def _do_show(self, seat: int, action: Show) -> None:
         assert self.canto is not None
         cards = sort_cards(parse_cards(action.cards))
         self.canto.cards[seat] = cards
-        ev.append(Shown(seat, tuple(cards), hand_value(cards)))
         self.queue.pop(0)
-        self._next_canto(ev)
+        self._next_canto()
 
     @staticmethod
     def _check_points(action: Declare) -> None:
@@ -147,25 +138,22 @@ class Showdown:
             raise WrongPhase("show the cards of your declared points", code="must_show")
         self._check_points(action)
 
-    def _do_declare(self, seat: int, action: Declare, ev: Events) -> None:
+    def _do_declare(self, seat: int, action: Declare) -> None:
         assert self.canto is not None
         self.canto.declared[seat] = action.points
-        ev.append(Declared(seat, action.points))
         self.queue.pop(0)
-        self._next_canto(ev)
+        self._next_canto()
 
     def _check_correction(self, seat: int, action: Declare) -> None:
         self._check_points(action)
 
-    def _do_correction(self, seat: int, action: Declare, ev: Events) -> None:
+    def _do_correction(self, seat: int, action: Declare) -> None:
         assert self.canto is not None
-        was = self.canto.declared[seat]
         self.canto.declared[seat] = action.points
-        ev.append(DeclarationCorrected(seat, action.points, was))
         if self.canto.stage is CantoStage.SHOW:  # who must show depends on the declarations: judge again
             self.canto.stage = CantoStage.DECLARE
             self.queue = []
-            self._next_canto(ev)
+            self._next_canto()
 
     def _check_muck(self, seat: int) -> None:
         if self.phase is not Phase.CANTO or self.canto is None:
@@ -176,20 +164,19 @@ class Showdown:
         if self.canto.cards[seat] is not None:
             raise IllegalAction("you have shown your cards already", code="already_shown")
 
-    def _do_muck(self, seat: int, ev: Events) -> None:
+    def _do_muck(self, seat: int) -> None:
         assert self.canto is not None
         self.status[seat] = Status.FOLDED
         self.canto.declared[seat] = None
         self.queue = [s for s in self.queue if s != seat]
-        ev.append(Mucked(seat))
         if len(self.live()) < 2:  # the last claimant takes every pot, without showing
-            return self._pay([None] * self.n, list(self.canto.cards), Resolution.UNCONTESTED, ev)
+            return self._pay([None] * self.n, list(self.canto.cards), Resolution.UNCONTESTED)
         if self.canto.stage is CantoStage.SHOW:
             self.canto.stage = CantoStage.DECLARE
             self.queue = []
-        self._next_canto(ev)
+        self._next_canto()
 
-    def _next_canto(self, ev: Events) -> None:
+    def _next_canto(self) -> None:
         canto = self.canto
         assert canto is not None
         if self.queue:
@@ -203,26 +190,25 @@ class Showdown:
                 canto.stage = CantoStage.SHOW
                 self.queue = must_show
                 return
-        self._pay(values, list(canto.cards), Resolution.CANTO, ev)
+        self._pay(values, list(canto.cards), Resolution.CANTO)
 
     # --- payout ------------------------------------------------------------------------------
 
-    def _finish_uncontested(self, ev: Events) -> None:
-        self._pay([None] * self.n, [None] * self.n, Resolution.UNCONTESTED, ev)
+    def _finish_uncontested(self) -> None:
+        self._pay([None] * self.n, [None] * self.n, Resolution.UNCONTESTED)
 
-    def _pay(self, values: list[int | None], shown: list[Any], reason: Resolution, ev: Events) -> None:
+    def _pay(self, values: list[int | None], shown: list[Any], reason: Resolution) -> None:
         """Each pot to its winner (the best value, ties to the seat closer to mano; a pot with one
         eligible seat, or every pot when uncontested, without judging); the hand is over."""
         payouts = [0] * self.n
         paid: list[PaidPot] = []
-        for i, pot in enumerate(self.pots()):
+        for pot in self.pots():
             if reason is Resolution.UNCONTESTED or len(pot.eligible) == 1:
                 winner = pot.eligible[0]
             else:
                 winner = self._pot_winner(pot.eligible, values)
             paid.append(PaidPot(pot.amount, tuple(pot.eligible), winner))
             payouts[winner] += pot.amount
-            ev.append(PotWon(i, pot.amount, winner, paid[-1].eligible))
         assert sum(payouts) == sum(self.committed)
         self.result = HandResult(reason, tuple(paid), tuple(payouts),
                                  tuple(None if c is None else tuple(c) for c in shown), tuple(values),
@@ -230,4 +216,3 @@ class Showdown:
         self.phase = Phase.OVER
         self.queue = []
         self.bet = None
-        ev.append(HandOver(reason, self.result.payouts))

@@ -5,8 +5,8 @@
 four rounds) ↔ ``discard`` → ``canto`` → ``over``; ``reshuffle`` interrupts a discard the stock cannot
 cover.  Each phase: :class:`~service.games.gofo.rules.Phase`.
 
-:meth:`HandState.apply` checks the whole move first, then applies it in place and returns the public
-events.  Seats are table seats ``0..n-1``; "next" is ``seat + 1 (mod n)``.
+:meth:`HandState.apply` checks the whole move first, then applies it in place.  Seats are table
+seats ``0..n-1``; "next" is ``seat + 1 (mod n)``.
 """
 
 from __future__ import annotations
@@ -22,9 +22,7 @@ from service.games.gofo.actions import (  # noqa: F401 - the action types are na
 )
 from service.games.gofo.betting import Bet, Betting, side_pots  # noqa: F401
 from service.games.gofo.canto import Canto, Showdown
-from service.games.contract import Event
 from service.games.gofo.cards import DECK, sort_cards
-from service.games.gofo.events import Looked
 from service.games.gofo.rules import (
     MAX_PLAYERS_IN_HAND, MODES, BetContext, BetStage, CantoStage, Mode, Phase, Status,
 )
@@ -32,7 +30,6 @@ from service.games.gofo.records import DiscardRecord, HandResult, Restock
 from service.games.gofo.stock import PendingDraw, Stock
 from service.games.gofo.value import MAX_VALUE, MIN_VALUE
 
-Events = list[Event]
 _CHANCE_PHASES = (Phase.SHUFFLE, Phase.RESHUFFLE, Phase.OVER)
 
 # A seat's move on its turn: the phase it belongs to, then its check and its application.
@@ -312,15 +309,14 @@ class HandState(Betting, Stock, Showdown):
             return False
         return True
 
-    def apply(self, action: Action, *, seat: int | None = None, now: float = 0.0) -> Events:
-        """Apply ``action`` by ``seat`` (``None`` for chance) to this hand; return the public events.
-        Checked whole first: a refused move raises and leaves the hand as it was (``now`` is not read)."""
-        do = self._checked(seat, action)
-        events: Events = []
-        do(events)
-        return events
+    def apply(self, action: Action, *, seat: int | None = None, now: float = 0.0) -> bool:
+        """Apply ``action`` by ``seat`` (``None`` for chance) to this hand; True (every move applied
+        changes the hand).  Checked whole first: a refused move raises and leaves the hand as it was
+        (``now`` is not read)."""
+        self._checked(seat, action)()
+        return True
 
-    def _checked(self, seat: int | None, action: Action) -> Callable[[Events], None]:
+    def _checked(self, seat: int | None, action: Action) -> Callable[[], None]:
         """Check the move; return what applies it."""
         if not isinstance(action, Action):
             raise InvalidAction("not a Gofo action", code="malformed_action")
@@ -329,10 +325,10 @@ class HandState(Betting, Stock, Showdown):
         if action.CHANCE and seat is None:
             if isinstance(action, Shuffle):
                 self._check_shuffle(action)
-                return lambda ev: self._do_shuffle(action, ev)
+                return lambda: self._do_shuffle(action)
             if isinstance(action, Reshuffle):
                 self._check_reshuffle(action)
-                return lambda ev: self._do_reshuffle(action, ev)
+                return lambda: self._do_reshuffle(action)
             raise IllegalAction(f"{action.TYPE} is not a chance action", code="chance_action")
         if seat is None or isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < self.n:
             raise InvalidAction(f"no seat {seat!r} at this table", code="bad_seat")
@@ -342,16 +338,16 @@ class HandState(Betting, Stock, Showdown):
                 if self.looked[seat]:
                     raise IllegalAction("you have already looked", code="already_looked")
                 raise IllegalAction("you have no unseen cards to look at now", code="cannot_look")
-            return lambda ev: self._do_look(seat, ev)
+            return lambda: self._do_look(seat)
         if isinstance(action, Reshuffle):
             self._check_reported_reshuffle(seat, action)
-            return lambda ev: self._do_reported_reshuffle(seat, action, ev)
+            return lambda: self._do_reported_reshuffle(seat, action)
         if isinstance(action, Muck):
             self._check_muck(seat)
-            return lambda ev: self._do_muck(seat, ev)
+            return lambda: self._do_muck(seat)
         if isinstance(action, Declare) and self._may_correct(seat):
             self._check_correction(seat, action)
-            return lambda ev: self._do_correction(seat, action, ev)
+            return lambda: self._do_correction(seat, action)
         if isinstance(action, Declare) and self.phase is Phase.CANTO and self.canto is not None \
                 and self.canto.declared[seat] is not None:
             raise IllegalAction("a declaration can be corrected only until someone has shown cards",
@@ -372,8 +368,7 @@ class HandState(Betting, Stock, Showdown):
         if self.phase is not phase:
             raise WrongPhase(f"{action.TYPE} is not possible in phase {self.phase}")
         check(self, seat, action)
-        return lambda ev: do(self, seat, action, ev)
+        return lambda: do(self, seat, action)
 
-    def _do_look(self, seat: int, ev: Events) -> None:
+    def _do_look(self, seat: int) -> None:
         self.looked[seat] = True
-        ev.append(Looked(seat))

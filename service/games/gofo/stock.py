@@ -14,14 +14,10 @@ from typing import TYPE_CHECKING, Any
 
 from service.errors import IllegalAction, InvalidAction, WrongPhase
 
-from service.games.contract import Event
 from service.games.gofo.actions import Discard, Reshuffle, Shuffle
-from service.games.gofo.events import Completed, Dealt, Discarded, DiscardRound, Reshuffled, Shuffled
 from service.games.gofo.cards import DECK, is_card, parse_cards, sort_cards
 from service.games.gofo.records import DiscardRecord, Restock
 from service.games.gofo.rules import HAND_SIZE, Mode, Phase, Status
-
-Events = list[Event]
 
 
 @dataclass
@@ -66,8 +62,8 @@ class Stock:
 
         def order_from(self, start: int) -> list[int]: ...
         def live(self) -> list[int]: ...
-        def _start_speaking(self, rnd: int, ev: Events) -> None: ...
-        def _start_canto(self, ev: Events) -> None: ...
+        def _start_speaking(self, rnd: int) -> None: ...
+        def _start_canto(self) -> None: ...
 
     # --- questions ---------------------------------------------------------------------------
 
@@ -91,17 +87,15 @@ class Stock:
         if sorted(order) != sorted(DECK) or not all(is_card(c) for c in order):
             raise InvalidAction("a deck order is a permutation of the 28 cards", code="bad_deck_order")
 
-    def _do_shuffle(self, action: Shuffle, ev: Events) -> None:
+    def _do_shuffle(self, action: Shuffle) -> None:
         self.stock = list(action.order)
-        ev.append(Shuffled())
         for s in self.order_from(self.mano):
             if self.status[s] is Status.PENDING:
                 self.hands[s] = self._take(2)
-                ev.append(Dealt(s, 2))
         self.phase = Phase.OPENING
         self.queue = [self.mano]
 
-    def _complete(self, ev: Events) -> None:
+    def _complete(self) -> None:
         """Deal three more cards one at a time to each player still in (the abanico)."""
         self.bet = None
         players = self.live()
@@ -111,8 +105,7 @@ class Stock:
                     self.hands[s] += self._take(1)
         for s in players:
             self.looked[s] = True
-        ev.append(Completed(tuple(players)))
-        self._start_speaking(1, ev)
+        self._start_speaking(1)
 
     def _muck(self, seat: int) -> None:
         """A declined or folded hand goes back to the pile, unseen."""
@@ -123,14 +116,13 @@ class Stock:
 
     # --- discards ----------------------------------------------------------------------------
 
-    def _start_discard(self, ev: Events, *, final: bool) -> None:
+    def _start_discard(self, *, final: bool) -> None:
         self.phase = Phase.DISCARD
         self.final_discard = final
         players = self.live()
         self.keep_right = self.after_corte and len(players) in (2, 3)
         self.round_discards = [[] for _ in range(self.n)]
         self.queue = players
-        ev.append(DiscardRound(self.round, final, self.keep_right))
 
     def _discard_count(self, seat: int, action: Discard) -> tuple[list[str], int]:
         """The cards and the count of a discard; raises if it is not one ``seat`` may make now."""
@@ -158,7 +150,7 @@ class Stock:
     def _check_discard(self, seat: int, action: Discard) -> None:
         self._discard_count(seat, action)
 
-    def _do_discard(self, seat: int, action: Discard, ev: Events) -> None:
+    def _do_discard(self, seat: int, action: Discard) -> None:
         cards, count = self._discard_count(seat, action)
         kept = self.keep_right
         if self.mode is Mode.DEALT:
@@ -176,7 +168,6 @@ class Stock:
             self.kept_count[seat] += count
         shown = tuple(cards) if (self.mode is Mode.DEALT or cards) else None
         self.discard_log.append(DiscardRecord(self.round, seat, count, shown, kept))
-        ev.append(Discarded(self.round, seat, count, shown, kept))
         if self.mode is Mode.DEALT:
             if len(self.stock) < count:
                 self.pending_draw = PendingDraw(seat, count - len(self.stock))
@@ -184,7 +175,7 @@ class Stock:
                 self.phase = Phase.RESHUFFLE
                 return None
             self._draw(seat, count)
-        self._after_discard(ev)
+        self._after_discard()
 
     def _draw(self, seat: int, count: int) -> None:
         """Dealt mode: ``seat`` draws ``count`` cards from the top of the stock (recorded as a
@@ -193,14 +184,14 @@ class Stock:
             self.restocks[-1] = self.restocks[-1].drawn_by(seat)
         self.hands[seat] += self._take(count)
 
-    def _after_discard(self, ev: Events) -> None:
+    def _after_discard(self) -> None:
         self.queue.pop(0)
         if self.queue:
             return
         if self.final_discard:
-            self._start_canto(ev)
+            self._start_canto()
         else:
-            self._start_speaking(self.round + 1, ev)
+            self._start_speaking(self.round + 1)
 
     # --- reshuffles --------------------------------------------------------------------------
 
@@ -225,7 +216,7 @@ class Stock:
         mine = [c for c in order if c in own]
         return older, newer, mine
 
-    def _do_reshuffle(self, action: Reshuffle, ev: Events) -> None:
+    def _do_reshuffle(self, action: Reshuffle) -> None:
         """The remaining stock stays on top; under it the older pile, then this round's discards
         by others, then the drawing player's own (the chance input orders each layer)."""
         assert self.pending_draw is not None and action.order is not None
@@ -236,12 +227,11 @@ class Stock:
         self.pile = []
         self.restocks.append(Restock(len(order), not self.mucked_since_restock))
         self.mucked_since_restock = False
-        ev.append(Reshuffled(len(order)))
         need = self.pending_draw.count
         self.pending_draw = None
         self.phase = Phase.DISCARD
         self._draw(seat, need)
-        self._after_discard(ev)
+        self._after_discard()
 
     def _check_reported_reshuffle(self, seat: int, action: Reshuffle) -> None:
         """Tabletop: the dealer reports, during a discard, that the real pile was reshuffled."""
@@ -251,6 +241,5 @@ class Stock:
             raise IllegalAction("only the dealer reports a reshuffle, during a discard",
                                 code="cannot_reshuffle")
 
-    def _do_reported_reshuffle(self, seat: int, action: Reshuffle, ev: Events) -> None:
+    def _do_reported_reshuffle(self, seat: int, action: Reshuffle) -> None:
         self.known_pile = []
-        ev.append(Reshuffled(None))

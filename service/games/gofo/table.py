@@ -1,8 +1,7 @@
 """The Gofo table: seats, the chip ledger (fronts, behinds, cajas), the first-dealer draw and the
 sequence of hands.
 
-:meth:`Table.apply` checks a move, then applies it to this table in place and returns the public
-events.  Chance is an input: when :meth:`Table.chance_request` is not ``None`` the caller supplies
+:meth:`Table.apply` checks a move, then applies it to this table in place.  Chance is an input: when :meth:`Table.chance_request` is not ``None`` the caller supplies
 the matching chance action (seat ``None``), e.g. ``chance_action(request, secrets.SystemRandom())``.
 
 >>> import random
@@ -25,16 +24,10 @@ from typing import Any, Iterable
 from service.errors import IllegalAction, InvalidAction, RefereeError, WrongPhase
 
 from service.games.gofo.actions import Action, DealerDraw, Inaugurate, LegalAction, action_from_dict, record  # noqa: F401
-from service.games.contract import Event
 from service.games.gofo.cards import card_value, parse_cards
-from service.games.gofo.events import (
-    DealerChosen, DealerDrawn, DealerDrawTie, HandStarted, Inaugurated, NewCaja, Refilled,
-)
 from service.games.gofo.hand import HandState
 from service.games.gofo.records import HandRecord
 from service.games.gofo.rules import TableOptions
-
-Events = list[Event]
 
 
 @dataclass
@@ -173,24 +166,24 @@ class Table:
             return False
         return True
 
-    def apply(self, action: Action, *, seat: int | None = None, now: float = 0.0) -> Events:
-        """Apply ``action`` by ``seat`` (``None`` for chance) to this table; return the public events.
-        Illegal or malformed actions raise and leave the table exactly as it was.  (``now`` is not
-        read: Gofo's turn clock is the referee's, :mod:`service.games.gofo.clock`.)"""
+    def apply(self, action: Action, *, seat: int | None = None, now: float = 0.0) -> bool:
+        """Apply ``action`` by ``seat`` (``None`` for chance) to this table; True (a Gofo move is never
+        a repeat: every move applied changes the table).  Illegal or malformed actions raise and leave
+        the table exactly as it was.  (``now`` is not read: Gofo's turn clock is the referee's,
+        :mod:`service.games.gofo.clock`.)"""
         if self.hand is not None and not self.inaugurations_pending \
                 and not isinstance(action, (DealerDraw, Inaugurate)):
-            events = self.hand.apply(action, seat=seat)
+            self.hand.apply(action, seat=seat)
             if self.hand.is_over():
-                self._end_hand(events)
-            return events
+                self._end_hand()
+            return True
         self.verify(action, seat=seat)  # the first-dealer draw or a new caja's front (or what refuses)
-        events: Events = []
         if isinstance(action, DealerDraw):
-            self._dealer_draw(action, events)
+            self._dealer_draw(action)
         else:
             assert isinstance(action, Inaugurate) and seat is not None
-            self._inaugurate(seat, action, events)
-        return events
+            self._inaugurate(seat, action)
+        return True
 
     def _check_dealer_draw(self, seat: int | None, action: DealerDraw) -> None:
         if seat is not None:
@@ -219,41 +212,36 @@ class Table:
             raise InvalidAction(f"a new caja is inaugurated with {' or '.join(map(str, allowed))} chips in front "
                                 "(2× or 3× the refill, at most the caja)", code="bad_inauguration_front")
 
-    def _inaugurate(self, seat: int, action: Inaugurate, ev: Events) -> None:
+    def _inaugurate(self, seat: int, action: Inaugurate) -> None:
         """The seat puts its chosen front out of its new caja; the last to choose begins the hand."""
         self.fronts[seat] = action.front
         self.behinds[seat] = self.options.caja - action.front
         self.inaugurations_pending = [s for s in self.inaugurations_pending if s != seat]
-        ev.append(Inaugurated(seat, action.front))
         if not self.inaugurations_pending:
-            self._start_hand(ev, counted=True)
+            self._start_hand(counted=True)
 
-    def _dealer_draw(self, action: DealerDraw, ev: Events) -> None:
+    def _dealer_draw(self, action: DealerDraw) -> None:
         """The highest card deals; ties draw again among the tied seats."""
         cards = parse_cards(action.cards)
         values = [card_value(c) for c in cards]
         best = max(values)
         tied = [s for s, v in zip(self.draw_seats, values) if v == best]
         self.draws.append([[s, c] for s, c in zip(self.draw_seats, cards)])
-        ev.append(DealerDrawn(tuple(self.draw_seats), tuple(cards)))
         if len(tied) > 1:
             self.draw_seats = tied
-            ev.append(DealerDrawTie(tuple(tied)))
             return
         self.dealer = tied[0]
         self.draw_seats = []
-        ev.append(DealerChosen(self.dealer))
-        self._start_hand(ev)
+        self._start_hand()
 
-    def _start_hand(self, ev: Events, counted: bool = False) -> None:
+    def _start_hand(self, counted: bool = False) -> None:
         """Begin the next hand (``counted``: ``hand_number`` already counts it — seats inaugurated new cajas)."""
         assert self.dealer is not None
         if not counted:
             self.hand_number += 1
         self.hand = HandState.new(self.options.mode, self.dealer, list(self.fronts))
-        ev.append(HandStarted(self.hand_number, self.dealer, self.hand.mano, tuple(self.fronts)))
 
-    def _end_hand(self, ev: Events) -> None:
+    def _end_hand(self) -> None:
         """Pay the fronts, refill between hands (a new caja when nothing is left), next dealer; then the
         next hand begins, unless seats choose how to inaugurate their new cajas first."""
         hand = self.hand
@@ -270,19 +258,16 @@ class Table:
                 amount = min(opts.refill, self.behinds[s])
                 self.behinds[s] -= amount
                 self.fronts[s] = amount
-                ev.append(Refilled(s, amount))
             elif opts.chosen_inauguration:  # the seat chooses its front before the next hand
                 self.cajas[s] += 1
                 self.fronts[s] = 0
                 self.behinds[s] = opts.caja
                 pending.append(s)
-                ev.append(NewCaja(s, self.cajas[s], 0))
             else:
                 assert opts.inauguration_front is not None
                 self.cajas[s] += 1
                 self.fronts[s] = opts.inauguration_front
                 self.behinds[s] = opts.caja - opts.inauguration_front
-                ev.append(NewCaja(s, self.cajas[s], self.fronts[s]))
         self.last_result = HandRecord(hand.result, self.hand_number, hand.dealer, hand.mano, tuple(hand.stacks),
                                       tuple(hand.discard_log), tuple(tuple(k) for k in hand.kept),
                                       tuple(hand.restocks))
@@ -292,7 +277,7 @@ class Table:
             self.hand = None
             self.inaugurations_pending = pending
             return
-        self._start_hand(ev)
+        self._start_hand()
 
 
 def replay(options: TableOptions | dict[str, Any] | None,

@@ -16,7 +16,6 @@ from service.games import commitments
 from service.errors import CommitmentMismatch, IllegalAction, InvalidAction, RefereeError, WrongPhase
 from service.games.gops import clock
 from service.games.gops.actions import Commit, Reveal
-from service.games.gops.events import Committed, Events, Revealed
 from service.games.gops.progress import MatchProgress
 from service.games.gops.records import Departure, Opening, Phase, RoundRecord, seal
 from service.games.gops.rules import Rules, rank_name
@@ -137,16 +136,15 @@ class Bidding:
                 code="already_committed",
             )
 
-    def commit(self, action: Commit, now: float, events: Events) -> None:
+    def commit(self, action: Commit, now: float) -> None:
         # A commitment equal to another seat's is accepted like any other: refusing it would tell a
         # rival who guessed that seat's hash that the guess was right (an oracle), and the copy can
         # never be opened by the copier (the message names the seat), so it only wedges the copier,
         # whom the deadline (if any) removes.
         g = self.progress.game
         g.commitments[action.seat] = action.commitment
-        events.append(Committed(g.round, action.seat))
         if not self.progress.awaiting():
-            clock.enter_phase(self.rules, g, Phase.REVEAL, now, events)
+            clock.enter_phase(self.rules, g, Phase.REVEAL, now)
 
     # ------------------------------------------------------------ reveal
 
@@ -182,11 +180,10 @@ class Bidding:
                 "these cards and salt do not hash to the seat's commitment for this game, round and seat"
             )
 
-    def reveal(self, action: Reveal, events: Events) -> None:
+    def reveal(self, action: Reveal) -> None:
         """Keep the seat's opening (what follows when it is the last: the prize row's ``after_bids``)."""
         g = self.progress.game
         g.reveals[action.seat] = Opening(tuple(action.cards), action.salt)
-        events.append(Revealed(g.round, action.seat))
 
 
 def _repeats(record: RoundRecord, action: Commit | Reveal, game_id: Any) -> bool:

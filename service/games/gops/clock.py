@@ -12,7 +12,6 @@ machine asks them, and through it the offline verifier and the views.
 from __future__ import annotations
 
 from service.errors import IllegalAction
-from service.games.gops.events import Events, PhaseEntered
 from service.games.gops.records import Game, Phase
 from service.games.gops.rules import Rules
 
@@ -24,11 +23,10 @@ def deadline(rules: Rules, phase: Phase, since: float) -> float | None:
     return None
 
 
-def enter_phase(rules: Rules, game: Game, phase: Phase, now: float, events: Events) -> None:
+def enter_phase(rules: Rules, game: Game, phase: Phase, now: float) -> None:
     """``game`` enters ``phase`` at ``now``: its clock restarts (or stops, untimed)."""
     game.phase = phase
     game.deadline_at = deadline(rules, phase, now) if rules.deadline_seconds else None
-    events.append(PhaseEntered(phase, game.round, game.deadline_at))
 
 
 def passed(game: Game, now: float) -> bool:

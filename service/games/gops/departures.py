@@ -11,7 +11,6 @@ from __future__ import annotations
 from service.games.gops import clock
 from service.games.gops.actions import EnforceDeadline, Resign
 from service.games.gops.bidding import Bidding
-from service.games.gops.events import DeadlineEnforced, Events, Forfeited, Resigned
 from service.games.gops.prizes import PrizeRow
 from service.games.gops.progress import MatchProgress
 from service.games.gops.records import Departure, Phase
@@ -32,36 +31,33 @@ class Departures:
     def check_resign(self, action: Resign, now: float) -> None:
         self.bidding.check_seat(action.seat)
 
-    def resign(self, action: Resign, now: float, events: Events) -> None:
+    def resign(self, action: Resign, now: float) -> None:
         if action.seat not in self.progress.resigned:
             self.progress.resigned.append(action.seat)
-        events.append(Resigned(action.seat))
-        self._forfeit([action.seat], Departure.RESIGNED, now, events)
+        self._forfeit([action.seat], Departure.RESIGNED, now)
 
     def check_enforce_deadline(self, action: EnforceDeadline, now: float) -> None:
         clock.check_enforceable(self.progress.game, self.progress.awaiting(), now)
 
-    def enforce_deadline(self, action: EnforceDeadline, now: float, events: Events) -> None:
+    def enforce_deadline(self, action: EnforceDeadline, now: float) -> None:
         late = self.progress.awaiting()
-        events.append(DeadlineEnforced(self.progress.game.phase, tuple(late)))
-        self._forfeit(late, Departure.DEADLINE, now, events)
+        self._forfeit(late, Departure.DEADLINE, now)
 
-    def _forfeit(self, seats: list[int], reason: Departure, now: float, events: Events) -> None:
+    def _forfeit(self, seats: list[int], reason: Departure, now: float) -> None:
         g = self.progress.game
         for seat in seats:
             g.forfeited[seat] = reason
             g.commitments.pop(seat, None)
             g.reveals.pop(seat, None)
-            events.append(Forfeited(seat, reason))
         if len(self.progress.active_seats()) <= 1:
-            self.prizes.end_game(now, events, forfeit=True)
+            self.prizes.end_game(now, forfeit=True)
             return
         if g.phase is Phase.COMMIT and not self.progress.awaiting():
-            clock.enter_phase(self.rules, g, Phase.REVEAL, now, events)
+            clock.enter_phase(self.rules, g, Phase.REVEAL, now)
         elif g.phase is Phase.REVEAL:
-            self.prizes.after_bids(now, events)
+            self.prizes.after_bids(now)
         elif g.phase in (Phase.CHOOSE, Phase.PRIZE) and g.chooser in seats:
             # The chooser left (also while the table refills the row between its picks):
             # the picks it was owed are lost, the row stays.
             g.chooser, g.picks_owed = None, 0
-            self.prizes.next_round(now, events)
+            self.prizes.next_round(now)

@@ -21,7 +21,6 @@ from service.errors import IllegalAction, InvalidAction, NotYourTurn
 from service.games.gops import chance, clock
 from service.games.gops.actions import ChoosePrize, DealPrizes, ReportPrize
 from service.games.gops.bidding import Bidding
-from service.games.gops.events import Events, PrizeChosen, PrizeReported, PrizesShuffled, PrizeTurned, RoundResolved
 from service.games.gops.progress import MatchProgress
 from service.games.gops.records import Phase, RoundRecord, seal
 from service.games.gops.rules import PrizeOrder, Resolution, Rules, Unclaimed, rank_name
@@ -45,14 +44,13 @@ class PrizeRow:
             raise InvalidAction("the prize order must list every rank once", code="invalid_prize_order")
         commitments.check_salt(action.salt)
 
-    def deal(self, action: DealPrizes, now: float, events: Events) -> None:
+    def deal(self, action: DealPrizes, now: float) -> None:
         g = self.progress.game
         g.pile = list(action.order)
         g.prize_order = list(action.order)
         g.prize_salt = action.salt
         g.prize_commitment = chance.commit_order(g.game_id, g.prize_order, action.salt)
-        events.append(PrizesShuffled(g.number, g.prize_commitment))
-        self.start_round(now, events)
+        self.start_round(now)
 
     # ------------------------------------------------------------ the table reports a prize
 
@@ -68,18 +66,17 @@ class PrizeRow:
         if rank in self.progress.game.turned:
             raise IllegalAction(f"the prize {rank_name(rank)} has already been turned up", code="prize_already_seen")
 
-    def report(self, action: ReportPrize, now: float, events: Events) -> None:
+    def report(self, action: ReportPrize, now: float) -> None:
         g = self.progress.game
         g.turned.append(action.rank)
         g.row.append(action.rank)
-        events.append(PrizeReported(g.round, action.rank if self.rules.prize_public else None))
         if g.chooser is not None:  # open prizes: the row refilled between a winner's picks
             if self._row_full():
-                clock.enter_phase(self.rules, g, Phase.CHOOSE, now, events)
+                clock.enter_phase(self.rules, g, Phase.CHOOSE, now)
         elif g.reveals and not self.progress.awaiting():  # blind: the bids are in, resolve now
-            self._resolve(now, events)
+            self._resolve(now)
         elif self._row_full():
-            clock.enter_phase(self.rules, g, Phase.COMMIT, now, events)
+            clock.enter_phase(self.rules, g, Phase.COMMIT, now)
 
     def _row_full(self) -> bool:
         g = self.progress.game
@@ -96,7 +93,7 @@ class PrizeRow:
         if action.rank not in g.row:
             raise IllegalAction(f"{rank_name(action.rank)} is not in the open prizes row", code="prize_not_in_row")
 
-    def choose(self, action: ChoosePrize, now: float, events: Events) -> None:
+    def choose(self, action: ChoosePrize, now: float) -> None:
         g = self.progress.game
         g.row.remove(action.rank)
         g.won[action.seat].append(action.rank)
@@ -104,40 +101,39 @@ class PrizeRow:
         last = g.history[-1]  # records are never changed once made: this one is replaced
         g.history[-1] = replace(last, chosen=(*(last.chosen or ()), action.rank))
         g.picks_owed -= 1
-        events.append(PrizeChosen(g.round, action.seat, action.rank))
         # The row is refilled from the pile between picks, so a winner owed more picks than the row
         # held (carried rounds) still takes every one of them.  After the last pick nothing more is
         # turned up until the next round starts (and nothing at all after the last round).
-        if g.picks_owed > 0 and not self._fill_row(now, events):
+        if g.picks_owed > 0 and not self._fill_row(now):
             return  # a reported order: the table turns the next prize up, then the chooser goes on
         if g.picks_owed <= 0 or not g.row:  # done, or no prize left anywhere to take
             g.picks_owed = 0
             g.chooser = None
-            self.next_round(now, events)
+            self.next_round(now)
 
     # ------------------------------------------------------------ rounds
 
-    def start_round(self, now: float, events: Events) -> None:
+    def start_round(self, now: float) -> None:
         g = self.progress.game
         g.commitments, g.reveals = {}, {}
         if g.round > self.rules.rounds:
-            self.end_game(now, events)
+            self.end_game(now)
             return
         if not self.rules.blind_reported:
-            if not self._fill_row(now, events):
+            if not self._fill_row(now):
                 return
             if not g.row:
-                self.end_game(now, events)
+                self.end_game(now)
                 return
-        clock.enter_phase(self.rules, g, Phase.COMMIT, now, events)
+        clock.enter_phase(self.rules, g, Phase.COMMIT, now)
 
-    def end_game(self, now: float, events: Events, forfeit: bool = False) -> None:
+    def end_game(self, now: float, forfeit: bool = False) -> None:
         """The game is over (:meth:`MatchProgress.end_game`); when the next one begins with a known
-        prize order, its first round starts (what that turns up is not the move's: no events)."""
-        if self.progress.end_game(events, forfeit):
-            self.start_round(now, [])
+        prize order, its first round starts."""
+        if self.progress.end_game(forfeit):
+            self.start_round(now)
 
-    def _fill_row(self, now: float, events: Events) -> bool:
+    def _fill_row(self, now: float) -> bool:
         """Turn prizes up until the row holds ``open_prizes`` of them (or every prize is up).
 
         With a reported order the table turns them up: the game enters the
@@ -147,30 +143,29 @@ class PrizeRow:
         open_prizes, ranks = self.rules.open_prizes, self.rules.ranks
         while len(g.row) < open_prizes and len(g.turned) < ranks:
             if self.rules.prize_order is PrizeOrder.REPORTED:
-                clock.enter_phase(self.rules, g, Phase.PRIZE, now, events)
+                clock.enter_phase(self.rules, g, Phase.PRIZE, now)
                 return False
             prize = g.pile.pop(0)
             g.turned.append(prize)
             g.row.append(prize)
-            events.append(PrizeTurned(g.round, prize if self.rules.prize_public else None))
         return True
 
-    def next_round(self, now: float, events: Events) -> None:
+    def next_round(self, now: float) -> None:
         self.progress.game.round += 1
-        self.start_round(now, events)
+        self.start_round(now)
 
-    def after_bids(self, now: float, events: Events) -> None:
+    def after_bids(self, now: float) -> None:
         """Called when a reveal (or a forfeit) may have completed the round's bids."""
         if self.progress.awaiting():  # (only ever called in the reveal phase)
             return
         g = self.progress.game
         if not g.row and self.rules.blind_reported:
             # Blind at a real table: the face-down prize is turned up with the bids.
-            clock.enter_phase(self.rules, g, Phase.PRIZE, now, events)
+            clock.enter_phase(self.rules, g, Phase.PRIZE, now)
             return
-        self._resolve(now, events)
+        self._resolve(now)
 
-    def _resolve(self, now: float, events: Events) -> None:
+    def _resolve(self, now: float) -> None:
         """Every bid is in (and the prize known): who wins the round, and what they take."""
         g = self.progress.game
         seats = sorted(g.reveals)
@@ -185,10 +180,10 @@ class PrizeRow:
             if problem is not None:  # an opened but illegal bid: forfeited to the seat's lowest card(s)
                 played[s] = self.bidding.forfeited_bid(s)
                 illegal[s] = problem.code
-        self.settle(played, illegal, sealed, now, events)
+        self.settle(played, illegal, sealed, now)
 
     def settle(self, played: dict[int, list[int]], illegal: dict[int, str], sealed: dict[int, str] | None,
-               now: float, events: Events) -> None:
+               now: float) -> None:
         """The round's bids decide it (``played``: each seat's legal cards, by seat; ``illegal``:
         the seats whose opened bid was forfeited, and why; ``sealed``: the seals of the bids, none
         in a simulation): the bids are spent, the pot or the choice awarded, the round recorded and
@@ -203,12 +198,11 @@ class PrizeRow:
         outcome.update(self._award_pot(winners) if self.rules.open_prizes == 1 else self._award_choice(winners))
         record = RoundRecord(round=g.round, sealed=sealed, bids={s: tuple(bid) for s, bid in played.items()},
                              illegal=illegal or None, **outcome)
-        events.append(RoundResolved(record))
         g.history.append(record)
         if g.chooser is not None and g.picks_owed > 0:
-            clock.enter_phase(self.rules, g, Phase.CHOOSE, now, events)
+            clock.enter_phase(self.rules, g, Phase.CHOOSE, now)
         else:
-            self.next_round(now, events)
+            self.next_round(now)
 
     def _award_pot(self, winners: list[int]) -> dict[str, Any]:
         """One prize in the middle: the winner(s) take it and the carried pot; nobody won:

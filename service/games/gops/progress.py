@@ -11,7 +11,6 @@ by its format (:class:`~service.games.gops.rules.MatchFormat`), or the next game
 from __future__ import annotations
 
 from service.games.gops import chance
-from service.games.gops.events import Events, GameOver, GameStarted, MatchOver, SingleGameResult
 from service.games.gops.records import Departure, Game, GameResult, MatchResult, Phase, PlayedGame, Termination
 from service.games.gops.rules import MatchFormat, MatchRules, PrizeOrder, Rules, Tiebreak
 
@@ -80,7 +79,7 @@ class MatchProgress:
         g.prize_order = list(order) if order else None
         return True
 
-    def end_game(self, events: Events, forfeit: bool = False) -> bool:
+    def end_game(self, forfeit: bool = False) -> bool:
         """The current game is over: its result, then the match's.  True when the next game began
         with a known prize order (its first round is to start)."""
         g = self.game
@@ -105,11 +104,10 @@ class MatchProgress:
         )
         g.phase = Phase.OVER
         g.deadline_at = None
-        events.append(GameOver(g.result))
         self.games.append(PlayedGame(g.result, tuple(g.history)))
-        return self._after_game(events)
+        return self._after_game()
 
-    def _after_game(self, events: Events) -> bool:
+    def _after_game(self) -> bool:
         match = self.match
         players = range(self.rules.players)
         eligible = [s for s in players if s not in self.resigned]
@@ -118,11 +116,8 @@ class MatchProgress:
         played = len(self.games)
         winners = self._match_winners(eligible, totals, wins, played)
         if winners is None:
-            starts = self.begin_game(played + 1)
-            events.append(GameStarted(played + 1, self.game.game_id))
-            return starts
+            return self.begin_game(played + 1)
         self.result = MatchResult(match.format, played, tuple(winners), tuple(totals), tuple(wins))
-        events.append((SingleGameResult if match.format == MatchFormat.SINGLE else MatchOver)(self.result))
         return False
 
     def _match_winners(self, eligible: list[int], totals: list, wins: list[int], played: int) -> list[int] | None:

@@ -2,18 +2,21 @@
 what a played game leaves: :class:`RoundRecord`, :class:`GameResult`, :class:`PlayedGame`,
 :class:`MatchResult`.
 
-Records and results are frozen dataclasses, made once when their round (or game) ends and never
-changed (a winner's pick replaces its round's record), so the history, the past games and the events
-hold the same ones.  ``to_dict()`` is the stored form, which views and transcripts publish (a round
+Records and results are made once when their round (or game) ends and never changed (a winner's
+pick replaces its round's record), so the history and the past games hold the same ones.  Results
+are frozen dataclasses; a round record is a slotted one, not frozen: one is made every round, in the
+rules' inner loop (a bot's playouts, ``Gops.play_bids``), where a frozen one cost the rules alone a
+tenth of their speed (each of its 14 fields set through ``object.__setattr__``: bench/README.md).
+Nothing assigns to one (tests/gops/test_records.py plays matches and checks every record it saw).  ``to_dict()`` is the stored form, which views and transcripts publish (a round
 record leaves out its ``None`` fields); ``from_dict()`` reads it back.
 
 A round's commitments and reveals are kept once, in the game's log (the transcript).  Its record
 keeps ``sealed`` instead: by seat, the first :data:`SEAL_HEX` hex digits (64 bits) of each opened
 commitment, all the referee needs to recognise a retry of a past round (``Bidding.is_repeat``).
 Records of the older stored form carry the full ``commitments`` and ``reveals`` instead, read and
-written back as they are; simulated rounds (``Gops.play_bids``) have neither.  A view's history and
-``round_resolved`` leave all three out (``to_dict(public=True)``); a transcript's past games carry
-their records whole; the API's schemas declare none of the three.
+written back as they are; simulated rounds (``Gops.play_bids``) have neither.  A view's history leaves
+all three out (``to_dict(public=True)``); a transcript's past games carry their records whole;
+the API's schemas declare none of the three.
 """
 
 from __future__ import annotations
@@ -200,7 +203,7 @@ def _ints(data: list[int] | None) -> tuple[int, ...] | None:
     return None if data is None else tuple(data)
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True)
 class RoundRecord:
     """One resolved round: each seat's bid, who won, and what the round gave.
 

@@ -2,8 +2,8 @@
 
 :class:`Gops` is built with :meth:`Gops.new` and fed actions with :meth:`Gops.apply`, which checks
 the action completely (:meth:`Gops.verify`) *before* changing anything, then applies it in place
-and returns the public events.  A refused action leaves the state exactly as it was; nothing is
-copied per action.  The state holds one object per seam of the game, each importing only those
+and says whether it changed anything.  A refused action leaves the state exactly as it was; nothing
+is copied per action.  The state holds one object per seam of the game, each importing only those
 below it (none imports the state):
 
 * :class:`~service.games.gops.progress.MatchProgress` — the current game, the games played, who
@@ -30,7 +30,6 @@ from service.games.gops import clock
 from service.games.gops.actions import ChoosePrize, Commit, DealPrizes, EnforceDeadline, ReportPrize, Resign, Reveal, action_from_dict
 from service.games.gops.bidding import Bidding
 from service.games.gops.departures import Departures
-from service.games.gops.events import Events
 from service.games.gops.prizes import PrizeRow
 from service.games.gops.progress import MatchProgress
 from service.games.gops.records import Game, MatchResult, Phase, PlayedGame
@@ -80,7 +79,7 @@ class Gops:
         match = _SINGLE_GAME if match is None else match.validate()
         state = cls(id, rules, match, None)  # type: ignore[arg-type]  # begin_game makes the game
         if state.progress.begin_game(1):
-            state.prizes.start_round(now, [])
+            state.prizes.start_round(now)
         return state
 
     def to_dict(self) -> dict[str, Any]:
@@ -212,29 +211,28 @@ class Gops:
             return False
         return True
 
-    def apply(self, action: Action, *, seat: int | None = None, now: float = 0.0) -> Events:
-        """Check (:meth:`verify`) and apply one action at ``now``; return the public events it caused.
+    def apply(self, action: Action, *, seat: int | None = None, now: float = 0.0) -> bool:
+        """Check (:meth:`verify`) and apply one action at ``now``; True when it changed the state.
 
-        An exact repeat of a commit or reveal already applied returns no events (a retried request
-        changes nothing); every other action applied causes at least one event.
+        An exact repeat of a commit or reveal already applied is False (a retried request changes
+        nothing); every other action applied changes the state.
         """
         if isinstance(action, (Commit, Reveal)) and self.bidding.is_repeat(action):
-            return []
+            return False
         self.verify(action, seat=seat, now=now)
         _, do = _STEPS[type(action)]
-        events: Events = []
-        do(self, action, now, events)
-        return events
+        do(self, action, now)
+        return True
 
     # ---------------------------------------------------------------- simulation (bots)
 
-    def play_bids(self, bids: Mapping[int, Sequence[int]], now: float = 0.0) -> Events:
+    def play_bids(self, bids: Mapping[int, Sequence[int]], now: float = 0.0) -> None:
         """Simulation only: play the current round from plain simultaneous bids, no commit–reveal.
 
         For strategy bots' playouts on their own copy of a state (never the referee's: nothing is
         committed, so nothing could be verified; the round record has no ``sealed``).  ``bids``
         maps every seat still in the game to its cards.  Resolved by :meth:`PrizeRow.settle`, as a
-        completed reveal is: the same scores, hands, prizes, record and events.  Refused, changing
+        completed reveal is: the same scores, hands, prizes and record.  Refused, changing
         nothing: a game over or not in the commit phase, a round some seat already committed to,
         blind reported prizes (the prize is reported after the bids), bids not for exactly the
         seats in the game (``invalid_action``), an illegal bid (its :meth:`bid_problem`).
@@ -261,35 +259,33 @@ class Gops:
             if problem is not None:
                 raise problem
             played[s] = list(bids[s])
-        events: Events = []
-        self.prizes.settle(played, {}, None, now, events)
-        return events
+        self.prizes.settle(played, {}, None, now)
 
 
 _SINGLE_GAME = MatchRules().validate()  # the default match (MatchRules are frozen)
 
 _Check = Callable[[Gops, Any, float], None]
-_Do = Callable[[Gops, Any, float, Events], None]
+_Do = Callable[[Gops, Any, float], None]
 
 
-def _revealed(state: Gops, action: Reveal, now: float, events: Events) -> None:
-    state.bidding.reveal(action, events)
-    state.prizes.after_bids(now, events)
+def _revealed(state: Gops, action: Reveal, now: float) -> None:
+    state.bidding.reveal(action)
+    state.prizes.after_bids(now)
 
 
 # Each action's check (changes nothing) and move, by the part of the state that owns it.  (A table
 # of the class, not of each state: a state holding its own bound methods would be a reference cycle,
 # freed only by the garbage collector.)
 _STEPS: dict[type, tuple[_Check, _Do]] = {
-    DealPrizes: (lambda s, a, now: s.prizes.check_deal(a, now), lambda s, a, now, ev: s.prizes.deal(a, now, ev)),
-    Commit: (lambda s, a, now: s.bidding.check_commit(a, now), lambda s, a, now, ev: s.bidding.commit(a, now, ev)),
+    DealPrizes: (lambda s, a, now: s.prizes.check_deal(a, now), lambda s, a, now: s.prizes.deal(a, now)),
+    Commit: (lambda s, a, now: s.bidding.check_commit(a, now), lambda s, a, now: s.bidding.commit(a, now)),
     Reveal: (lambda s, a, now: s.bidding.check_reveal(a, now), _revealed),
-    ReportPrize: (lambda s, a, now: s.prizes.check_report(a, now), lambda s, a, now, ev: s.prizes.report(a, now, ev)),
-    ChoosePrize: (lambda s, a, now: s.prizes.check_choose(a, now), lambda s, a, now, ev: s.prizes.choose(a, now, ev)),
+    ReportPrize: (lambda s, a, now: s.prizes.check_report(a, now), lambda s, a, now: s.prizes.report(a, now)),
+    ChoosePrize: (lambda s, a, now: s.prizes.check_choose(a, now), lambda s, a, now: s.prizes.choose(a, now)),
     Resign: (lambda s, a, now: s.departures.check_resign(a, now),
-             lambda s, a, now, ev: s.departures.resign(a, now, ev)),
+             lambda s, a, now: s.departures.resign(a, now)),
     EnforceDeadline: (lambda s, a, now: s.departures.check_enforce_deadline(a, now),
-                      lambda s, a, now, ev: s.departures.enforce_deadline(a, now, ev)),
+                      lambda s, a, now: s.departures.enforce_deadline(a, now)),
 }
 
 

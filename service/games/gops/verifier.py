@@ -205,10 +205,10 @@ class _Replay:
         elif kind == "reveal":
             game_id = _game_id(self.tid, self.match.format, entry["game"])
             self.reveals_checked += _check_reveal(report, where, action, entry["game"], game_id, self.bids)
-        applied, events = engine_applies(report, where, lambda: state.apply(action_from_dict(action), now=entry["at"]))
+        applied, changed = engine_applies(report, where, lambda: state.apply(action_from_dict(action), now=entry["at"]))
         if not applied:
             return False
-        if not events:
+        if not changed:
             report.problem(f"{where}: changes nothing (an exact repeat); the referee never records those")
         self.turned[state.game.number] = list(state.game.turned)
         return True

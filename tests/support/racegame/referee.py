@@ -31,9 +31,9 @@ def seat_count(doc: dict[str, Any]) -> int:
 def play(doc: dict[str, Any], version: int, who: str, at: float, seat: int | None, action: Action,
          state: Race | None = None) -> Applied | None:
     state = state if state is not None else load(doc)
-    events = state.apply(action, seat=seat, now=at)
+    state.apply(action, seat=seat, now=at)
     entry = {"version": version + 1, "at": at, "by": who, "action": {**CODEC.to_dict(action), "seat": seat},
-             "events": [e.to_dict() for e in events]}
+             "total": state.total}
     return Applied({**doc, "state": state.to_dict()}, [entry], state.over, state)
 
 

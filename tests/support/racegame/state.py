@@ -5,10 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from service.errors import GameOver, IllegalAction, NotYourTurn
-from service.games.contract import Action, Event, LegalAction
+from service.games.contract import Action, LegalAction
 
 from .actions import Say
-from .events import Said, Won
 from .rules import Options
 
 
@@ -43,17 +42,15 @@ class Race:
             return False
         return True
 
-    def apply(self, action: Action, *, seat: int | None = None, now: float = 0.0) -> list[Event]:
+    def apply(self, action: Action, *, seat: int | None = None, now: float = 0.0) -> bool:
         self.verify(action, seat=seat, now=now)
         assert isinstance(action, Say)  # verify refuses any other action
         self.total += action.amount
-        events: list[Event] = [Said(seat, action.amount, self.total)]
         if self.total == self.options.target:
             self.winner = seat
-            events.append(Won(seat))
         else:
             self.turn = (self.turn + 1) % self.options.players
-        return events
+        return True
 
     def to_dict(self) -> dict[str, Any]:
         return {"options": vars(self.options), "total": self.total, "turn": self.turn, "winner": self.winner}
