@@ -29,6 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # bench/ is not
 
 from bench.redis_counts import CountingProxy, Counter_, open_gofo, play_gofo_hand, play_gops  # noqa: E402
 from service.api import views  # noqa: E402
+from service.config import settings  # noqa: E402
 from service.web.app import create_app  # noqa: E402
 from support.client import bearer
 
@@ -263,12 +264,12 @@ def test_a_view_out_of_its_schema_s_shape_is_a_500_where_views_are_checked(redis
 def test_served_apps_do_not_check_views_and_test_apps_do(redis_url, monkeypatch):
     """CHECK_VIEWS follows TESTING unless set: REFEREE_CHECK_VIEWS=1 / 0 overrides either way."""
     monkeypatch.delenv("REFEREE_CHECK_VIEWS", raising=False)
-    assert create_app({"REDIS_URL": redis_url}).config["CHECK_VIEWS"] is False
-    assert create_app({"REDIS_URL": redis_url, "TESTING": True}).config["CHECK_VIEWS"] is True
+    assert settings(create_app({"REDIS_URL": redis_url})).check_views is False
+    assert settings(create_app({"REDIS_URL": redis_url, "TESTING": True})).check_views is True
     monkeypatch.setenv("REFEREE_CHECK_VIEWS", "1")
-    assert create_app({"REDIS_URL": redis_url}).config["CHECK_VIEWS"] is True
+    assert settings(create_app({"REDIS_URL": redis_url})).check_views is True
     monkeypatch.setenv("REFEREE_CHECK_VIEWS", "0")
-    assert create_app({"REDIS_URL": redis_url, "TESTING": True}).config["CHECK_VIEWS"] is False
+    assert settings(create_app({"REDIS_URL": redis_url, "TESTING": True})).check_views is False
 
 
 def test_no_schema_is_built_per_request(redis_url, monkeypatch):

@@ -1,12 +1,12 @@
 """Per-client rate limits, shared by every API process through Redis (docs/security.md#limits).
 
-Two fixed-window limits from ``app.config`` (:mod:`service.config`; ``0`` turns one off):
-``RATE_LIMIT_PER_MINUTE`` on every route but the probes and ``/metrics``, and
-``CREATE_LIMIT_PER_HOUR`` on the routes ``RATE_LIMIT_CREATE_ROUTES`` lists (``"POST /v1/gops/games"``:
+Two fixed-window limits from the app's settings (:mod:`service.config`; ``0`` turns one off):
+``rate_limit_per_minute`` on every route but the probes and ``/metrics``, and
+``create_limit_per_hour`` on the routes ``rate_limit_create_routes`` lists (``"POST /v1/gops/games"``:
 the app factory lists every game's create). One Lua script increments every counter a request is
 subject to, so all processes share the counts. Over a limit: 429 ``rate_limited`` with
 ``Retry-After``; otherwise ``RateLimit-*`` headers for the limit closest to running out.
-``RATE_LIMIT_ENABLED`` (config only) defaults to ``not app.testing``.
+``rate_limit_enabled`` (no environment variable) defaults to ``not app.testing``.
 
 The client is ``request.remote_addr`` (behind ``TRUSTED_PROXIES`` proxies: werkzeug's ``ProxyFix``),
 IPv6 per /64. Keys ``P:rl:{CLIENT}:req`` and ``:create``: one hash-tagged slot per client. A request
@@ -47,6 +47,7 @@ import redis
 from flask import Flask, Response, current_app, g, has_request_context, request
 from werkzeug.middleware.proxy_fix import ProxyFix
 
+from service import config
 from service.api import problems
 from service.ops import metrics
 
@@ -152,19 +153,19 @@ class RateLimiter:
         self._last_log = -math.inf
 
     def limits_for_request(self) -> list[Limit]:
-        config = current_app.config
+        settings = config.settings(current_app)
         req = request._get_current_object()
         route = None if req.url_rule is None else f"{req.method} {req.url_rule.rule}"
         own = g.get("referee_rate_own")
         if own is not None:  # an app's: its own limits
             _, requests, creates = own
-            return [*requests, *creates] if route in config.get("RATE_LIMIT_CREATE_ROUTES", ()) else list(requests)
+            return [*requests, *creates] if route in settings.rate_limit_create_routes else list(requests)
         limits = []
-        per_minute = int(config.get("RATE_LIMIT_PER_MINUTE") or 0)
+        per_minute = settings.rate_limit_per_minute
         if per_minute > 0:
             limits.append(Limit("req", per_minute, 60, f"{per_minute} requests per minute"))
-        per_hour = int(config.get("CREATE_LIMIT_PER_HOUR") or 0)
-        if per_hour > 0 and route in config.get("RATE_LIMIT_CREATE_ROUTES", ()):
+        per_hour = settings.create_limit_per_hour
+        if per_hour > 0 and route in settings.rate_limit_create_routes:
             limits.append(Limit("create", per_hour, 3600, f"{per_hour} games created per hour"))
         return limits
 
@@ -339,12 +340,13 @@ def _add_headers(response: Response) -> Response:
 
 
 def init_app(app: Flask) -> None:
-    proxies = int(app.config.get("TRUSTED_PROXIES") or 0)
+    settings = config.settings(app)
+    proxies = settings.trusted_proxies
     if proxies > 0:
         # The client from X-Forwarded-For, the scheme from X-Forwarded-Proto (TLS ends at the proxy:
         # the served spec's server and the docs' links must say https).
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=proxies, x_proto=proxies)  # type: ignore[method-assign]
-    if not app.config.get("RATE_LIMIT_ENABLED", not app.testing):
+    if not settings.rate_limit_enabled:
         return
     limiter = RateLimiter(app)
     app.extensions["referee_store"].carry(HIT_LUA)  # saves may carry a hit (Hit)
