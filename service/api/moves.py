@@ -62,7 +62,8 @@ def act(kind: str, id: str, body: dict[str, Any], move: Move) -> Response:
 
     # 2. A retry of a move already answered gets that answer.
     if once is not None:
-        stored = ratelimit.carried(lambda hit: store.recall_answer(kind, id, once.lookup, rider=hit))
+        lookup = once.lookup
+        stored = ratelimit.carried(lambda hit: store.recall_answer(kind, id, lookup, rider=hit))
         if stored is not None:
             return views.view_response(once.replay(stored))
 

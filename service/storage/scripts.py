@@ -3,7 +3,10 @@
 Every change to a game is one ``EVALSHA`` of :func:`save_script`: a compare-and-set on the game's
 version (and, for a record a worker kept, on the stored bytes themselves) that writes the document,
 its transcript entries and an idempotent move's answer together, or none of them, after a caller's
-:class:`Rider` (another script, run first in the same step, which may veto the save). :class:`SaveCall` names each thing the script takes; :meth:`SaveCall.keys` and
+:class:`Rider` (another script, run first in the same step, which may veto the save). What the
+script buys: a move's write is one round trip however much it writes, and nothing interleaves with
+its check; the same check with WATCH and MULTI/EXEC takes a round trip more (the WATCH), and a lost
+race a read more (the script hands back the document as it is now). :class:`SaveCall` names each thing the script takes; :meth:`SaveCall.keys` and
 :meth:`SaveCall.args` lay them out in the order the script's first lines read them.
 """
 
