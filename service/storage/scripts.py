@@ -6,8 +6,9 @@ its transcript entries and an idempotent move's answer together, or none of them
 :class:`Rider` (another script, run first in the same step, which may veto the save). What the
 script buys: a move's write is one round trip however much it writes, and nothing interleaves with
 its check; the same check with WATCH and MULTI/EXEC takes a round trip more (the WATCH), and a lost
-race a read more (the script hands back the document as it is now). :class:`SaveCall` names each thing the script takes; :meth:`SaveCall.keys` and
-:meth:`SaveCall.args` lay them out in the order the script's first lines read them.
+race a read more (the script hands back the document as it is now). :class:`SaveCall` names each
+thing the script takes; :meth:`SaveCall.keys` and :meth:`SaveCall.args` lay them out in the order
+the script's first lines read them.
 """
 
 from __future__ import annotations
@@ -54,7 +55,7 @@ local version_on, doc, ttl, channel = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
 local answer_value, answer_ttl = ARGV[5], ARGV[6]
 local active_member, archived_from, fingerprint = ARGV[7], ARGV[8], ARGV[9]
 local stream_maxlen, stream_channel = ARGV[10], ARGV[11]
-local ridden_by, rider_keys, rider_args = ARGV[16] ~= '', tonumber(ARGV[16]), tonumber(ARGV[17])  -- '': no rider
+local has_rider, rider_keys, rider_args = ARGV[16] ~= '', tonumber(ARGV[16]), tonumber(ARGV[17])  -- '': no rider
 local first_entry = 18 + rider_args
 local n = 3
 local answer_key, active_key, stream_key = nil, nil, nil
@@ -63,7 +64,7 @@ if active_member ~= '' then active_key = KEYS[n]; n = n + 1 end
 if stream_maxlen ~= '' then stream_key = KEYS[n]; n = n + 1 end
 
 local ridden = {}
-if ridden_by then
+if has_rider then
   local ok, out, veto = pcall(rider, KEYS, n, rider_keys, ARGV, 18, rider_args)
   if not ok then
     pcall(redis.set_repl, redis.REPL_ALL)  -- a rider that failed may have left replication off
