@@ -84,6 +84,12 @@ def origin() -> Kind:
     return Kind("http(s) origin", lambda text: _accepted(text.strip(), usable(urlsplit(text.strip()))).rstrip("/"))
 
 
+def for_the_app(default: Any, *, what: str) -> Any:
+    """A field of :class:`Settings` no environment variable sets: the app factory or a test's
+    ``create_app`` overrides set it (not in docs/configuration.md)."""
+    return field(default=default, metadata={"variable": None, "what": what})
+
+
 def variable(name: str, kind: Kind, default: Any, *, example: str, what: str,
              shown_default: str | None = None, empty_is_unset: bool = True) -> Any:
     """A field of :class:`Settings`: the variable ``name``, read as ``kind``, ``default`` when unset."""
@@ -250,11 +256,16 @@ class Settings:
         what="Set by gunicorn for a re-executed master (`USR2`): the workers then share its "
              "sockets.")
 
+    # Set by the app factory, or by tests (no environment variable)
+    rate_limit_enabled: bool | None = for_the_app(None, what="Whether the rate limiter runs (None: unless testing).")
+    rate_limit_create_routes: tuple[str, ...] = for_the_app(RATE_LIMIT_CREATE_ROUTES,
+        what="\"METHOD rule\" of each route counted against the create limit (the app adds every game's create).")
+
     @classmethod
     def from_environ(cls, environ: Mapping[str, str]) -> Settings:
         """The settings ``environ`` gives; a :class:`ConfigError` for the first unusable value."""
         values = {}
-        for spec in dataclasses.fields(cls):
+        for spec in variables():
             name, kind = spec.metadata["variable"], spec.metadata["kind"]
             raw = environ.get(name)
             if raw is None or (raw == "" and spec.metadata["empty_is_unset"]):
@@ -270,47 +281,36 @@ class Settings:
         """Whether the listening sockets come from systemd or a previous gunicorn master."""
         return bool(self.listen_fds) or self.gunicorn_fd is not None
 
-    def app_config(self) -> dict[str, Any]:
-        """What the app reads from ``app.config``, under the names it reads (overrides use them)."""
-        return {
-            "REDIS_URL": self.redis_url or DEFAULT_REDIS_URL,
-            "REDIS_TIMEOUT": self.redis_timeout,
-            "REDIS_MAX_CONNECTIONS": self.redis_max_connections,
-            "REDIS_POOL_TIMEOUT": self.redis_pool_timeout,
-            "WORKER_CONCURRENCY": self.worker_concurrency,
-            "STREAM_SHARE": self.stream_share,
-            "REDIS_WAIT_REPLICAS": self.redis_wait_replicas,
-            "REDIS_WAIT_TIMEOUT_MS": self.redis_wait_timeout_ms,
-            "METRICS_TOKEN": self.metrics_token,
-            "ACCESS_LOG": self.access_log,
-            "KEY_PREFIX": self.key_prefix,
-            "FINISHED_GAME_TTL": self.finished_game_ttl,
-            "IDLE_GAME_TTL": self.idle_game_ttl,
-            "READ_CACHE_SIZE": self.read_cache_size,
-            "LATEST_RECORDS": self.latest_records,
-            "MAX_CONTENT_LENGTH": self.max_body_bytes,
-            "RATE_LIMIT_PER_MINUTE": self.rate_limit_per_minute,
-            "CREATE_LIMIT_PER_HOUR": self.create_limit_per_hour,
-            "APP_KEYS_REQUIRED_FOR_CREATES": self.app_keys_required_for_creates,
-            "RATE_LIMIT_CREATE_ROUTES": RATE_LIMIT_CREATE_ROUTES,
-            "TRUSTED_PROXIES": self.trusted_proxies,
-            "CHECK_VIEWS": self.check_views,  # None: on in a TESTING app, off when serving
-            "CORS_ORIGINS": self.cors_origins,
-            "PUBLIC_URL": self.public_url,
-            "STREAM_MAX_SECONDS": self.stream_max_seconds,
-            "STREAM_HEARTBEAT_SECONDS": self.stream_heartbeat_seconds,
-            "LONG_POLL_DEFAULT_SECONDS": self.long_poll_default_seconds,
-        }
+    @property
+    def store_url(self) -> str:
+        """Where the app's store is: ``REDIS_URL``, else the default server."""
+        return self.redis_url or DEFAULT_REDIS_URL
+
+    def overridden(self, overrides: Mapping[str, Any]) -> Settings:
+        """These settings with ``overrides``, each named as its field in capitals (``{"KEY_PREFIX":
+        "t"}``, as ``create_app`` takes them); a name no field has is a :class:`KeyError`."""
+        names = {spec.name for spec in dataclasses.fields(self)}
+        changes = {}
+        for name, value in overrides.items():
+            if name.lower() not in names:
+                raise KeyError(f"{name} is not a setting (service.config.Settings)")
+            changes[name.lower()] = value
+        return dataclasses.replace(self, **changes)
+
+
+def variables() -> list[dataclasses.Field]:
+    """The fields of :class:`Settings` an environment variable sets (docs/configuration.md's rows)."""
+    return [spec for spec in dataclasses.fields(Settings) if spec.metadata["variable"] is not None]
+
+
+def settings(app: Any) -> Settings:
+    """The settings of a Flask app (``create_app`` resolved them: read them as attributes)."""
+    return app.extensions["referee_settings"]
 
 
 def load() -> Settings:
     """The settings the environment of this process gives (:class:`ConfigError` if one is unusable)."""
     return Settings.from_environ(os.environ)
-
-
-def from_environment() -> dict[str, Any]:
-    """``app.config`` as the environment sets it (:meth:`Settings.app_config`)."""
-    return load().app_config()
 
 
 def set_for_workers(name: str, value: str) -> None:
@@ -367,7 +367,7 @@ def _shown_default(spec: dataclasses.Field) -> str:
 
 def _sections() -> Iterator[tuple[str, list[dataclasses.Field]]]:
     title, rows = None, []
-    for spec in dataclasses.fields(Settings):
+    for spec in variables():
         if spec.name in SECTIONS:
             if title is not None:
                 yield title, rows

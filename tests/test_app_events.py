@@ -15,6 +15,7 @@ from support.servers import gunicorn_workers, start_gunicorn, stop_process
 from support.sse_client import RawStream, pump
 
 from service import apps as cli
+from service import config
 from service.web.app import create_app
 
 EVENTS = "/v1/apps/me/events"
@@ -46,7 +47,7 @@ def test_an_event_says_who_did_what_never_what_is_secret(app, issue):
     import hashlib
 
     acme = issue("acme")
-    client = create_app({**app.config, "STREAM_MAX_SECONDS": 1}).test_client()
+    client = create_app({**app.config, "REDIS_URL": config.settings(app).store_url, "STREAM_MAX_SECONDS": 1}).test_client()
     game = client.post("/v1/gops/games", json={"profile": "classic"}, headers=acme).get_json()
     salt = "a1" * 32
     commitment = hashlib.sha256(f"gops-bid-v1|{game['id']}|1|0|13|{salt}".encode()).hexdigest()
@@ -84,7 +85,7 @@ class Changes:
 
 def test_changes_of_the_apps_games_only(app, issue):
     acme, other = issue("acme"), issue("other")
-    client = create_app({**app.config, "STREAM_MAX_SECONDS": 1}).test_client()
+    client = create_app({**app.config, "REDIS_URL": config.settings(app).store_url, "STREAM_MAX_SECONDS": 1}).test_client()
     mine = client.post("/v1/gops/games", json={}, headers=acme).get_json()
     client.post("/v1/gops/games", json={}, headers=other)
     client.post("/v1/gops/games", json={})  # nobody's
@@ -111,7 +112,7 @@ def test_a_trimmed_stream_says_so(app, issue, monkeypatch):
 
     monkeypatch.setattr(stored, "EVENTS_MAXLEN", 1)
     acme = issue("acme")
-    client = create_app({**app.config, "STREAM_MAX_SECONDS": 1}).test_client()
+    client = create_app({**app.config, "REDIS_URL": config.settings(app).store_url, "STREAM_MAX_SECONDS": 1}).test_client()
     for _ in range(300):  # XADD MAXLEN ~ trims whole nodes of 100 entries: some are gone
         client.post("/v1/gops/games", json={}, headers=acme)
     body = client.get(EVENTS, headers={**acme, "Last-Event-ID": "1-0"}).get_data(as_text=True)

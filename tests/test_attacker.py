@@ -22,7 +22,7 @@ from support.client import GofoTable, GopsGame, LiveHttp, bearer
 from service import config
 
 PROBLEM = "application/problem+json"
-LIMIT = config.from_environment()["MAX_CONTENT_LENGTH"]  # the live server's (same environment)
+LIMIT = config.load().max_body_bytes  # the live server's (same environment)
 
 
 # ------------------------------------------------------------------ raw HTTP

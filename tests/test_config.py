@@ -111,7 +111,7 @@ def test_the_committed_page_is_the_generated_table():
 
 def test_every_variable_is_in_the_table_once_with_an_example_that_takes_effect():
     table = config.markdown()
-    fields = dataclasses.fields(Settings)
+    fields = config.variables()
     names = [spec.metadata["variable"] for spec in fields]
     assert len(names) == len(set(names))
     for spec in fields:
@@ -123,20 +123,33 @@ def test_every_variable_is_in_the_table_once_with_an_example_that_takes_effect()
 
 def test_defaults_are_the_documented_ones():
     assert Settings.from_environ({}) == Settings()
-    assert Settings().app_config() == {
-        "REDIS_URL": "redis://127.0.0.1:6379/0", "REDIS_TIMEOUT": 1.0, "REDIS_MAX_CONNECTIONS": 100,
-        "REDIS_POOL_TIMEOUT": 5.0, "WORKER_CONCURRENCY": 0, "STREAM_SHARE": 0.75, "REDIS_WAIT_REPLICAS": None,
-        "REDIS_WAIT_TIMEOUT_MS": 500, "METRICS_TOKEN": "", "ACCESS_LOG": True, "KEY_PREFIX": "referee",
-        "FINISHED_GAME_TTL": 7 * 86400, "IDLE_GAME_TTL": 30 * 86400, "READ_CACHE_SIZE": 256,
-        "LATEST_RECORDS": 256, "MAX_CONTENT_LENGTH": 16 * 1024, "RATE_LIMIT_PER_MINUTE": 1200,
-        "CREATE_LIMIT_PER_HOUR": 120, "APP_KEYS_REQUIRED_FOR_CREATES": False, "RATE_LIMIT_CREATE_ROUTES": ("POST /v1/gops/games", "POST /v1/gofo/tables"),
-        "TRUSTED_PROXIES": 0, "CHECK_VIEWS": None, "CORS_ORIGINS": "", "PUBLIC_URL": None,
-        "STREAM_MAX_SECONDS": 300.0, "STREAM_HEARTBEAT_SECONDS": 15.0, "LONG_POLL_DEFAULT_SECONDS": 30.0,
-    }
+    defaults = Settings()
+    assert (defaults.store_url, defaults.redis_timeout, defaults.redis_max_connections) == ("redis://127.0.0.1:6379/0", 1.0, 100)
+    assert (defaults.key_prefix, defaults.finished_game_ttl, defaults.idle_game_ttl) == ("referee", 7 * 86400, 30 * 86400)
+    assert (defaults.max_body_bytes, defaults.rate_limit_per_minute, defaults.create_limit_per_hour) == (16 * 1024, 1200, 120)
+    assert (defaults.check_views, defaults.rate_limit_enabled, defaults.public_url) == (None, None, None)
+    assert defaults.rate_limit_create_routes == ("POST /v1/gops/games", "POST /v1/gofo/tables")
+    assert (defaults.stream_max_seconds, defaults.stream_heartbeat_seconds, defaults.long_poll_default_seconds) == (300.0, 15.0, 30.0)
+
+
+def test_the_app_reads_its_settings_as_attributes_and_refuses_a_name_no_setting_has(redis_url):
+    """create_app takes Flask's own keys and settings named in capitals; the app then holds one typed
+    Settings (service.config.settings), none of them as app.config strings, and a misspelt name stops it."""
+    from service.web.app import create_app
+
+    app = create_app({"REDIS_URL": redis_url, "TESTING": True, "KEY_PREFIX": "t", "RATE_LIMIT_PER_MINUTE": 7})
+    settings = config.settings(app)
+    assert (settings.store_url, settings.key_prefix, settings.rate_limit_per_minute) == (redis_url, "t", 7)
+    assert (settings.check_views, settings.rate_limit_enabled) == (True, False)  # as TESTING decides, unless set
+    assert "POST /v1/gops/games" in settings.rate_limit_create_routes  # every game's create, added by the app
+    assert app.testing and not {"REDIS_URL", "KEY_PREFIX", "RATE_LIMIT_PER_MINUTE", "CHECK_VIEWS"} & set(app.config)
+    assert app.extensions["referee_store"].prefix == "t"
+    with pytest.raises(KeyError, match="RATE_LIMT_PER_MINUTE"):
+        create_app({"REDIS_URL": redis_url, "RATE_LIMT_PER_MINUTE": 7})
 
 
 def test_empty_means_unset_except_where_empty_is_a_value():
-    every_empty = {spec.metadata["variable"]: "" for spec in dataclasses.fields(Settings)}
+    every_empty = {spec.metadata["variable"]: "" for spec in config.variables()}
     settings = Settings.from_environ(every_empty)
     assert settings == dataclasses.replace(Settings(), forwarded_allow_ips="")  # trust no proxy
 

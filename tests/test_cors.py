@@ -31,7 +31,7 @@ def header_set(response, name):
 
 def test_off_by_default(client, monkeypatch):
     monkeypatch.delenv("REFEREE_CORS_ORIGINS", raising=False)
-    assert config.from_environment()["CORS_ORIGINS"] == ""
+    assert config.load().cors_origins == ""
     response = client.get(f"{GAMES}/NoSuchGame99", headers={"Origin": "https://play.example.org"})
     assert response.status_code == 404
     assert not [h for h, _ in response.headers.items() if h.lower().startswith("access-control-")]
@@ -41,7 +41,7 @@ def test_off_by_default(client, monkeypatch):
 
 def test_environment_variable(monkeypatch):
     monkeypatch.setenv("REFEREE_CORS_ORIGINS", "https://a.example, https://b.example")
-    assert cors.origins(config.from_environment()["CORS_ORIGINS"]) == ["https://a.example", "https://b.example"]
+    assert cors.origins(config.load().cors_origins) == ["https://a.example", "https://b.example"]
 
 
 @pytest.mark.parametrize("value,expected", [

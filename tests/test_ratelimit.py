@@ -65,26 +65,26 @@ def test_defaults_and_environment(monkeypatch):
     for name in ("REFEREE_RATE_LIMIT_PER_MINUTE", "REFEREE_CREATE_LIMIT_PER_HOUR",
                  "REFEREE_TRUSTED_PROXIES", "REFEREE_CORS_ORIGINS"):
         monkeypatch.delenv(name, raising=False)
-    settings = config.from_environment()
-    assert settings["RATE_LIMIT_PER_MINUTE"] == 1200
-    assert settings["CREATE_LIMIT_PER_HOUR"] == 120
-    assert settings["TRUSTED_PROXIES"] == 0
-    assert settings["CORS_ORIGINS"] == ""
-    assert "POST /v1/gops/games" in settings["RATE_LIMIT_CREATE_ROUTES"]
-    assert "POST /v1/gofo/tables" in settings["RATE_LIMIT_CREATE_ROUTES"]
+    settings = config.load()
+    assert settings.rate_limit_per_minute == 1200
+    assert settings.create_limit_per_hour == 120
+    assert settings.trusted_proxies == 0
+    assert settings.cors_origins == ""
+    assert "POST /v1/gops/games" in settings.rate_limit_create_routes
+    assert "POST /v1/gofo/tables" in settings.rate_limit_create_routes
     monkeypatch.setenv("REFEREE_RATE_LIMIT_PER_MINUTE", "7")
     monkeypatch.setenv("REFEREE_CREATE_LIMIT_PER_HOUR", "0")
     monkeypatch.setenv("REFEREE_TRUSTED_PROXIES", "2")
-    settings = config.from_environment()
-    assert (settings["RATE_LIMIT_PER_MINUTE"], settings["CREATE_LIMIT_PER_HOUR"], settings["TRUSTED_PROXIES"]) == (7, 0, 2)
+    settings = config.load()
+    assert (settings.rate_limit_per_minute, settings.create_limit_per_hour, settings.trusted_proxies) == (7, 0, 2)
 
 
 def test_create_routes_match_real_routes(make_app):
     """Every configured create route that exists names a real POST rule (a typo would silently not count)."""
     app = make_app()
     rules = {f"{m} {r.rule}" for r in app.url_map.iter_rules() for m in r.methods}
-    assert {"POST /v1/gops/games", "POST /v1/gofo/tables"} <= set(app.config["RATE_LIMIT_CREATE_ROUTES"])
-    for route in app.config["RATE_LIMIT_CREATE_ROUTES"]:
+    assert {"POST /v1/gops/games", "POST /v1/gofo/tables"} <= set(config.settings(app).rate_limit_create_routes)
+    for route in config.settings(app).rate_limit_create_routes:
         assert route in rules
 
 

@@ -7,7 +7,8 @@ import pytest
 
 from service.storage.live import Hub, hub_for
 from service.web.app import create_app
-from support.apps import SharedApp
+from service.config import settings
+from support.apps import SharedApp, set_settings
 
 
 @pytest.fixture
@@ -28,11 +29,11 @@ def test_one_app_is_lent_again_and_again(shared):
 
 def test_config_a_test_set_is_put_back(shared):
     app = shared.lend()
-    app.config["STREAM_MAX_SECONDS"] = 300
+    set_settings(app, stream_max_seconds=300)
     app.config["SOMETHING_NEW"] = True
     shared.give_back()
     app = shared.lend()
-    assert app.config["STREAM_MAX_SECONDS"] == 1 and "SOMETHING_NEW" not in app.config
+    assert settings(app).stream_max_seconds == 1 and "SOMETHING_NEW" not in app.config
 
 
 def test_a_test_may_add_a_route_and_the_next_gets_an_app_without_it(shared):

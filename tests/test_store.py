@@ -6,7 +6,7 @@ import pytest
 from redis.cluster import key_slot
 
 from service.errors import NotFound
-from service.storage.scripts import GONE, STALE
+from service.storage.scripts import GONE, STALE, VETOED
 from service.storage.store import Change, Record, Store
 
 
@@ -86,3 +86,44 @@ def test_expiry_idle_and_finished(store, redis_client):
 def test_missing_game(store):
     with pytest.raises(NotFound):
         store.load("gops", "nope")
+
+
+class Gate:
+    """A rider that is no rate limit (the store must not care what a rider is for): it counts its
+    key and vetoes a save once the count passes ``limit``."""
+
+    lua = """
+local function rider(keys, k0, n, argv, a0, m)
+  local count = redis.call('INCR', keys[k0])
+  return {count}, count > tonumber(argv[a0])
+end
+"""
+
+    def __init__(self, store: Store, key: str, limit: int) -> None:
+        self.keys, self.args, self.reply = (key,), (limit,), None
+        self._script = store.redis.register_script(self.lua + "local out = rider(KEYS, 1, 1, ARGV, 1, 1) return out")
+        self._script(keys=list(self.keys), args=list(self.args))  # loaded (and counted once)
+
+    def command(self) -> tuple:
+        return ("EVALSHA", self._script.sha, 1, *self.keys, *self.args)
+
+
+def test_a_rider_runs_first_in_the_same_step_and_may_veto_a_save(store, redis_client):
+    """A caller's script rides in a read's pipeline or inside the save (service.api.ratelimit's hit
+    is one); the store hands back its reply, and a vetoed save stores nothing."""
+    store.carry(Gate.lua)
+    gate = Gate(store, "t:gate", limit=3)
+    record = store.create("gops", "g5", {"n": 0}, [])
+    fetched = store.fetch("gops", "g5", rider=gate)
+    assert fetched.doc == {"n": 0} and gate.reply == [2]
+    saved = store.save(fetched, Change({"n": 1}, [{"v": 2}]), rider=gate)
+    assert saved.code == 2 and gate.reply == [3]
+    vetoed = store.save(saved.record, Change({"n": 2}, [{"v": 3}]), rider=gate)
+    assert vetoed.code == VETOED and vetoed.record is None and gate.reply == [4]
+    assert store.load("gops", "g5").doc == {"n": 1} and store.transcript("gops", "g5") == [{"v": 2}]
+    assert store.save(saved.record, Change({"n": 2}, [])).code == 3  # no rider: no veto
+    assert store.recall_answer("gops", "g5", "none", rider=gate) is None and gate.reply == [5]
+    with pytest.raises(ValueError):  # a rider of other Lua than the store's saves carry
+        other = Gate(store, "t:other", limit=1)
+        other.lua = other.lua + "\n"
+        store.save(store.load("gops", "g5"), Change({"n": 3}, []), rider=other)

@@ -14,6 +14,7 @@ import pytest
 from support.client import bearer
 from support.racegame import GAME as RACE
 
+from service import config
 from service import verify as verify_cli
 from service.games.contract import PARTS
 from service.games.registry import GAMES
@@ -47,7 +48,7 @@ def test_it_is_in_the_spec(race_app):
     ids = {op["operationId"] for path, ops in spec["paths"].items() if path.startswith("/v1/race/")
            for method, op in ops.items() if method != "parameters"}
     assert {"createRace", "getRace", "actRace", "watchRace", "getRaceTranscript"} <= ids
-    assert "POST /v1/race/games" in race_app.config["RATE_LIMIT_CREATE_ROUTES"]
+    assert "POST /v1/race/games" in config.settings(race_app).rate_limit_create_routes
 
 
 def test_a_whole_race_over_http_its_events_metrics_and_verified_transcript(race_app, tmp_path):

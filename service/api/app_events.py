@@ -24,8 +24,9 @@ from flask import Response, current_app, request
 from flask.views import MethodView
 from marshmallow import fields, validate
 
+from service import config
 from service.api import apps, common
-from service.api.events import RETRY_MS, STORE_RETRY_SECONDS, STREAM_CONTENT_TYPE, TIMEOUT_LIMIT, setting
+from service.api.events import RETRY_MS, STORE_RETRY_SECONDS, STREAM_CONTENT_TYPE, TIMEOUT_LIMIT
 from service.errors import InvalidAction, Unauthorized
 from service.games.registry import GAMES
 from service.ops import metrics
@@ -103,11 +104,12 @@ class AppEvents(MethodView):
             raw = None  # not an id of this stream: the client has nothing of it
         reset = raw is not None and _before(raw, oldest_kept)  # entries after it may be gone
         after = newest if raw is None else raw
-        maximum = setting("STREAM_MAX_SECONDS")
+        settings = config.settings(current_app)
+        maximum = settings.stream_max_seconds
         seconds = min(float(timeout or maximum), maximum)
         give_back = live.slots_for(current_app).take()  # past the worker's share: 503 too_many_streams
         stream = _stream(store, live.hub_for(current_app), app.name, after, reset, seconds,
-                         setting("STREAM_HEARTBEAT_SECONDS"), request.environ.get(FINISH_WRITES_BY))
+                         settings.stream_heartbeat_seconds, request.environ.get(FINISH_WRITES_BY))
         response = Response(stream, mimetype=STREAM_CONTENT_TYPE,
                             headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
         response.call_on_close(give_back)

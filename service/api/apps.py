@@ -24,6 +24,7 @@ import json
 
 from flask import Flask, current_app, g, has_request_context, request
 
+from service import config
 from service.api import auth, ratelimit
 from service.errors import Forbidden, Unauthorized
 from service.ops import metrics
@@ -95,14 +96,14 @@ def enforce() -> None:
         origin = request.headers.get("Origin")
         if app.origins and origin is not None and origin not in app.origins:
             raise Forbidden(f"app {app.name!r} does not list the origin {origin!r}", code="app_origin_not_allowed")
-    elif current_app.config.get("APP_KEYS_REQUIRED_FOR_CREATES") and is_create():
+    elif config.settings(current_app).app_keys_required_for_creates and is_create():
         raise Unauthorized(f"this referee creates games only for apps: send the app's {HEADER} header",
                            code="app_key_required")
 
 
 def is_create() -> bool:
     rule = request.url_rule
-    return rule is not None and f"{request.method} {rule.rule}" in current_app.config.get("RATE_LIMIT_CREATE_ROUTES", ())
+    return rule is not None and f"{request.method} {rule.rule}" in config.settings(current_app).rate_limit_create_routes
 
 
 def count(response):
@@ -149,8 +150,9 @@ def init_app(app: Flask) -> None:
     """The store of apps and :func:`identify`, before the rate limiter's hooks: call this first,
     then :func:`ratelimit.init_app`, then :func:`init_checks`."""
     store = app.extensions["referee_store"]
-    app.extensions["referee_apps"] = Apps(store.redis, app.config["KEY_PREFIX"],
-                                          keep_seconds=app.config["IDLE_GAME_TTL"] + app.config["FINISHED_GAME_TTL"],
+    settings = config.settings(app)
+    app.extensions["referee_apps"] = Apps(store.redis, settings.key_prefix,
+                                          keep_seconds=settings.idle_game_ttl + settings.finished_game_ttl,
                                           sharded_pubsub=store.sharded_pubsub)
     app.before_request(identify)
 

@@ -220,7 +220,5 @@ def fetched(kind: str, id: str, shared: bool = True) -> Record:
     """The game's record for a request that reads it, with the request's rate-limit hit counted in
     the same round trip (a 429 over a limit). ``shared``: a view's (:meth:`Store.read`); else the
     caller's own record (:meth:`Store.load`)."""
-    pending = ratelimit.pending()
-    record, counted = store().fetch(kind, id, shared=shared, hit=None if pending is None else pending.hit)
-    ratelimit.settle(pending, counted)
+    record = ratelimit.carried(lambda hit: store().fetch(kind, id, shared=shared, rider=hit))
     return record or not_found(kind, id)

@@ -27,6 +27,7 @@ from flask.views import MethodView
 from flask_smorest import Blueprint
 from marshmallow import fields, validate
 
+from service import config
 from service.storage import live
 from service.ops import metrics
 from service.ops.serving import FINISH_WRITES_BY
@@ -54,9 +55,6 @@ blp = Blueprint(
 )
 
 
-def setting(name: str) -> float:
-    """STREAM_MAX_SECONDS, STREAM_HEARTBEAT_SECONDS or LONG_POLL_DEFAULT_SECONDS (service.config)."""
-    return float(current_app.config[name])
 
 
 class EventsQuerySchema(ma.Schema):
@@ -208,11 +206,12 @@ def serve(kind: str, id: str, query: dict[str, Any],
         return problem(422, "invalid_request", "the request does not match the operation's schema",
                        errors={"Last-Event-ID": ["must be a version (a non-negative integer)"]})
     last = None if raw is None else int(raw)
-    maximum = setting("STREAM_MAX_SECONDS")
+    settings = config.settings(current_app)
+    maximum = settings.stream_max_seconds
     hub = live.hub_for(current_app)
     channel = store.channel(kind, id)
     if query.get("wait_for_version") is not None:
-        timeout = min(float(query.get("timeout") or setting("LONG_POLL_DEFAULT_SECONDS")), maximum)
+        timeout = min(float(query.get("timeout") or settings.long_poll_default_seconds), maximum)
         give_back = live.slots_for(current_app).take()  # past the worker's share: 503 too_many_streams
         try:
             return _long_poll(store, hub, channel, record, viewer, query["wait_for_version"], timeout)
@@ -226,7 +225,7 @@ def serve(kind: str, id: str, query: dict[str, Any],
     give_back = live.slots_for(current_app).take()  # past the worker's share: 503 too_many_streams
     cache = current_app.extensions.setdefault("referee_events", EventCache())
     stream = _stream(store, hub, cache, channel, kind, id, viewer, last, timeout,
-                     setting("STREAM_HEARTBEAT_SECONDS"), request.environ.get(FINISH_WRITES_BY))
+                     settings.stream_heartbeat_seconds, request.environ.get(FINISH_WRITES_BY))
     response = Response(stream, mimetype=STREAM_CONTENT_TYPE,
                         headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
     response.call_on_close(give_back)  # the server closes every response it was given, sent or not

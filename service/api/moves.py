@@ -4,9 +4,12 @@
 
 A game's API module describes each kind of move as a :class:`Move` (who may make it, what it
 changes, what it answers) and calls :func:`act`, which does the rest, in the numbered steps below
-(docs/architecture.md#a-move-from-http-to-redis-and-back). No answer is ever decided on a stale kept
-record: a refusal or an exact repeat on one is decided again on a fetched one. Redis round trips:
-one on a kept record (the save), two otherwise (the fetch, the save).
+(docs/architecture.md#a-move-from-http-to-redis-and-back). A move is tried on this worker's newest
+record of the game, a guess (:meth:`Store.latest`, where what it buys is measured), and only a change
+may be decided on a guess, since the save checks it: a refusal or an exact repeat is decided again
+on the stored record. The request's rate-limit hit rides in its first store command
+(:func:`ratelimit.carried`). Redis round trips: one on a guess (the save), two otherwise (the fetch,
+the save).
 """
 
 from __future__ import annotations
@@ -49,63 +52,61 @@ def act(kind: str, id: str, body: dict[str, Any], move: Move) -> Response:
     presented = common.bearer_hash()
     pinned = body.get("version")
     once = idempotency.for_move(kind, id, presented, request.path, body)  # None without the header
-    pending = ratelimit.pending()  # this request's rate-limit hit, not counted yet (never on a cluster)
 
-    # 1. The record: the one kept here if the caller may act on it, else fetched.
+    # 1. The record: a guess (the newest this worker saved or read) if the caller may act on it, else
+    #    the stored one (the request's rate-limit hit rides in the first store command: ratelimit.carried).
     record = store.latest(kind, id)
-    kept = record is not None and _may_act(move, record, presented)
-    if not kept:
-        record, pending = _stored(store, kind, id, move, presented, pending)
+    guess = record is not None and _may_act(move, record, presented)
+    if not guess:
+        record = _stored(store, kind, id, move, presented)
 
     # 2. A retry of a move already answered gets that answer.
     if once is not None:
-        pending = ratelimit.count(pending)
-        stored = store.recall_answer(kind, id, once.lookup)
+        lookup = once.lookup
+        stored = ratelimit.carried(lambda hit: store.recall_answer(kind, id, lookup, rider=hit))
         if stored is not None:
             return views.view_response(once.replay(stored))
 
     races = 0  # saves lost to another change so far
     for _ in range(ATTEMPTS):
-        # 3. Apply.
+        # 3. Apply. Only a change may be decided on a guess (its save checks it): a refusal or an
+        #    exact repeat is decided again on the stored record.
+        refusal = None
         try:
             change = _apply(move, record, presented, pinned)
-        except RefereeError:
-            if kept:  # perhaps only because the kept record is stale: decide on the stored one
-                store.drop_latest(kind, id)
-                (record, pending), kept = _stored(store, kind, id, move, presented, pending), False
-                continue
+        except RefereeError as error:
+            change, refusal = None, error
+        if change is None and guess:
+            store.drop_latest(kind, id)
+            record, guess = _stored(store, kind, id, move, presented), False
+            continue
+        if refusal is not None:
             if once is not None and (stored := store.recall_answer(kind, id, once.lookup)) is not None:
                 return views.view_response(once.replay(stored))  # a concurrent retry applied it first
-            raise
-        if change is None:  # an exact repeat: nothing to store
-            if kept:  # the same: a repeat is only answered from the stored record
-                store.drop_latest(kind, id)
-                (record, pending), kept = _stored(store, kind, id, move, presented, pending), False
-                continue
+            raise refusal
+        if change is None:  # an exact repeat: nothing to store, the same answer
             answer = move.answer(record)
             if once is not None:
                 answer = once.keep_unchanged(store, answer)
             return views.view_response(answer)
 
-        # 4. Save.
+        # 4. Save: one script, a compare-and-set on the version (and on a guess's bytes). Over a rate
+        #    limit it stores nothing and ratelimit.carried raises the 429.
         answer, sealed = None, None
         if once is not None:  # rendered for the version the save makes, and stored by it
             answer = move.answer(Record(kind, id, record.version + 1, change.doc, state=change.state))
             sealed = once.sealed(answer)
         entry = apps.stream_entry(kind, id, change.doc, "finished" if change.finished else "state", change.log)
-        saved = store.save(record, change, sealed, None if pending is None else pending.hit, entry)
-        if pending is not None:
-            ratelimit.settle(pending, saved.hit)  # a 429 when over a limit (nothing was stored)
-            pending = None
+        saved = ratelimit.carried(lambda hit: store.save(record, change, sealed, entry, rider=hit))
         if saved.code == ANSWERED:
             return views.view_response(once.replay(saved.answered))
         if saved.code == GONE:
             raise NotFound(f"{kind} {id} expired", code="game_not_found")
         if saved.code == STALE:  # another change came first: apply again on the game as it is now
-            if not pinned and (saved.current is None or races > 0):  # a first miss on a kept record is no race yet
+            if not pinned and (saved.current is None or races > 0):  # a first miss on a guess is no race yet
                 time.sleep(min(0.001 * (races + 1), 0.02))
             races += 1
-            record, kept = saved.current or store.load(kind, id), False
+            record, guess = saved.current or store.load(kind, id), False
             continue
 
         # 5. Answer.
@@ -125,15 +126,11 @@ def _may_act(move: Move, record: Record, presented: str | None) -> bool:
     return True
 
 
-def _stored(store: Store, kind: str, id: str, move: Move, presented: str | None,
-            pending: ratelimit.Pending | None) -> tuple[Record, None]:
-    """The game as stored, with the request's rate-limit hit (if not counted yet) in the same round
-    trip (a 429 over a limit), and the caller authorized on it: a refusal here is final."""
-    record, counted = store.fetch(kind, id, hit=None if pending is None else pending.hit)
-    ratelimit.settle(pending, counted)
-    record = record or not_found(kind, id)
+def _stored(store: Store, kind: str, id: str, move: Move, presented: str | None) -> Record:
+    """The game as stored, and the caller authorized on it: a refusal here is final."""
+    record = ratelimit.carried(lambda hit: store.fetch(kind, id, rider=hit)) or not_found(kind, id)
     move.authorize(common.identify(record.doc["auth"], presented), record)
-    return record, None
+    return record
 
 
 def _apply(move: Move, record: Record, presented: str | None, pinned: int | None) -> Change | None:

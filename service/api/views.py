@@ -2,7 +2,7 @@
 bytes for every reader of the same view.
 
 Each observer builds its views in exactly their schema's shape, so a view is sent as built, not
-dumped again. With ``CHECK_VIEWS`` (on in every app and gunicorn the tests start) that is checked:
+dumped again. With ``REFEREE_CHECK_VIEWS`` (on in every app and gunicorn the tests start) that is checked:
 a view that differs, as JSON bytes, from its schema's dump is a :class:`ViewDrift` (a 500).
 """
 
@@ -13,6 +13,7 @@ from typing import Any, Callable, Hashable
 
 from flask import Response, current_app, make_response, request
 
+from service import config
 from service.storage.records import Record
 
 
@@ -52,13 +53,13 @@ def view_response(data: dict[str, Any], schema=None) -> Response:
 
 class ViewDrift(AssertionError):
     """A view is not in its schema's shape: it would send what the spec does not say (a 500; it
-    is only looked for with ``CHECK_VIEWS``)."""
+    is only looked for with ``REFEREE_CHECK_VIEWS``)."""
 
 
 def dumped(data: dict[str, Any], schema) -> Any:
     """What every view and move answer sends for ``data``: ``data`` itself, which is already what
-    ``schema`` dumps it to. With ``CHECK_VIEWS`` that is checked first (else :class:`ViewDrift`)."""
-    if current_app.config.get("CHECK_VIEWS"):
+    ``schema`` dumps it to. With ``REFEREE_CHECK_VIEWS`` that is checked first (else :class:`ViewDrift`)."""
+    if config.settings(current_app).check_views:
         check_view(data, schema)
     return data
 

@@ -17,6 +17,8 @@ import time
 import orjson
 from flask import Flask, g, has_request_context, request
 
+from service import config
+
 HEADER = "X-Request-Id"
 _ENVIRON_KEY = "HTTP_X_REQUEST_ID"  # how WSGI names it (PEP 3333)
 _SANE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:=+/-]{0,127}")
@@ -91,7 +93,7 @@ def init_app(app: Flask, on_response=None) -> None:
         seconds = time.perf_counter() - started if started is not None else 0.0
         if on_response is not None:
             on_response(response, seconds)
-        if app.config.get("ACCESS_LOG", True) and access_log.isEnabledFor(logging.INFO):
+        if config.settings(app).access_log and access_log.isEnabledFor(logging.INFO):
             # The record made directly (what Logger.info does, less findCaller: a walk up the
             # ~30 frames of a Flask request to name this line, which no JSON line shows).
             access_log.handle(access_log.makeRecord(

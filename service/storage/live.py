@@ -20,6 +20,7 @@ from typing import Callable, Iterator
 
 import redis
 
+from service import config
 from service.errors import TooManyStreams
 from service.storage.records import text
 from service.storage.redis_client import subscriber_client
@@ -245,7 +246,8 @@ def hub_for(app) -> Hub:
     hub = app.extensions.get("referee_live")
     if hub is None:
         store = app.extensions["referee_store"]
-        client = subscriber_client(app.config["REDIS_URL"], app.config["REDIS_TIMEOUT"])
+        settings = config.settings(app)
+        client = subscriber_client(settings.store_url, settings.redis_timeout)
         hub = app.extensions.setdefault("referee_live", Hub(client, sharded=store.sharded_pubsub))
         if hub not in _hubs:
             _hubs.append(hub)
@@ -256,7 +258,8 @@ def slots_for(app) -> StreamSlots:
     """The app's stream slots: its share (``STREAM_SHARE``) of the worker's concurrency."""
     slots = app.extensions.get("referee_stream_slots")
     if slots is None:
-        limit = stream_limit(app.config.get("WORKER_CONCURRENCY", 0), app.config.get("STREAM_SHARE", 0))
+        settings = config.settings(app)
+        limit = stream_limit(settings.worker_concurrency, settings.stream_share)
         slots = app.extensions.setdefault("referee_stream_slots", StreamSlots(limit))
     return slots
 

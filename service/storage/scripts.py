@@ -1,15 +1,20 @@
 """The Lua the store runs, and the one builder of what the save script takes.
 
-Every change to a game is one ``EVALSHA`` of :data:`SAVE`: a compare-and-set on the game's version
-(and, for a record a worker kept, on the stored bytes themselves) that writes the document, its
-transcript entries, an idempotent move's answer and the client's rate-limit hit together, or none
-of them. :class:`SaveCall` names each thing the script takes; :meth:`SaveCall.keys` and
-:meth:`SaveCall.args` lay them out in the order the script's first lines read them.
+Every change to a game is one ``EVALSHA`` of :func:`save_script`: a compare-and-set on the game's
+version (and, for a record a worker kept, on the stored bytes themselves) that writes the document,
+its transcript entries and an idempotent move's answer together, or none of them, after a caller's
+:class:`Rider` (another script, run first in the same step, which may veto the save). What the
+script buys: a move's write is one round trip however much it writes, and nothing interleaves with
+its check; the same check with WATCH and MULTI/EXEC takes a round trip more (the WATCH), and a lost
+race a read more (the script hands back the document as it is now). :class:`SaveCall` names each
+thing the script takes; :meth:`SaveCall.keys` and :meth:`SaveCall.args` lay them out in the order
+the script's first lines read them.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any, Protocol
 
 #: Creates a game: KEYS the game, its log[, the active set]; ARGV 1 doc, 2 ttl, 3 the game's member
 #: of the active set ('' when that set is on another shard: written after, through the sidelines),
@@ -28,51 +33,13 @@ end
 return 1
 """
 
-#: A client's rate-limit hit (service.api.ratelimit): INCR + PEXPIRE each of ``n`` counters
-#: (``keys[k0]`` on; their limit and window in ms at ``argv[a0]``, ``argv[a0 + 1]``, ...),
-#: atomically; it stops at the first limit exceeded, so a refused request is not also counted
-#: against the later limits. Returns {count1, ms_left1, count2, ms_left2, ...} and whether a limit
-#: was exceeded. REPL_NONE: the counters are neither written to the append-only file nor sent to
-#: replicas (service.api.ratelimit, "Counters are not durable"). The limiter's own script and the
-#: save below both run it: one definition.
-RATE_HIT = """
-local function rate_hit(keys, k0, n, argv, a0)
-  redis.set_repl(redis.REPL_NONE)
-  local out = {}
-  local over = false
-  for i = 0, n - 1 do
-    local key = keys[k0 + i]
-    local limit = tonumber(argv[a0 + 2 * i])
-    local window = tonumber(argv[a0 + 2 * i + 1])
-    local count = redis.call('INCR', key)
-    local left = redis.call('PTTL', key)
-    if left < 0 then
-      redis.call('PEXPIRE', key, window)
-      left = window
-    end
-    out[#out + 1] = count
-    out[#out + 1] = left
-    if count > limit then
-      over = true
-      break
-    end
-  end
-  redis.set_repl(redis.REPL_ALL)
-  return out, over
-end
-"""
+# Reply codes of the save script (first element of its reply).
+GONE, STALE, ANSWERED, VETOED = -1, -2, -3, -4
 
-#: The limiter's hit on its own: KEYS the counters, ARGV each one's limit and window in ms.
-HIT = RATE_HIT + """
-local out = rate_hit(KEYS, 1, #KEYS, ARGV, 1)
-return out
-"""
-
-# Reply codes of SAVE (first element of its reply).
-GONE, STALE, ANSWERED, OVER_LIMIT = -1, -2, -3, -4
-
-#: Saves one change of a game; what it takes is :class:`SaveCall`'s to lay out. Returns
-#: {code, extra, hit[, doc]}:
+#: Saves one change of a game, after its rider (a Lua function ``rider(keys, k0, n, argv, a0, m)``
+#: defined before it: :func:`save_script`, run on the ``n`` keys from ``keys[k0]`` and the ``m``
+#: arguments from ``argv[a0]``, returning its reply and whether the save must not happen); what it
+#: takes is :class:`SaveCall`'s to lay out. Returns {code, extra, rider's reply[, doc]}:
 #:   code > 0: stored, ``code`` the new version; extra 1 / 0 / -1 when it removed the game from the
 #:     active set / did not / could not (-9: not asked);
 #:   GONE: no such game (expired);
@@ -80,46 +47,46 @@ GONE, STALE, ANSWERED, OVER_LIMIT = -1, -2, -3, -4
 #:     on (extra the current version, doc the current document; extra 0 when the log was not the one
 #:     archived);
 #:   ANSWERED: the idempotent move's answer is already stored (extra: that answer);
-#:   OVER_LIMIT: the rate-limit hit went over a limit (nothing stored).
-#: ``hit``: the counters' replies ({} without a hit), or the error that kept them from being
-#: counted (a string: the limiter fails open).
-SAVE = RATE_HIT + """
+#:   VETOED: the rider vetoed the save (nothing stored).
+#: The rider's reply is what it returned ({} without one), or the error it raised (a string: the
+#: save goes on without it).
+SAVE = """
 local version_on, doc, ttl, channel = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
 local answer_value, answer_ttl = ARGV[5], ARGV[6]
 local active_member, archived_from, fingerprint = ARGV[7], ARGV[8], ARGV[9]
 local stream_maxlen, stream_channel = ARGV[10], ARGV[11]
-local counters = tonumber(ARGV[16])
-local first_entry = 17 + 2 * counters
+local has_rider, rider_keys, rider_args = ARGV[16] ~= '', tonumber(ARGV[16]), tonumber(ARGV[17])  -- '': no rider
+local first_entry = 18 + rider_args
 local n = 3
 local answer_key, active_key, stream_key = nil, nil, nil
 if answer_value ~= '' then answer_key = KEYS[n]; n = n + 1 end
 if active_member ~= '' then active_key = KEYS[n]; n = n + 1 end
 if stream_maxlen ~= '' then stream_key = KEYS[n]; n = n + 1 end
 
-local hit = {}
-if counters > 0 then
-  local ok, out, over = pcall(rate_hit, KEYS, n, counters, ARGV, 17)
+local ridden = {}
+if has_rider then
+  local ok, out, veto = pcall(rider, KEYS, n, rider_keys, ARGV, 18, rider_args)
   if not ok then
-    pcall(redis.set_repl, redis.REPL_ALL)
-    if type(out) == 'table' and out.err then hit = out.err else hit = tostring(out) end
+    pcall(redis.set_repl, redis.REPL_ALL)  -- a rider that failed may have left replication off
+    if type(out) == 'table' and out.err then ridden = out.err else ridden = tostring(out) end
   else
-    hit = out
-    if over then return {-4, 0, hit} end
+    ridden = out
+    if veto then return {-4, 0, ridden} end
   end
 end
 if answer_key then
   local answered = redis.call('GET', answer_key)
-  if answered then return {-3, answered, hit} end
+  if answered then return {-3, answered, ridden} end
 end
 local current = redis.call('HGET', KEYS[1], 'version')
-if not current then return {-1, 0, hit} end
-if current ~= version_on then return {-2, tonumber(current), hit, redis.call('HGET', KEYS[1], 'doc')} end
+if not current then return {-1, 0, ridden} end
+if current ~= version_on then return {-2, tonumber(current), ridden, redis.call('HGET', KEYS[1], 'doc')} end
 if fingerprint ~= '' then
   local stored = redis.call('HGET', KEYS[1], 'doc')
-  if not stored or redis.sha1hex(stored) ~= fingerprint then return {-2, tonumber(current), hit, stored} end
+  if not stored or redis.sha1hex(stored) ~= fingerprint then return {-2, tonumber(current), ridden, stored} end
 end
 local archived = archived_from ~= ''
-if archived and redis.call('LLEN', KEYS[2]) ~= tonumber(archived_from) then return {-2, 0, hit} end
+if archived and redis.call('LLEN', KEYS[2]) ~= tonumber(archived_from) then return {-2, 0, ridden} end
 
 local version = tonumber(current) + 1
 redis.call('HSET', KEYS[1], 'version', version, 'doc', doc)
@@ -142,7 +109,7 @@ if active_key then
   removed = redis.pcall('ZREM', active_key, active_member)
   if type(removed) ~= 'number' then removed = -1 end
 end
-return {version, removed, hit}
+return {version, removed, ridden}
 """
 
 #: Adds an entry to a stream and announces its id (an app's stream of changes, service.storage.apps:
@@ -164,23 +131,28 @@ return false
 """
 
 
-@dataclass(frozen=True)
-class RateHit:
-    """A request's rate-limit hit, as data: the counters to increment and, for each, its limit and
-    window in ms (service.api.ratelimit makes it; the store sends it with a read or a save)."""
+class Rider(Protocol):
+    """Another script a caller sends in the same round trip as a store command, run before it: in a
+    pipeline on its own (:meth:`command`), or inside the save script, where it may veto the save
+    (:attr:`lua`). The store does not know what it is for (the rate limiter's hit, in
+    service.api.ratelimit); it sets :attr:`reply` to what the rider answered, or to the error that
+    kept it from running."""
 
-    counters: tuple[str, ...]
-    arguments: tuple[int, ...]
+    #: Defines ``local function rider(keys, k0, n, argv, a0, m)`` (:data:`SAVE`).
+    lua: str
+    keys: tuple[str, ...]
+    args: tuple
+    reply: Any
 
-    def command(self, sha: str) -> tuple:
-        """The hit on its own: an ``EVALSHA`` of :data:`HIT` (``sha``)."""
-        return ("EVALSHA", sha, len(self.counters), *self.counters, *self.arguments)
+    def command(self) -> tuple:
+        """The rider on its own, as one command of a pipeline (an ``EVALSHA``)."""
+        ...
 
-    def exceeded(self, reply) -> bool:
-        """Whether the counters' reply ({count1, ms_left1, ...}) went over a limit (an error: no)."""
-        if not isinstance(reply, (list, tuple)):
-            return False
-        return any(int(reply[2 * i]) > self.arguments[2 * i] for i in range(len(reply) // 2))
+
+def save_script(rider_lua: str | None = None) -> str:
+    """The save script that runs a rider of ``rider_lua`` (a :class:`Rider`'s) first when given one;
+    None: a save script that is never given a rider."""
+    return (rider_lua or "") + SAVE
 
 
 @dataclass(frozen=True)
@@ -223,8 +195,8 @@ class SaveCall:
     archived_from: int | None = None
     #: The SHA-1 of the stored bytes a kept record was made from (checked as well as the version).
     fingerprint: str = ""
-    #: The request's rate-limit hit, counted first (nothing is stored when it is over a limit).
-    hit: RateHit | None = None
+    #: A caller's script run first, which may veto the save (its keys and arguments; its Lua is the script's).
+    rider: Rider | None = None
     #: An entry for an app's stream, added and announced (PUBLISH) with the change, on one server.
     entry: StreamEntry | None = None
 
@@ -236,12 +208,12 @@ class SaveCall:
             keys.append(self.active_key)
         if self.entry is not None:
             keys.append(self.entry.stream)
-        if self.hit is not None:
-            keys += self.hit.counters
+        if self.rider is not None:
+            keys += self.rider.keys
         return keys
 
     def args(self) -> list:
-        hit = self.hit
+        rider = self.rider
         return [
             self.version, self.doc, self.ttl, self.channel,
             self.answer_value if self.answer_key is not None else "", self.answer_ttl,
@@ -251,6 +223,7 @@ class SaveCall:
             *(("", "", "", "", "", "") if self.entry is None else
               (self.entry.maxlen, self.entry.channel, self.entry.game, self.entry.id, self.entry.change,
                self.entry.actions)),
-            0 if hit is None else len(hit.counters), *(() if hit is None else hit.arguments),
+            "" if rider is None else len(rider.keys), 0 if rider is None else len(rider.args),
+            *(() if rider is None else rider.args),
             *self.entries,
         ]

@@ -40,12 +40,12 @@ from service.storage import archive
 from service.storage.cache import RecordCache
 from service.storage.records import Change, Record, dump, load, record_from, text
 from service.storage.redis_client import is_cluster
-from service.storage.scripts import (ANSWERED, APPEND, CREATE, GONE, HIT, IDEMPOTENT_PUT, OVER_LIMIT, SAVE, STALE, RateHit,
-                                     SaveCall, StreamEntry)
+from service.storage.scripts import (ANSWERED, APPEND, CREATE, GONE, IDEMPOTENT_PUT, STALE, VETOED, Rider, SaveCall,
+                                     StreamEntry, save_script)
 from service.storage.sidelines import Sidelines
 from service.storage.writes import Writes
 
-__all__ = ["Change", "Record", "Saved", "Store", "RateHit"]
+__all__ = ["Change", "Record", "Rider", "Saved", "Store"]
 
 logger = logging.getLogger(__name__)
 
@@ -55,14 +55,12 @@ class Saved:
     """What :meth:`Store.save` did: ``code`` is the new version (> 0, ``record`` is what is now
     stored) or one of :data:`~service.storage.scripts.GONE`, ``STALE`` (``current``: the game as it
     is now, when the save could read it), ``ANSWERED`` (``answered``: the answer already stored
-    under the move's Idempotency-Key) or ``OVER_LIMIT`` (nothing stored). ``hit``: the reply to the
-    request's rate-limit hit, when the save carried it (None otherwise)."""
+    under the move's Idempotency-Key) or ``VETOED`` (by the save's rider: nothing stored)."""
 
     code: int
     record: Record | None = None
     current: Record | None = None
     answered: str | None = None
-    hit: Any = None
 
 
 @dataclass(frozen=True)
@@ -101,8 +99,8 @@ class Store:
         self.sidelines = Sidelines(client) if self.cluster else None
         self.cache = RecordCache(read_cache_size, latest_size)
         self._create = client.register_script(CREATE)
-        self._save = client.register_script(SAVE.replace("'PUBLISH'", "'SPUBLISH'") if self.sharded_pubsub else SAVE)
-        self._hit = client.register_script(HIT)
+        self._rider_lua: str | None = None  # what a save's rider runs (:meth:`carry`)
+        self._save = self._save_script(None)
         self._idempotent_put = client.register_script(IDEMPOTENT_PUT)
         self._append = client.register_script(APPEND)
 
@@ -111,9 +109,9 @@ class Store:
         return self.writes.wait_replicas
 
     @property
-    def carries_rate_hits(self) -> bool:
-        """Whether a read or a save may carry the request's rate-limit hit in its own round trip: on
-        one server only (on a cluster the counters are on another shard than the game)."""
+    def carries_riders(self) -> bool:
+        """Whether a read or a save may carry a :class:`Rider` in its own round trip: on one server
+        only (on a cluster the rider's keys may be on another shard than the game's)."""
         return not self.cluster
 
     # ------------------------------------------------------------------ keys
@@ -167,34 +165,27 @@ class Store:
                 logger.warning("active-game bookkeeping failed for %s %s", kind, id)
         return Record(kind, id, 1, doc)
 
-    def fetch(self, kind: str, id: str, shared: bool = False, hit: RateHit | None = None) -> tuple[Record | None, Any]:
-        """The game's record (None when there is no such game: :func:`not_found` says so) and, when
-        ``hit`` is given (:attr:`carries_rate_hits`), the reply to that rate-limit hit, counted first
-        in the same round trip (None without one).
+    def fetch(self, kind: str, id: str, shared: bool = False, rider: Rider | None = None) -> Record | None:
+        """The game's record, or None when there is no such game (:func:`not_found` says so).
+        ``rider``: sent first in the same round trip (:meth:`_riding`).
 
         ``shared``: for a request that only reads the game (a view) — the record every read of the
         same stored bytes shares (:meth:`RecordCache.shared`: nothing may change it); else a record
         of the caller's own, which a move applies to."""
-        key = self.key(kind, id)
-        if hit is None:
-            version, stored = self.redis.hmget(key, ["version", "doc"])
-            counted = None
-        else:
-            (version, stored), counted = self._with_hit(hit, "HMGET", key, "version", "doc")
+        version, stored = self._riding(rider, "HMGET", self.key(kind, id), "version", "doc")
         if version is None or stored is None:
-            return None, counted
+            return None
         version = int(version)
         self.cache.note(kind, id, version, None if archive.is_archive(stored) else stored)
-        record = self.cache.shared(kind, id, version, stored) if shared else record_from(kind, id, version, stored)
-        return record, counted
+        return self.cache.shared(kind, id, version, stored) if shared else record_from(kind, id, version, stored)
 
     def load(self, kind: str, id: str) -> Record:
         """The game's record, the caller's own."""
-        return self.fetch(kind, id)[0] or not_found(kind, id)
+        return self.fetch(kind, id) or not_found(kind, id)
 
     def read(self, kind: str, id: str) -> Record:
         """The game's record for a request that only reads it: a shared record (:meth:`fetch`)."""
-        return self.fetch(kind, id, shared=True)[0] or not_found(kind, id)
+        return self.fetch(kind, id, shared=True) or not_found(kind, id)
 
     def latest(self, kind: str, id: str) -> Record | None:
         """The newest record of the game this worker saved or read, if any: a guess a move may be
@@ -223,15 +214,15 @@ class Store:
         return [load(e) for e in raw]
 
     def save(self, record: Record, change: Change, answer: StoredAnswer | None = None,
-             hit: RateHit | None = None, entry: StreamEntry | None = None) -> Saved:
+             entry: StreamEntry | None = None, rider: Rider | None = None) -> Saved:
         """Store ``change`` on top of ``record`` if ``record`` is still the game as stored (its version,
         and for a kept record its very bytes), with ``answer`` in the same step; see :class:`Saved`.
 
-        ``hit``: the request's rate-limit hit, not counted yet (:attr:`carries_rate_hits`): counted
-        first, in the same round trip, and nothing is stored when it is over a limit.
-
         ``entry``: an entry for an app's stream, added with the new version: by the save script on
-        one server (announced there too), else right after it (:meth:`append`)."""
+        one server (announced there too), else right after it (:meth:`append`).
+
+        ``rider`` (:attr:`carries_riders`): run first by the save script itself, and nothing is
+        stored if it vetoes the save."""
         kind, id = record.kind, record.id
         call = SaveCall(
             game_key=self.key(kind, id),
@@ -243,6 +234,7 @@ class Store:
             channel="" if self.wait_replicas else self.channel(kind, id),
             entries=[dump(e) for e in change.log],
             fingerprint=record.fingerprint or "",
+            rider=rider,
         )
         if answer is not None:
             call.answer_key = self.answer_key(kind, id, answer.key_hash)
@@ -251,35 +243,29 @@ class Store:
             call.active_key, call.active_member = self.active_key(kind), id
         if entry is not None and not self.cluster and not self.wait_replicas:  # (else announced after the WAIT)
             call.entry, entry = entry, None
-        counted, archived = None, None
+        archived = None
         if change.finished or record.archived is not None:
             # Over: read-only from now on, so the document and the whole log become one archive —
             # the one extra read of a game's life, on its final move (the script checks the log is
-            # still the one read; its version is checked anyway). The hit rides with that read.
+            # still the one read; its version is checked anyway).
             if record.archived is not None:
                 logged, call.archived_from = record.archived, 0
-            elif hit is None:
+            else:
                 logged = self.redis.lrange(self.log_key(kind, id), 0, -1)
                 call.archived_from = len(logged)
-            else:
-                logged, counted = self._with_hit(hit, "LRANGE", self.log_key(kind, id), 0, -1)
-                call.archived_from = len(logged)
-                if hit.exceeded(counted):
-                    return Saved(OVER_LIMIT, hit=counted)
-                hit = None
             archived = [*logged, *call.entries]
             call.doc, call.entries, call.ttl = archive.pack(call.doc, archived), [], self.finished_ttl
-        call.hit = hit
+        if rider is not None and rider.lua != self._rider_lua:
+            raise ValueError("a save's rider must run the Lua the store carries (Store.carry)")
         reply = self.writes.run(self._save, call.keys(), call.args())
         code, extra = int(reply[0]), reply[1]
-        if hit is not None:  # a string: the error that kept the counters from being counted
-            counted = reply[2] if not isinstance(reply[2], (bytes, str)) else \
-                redis.exceptions.ResponseError(text(reply[2]))
+        if rider is not None:  # a string: the error that kept the rider from running
+            rider.reply = redis.exceptions.ResponseError(text(reply[2])) if isinstance(reply[2], (bytes, str)) else reply[2]
         if code == ANSWERED:
-            return Saved(code, answered=text(extra), hit=counted)
+            return Saved(code, answered=text(extra))
         if code == GONE:
             self.cache.forget(kind, id)
-            return Saved(code, hit=counted)
+            return Saved(code)
         if code == STALE:
             current = None
             if len(reply) > 3 and reply[3] is not None and int(extra) > 0:
@@ -287,9 +273,9 @@ class Store:
                 # the game as it is now, even at a lower version than the one kept here (Redis lost
                 # acknowledged writes): it replaces whatever is kept
                 self.cache.note(kind, id, int(extra), None if current.archived is not None else reply[3], current=True)
-            return Saved(code, current=current, hit=counted)
-        if code == OVER_LIMIT:
-            return Saved(code, hit=counted)
+            return Saved(code, current=current)
+        if code == VETOED:
+            return Saved(code)
         if int(extra) == 1:
             metrics.GAMES_FINISHED.labels(kind=kind).inc()
         elif int(extra) == -1:
@@ -301,38 +287,29 @@ class Store:
         if entry is not None:
             self.append(entry, code)
         self.cache.note(kind, id, code, None if archived is not None else call.doc)
-        return Saved(code, record=Record(kind, id, code, change.doc, archived, change.state), hit=counted)
+        return Saved(code, record=Record(kind, id, code, change.doc, archived, change.state))
 
-    def _with_hit(self, hit: RateHit, *command: Any) -> tuple[Any, Any]:
-        """``command``'s reply and the rate-limit hit's (an error in its place: the limiter fails
-        open), the hit counted first in the same round trip; a server that lost the script
-        (restarted) gets it loaded and the hit is counted again."""
+    def carry(self, rider_lua: str) -> None:
+        """Let saves carry riders of this Lua (:class:`Rider`): one save script, with or without a
+        rider, so a server loads one script only."""
+        self._rider_lua, self._save = rider_lua, self._save_script(rider_lua)
+
+    def _save_script(self, rider_lua: str | None) -> Any:
+        source = save_script(rider_lua)
+        return self.redis.register_script(source.replace("'PUBLISH'", "'SPUBLISH'") if self.sharded_pubsub else source)
+
+    def _riding(self, rider: Rider | None, *command: Any) -> Any:
+        """``command``'s reply, with ``rider`` sent first in the same round trip (one pipeline);
+        ``rider.reply`` is its reply, or the error it met (the caller decides what that means)."""
+        if rider is None:
+            return self.redis.execute_command(*command)
         pipe = self.redis.pipeline(transaction=False)
-        pipe.execute_command(*hit.command(self._hit.sha))
+        pipe.execute_command(*rider.command())
         pipe.execute_command(*command)
-        counted, reply = pipe.execute(raise_on_error=False)
-        if isinstance(counted, redis.exceptions.NoScriptError):
-            try:
-                counted = self.count(hit)
-            except redis.exceptions.RedisError as error:
-                counted = error
+        rider.reply, reply = pipe.execute(raise_on_error=False)
         if isinstance(reply, Exception):
             raise reply
-        return reply, counted
-
-    # --------------------------------------------------------- rate-limit hits
-
-    def count(self, hit: RateHit) -> Any:
-        """Count a rate-limit hit on its own: the counters' reply (raises a RedisError when they
-        cannot be counted; on a cluster within the sidelines' budget)."""
-        if self.sidelines is None:
-            return self._hit(keys=list(hit.counters), args=list(hit.arguments))
-        command = hit.command(self._hit.sha)
-        try:
-            return self.sidelines.execute("ratelimit", hit.counters[0], *command)
-        except redis.exceptions.NoScriptError:
-            self.sidelines.execute("ratelimit", hit.counters[0], "SCRIPT", "LOAD", self._hit.script)
-            return self.sidelines.execute("ratelimit", hit.counters[0], *command)
+        return reply
 
     def append(self, entry: StreamEntry, version: int) -> None:
         """Add ``entry`` (at ``version``) to its stream on its own, after the game's write (a create,
@@ -363,9 +340,9 @@ class Store:
     def forget(self, scope: str, key_hash: str) -> None:
         self.redis.delete(self.idempotency_key(scope, key_hash))
 
-    def recall_answer(self, kind: str, id: str, key_hash: str) -> str | None:
-        """A move's stored idempotent answer, if any."""
-        value = self.redis.get(self.answer_key(kind, id, key_hash))
+    def recall_answer(self, kind: str, id: str, key_hash: str, rider: Rider | None = None) -> str | None:
+        """A move's stored idempotent answer, if any (``rider``: :meth:`_riding`)."""
+        value = self._riding(rider, "GET", self.answer_key(kind, id, key_hash))
         return None if value is None else text(value)
 
     def remember_answer(self, kind: str, id: str, key_hash: str, value: str, ttl: int) -> str | None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import hmac
 import http
 import json
@@ -138,20 +139,20 @@ class RefereeFlask(Flask):
 
 
 def create_app(overrides: dict[str, Any] | None = None) -> Flask:
+    """The app on the settings the environment gives (:mod:`service.config`), with ``overrides``:
+    Flask's own keys (``TESTING``) and settings named as their field in capitals (``KEY_PREFIX``);
+    any other name is a KeyError. The settings are then read as attributes: ``config.settings(app)``."""
     app = RefereeFlask(__name__)
     app.url_map.merge_slashes = False  # /games//x is a 404, not a redirect to another resource
-    settings = config.load()
-    app.extensions["referee_settings"] = settings
-    app.config.update(settings.app_config())
-    _configure(app, overrides)
-    _open_store(app)
+    settings = _configure(app, overrides or {})
+    _open_store(app, settings)
     # Request ids, JSON request log lines and request metrics: the first before- and last
     # after-request hook, so every response (errors, 429s, 404s) gets an X-Request-Id.
     logs.init_app(app, on_response=_observe)
     _register_api(app)
     _handle_errors(app)
     # A chunked body gets a Content-Length too (past the limit: limit + 1), so every body is measured.
-    app.wsgi_app = BodyLimit(app.wsgi_app, lambda: app.config.get("MAX_CONTENT_LENGTH"))
+    app.wsgi_app = BodyLimit(app.wsgi_app, lambda: config.settings(app).max_body_bytes)
     # nosniff, no-referrer, DENY on every response, no-store under /v1/ (service.web.security_headers).
     app.wsgi_app = SecurityHeaders(app.wsgi_app)
     _accept_json_only(app)
@@ -159,8 +160,9 @@ def create_app(overrides: dict[str, Any] | None = None) -> Flask:
     return app
 
 
-def _configure(app: Flask, overrides: dict[str, Any] | None) -> None:
-    """The spec's and the docs' settings, then the caller's ``overrides``."""
+def _configure(app: Flask, overrides: dict[str, Any]) -> config.Settings:
+    """The spec's and the docs' Flask settings, then the caller's ``overrides`` (:func:`create_app`);
+    the app's settings, resolved (``app.extensions["referee_settings"]``)."""
     app.config.update(
         API_TITLE="Card-game referee",
         API_VERSION=__version__,
@@ -193,30 +195,36 @@ def _configure(app: Flask, overrides: dict[str, Any] | None) -> None:
             },
         },
     )
-    app.config.update(overrides or {})
-    if app.config.get("CHECK_VIEWS") is None:
-        app.config["CHECK_VIEWS"] = app.testing
+    app.config.update({name: value for name, value in overrides.items() if name in app.config})
+    settings = config.load().overridden({name: value for name, value in overrides.items() if name not in app.config})
+    settings = dataclasses.replace(
+        settings,
+        check_views=app.testing if settings.check_views is None else settings.check_views,
+        rate_limit_enabled=not app.testing if settings.rate_limit_enabled is None else settings.rate_limit_enabled,
+    )
+    app.config["MAX_CONTENT_LENGTH"] = settings.max_body_bytes  # what Flask itself reads
+    app.extensions["referee_settings"] = settings
+    return settings
 
 
-
-def _open_store(app: Flask) -> None:
+def _open_store(app: Flask, settings: config.Settings) -> None:
     """The game store on the configured Redis or Valkey (``app.extensions["referee_store"]``)."""
     # One server (redis://) or a Redis Cluster (redis+cluster://h:p,h:p): service.storage.redis_client.
-    client = make_client(app.config["REDIS_URL"], timeout=app.config["REDIS_TIMEOUT"],
-                         max_connections=pool_size(app.config["WORKER_CONCURRENCY"], app.config["REDIS_MAX_CONNECTIONS"]),
-                         pool_timeout=app.config["REDIS_POOL_TIMEOUT"])
+    client = make_client(settings.store_url, timeout=settings.redis_timeout,
+                         max_connections=pool_size(settings.worker_concurrency, settings.redis_max_connections),
+                         pool_timeout=settings.redis_pool_timeout)
     cluster = is_cluster(client)
-    wait_replicas = app.config.get("REDIS_WAIT_REPLICAS", -1)
+    wait_replicas = settings.redis_wait_replicas
     app.extensions["referee_store"] = Store(
         client,
-        prefix=app.config["KEY_PREFIX"],
-        finished_ttl=app.config["FINISHED_GAME_TTL"],
-        idle_ttl=app.config["IDLE_GAME_TTL"],
+        prefix=settings.key_prefix,
+        finished_ttl=settings.finished_game_ttl,
+        idle_ttl=settings.idle_game_ttl,
         sharded_pubsub=cluster,  # SPUBLISH on a cluster: the channel lives in the game's slot
         wait_replicas=(1 if cluster else 0) if wait_replicas is None or wait_replicas < 0 else wait_replicas,
-        wait_timeout_ms=app.config.get("REDIS_WAIT_TIMEOUT_MS", 500),
-        read_cache_size=app.config.get("READ_CACHE_SIZE", 256),
-        latest_size=app.config.get("LATEST_RECORDS", 256),
+        wait_timeout_ms=settings.redis_wait_timeout_ms,
+        read_cache_size=settings.read_cache_size,
+        latest_size=settings.latest_records,
     )
 
 
@@ -239,7 +247,9 @@ def _register_api(app: Flask) -> None:
         api.register_blueprint(game.load_blueprint() or generic.blueprint_for(game))
     # every game's create counts against the create limit
     creates = [f"POST /v1/{game.name}/{game.collection}" for game in GAMES.values()]
-    app.config["RATE_LIMIT_CREATE_ROUTES"] = tuple(dict.fromkeys([*app.config.get("RATE_LIMIT_CREATE_ROUTES", ()), *creates]))
+    settings = config.settings(app)
+    app.extensions["referee_settings"] = dataclasses.replace(settings, rate_limit_create_routes=tuple(
+        dict.fromkeys([*settings.rate_limit_create_routes, *creates])))
     api.register_blueprint(events_blp)  # live updates (service.storage.live): GET .../events
     api.register_blueprint(app_games.blp)  # GET /v1/apps/me/games
     api.register_blueprint(app_events.blp)  # GET /v1/apps/me/events
@@ -291,7 +301,7 @@ def _accept_json_only(app: Flask) -> None:
         # Every body has a Content-Length here (BodyLimit gives a chunked one its own): no
         # header, no body to measure (werkzeug's parse of it and the limit's lookup are skipped).
         if environ.get("CONTENT_LENGTH"):
-            limit = app.config.get("MAX_CONTENT_LENGTH")
+            limit = config.settings(app).max_body_bytes
             if limit is not None and (get_content_length(environ) or 0) > limit:
                 raise RequestEntityTooLarge()  # whatever the method: a body past the limit is never read
         if req.method in ("POST", "PUT", "PATCH"):
@@ -332,7 +342,7 @@ def _serve_probes(app: Flask, settings: config.Settings) -> None:
     @app.get("/metrics")
     def _metrics():
         """Prometheus text exposition (service.ops.metrics); behind REFEREE_METRICS_TOKEN when set."""
-        token = app.config.get("METRICS_TOKEN") or ""
+        token = config.settings(app).metrics_token
         if token:
             sent = request.headers.get("Authorization", "")
             if not hmac.compare_digest(sent.encode(), f"Bearer {token}".encode()):

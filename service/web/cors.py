@@ -1,4 +1,4 @@
-"""Cross-origin access for browser clients (flask-cors), off unless ``CORS_ORIGINS`` lists origins
+"""Cross-origin access for browser clients (flask-cors), off unless ``REFEREE_CORS_ORIGINS`` lists origins
 (or ``*``): with none, browsers keep other sites' pages from reading the API.
 
 Credentials (cookies) are never allowed: the API authenticates with bearer tokens a page sends
@@ -11,6 +11,8 @@ from collections.abc import Iterable
 
 from flask import Flask
 from flask_cors import CORS
+
+from service import config
 
 EXPOSE_HEADERS = ["ETag", "Retry-After", "RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset"]
 ALLOW_HEADERS = ["Authorization", "Content-Type", "Idempotency-Key", "If-None-Match", "Referee-App-Key"]
@@ -28,7 +30,7 @@ def origins(value: str | Iterable[str] | None) -> list[str]:
 
 
 def init_app(app: Flask) -> None:
-    allowed = origins(app.config.get("CORS_ORIGINS"))
+    allowed = origins(config.settings(app).cors_origins)
     if not allowed:
         return
     CORS(

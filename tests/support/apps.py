@@ -4,10 +4,10 @@ after each test, everything of it a test may change.
 
 What an app keeps between requests, and how a test leaves it as built:
 
-* ``app.config``: restored to what it was when the app was built (a test may set
-  ``STREAM_MAX_SECONDS`` or a limit for itself);
+* ``app.config``: restored to what it was when the app was built;
 * ``app.extensions``: what a test's requests added lazily (the live hub, the stream slots, the event
-  cache) is dropped, a hub stopped; what was replaced is put back;
+  cache) is dropped, a hub stopped; what was replaced is put back (the settings, when a test set
+  ``stream_max_seconds`` or a limit for itself: :func:`set_settings`);
 * the store: its attributes as built, a new read cache (records of games a flushed store no longer
   has) and no replica counts;
 * its routes, hooks, error handlers and WSGI middleware: a test may add its own (Flask allows that
@@ -19,11 +19,19 @@ counters, idempotency keys and games never outlive their test.
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any, Callable
 
 from flask import Flask
 
+from service import config
 from service.storage.cache import RecordCache
+
+
+def set_settings(app: Flask, **changes: Any) -> None:
+    """Change some of ``app``'s settings (``stream_max_seconds=300``) for the rest of a test: the
+    lent app gets its own back afterwards (:class:`SharedApp`)."""
+    app.extensions["referee_settings"] = dataclasses.replace(config.settings(app), **changes)
 
 
 def _shape(app: Flask) -> tuple:

@@ -18,6 +18,7 @@ from urllib.parse import urlsplit
 
 from flask import Blueprint, Flask, abort, current_app, redirect, request, send_from_directory
 
+from service import config
 from service.games.levels import TOP_BOT_LEVEL
 
 STATIC_DIR = Path(__file__).resolve().parent / "static"
@@ -54,7 +55,7 @@ blp = Blueprint("play", __name__)
 
 def public_url() -> str | None:
     """``REFEREE_PUBLIC_URL`` / ``PUBLIC_URL``: the origin other phones reach this server at, or None."""
-    value = (current_app.config.get("PUBLIC_URL") or "").strip()
+    value = (config.settings(current_app).public_url or "").strip()
     if not value:
         return None
     parts = urlsplit(value)
@@ -74,7 +75,7 @@ def index():
     page = (STATIC_DIR / "index.html").read_text(encoding="utf-8")
     page = page.replace("{{JOIN_BASE}}", html.escape(join_base(), quote=True))
     # The seconds between an event stream's keep-alive comments: a stream silent much longer is dead.
-    heartbeat = current_app.config.get("STREAM_HEARTBEAT_SECONDS", 15.0)
+    heartbeat = config.settings(current_app).stream_heartbeat_seconds
     page = page.replace("{{STREAM_HEARTBEAT}}", f"{float(heartbeat):g}")
     page = page.replace("{{TOP_BOT_LEVEL}}", str(TOP_BOT_LEVEL))  # the level pickers offer 1 to it
     response = current_app.response_class(page, mimetype="text/html")
