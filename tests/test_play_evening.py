@@ -30,7 +30,7 @@ from test_play import (  # noqa: F401 - fixtures: browser (table.local), origin,
     readable,
     shot,
 )
-from test_play_table import moves_sent
+from test_play_table import moves_sent, pause
 
 pytestmark = pytest.mark.slow
 
@@ -324,26 +324,30 @@ def test_an_uncalled_bet_is_shown_returned_not_won(phone, origin, live_server):
 # ------------------------------------------------------------------ 12. a double tap on a card
 
 
-def test_a_double_tap_on_a_card_picks_it(phone, origin, live_server):
+@pytest.mark.parametrize("locale,width,bid", [("en-US", 360, "Bid 3"), ("es-ES", 320, "Apostar 3")])
+def test_a_double_tap_on_a_card_picks_it(phone, origin, live_server, locale, width, bid):
     """Two taps 120 ms apart on a card (a double tap) pick it; a tap a moment later takes it back."""
     created = gops_game(live_server, profile="classic", options={"ranks": 5})
-    page = phone()
+    page = phone(locale=locale)
+    page.set_viewport_size({"width": width, "height": 700})
     page.clock.install()
     page.goto(f"{origin}/play#gops={created['id']}&seat=0&t={created['seat_tokens'][0]}")
     card = "#hand [data-card='3']"
     box = None
     for _ in range(20):  # a redraw may replace the card between finding it and measuring it
         page.wait_for_selector(f"{card}:not([disabled])")
+        page.eval_on_selector(card, "el => el.scrollIntoView({ block: 'center' })")  # under the finger
         box = page.locator(card).bounding_box()
         if box is not None:
             break
     x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
-    page.clock.pause_at(page.evaluate("Date.now()") + 1000)
+    pause(page)
     page.touchscreen.tap(x, y)
     page.clock.run_for(120)
     page.touchscreen.tap(x, y)
     assert page.get_attribute(card, "aria-pressed") == "true"
-    assert page.inner_text("#bid") == "Bid 3" and page.is_enabled("#bid")
+    assert page.inner_text("#bid") == bid and page.is_enabled("#bid")
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
     page.clock.run_for(1000)
     page.touchscreen.tap(x, y)
     assert page.get_attribute(card, "aria-pressed") == "false"
