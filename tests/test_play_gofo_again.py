@@ -213,6 +213,8 @@ def test_new_table_like_this_opens_the_same_table_with_new_links(phone, origin, 
         assert fragment["t"] not in table.created["seat_tokens"]
         r = requests.get(f"{live_server}/v1/gofo/tables/{new_id}/seats/{seat}", headers=bearer(fragment["t"]), timeout=10)
         assert r.status_code == 200
+    # The new table's host page offers its read-only link too.
+    assert page.input_value("#share-link") == f"{origin}/play#gofo={new_id}&watch=1"
     fits(page, 360)
     shot(page, "gofo-again-links-en")
     readable(page)
