@@ -58,6 +58,13 @@ def toast_text(page):
 # ------------------------------------------------------------------ 1. a connection that died silently
 
 
+def at_width(page, locale):
+    """English at the phone's 360 px, Spanish at 320 px: the width this page is tested at."""
+    width = 320 if locale.startswith("es") else 360
+    page.set_viewport_size({"width": width, "height": 700})
+    return width
+
+
 def test_a_phone_whose_connection_died_silently_reconnects_and_times_out_a_move(offline_page, live_server):
     """Back on Wi-Fi: the stream's connection died without a word (no FIN, no RST). The page hears no
     keep-alive for twice the server's interval, reconnects and sees the rival's bid; a bid sent into a
@@ -123,6 +130,7 @@ def test_an_opening_out_of_range_is_refused_not_changed(phone, origin, live_serv
     """Tabletop Gofo: 100 typed for an opening of 1–28 is refused on the page, in words, and nothing
     is bet; what is sent is exactly what was typed."""
     host = phone(locale=locale)
+    width = at_width(host, locale)
     table_id = create_gofo(host, origin, mode="tabletop")
     view = public_table(live_server, table_id)
     ready(host, view["version"], view["hand"]["to_act"])
@@ -131,7 +139,7 @@ def test_an_opening_out_of_range_is_refused_not_changed(phone, origin, live_serv
     assert lo == 1 and hi < 100
     for typed in ("100", "2.5", ""):
         host.fill("#amount-open", typed)
-        host.click("#actions [data-action='open']")
+        host.tap("#actions [data-action='open']")
         host.wait_for_selector("#amount-error-open:not([hidden])")
         said = host.inner_text("#amount-error-open")
         en, es = ((f"{typed} is not allowed: type", f"{typed} no vale: escribe") if typed else ("Type", "Escribe"))
@@ -139,6 +147,7 @@ def test_an_opening_out_of_range_is_refused_not_changed(phone, origin, live_serv
                         else f"{es} un número entero de 1 a {hi}. No se apostó nada."), said
     shot(host, f"evening-opening-refused-{locale}")
     readable(host)
+    assert host.evaluate("document.documentElement.scrollWidth") <= width
     host.wait_for_timeout(300)  # time for a move a tap would have sent
     assert sent == []
     assert public_table(live_server, table_id)["version"] == view["version"]
@@ -162,6 +171,7 @@ def test_the_referees_seats_are_named_apart(phone, origin, live_server):
         "seats": 4, "bots": [{"seat": s, "level": 6} for s in (1, 2, 3)]}).json()
     for locale, words in (("en-US", "🤖 Referee {} · level 6"), ("es-ES", "🤖 Árbitro {} · nivel 6")):
         page = phone(locale=locale)
+        width = at_width(page, locale)
         page.goto(f"{origin}/play#gofo={created['id']}&seat=0&t={created['seat_tokens'][0]}")
         page.wait_for_selector("#seats tbody tr[data-seat='3']")
         rows = page.eval_on_selector_all("#seats tbody th", "els => els.map(e => e.firstChild.textContent)")
@@ -173,6 +183,7 @@ def test_the_referees_seats_are_named_apart(phone, origin, live_server):
           return ui.seatName(1);
         }""")
         assert one == words.replace("{} ", ""), one
+        assert page.evaluate("document.documentElement.scrollWidth") <= width
         clean(page)
 
 
@@ -199,10 +210,12 @@ def test_a_tie_for_the_most_points_is_a_draw(phone, origin, live_server):
     assert view["result"]["totals"] == ["0", "0"] and view["result"]["winners"] == [0, 1], view["result"]
     for locale, said in (("en-US", "Draw: Ana and Bea, 0 points each"), ("es-ES", "Empate: Ana y Bea, 0 puntos cada uno")):
         page = phone(locale=locale)
+        width = at_width(page, locale)
         page.goto(f"{origin}/play#gops={created['id']}&seat=0&t={created['seat_tokens'][0]}")
         page.wait_for_selector("#result")
         assert page.inner_text("#result .big-text") == said
         assert page.get_attribute("#result", "data-outcome") == "draw"
+        assert page.evaluate("document.documentElement.scrollWidth") <= width
         clean(page)
 
 
@@ -550,11 +563,13 @@ def test_a_browser_at_the_root_lands_on_play_which_names_the_docs(phone, origin)
     for locale, words in (("en-US", "For developers: the API and its documentation at /docs"),
                           ("es-ES", "Para programadores: la API y su documentación en /docs")):
         page = phone(locale=locale)
+        width = at_width(page, locale)
         page.goto(f"{origin}/")
         page.wait_for_selector("#docs-link")
         assert urlsplit(page.url).path == "/play"
         assert page.inner_text("#docs-link") == words
         assert page.get_attribute("#docs-link a", "href") == "/docs"
+        assert page.evaluate("document.documentElement.scrollWidth") <= width
         clean(page)
 
 
@@ -604,14 +619,16 @@ def test_the_your_turn_sound_is_off_until_turned_on(phone, origin, live_server, 
     once, and again when the next turn begins; remembered on this phone."""
     created = gops_game(live_server, profile="classic", options={"ranks": 3})
     page = phone(locale=locale)
+    width = at_width(page, locale)
     page.add_init_script(COUNT_NOTES)
     page.goto(f"{origin}/play#gops={created['id']}&seat=0&t={created['seat_tokens'][0]}")
     page.wait_for_selector("#hand [data-card]:not([disabled])")
     assert page.evaluate("window.notes") == 0  # the turn began: no sound
     assert page.get_attribute("#sound", "aria-pressed") == "false"
     assert page.get_attribute("#sound", "aria-label") == off
-    page.click("#sound")
+    page.tap("#sound")
     assert page.get_attribute("#sound", "aria-pressed") == "true" and page.evaluate("window.notes") == 2
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
     page.click("#hand [data-card='1']")
     page.click("#bid")
     page.wait_for_selector("#scores tr[data-seat='0'][data-status='committed']")
@@ -634,6 +651,7 @@ def test_my_games_lists_the_games_this_phone_created_or_joined(phone, origin, li
     table = requests.post(f"{live_server}/v1/gofo/tables", json={"seats": 3}, timeout=10).json()
     for locale, title, back in (("en-US", "My games", "Back to seat {}"), ("es-ES", "Mis partidas", "Volver al puesto {}")):
         page = phone(locale=locale)
+        width = at_width(page, locale)
         page.goto(f"{origin}/play#gops={joined['id']}&seat=1&t={joined['seat_tokens'][1]}")
         page.wait_for_selector("#hand [data-card]")
         page.goto(f"{origin}/play#gofo={table['id']}&seat=2&t={table['seat_tokens'][2]}")
@@ -647,7 +665,8 @@ def test_my_games_lists_the_games_this_phone_created_or_joined(phone, origin, li
         assert page.inner_text(f"#my-games li[data-id='{joined['id']}'] .saved-seat") == back.format(2)
         shot(page, f"evening-my-games-{locale}")
         readable(page)
-        page.click(f"#my-games li[data-id='{joined['id']}'] .saved-seat")
+        assert page.evaluate("document.documentElement.scrollWidth") <= width
+        page.tap(f"#my-games li[data-id='{joined['id']}'] .saved-seat")
         page.wait_for_function("() => document.body.dataset.page === 'gops-seat'")
         page.wait_for_selector("#hand [data-card]")
         assert page.inner_text("h1") in ("Gops — Seat 2", "Gops — Puesto 2")
