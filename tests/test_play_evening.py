@@ -222,8 +222,10 @@ def test_a_tie_for_the_most_points_is_a_draw(phone, origin, live_server):
 # ------------------------------------------------------------------ 13. the words of numbers
 
 
-def test_one_point_is_singular_and_nothing_is_zero_percent(phone, origin):
-    page = phone()
+@pytest.mark.parametrize("locale", ["en-US", "es-ES"])
+def test_one_point_is_singular_and_nothing_is_zero_percent(phone, origin, locale):
+    page = phone(locale=locale)
+    at_width(page, locale)
     page.goto(f"{origin}/play")
     page.wait_for_selector("#sha-check[data-ok=yes]")
     said = page.evaluate("""async () => {
@@ -326,10 +328,12 @@ def test_an_uncalled_bet_is_shown_returned_not_won(phone, origin, live_server):
     for locale, said in (("en-US", "10 returned to Seat {}: nobody called that bet"),
                          ("es-ES", "10 devueltos a Puesto {}: nadie vio esa apuesta")):
         page = phone(locale=locale)
+        width = at_width(page, locale)
         page.goto(f"{origin}/play#gofo={table.id}&seat={poor}&t={tokens[poor]}")
         page.wait_for_selector("#last-pots li[data-returned=yes]")
         assert page.inner_text("#last-pots li[data-returned=yes]") == said.format(rich + 1)
         assert page.locator("#last-pots li").count() == 2
+        assert page.evaluate("document.documentElement.scrollWidth") <= width
         shot(page, f"evening-returned-{locale}")
         clean(page)
 

@@ -124,6 +124,8 @@ def test_a_refused_game_shows_the_referees_reason(phone, origin):
             ("en-US", "Classic is a 2-player game: choose Standard for 3 to 7 players.", "Players: a whole number from 2 to 7."),
             ("es-ES", "La clásica es para 2 jugadores: elige Estándar para 3 a 7.", "Jugadores: un número entero de 2 a 7.")):
         page = phone(locale=locale)
+        width = 320 if locale.startswith("es") else 360  # Spanish at the smaller phone
+        page.set_viewport_size({"width": width, "height": 700})
         sent = []
         page.on("request", lambda r: r.method == "POST" and sent.append(r.url))
         page.goto(f"{origin}/play#new=gops")
@@ -140,6 +142,7 @@ def test_a_refused_game_shows_the_referees_reason(phone, origin):
         page.select_option("#f-profile", "classic")  # back to classic: 2 players again
         assert page.input_value("#f-players") == "2" and page.is_hidden("#gops-form-problem")
         assert page.is_enabled("#gops-create-go")
+        assert page.evaluate("document.documentElement.scrollWidth") <= width
         shot(page, f"gops-form-says-why-{locale}")
         assert sent == [] and page.url.endswith("#new=gops")  # no game was asked for
         assert page.blocked == []
