@@ -379,7 +379,14 @@ SHOWN = ["6e", "7e", "11e", "12e", "4o"]   # worth 30
 OTHER = ["3b", "4b", "5b", "6b", "7c"]     # worth 18
 
 
-def test_tabletop_show_offers_only_the_declared_value_and_an_error_goes_with_the_next_move(phone, origin, live_server):
+SHOW_WORDS = {
+    "en": ("Value: 18", "These cards are worth 18, not the 30 declared: pick the cards this seat shows.", "The game moved on"),
+    "es": ("Valor: 18", "Estas cartas valen 18, no los 30 cantados: elige las cartas que muestra este puesto.", "La partida avanzó"),
+}
+
+
+@pytest.mark.parametrize("locale", ["en-US", "es-ES"])
+def test_tabletop_show_offers_only_the_declared_value_and_an_error_goes_with_the_next_move(phone, origin, live_server, locale):
     """At the canto the host picks a seat's five cards: worth other than declared, Show is not offered
     and the page says why. A refused move's error goes as soon as the next move goes through."""
     from test_play import Table
@@ -397,19 +404,22 @@ def test_tabletop_show_offers_only_the_declared_value_and_an_error_goes_with_the
     view = drive(table, act, lambda v: (v["hand"] or {}).get("canto") and v["hand"]["canto"]["stage"] != "declare")
     seat = view["hand"]["to_act"]
     assert view["hand"]["canto"]["declared"][seat] == 30
-    page = phone()
+    value, differs, moved_on = SHOW_WORDS[locale[:2]]
+    page = phone(locale=locale)
+    width = at_width(page, locale)
     page.goto(f"{origin}/play#gofo={table.id}&host={table.host}")
     page.wait_for_selector("#show-picker")
     for card in OTHER:
-        page.click(f"#show-picker [data-pick='{card}']")
-    assert page.inner_text("#show-value") == "Value: 18"
-    assert page.inner_text("#show-differs") == "These cards are worth 18, not the 30 declared: pick the cards this seat shows."
+        page.tap(f"#show-picker [data-pick='{card}']")
+    assert page.inner_text("#show-value") == value
+    assert page.inner_text("#show-differs") == differs
     assert page.is_disabled("#actions [data-action='show']")
-    shot(page, "evening-show-differs")
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
+    shot(page, f"evening-show-differs-{locale}")
     for card in OTHER:
-        page.click(f"#show-picker [data-pick='{card}']")
+        page.tap(f"#show-picker [data-pick='{card}']")
     for card in SHOWN:
-        page.click(f"#show-picker [data-pick='{card}']")
+        page.tap(f"#show-picker [data-pick='{card}']")
     assert page.locator("#show-differs").count() == 0 and page.is_enabled("#actions [data-action='show']")
     # The first Show is refused (the referee's answer replaced on its way): said; the second goes through.
     refusals = []
@@ -421,11 +431,11 @@ def test_tabletop_show_offers_only_the_declared_value_and_an_error_goes_with_the
         page.unroute("**/seats/*/show", refuse)
 
     page.route("**/seats/*/show", refuse)
-    page.click("#actions [data-action='show']")
+    page.tap("#actions [data-action='show']")
     page.wait_for_selector("#toast:not([hidden])")
-    assert toast_text(page).startswith("The game moved on")
+    assert toast_text(page).startswith(moved_on)
     page.wait_for_selector("#actions [data-action='show']:not([disabled])")
-    page.click("#actions [data-action='show']")
+    page.tap("#actions [data-action='show']")
     after = public_table(live_server, table.id, after=view["version"], pages=[page])
     assert after["version"] > view["version"] and len(refusals) == 1
     page.wait_for_function("v => Number(document.body.dataset.version) >= v", arg=after["version"])
