@@ -65,14 +65,22 @@ def at_width(page, locale):
     return width
 
 
-def test_a_phone_whose_connection_died_silently_reconnects_and_times_out_a_move(offline_page, live_server):
+TIMED_OUT = {
+    "en-US": "The referee did not answer (tried twice). Check the Wi-Fi, then tap again to retry.",
+    "es-ES": "El árbitro no respondió (dos intentos). Revisa el Wi-Fi y vuelve a tocar para reintentar.",
+}
+
+
+@pytest.mark.parametrize("locale", ["en-US", "es-ES"])
+def test_a_phone_whose_connection_died_silently_reconnects_and_times_out_a_move(offline_page, live_server, locale):
     """Back on Wi-Fi: the stream's connection died without a word (no FIN, no RST). The page hears no
     keep-alive for twice the server's interval, reconnects and sees the rival's bid; a bid sent into a
     dead network is given up after its time, said in words, and goes through when tapped again."""
     proxy = SilentProxy(int(urlsplit(live_server).port))
     try:
         created = gops_game(live_server, profile="classic", options={"ranks": 3})
-        page = offline_page(proxy.origin, locale="en-US", **PHONE)
+        page = offline_page(proxy.origin, locale=locale, **PHONE)
+        width = at_width(page, locale)
         page.clock.install()
         page.goto(f"{proxy.origin}/play#gops={created['id']}&seat=0&t={created['seat_tokens'][0]}")
         page.wait_for_function("() => document.body.dataset.live === 'live' && document.querySelector('#hand [data-card]')")
@@ -93,8 +101,8 @@ def test_a_phone_whose_connection_died_silently_reconnects_and_times_out_a_move(
         page.wait_for_function("() => document.body.dataset.live === 'live'")
 
         proxy.drop(new_too=True)          # the Wi-Fi is gone for good
-        page.click("#hand [data-card='1']")
-        page.click("#bid")
+        page.tap("#hand [data-card='1']")
+        page.tap("#bid")
         page.wait_for_function("() => document.body.dataset.busy === 'yes' || document.querySelector('#bid:disabled')")
         said = None
         for _ in range(8):  # 10 s a try, two tries, and the 0.8 s between them: in steps of page time
@@ -105,13 +113,14 @@ def test_a_phone_whose_connection_died_silently_reconnects_and_times_out_a_move(
                 continue
             said = toast_text(page)
             break
-        assert said == "The referee did not answer (tried twice). Check the Wi-Fi, then tap again to retry.", said
+        assert said == TIMED_OUT[locale], said
+        assert page.evaluate("document.documentElement.scrollWidth") <= width
         # The stream missed its keep-alive too: given up with the request, not 35 s later.
         assert page.evaluate("document.body.dataset.live") == "offline"
-        shot(page, "evening-timeout")
+        shot(page, f"evening-timeout-{locale}")
         proxy.restore()
         page.wait_for_selector("#bid:not([disabled])")
-        page.click("#bid")
+        page.tap("#bid")
         page.wait_for_function("() => document.body.dataset.phase === 'reveal' || document.body.dataset.phase === 'commit' && document.querySelector(\"#scores tr[data-seat='0'][data-status='committed']\")")
         view = requests.get(f"{live_server}/v1/gops/games/{created['id']}", timeout=10).json()
         assert view["round"] > 1 or 0 in view.get("committed", []) or view["phase"] == "reveal", view
