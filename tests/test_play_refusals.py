@@ -71,8 +71,8 @@ def test_a_refusal_the_page_never_expected_is_said_in_the_players_language(phone
 @pytest.mark.parametrize("locale,width", WIDTHS)
 def test_a_name_with_invisible_characters_is_refused_in_words(phone, origin, live_server, locale, width):
     """Issue #38's defect 14 on the phone: a player naming their seat "A\\u034fna\\ufe0f" (which shows
-    as "Ana", another seat's name) is refused, the refusal said in the page's words for it, and the
-    seat keeps no name; the other seat's "Ana" is the only one."""
+    as "Ana", another seat's name) is refused, the refusal said in the page's words (the referee's
+    reason is English), and the seat keeps no name; the other seat's "Ana" is the only one."""
     lang = locale[:2]
     table = requests.post(f"{live_server}/v1/gofo/tables", timeout=10, json={
         "mode": "dealt", "seats": 2, "names": [None, "Ana"]}).json()
@@ -82,8 +82,12 @@ def test_a_name_with_invisible_characters_is_refused_in_words(phone, origin, liv
     page.wait_for_selector("#name-form[data-named='no']")
     page.fill("#my-name", "A\u034fna\ufe0f")
     tap_twice(page, "#my-name-save")
-    refused = {"en": "The referee refused the request — ", "es": "El árbitro rechazó la petición — "}[lang]
-    page.wait_for_function("w => document.getElementById('toast').textContent.startsWith(w)", arg=refused)
+    refused = {  # in the player's words, not the referee's English
+        "en": "That name was refused: use letters, digits, spaces and signs that show (nothing invisible), "
+              "at most 24 characters. Nothing was changed.",
+        "es": "Ese nombre fue rechazado: usa letras, números, espacios y signos que se vean (nada invisible), "
+              "a lo sumo 24 caracteres. No se cambió nada."}[lang]
+    page.wait_for_function("w => document.getElementById('toast').textContent === w", arg=refused)
     assert requests.get(f"{live_server}/v1/gofo/tables/{table['id']}", timeout=10).json()["names"] == [None, "Ana"]
     assert page.inner_text("h1").endswith({"en": "Seat 1", "es": "Puesto 1"}[lang])
     assert page.get_attribute("#name-form", "data-named") == "no"
