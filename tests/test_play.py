@@ -106,7 +106,7 @@ def test_no_asset_reaches_another_host():
 
 def test_both_languages_are_complete():
     messages = {"en": set(), "es": set()}
-    for name in ("i18n.js", "i18n_bots.js"):  # i18n.js merges the second's dictionaries into its own
+    for name in ("i18n.js", "i18n_bots.js", "i18n_errors.js"):  # i18n.js merges the others' dictionaries into its own
         blocks = re.split(r"\n  (en|es): \{\n", (STATIC / name).read_text(encoding="utf-8"))
         for i in (1, 3):
             messages[blocks[i]] |= set(re.findall(r"^\s+'?([\w.]+)'?:", blocks[i + 1], re.MULTILINE))
@@ -116,6 +116,20 @@ def test_both_languages_are_complete():
         used |= set(re.findall(r"""\bt\(\s*'([\w.]+)'""", path.read_text(encoding="utf-8")))
     missing = used - messages["en"]
     assert not missing, missing
+
+
+def test_every_error_code_is_said_in_both_languages():
+    """A refusal is said in the player's language whatever its code: /play has words for every code
+    of service/error_codes.py in English and in Spanish (the referee's own words are English)."""
+    from service.error_codes import ErrorCode
+    said = {"en": set(), "es": set()}
+    for name in ("i18n.js", "i18n_errors.js"):
+        blocks = re.split(r"\n  (en|es): \{\n", (STATIC / name).read_text(encoding="utf-8"))
+        for i in (1, 3):
+            said[blocks[i]] |= set(re.findall(r"^\s+'error\.(\w+)':", blocks[i + 1], re.MULTILINE))
+    for lang, codes in said.items():
+        missing = {code.value for code in ErrorCode} - codes
+        assert not missing, (lang, sorted(missing))
 
 
 # ------------------------------------------------------------------ in the browser

@@ -30,7 +30,7 @@ from test_play import (  # noqa: F401 - fixtures: browser (table.local), origin,
     readable,
     shot,
 )
-from test_play_table import moves_sent
+from test_play_table import moves_sent, pause
 
 pytestmark = pytest.mark.slow
 
@@ -58,14 +58,29 @@ def toast_text(page):
 # ------------------------------------------------------------------ 1. a connection that died silently
 
 
-def test_a_phone_whose_connection_died_silently_reconnects_and_times_out_a_move(offline_page, live_server):
+def at_width(page, locale):
+    """English at the phone's 360 px, Spanish at 320 px: the width this page is tested at."""
+    width = 320 if locale.startswith("es") else 360
+    page.set_viewport_size({"width": width, "height": 700})
+    return width
+
+
+TIMED_OUT = {
+    "en-US": "The referee did not answer (tried twice). Check the Wi-Fi, then tap again to retry.",
+    "es-ES": "El árbitro no respondió (dos intentos). Revisa el Wi-Fi y vuelve a tocar para reintentar.",
+}
+
+
+@pytest.mark.parametrize("locale", ["en-US", "es-ES"])
+def test_a_phone_whose_connection_died_silently_reconnects_and_times_out_a_move(offline_page, live_server, locale):
     """Back on Wi-Fi: the stream's connection died without a word (no FIN, no RST). The page hears no
     keep-alive for twice the server's interval, reconnects and sees the rival's bid; a bid sent into a
     dead network is given up after its time, said in words, and goes through when tapped again."""
     proxy = SilentProxy(int(urlsplit(live_server).port))
     try:
         created = gops_game(live_server, profile="classic", options={"ranks": 3})
-        page = offline_page(proxy.origin, locale="en-US", **PHONE)
+        page = offline_page(proxy.origin, locale=locale, **PHONE)
+        width = at_width(page, locale)
         page.clock.install()
         page.goto(f"{proxy.origin}/play#gops={created['id']}&seat=0&t={created['seat_tokens'][0]}")
         page.wait_for_function("() => document.body.dataset.live === 'live' && document.querySelector('#hand [data-card]')")
@@ -86,8 +101,8 @@ def test_a_phone_whose_connection_died_silently_reconnects_and_times_out_a_move(
         page.wait_for_function("() => document.body.dataset.live === 'live'")
 
         proxy.drop(new_too=True)          # the Wi-Fi is gone for good
-        page.click("#hand [data-card='1']")
-        page.click("#bid")
+        page.tap("#hand [data-card='1']")
+        page.tap("#bid")
         page.wait_for_function("() => document.body.dataset.busy === 'yes' || document.querySelector('#bid:disabled')")
         said = None
         for _ in range(8):  # 10 s a try, two tries, and the 0.8 s between them: in steps of page time
@@ -98,13 +113,14 @@ def test_a_phone_whose_connection_died_silently_reconnects_and_times_out_a_move(
                 continue
             said = toast_text(page)
             break
-        assert said == "The referee did not answer (tried twice). Check the Wi-Fi, then tap again to retry.", said
+        assert said == TIMED_OUT[locale], said
+        assert page.evaluate("document.documentElement.scrollWidth") <= width
         # The stream missed its keep-alive too: given up with the request, not 35 s later.
         assert page.evaluate("document.body.dataset.live") == "offline"
-        shot(page, "evening-timeout")
+        shot(page, f"evening-timeout-{locale}")
         proxy.restore()
         page.wait_for_selector("#bid:not([disabled])")
-        page.click("#bid")
+        page.tap("#bid")
         page.wait_for_function("() => document.body.dataset.phase === 'reveal' || document.body.dataset.phase === 'commit' && document.querySelector(\"#scores tr[data-seat='0'][data-status='committed']\")")
         view = requests.get(f"{live_server}/v1/gops/games/{created['id']}", timeout=10).json()
         assert view["round"] > 1 or 0 in view.get("committed", []) or view["phase"] == "reveal", view
@@ -123,6 +139,7 @@ def test_an_opening_out_of_range_is_refused_not_changed(phone, origin, live_serv
     """Tabletop Gofo: 100 typed for an opening of 1–28 is refused on the page, in words, and nothing
     is bet; what is sent is exactly what was typed."""
     host = phone(locale=locale)
+    width = at_width(host, locale)
     table_id = create_gofo(host, origin, mode="tabletop")
     view = public_table(live_server, table_id)
     ready(host, view["version"], view["hand"]["to_act"])
@@ -131,7 +148,7 @@ def test_an_opening_out_of_range_is_refused_not_changed(phone, origin, live_serv
     assert lo == 1 and hi < 100
     for typed in ("100", "2.5", ""):
         host.fill("#amount-open", typed)
-        host.click("#actions [data-action='open']")
+        host.tap("#actions [data-action='open']")
         host.wait_for_selector("#amount-error-open:not([hidden])")
         said = host.inner_text("#amount-error-open")
         en, es = ((f"{typed} is not allowed: type", f"{typed} no vale: escribe") if typed else ("Type", "Escribe"))
@@ -139,6 +156,7 @@ def test_an_opening_out_of_range_is_refused_not_changed(phone, origin, live_serv
                         else f"{es} un número entero de 1 a {hi}. No se apostó nada."), said
     shot(host, f"evening-opening-refused-{locale}")
     readable(host)
+    assert host.evaluate("document.documentElement.scrollWidth") <= width
     host.wait_for_timeout(300)  # time for a move a tap would have sent
     assert sent == []
     assert public_table(live_server, table_id)["version"] == view["version"]
@@ -162,6 +180,7 @@ def test_the_referees_seats_are_named_apart(phone, origin, live_server):
         "seats": 4, "bots": [{"seat": s, "level": 6} for s in (1, 2, 3)]}).json()
     for locale, words in (("en-US", "🤖 Referee {} · level 6"), ("es-ES", "🤖 Árbitro {} · nivel 6")):
         page = phone(locale=locale)
+        width = at_width(page, locale)
         page.goto(f"{origin}/play#gofo={created['id']}&seat=0&t={created['seat_tokens'][0]}")
         page.wait_for_selector("#seats tbody tr[data-seat='3']")
         rows = page.eval_on_selector_all("#seats tbody th", "els => els.map(e => e.firstChild.textContent)")
@@ -173,6 +192,7 @@ def test_the_referees_seats_are_named_apart(phone, origin, live_server):
           return ui.seatName(1);
         }""")
         assert one == words.replace("{} ", ""), one
+        assert page.evaluate("document.documentElement.scrollWidth") <= width
         clean(page)
 
 
@@ -199,18 +219,22 @@ def test_a_tie_for_the_most_points_is_a_draw(phone, origin, live_server):
     assert view["result"]["totals"] == ["0", "0"] and view["result"]["winners"] == [0, 1], view["result"]
     for locale, said in (("en-US", "Draw: Ana and Bea, 0 points each"), ("es-ES", "Empate: Ana y Bea, 0 puntos cada uno")):
         page = phone(locale=locale)
+        width = at_width(page, locale)
         page.goto(f"{origin}/play#gops={created['id']}&seat=0&t={created['seat_tokens'][0]}")
         page.wait_for_selector("#result")
         assert page.inner_text("#result .big-text") == said
         assert page.get_attribute("#result", "data-outcome") == "draw"
+        assert page.evaluate("document.documentElement.scrollWidth") <= width
         clean(page)
 
 
 # ------------------------------------------------------------------ 13. the words of numbers
 
 
-def test_one_point_is_singular_and_nothing_is_zero_percent(phone, origin):
-    page = phone()
+@pytest.mark.parametrize("locale", ["en-US", "es-ES"])
+def test_one_point_is_singular_and_nothing_is_zero_percent(phone, origin, locale):
+    page = phone(locale=locale)
+    at_width(page, locale)
     page.goto(f"{origin}/play")
     page.wait_for_selector("#sha-check[data-ok=yes]")
     said = page.evaluate("""async () => {
@@ -313,10 +337,12 @@ def test_an_uncalled_bet_is_shown_returned_not_won(phone, origin, live_server):
     for locale, said in (("en-US", "10 returned to Seat {}: nobody called that bet"),
                          ("es-ES", "10 devueltos a Puesto {}: nadie vio esa apuesta")):
         page = phone(locale=locale)
+        width = at_width(page, locale)
         page.goto(f"{origin}/play#gofo={table.id}&seat={poor}&t={tokens[poor]}")
         page.wait_for_selector("#last-pots li[data-returned=yes]")
         assert page.inner_text("#last-pots li[data-returned=yes]") == said.format(rich + 1)
         assert page.locator("#last-pots li").count() == 2
+        assert page.evaluate("document.documentElement.scrollWidth") <= width
         shot(page, f"evening-returned-{locale}")
         clean(page)
 
@@ -324,26 +350,30 @@ def test_an_uncalled_bet_is_shown_returned_not_won(phone, origin, live_server):
 # ------------------------------------------------------------------ 12. a double tap on a card
 
 
-def test_a_double_tap_on_a_card_picks_it(phone, origin, live_server):
+@pytest.mark.parametrize("locale,width,bid", [("en-US", 360, "Bid 3"), ("es-ES", 320, "Apostar 3")])
+def test_a_double_tap_on_a_card_picks_it(phone, origin, live_server, locale, width, bid):
     """Two taps 120 ms apart on a card (a double tap) pick it; a tap a moment later takes it back."""
     created = gops_game(live_server, profile="classic", options={"ranks": 5})
-    page = phone()
+    page = phone(locale=locale)
+    page.set_viewport_size({"width": width, "height": 700})
     page.clock.install()
     page.goto(f"{origin}/play#gops={created['id']}&seat=0&t={created['seat_tokens'][0]}")
     card = "#hand [data-card='3']"
     box = None
     for _ in range(20):  # a redraw may replace the card between finding it and measuring it
         page.wait_for_selector(f"{card}:not([disabled])")
+        page.eval_on_selector(card, "el => el.scrollIntoView({ block: 'center' })")  # under the finger
         box = page.locator(card).bounding_box()
         if box is not None:
             break
     x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
-    page.clock.pause_at(page.evaluate("Date.now()") + 1000)
+    pause(page)
     page.touchscreen.tap(x, y)
     page.clock.run_for(120)
     page.touchscreen.tap(x, y)
     assert page.get_attribute(card, "aria-pressed") == "true"
-    assert page.inner_text("#bid") == "Bid 3" and page.is_enabled("#bid")
+    assert page.inner_text("#bid") == bid and page.is_enabled("#bid")
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
     page.clock.run_for(1000)
     page.touchscreen.tap(x, y)
     assert page.get_attribute(card, "aria-pressed") == "false"
@@ -358,7 +388,14 @@ SHOWN = ["6e", "7e", "11e", "12e", "4o"]   # worth 30
 OTHER = ["3b", "4b", "5b", "6b", "7c"]     # worth 18
 
 
-def test_tabletop_show_offers_only_the_declared_value_and_an_error_goes_with_the_next_move(phone, origin, live_server):
+SHOW_WORDS = {
+    "en": ("Value: 18", "These cards are worth 18, not the 30 declared: pick the cards this seat shows.", "The game moved on"),
+    "es": ("Valor: 18", "Estas cartas valen 18, no los 30 cantados: elige las cartas que muestra este puesto.", "La partida avanzó"),
+}
+
+
+@pytest.mark.parametrize("locale", ["en-US", "es-ES"])
+def test_tabletop_show_offers_only_the_declared_value_and_an_error_goes_with_the_next_move(phone, origin, live_server, locale):
     """At the canto the host picks a seat's five cards: worth other than declared, Show is not offered
     and the page says why. A refused move's error goes as soon as the next move goes through."""
     from test_play import Table
@@ -376,19 +413,22 @@ def test_tabletop_show_offers_only_the_declared_value_and_an_error_goes_with_the
     view = drive(table, act, lambda v: (v["hand"] or {}).get("canto") and v["hand"]["canto"]["stage"] != "declare")
     seat = view["hand"]["to_act"]
     assert view["hand"]["canto"]["declared"][seat] == 30
-    page = phone()
+    value, differs, moved_on = SHOW_WORDS[locale[:2]]
+    page = phone(locale=locale)
+    width = at_width(page, locale)
     page.goto(f"{origin}/play#gofo={table.id}&host={table.host}")
     page.wait_for_selector("#show-picker")
     for card in OTHER:
-        page.click(f"#show-picker [data-pick='{card}']")
-    assert page.inner_text("#show-value") == "Value: 18"
-    assert page.inner_text("#show-differs") == "These cards are worth 18, not the 30 declared: pick the cards this seat shows."
+        page.tap(f"#show-picker [data-pick='{card}']")
+    assert page.inner_text("#show-value") == value
+    assert page.inner_text("#show-differs") == differs
     assert page.is_disabled("#actions [data-action='show']")
-    shot(page, "evening-show-differs")
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
+    shot(page, f"evening-show-differs-{locale}")
     for card in OTHER:
-        page.click(f"#show-picker [data-pick='{card}']")
+        page.tap(f"#show-picker [data-pick='{card}']")
     for card in SHOWN:
-        page.click(f"#show-picker [data-pick='{card}']")
+        page.tap(f"#show-picker [data-pick='{card}']")
     assert page.locator("#show-differs").count() == 0 and page.is_enabled("#actions [data-action='show']")
     # The first Show is refused (the referee's answer replaced on its way): said; the second goes through.
     refusals = []
@@ -400,11 +440,11 @@ def test_tabletop_show_offers_only_the_declared_value_and_an_error_goes_with_the
         page.unroute("**/seats/*/show", refuse)
 
     page.route("**/seats/*/show", refuse)
-    page.click("#actions [data-action='show']")
+    page.tap("#actions [data-action='show']")
     page.wait_for_selector("#toast:not([hidden])")
-    assert toast_text(page).startswith("The game moved on")
+    assert toast_text(page).startswith(moved_on)
     page.wait_for_selector("#actions [data-action='show']:not([disabled])")
-    page.click("#actions [data-action='show']")
+    page.tap("#actions [data-action='show']")
     after = public_table(live_server, table.id, after=view["version"], pages=[page])
     assert after["version"] > view["version"] and len(refusals) == 1
     page.wait_for_function("v => Number(document.body.dataset.version) >= v", arg=after["version"])
@@ -546,11 +586,13 @@ def test_a_browser_at_the_root_lands_on_play_which_names_the_docs(phone, origin)
     for locale, words in (("en-US", "For developers: the API and its documentation at /docs"),
                           ("es-ES", "Para programadores: la API y su documentación en /docs")):
         page = phone(locale=locale)
+        width = at_width(page, locale)
         page.goto(f"{origin}/")
         page.wait_for_selector("#docs-link")
         assert urlsplit(page.url).path == "/play"
         assert page.inner_text("#docs-link") == words
         assert page.get_attribute("#docs-link a", "href") == "/docs"
+        assert page.evaluate("document.documentElement.scrollWidth") <= width
         clean(page)
 
 
@@ -600,14 +642,16 @@ def test_the_your_turn_sound_is_off_until_turned_on(phone, origin, live_server, 
     once, and again when the next turn begins; remembered on this phone."""
     created = gops_game(live_server, profile="classic", options={"ranks": 3})
     page = phone(locale=locale)
+    width = at_width(page, locale)
     page.add_init_script(COUNT_NOTES)
     page.goto(f"{origin}/play#gops={created['id']}&seat=0&t={created['seat_tokens'][0]}")
     page.wait_for_selector("#hand [data-card]:not([disabled])")
     assert page.evaluate("window.notes") == 0  # the turn began: no sound
     assert page.get_attribute("#sound", "aria-pressed") == "false"
     assert page.get_attribute("#sound", "aria-label") == off
-    page.click("#sound")
+    page.tap("#sound")
     assert page.get_attribute("#sound", "aria-pressed") == "true" and page.evaluate("window.notes") == 2
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
     page.click("#hand [data-card='1']")
     page.click("#bid")
     page.wait_for_selector("#scores tr[data-seat='0'][data-status='committed']")
@@ -630,6 +674,7 @@ def test_my_games_lists_the_games_this_phone_created_or_joined(phone, origin, li
     table = requests.post(f"{live_server}/v1/gofo/tables", json={"seats": 3}, timeout=10).json()
     for locale, title, back in (("en-US", "My games", "Back to seat {}"), ("es-ES", "Mis partidas", "Volver al puesto {}")):
         page = phone(locale=locale)
+        width = at_width(page, locale)
         page.goto(f"{origin}/play#gops={joined['id']}&seat=1&t={joined['seat_tokens'][1]}")
         page.wait_for_selector("#hand [data-card]")
         page.goto(f"{origin}/play#gofo={table['id']}&seat=2&t={table['seat_tokens'][2]}")
@@ -643,7 +688,8 @@ def test_my_games_lists_the_games_this_phone_created_or_joined(phone, origin, li
         assert page.inner_text(f"#my-games li[data-id='{joined['id']}'] .saved-seat") == back.format(2)
         shot(page, f"evening-my-games-{locale}")
         readable(page)
-        page.click(f"#my-games li[data-id='{joined['id']}'] .saved-seat")
+        assert page.evaluate("document.documentElement.scrollWidth") <= width
+        page.tap(f"#my-games li[data-id='{joined['id']}'] .saved-seat")
         page.wait_for_function("() => document.body.dataset.page === 'gops-seat'")
         page.wait_for_selector("#hand [data-card]")
         assert page.inner_text("h1") in ("Gops — Seat 2", "Gops — Puesto 2")

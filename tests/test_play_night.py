@@ -23,6 +23,7 @@ from test_play import (  # noqa: F401 - fixtures: browser (table.local), origin,
     ready,
     shot,
 )
+from test_play_gofo_again import tap_twice
 from test_play_story import screen_shot  # the 360 px screens docs/play.png is made of
 
 pytestmark = pytest.mark.slow
@@ -341,9 +342,12 @@ def test_play_again_makes_the_same_game_with_new_links(phone, origin, live_serve
     page.goto(f"{origin}/play#gops={created['id']}&seat=0&t={created['seat_tokens'][0]}")
     page.wait_for_selector("#play-again")
     assert page.inner_text("#play-again") == "Play again"
-    page.click("#play-again")
+    creates = []
+    page.on("request", lambda r: r.method == "POST" and r.url.endswith("/v1/gops/games") and creates.append(r.url))
+    tap_twice(page, "#play-again")  # a double tap makes one game
     page.wait_for_function("id => document.body.dataset.page === 'gops-host' && !location.hash.includes(id)", arg=created["id"])
     page.wait_for_selector("#links .join")
+    assert len(creates) == 1, creates
     new_id = page.evaluate("new URLSearchParams(location.hash.slice(1)).get('gops')")
     after = public(live_server, new_id)
     assert new_id != created["id"] and after["phase"] != "over"
@@ -376,7 +380,7 @@ def test_play_again_against_the_referee_goes_straight_to_the_new_seat(phone, ori
     page.wait_for_selector("#play-again")
     assert page.inner_text("#play-again") == "Jugar otra vez"
     fits(page, 320)
-    page.click("#play-again")
+    tap_twice(page, "#play-again")
     page.wait_for_function("id => document.body.dataset.page === 'gops-seat' && !location.hash.includes(id) && document.body.dataset.phase === 'commit'",
                            arg=created["id"])
     fragment = dict(p.split("=", 1) for p in page.evaluate("location.hash.slice(1)").split("&"))

@@ -5,6 +5,7 @@ import { h, mount, savedGames } from './ui.js';
 import { quiet, soundOn, setSound } from './turn.js';
 import * as gops from './gops.js';
 import * as gofo from './gofo.js';
+import * as gofoWatch from './gofo_watch.js';
 import * as bots from './bots.js';
 import { clearSeats } from './seats.js';
 import { RULES, drawRules } from './rules.js';
@@ -58,6 +59,7 @@ function route() {
   else if (params.get('gops') && params.has('watch')) { page('gops-watch'); current = gops.watchPage(root, params); }
   else if (params.get('gops') && params.has('seat')) { page('gops-seat'); current = gops.seatPage(root, params); }
   else if (params.get('gops')) { page('gops-host'); current = gops.hostPage(root, params); }
+  else if (params.get('gofo') && params.has('watch')) { page('gofo-watch'); current = gofoWatch.watchPage(root, params); }
   else if (params.get('gofo') && params.has('seat')) { page('gofo-seat'); current = gofo.seatPage(root, params); }
   else if (params.get('gofo')) { page('gofo-host'); current = gofo.hostPage(root, params); }
   else { page('home'); home(root); }

@@ -12,8 +12,10 @@ import { gofoBotsField } from './bots.js';
 import { gofoHints } from './hints.js';
 import { qrSvg } from './qr.js';
 import { liveBadge, loopbackWarning } from './gops.js';
+import { tableAgain } from './again.js';
+import { shareWatch } from './watch.js';
 
-const path = (id) => `/v1/gofo/tables/${encodeURIComponent(id)}`;
+export const path = (id) => `/v1/gofo/tables/${encodeURIComponent(id)}`;
 const SUITS = ['o', 'c', 'e', 'b'];
 const RANKS = [3, 4, 5, 6, 7, 11, 12];
 const SUIT_NAMES = {
@@ -173,7 +175,7 @@ function toAct(view) {
   return pending.length ? pending[0] : null;
 }
 
-function handHeader(view) {
+export function handHeader(view) {
   const hand = view.hand;
   const pending = pendingInaugurations(view);
   if (!hand && pending.length) {
@@ -188,7 +190,7 @@ function handHeader(view) {
     hand.to_act == null ? null : h('p', { class: 'big-text', id: 'to-act', data: { seat: hand.to_act } }, t('gofo.to_act', { who: seatName(hand.to_act) })));
 }
 
-function seatsTable(view, me) {
+export function seatsTable(view, me) {
   const hand = view.hand;
   const rows = view.table.seats.map((s) => {
     const seat = s.seat;
@@ -224,7 +226,7 @@ export function soleBettors(pots, put) {
   });
 }
 
-function potsPanel(hand) {
+export function potsPanel(hand) {
   if (!hand) return null;
   const sole = soleBettors(hand.pots, hand.committed);
   const pots = hand.pots.map((pot, i) => h('li', { data: { pot: i, amount: pot.amount, uncalled: sole[i] == null ? null : 'yes' } },
@@ -383,7 +385,7 @@ function checkHand(view) {
   return fairness.get(key);
 }
 
-function describeEntry(entry) {
+export function describeEntry(entry) {
   const a = entry.action || {};
   const who = entry.seat != null ? seatName(entry.seat) : entry.by === 'referee' ? t('gofo.tx.referee') : t('gofo.tx.host');
   let what;
@@ -442,15 +444,29 @@ function handTranscript(transcript, hand, open) {
 
 const transcriptOpen = { value: false };
 
-function lastHandPanel(view) {
-  const result = view.table.last_result;
-  if (!result) return null;
-  const slot = h('div', { id: 'deal-verdict' }, h('p', { class: 'muted' }, t('verify.checking')));
-  const record = h('div', { id: 'hand-record' });
+/** A finished hand's result: each pot and who took it (or the uncalled bet returned), each seat's net, value and shown cards. */
+export function handResult(result, potsId) {
   // What each seat put in: what it was paid less what it won. A pot only its bettor put chips in
   // (a bet nobody called) went back to him: it is not a pot won.
   const put = result.payouts ? result.payouts.map((paid, s) => paid - result.net[s]) : null;
   const returned = put ? soleBettors(result.pots, put) : result.pots.map(() => null);
+  return [
+    h('ul', { id: potsId }, result.pots.map((pot, i) => h('li', { data: { returned: returned[i] == null ? null : 'yes' } },
+      returned[i] == null
+        ? t('gofo.pot', { n: i + 1, amount: pot.amount, who: pot.winner == null ? '—' : seatName(pot.winner) })
+        : t('gofo.pot_returned', { amount: pot.amount, who: seatName(returned[i]) })))),
+    h('ul', { class: 'net' }, result.net.map((net, seat) => h('li', { data: { seat, net } },
+      t('gofo.hand_result', { seat: seatName(seat), net: net > 0 ? `+${net}` : String(net) }),
+      result.values && result.values[seat] != null ? ` · ${t('gofo.value', { n: result.values[seat] })}` : '',
+      result.shown && result.shown[seat] ? h('div', {}, result.shown[seat].map((c) => cardEl(c))) : null))),
+  ];
+}
+
+export function lastHandPanel(view) {
+  const result = view.table.last_result;
+  if (!result) return null;
+  const slot = h('div', { id: 'deal-verdict' }, h('p', { class: 'muted' }, t('verify.checking')));
+  const record = h('div', { id: 'hand-record' });
   checkHand(view).then(({ outcome, transcript }) => {
     const parts = [];
     if (outcome.ok && outcome.cards != null) parts.push(t('verify.deck_ok', { n: outcome.cards }));
@@ -463,14 +479,7 @@ function lastHandPanel(view) {
   });
   return h('section', { class: 'panel', id: 'last-hand', data: { hand: result.hand } },
     h('h2', {}, t('gofo.last_hand'), result.hand ? ` (${t('gofo.hand_n', { n: result.hand })})` : ''),
-    h('ul', { id: 'last-pots' }, result.pots.map((pot, i) => h('li', { data: { returned: returned[i] == null ? null : 'yes' } },
-      returned[i] == null
-        ? t('gofo.pot', { n: i + 1, amount: pot.amount, who: pot.winner == null ? '—' : seatName(pot.winner) })
-        : t('gofo.pot_returned', { amount: pot.amount, who: seatName(returned[i]) })))),
-    h('ul', { class: 'net' }, result.net.map((net, seat) => h('li', { data: { seat, net } },
-      t('gofo.hand_result', { seat: seatName(seat), net: net > 0 ? `+${net}` : String(net) }),
-      result.values && result.values[seat] != null ? ` · ${t('gofo.value', { n: result.values[seat] })}` : '',
-      result.shown && result.shown[seat] ? h('div', {}, result.shown[seat].map((c) => cardEl(c))) : null))),
+    handResult(result, 'last-pots'),
     slot,
     record);
 }
@@ -478,7 +487,7 @@ function lastHandPanel(view) {
 // The ledger stays open or closed as the player left it, across redraws (reset for each page).
 const ledgerOpen = { open: null };
 
-function ledgerPanel(id, view) {
+export function ledgerPanel(id, view) {
   const slot = h('div', { id: 'ledger-hands' });
   const chart = h('div', { id: 'ledger-chart' });
   const show = async () => {
@@ -824,7 +833,9 @@ export function seatPage(root, params) {
       seatsTable(view, seat),
       myName.row(view, 'bottom'),
       lastHandPanel(view),
+      tableAgain(view),
       ledgerPanel(id, view),
+      shareWatch('gofo', id),
       backToLinks('gofo', id));
   }
 
@@ -1076,7 +1087,9 @@ export function hostPage(root, params) {
         potsPanel(hand),
         seatsTable(view, -1),
         lastHandPanel(view),
+        tableAgain(view),
         ledgerPanel(id, view),
+        shareWatch('gofo', id),
       ] : h('p', { class: 'muted' }, t('loading')));
   }
 

@@ -10,6 +10,7 @@ import * as frac from './frac.js';
 import { showSeats } from './seats.js';
 import { gopsHints } from './hints.js';
 import { playAgain } from './again.js';
+import { shareWatch, stepper } from './watch.js';
 import { namesField, ownName } from './names.js';
 
 const path = (id) => `/v1/gops/games/${encodeURIComponent(id)}`;
@@ -523,7 +524,7 @@ export function seatPage(root, params) {
       myName.row(view, 'bottom'),
       resultPanel(view),
       playAgain(view),
-      view.phase === 'over' ? shareWatch(id) : null,
+      view.phase === 'over' ? shareWatch('gops', id) : null,
       view.phase === 'over' ? verifySlot : historyPanel(view.history, { state: historyOpen }),
       backToLinks('gops', id),
       legal.includes('resign') ? h('button', {
@@ -612,7 +613,7 @@ export function hostPage(root, params) {
       h('h1', {}, t('host.title_gops')),
       h('p', { class: 'crumbs' }, t('host.game_id', { id })),
       links(),
-      view ? [header(view), countdown(view), reportPanel(), view.phase === 'over' ? null : prizePanel(view), lastRound(view), seatsTable(view, -1), resultPanel(view), playAgain(view), shareWatch(id),
+      view ? [header(view), countdown(view), reportPanel(), view.phase === 'over' ? null : prizePanel(view), lastRound(view), seatsTable(view, -1), resultPanel(view), playAgain(view), shareWatch('gops', id),
         view.phase === 'over' ? verifySlot : historyPanel(view.history, { state: historyOpen })] : h('p', { class: 'muted' }, t('loading')),
       view && view.deadline_at && view.phase !== 'over' ? h('button', {
         type: 'button', class: 'secondary', id: 'enforce', data: { at: view.deadline_at },
@@ -642,22 +643,6 @@ export function hostPage(root, params) {
 
 // ------------------------------------------------------------------ watching: read-only, no key
 
-/** The read-only link to a game: the public view only (no seat's key), for any phone on the network. */
-export function watchUrl(id) {
-  return `${joinBase()}/play#gops=${encodeURIComponent(id)}&watch=1`;
-}
-
-/** "Watch or share": the read-only link and its QR code, for the end screen and the host's page. */
-export function shareWatch(id) {
-  const url = watchUrl(id);
-  return h('details', { class: 'panel', id: 'share' },
-    h('summary', {}, t('watch.share')),
-    h('p', { class: 'hint' }, t('watch.share_hint')),
-    qrSvg(url, t('watch.share')),
-    h('input', { type: 'text', readonly: true, value: url, class: 'link', id: 'share-link', 'aria-label': t('watch.share'), on: { focus: (e) => e.target.select() } }),
-    h('a', { class: 'button secondary', href: url, id: 'share-open' }, t('watch.open')));
-}
-
 /**
  * A game step by step, round by round, with the chart up to that round: the public history only.
  * `state.at`: the round shown (null: the latest, following the game as it goes on).
@@ -671,10 +656,7 @@ function replayPanel(view, state, redraw) {
   const { bids, outcome } = roundText(record);
   return h('section', { class: 'panel', id: 'replay', data: { at } },
     h('h2', {}, t('watch.replay')),
-    h('div', { class: 'replay-steps' },
-      h('button', { type: 'button', class: 'secondary', id: 'replay-prev', disabled: at <= 1, 'aria-label': t('watch.prev'), on: { click: () => go(at - 1) } }, '◀'),
-      h('span', { id: 'replay-at', class: 'big-text' }, t('watch.round_of', { n: record.round, of: history.length })),
-      h('button', { type: 'button', class: 'secondary', id: 'replay-next', disabled: at >= history.length, 'aria-label': t('watch.next'), on: { click: () => go(at + 1) } }, '▶')),
+    stepper('replay', { at, of: history.length, label: t('watch.round_of', { n: record.round, of: history.length }), prev: t('watch.prev'), next: t('watch.next'), go }),
     h('p', { class: 'bids', id: 'replay-bids' }, bids),
     h('p', { class: 'big-text', id: 'replay-outcome' }, outcome),
     gopsStory(history.slice(0, at), view.scores.length, 'replay-story'));

@@ -1,6 +1,7 @@
 // Spanish and English, both complete (tests/test_play.py checks every key exists in both).
 // The language comes from navigator.language, and the header button switches it (kept on the phone).
 import { BOT_MESSAGES } from './i18n_bots.js';
+import { ERROR_MESSAGES } from './i18n_errors.js';
 
 export const MESSAGES = {
   en: {
@@ -775,7 +776,7 @@ export const MESSAGES = {
   },
 };
 
-for (const code of Object.keys(MESSAGES)) Object.assign(MESSAGES[code], BOT_MESSAGES[code]);
+for (const code of Object.keys(MESSAGES)) Object.assign(MESSAGES[code], BOT_MESSAGES[code], ERROR_MESSAGES[code]);
 
 const KEY = 'referee:lang';
 

@@ -64,7 +64,9 @@ export function ownName(kind, id, seat, token, onView) {
       toast(t('names.saved'), 'info');
       onView(r.data);
     } catch (error) {
-      fail(error);
+      // The referee's reason for a name is in English: the page says it in the player's words.
+      if (error.code === 'invalid_request') toast(t('names.refused', { max: NAME_MAX }));
+      else fail(error);
     } finally {
       save.disabled = false;
     }
