@@ -9,6 +9,7 @@ Headless Chromium at 360 px (320 px where layout is the point) on the insecure L
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 from urllib.parse import urlsplit
 
@@ -601,16 +602,45 @@ def png_size(data: bytes) -> tuple[int, int]:
     return int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
 
 
-def test_the_page_names_a_manifest_with_icons_for_the_home_screen(phone, origin):
-    page = phone()
+HOME_SCREEN = {  # what "Add to Home screen" calls the page, in the page's language (its title too)
+    "en": {"name": "Referee at the table", "short_name": "Referee",
+           "description": "Referee a real game of Gops or Gofo from your phones."},
+    "es": {"name": "Árbitro en la mesa", "short_name": "Árbitro",
+           "description": "Arbitra una partida real de Gops o Gofo desde los teléfonos."},
+}
+
+
+def app_manifest(page):
+    """The manifest Chromium itself takes for `page` (what it would install): its URL and its fields."""
+    cdp = page.context.new_cdp_session(page)
+    try:
+        got = cdp.send("Page.getAppManifest")
+    finally:
+        cdp.detach()
+    assert got["errors"] == [], got["errors"]
+    return urlsplit(got["url"]).path, json.loads(got["data"])
+
+
+@pytest.mark.parametrize("locale,width", [("en-US", 360), ("es-ES", 320), ("es-ES", 360), ("en-US", 320)])
+def test_the_page_names_a_manifest_with_icons_for_the_home_screen(phone, origin, locale, width):
+    """The page links the manifest of its language: a Spanish phone adds "Árbitro en la mesa" to its
+    Home screen, an English one "Referee at the table"; the language button switches it with the
+    page. Either is the same app (its id, start, scope and icons)."""
+    lang = locale[:2]
+    other = "es" if lang == "en" else "en"
+    page = phone(locale=locale)
+    page.set_viewport_size({"width": width, "height": 700})
     page.goto(f"{origin}/play")
     page.wait_for_selector("#sha-check[data-ok=yes]")
     href = page.get_attribute("link[rel=manifest]", "href")
+    assert href == f"/play/assets/manifest.{lang}.webmanifest"
     manifest = page.evaluate("async (u) => { const r = await fetch(u); return { type: r.headers.get('Content-Type'), body: await r.json() }; }", href)
     assert manifest["type"].startswith("application/manifest+json")
     body = manifest["body"]
-    assert body["name"] == "Referee at the table" and body["short_name"] == "Referee"
-    assert body["start_url"] == "/play" and body["display"] == "standalone"
+    assert {k: body[k] for k in HOME_SCREEN[lang]} == HOME_SCREEN[lang] and body["lang"] == lang
+    assert body["name"] == page.title()  # the name on the Home screen is the page's own title
+    assert app_manifest(page) == (href, body)  # what Chromium would install
+    assert body["id"] == body["start_url"] == body["scope"] == "/play" and body["display"] == "standalone"
     pngs = [i for i in body["icons"] if i["type"] == "image/png"]
     assert {i["sizes"] for i in pngs} == {"192x192", "512x512"}
     for icon in pngs:
@@ -618,6 +648,20 @@ def test_the_page_names_a_manifest_with_icons_for_the_home_screen(phone, origin)
         assert r.status_code == 200 and r.headers["Content-Type"] == "image/png"
         n = int(icon["sizes"].split("x")[0])
         assert png_size(r.content) == (n, n)
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
+
+    # The header's language button: the page, and the app it would install, in the other language.
+    page.tap("#lang")
+    page.wait_for_function("l => document.documentElement.lang === l", arg=other)
+    path, switched = app_manifest(page)
+    assert path == f"/play/assets/manifest.{other}.webmanifest"
+    assert {k: switched[k] for k in HOME_SCREEN[other]} == HOME_SCREEN[other] and switched["name"] == page.title()
+    same = ("id", "start_url", "scope", "display", "background_color", "theme_color", "icons")
+    assert {k: switched[k] for k in same} == {k: body[k] for k in same}
+    page.reload()  # the choice is kept: so is the manifest
+    page.wait_for_selector("#sha-check[data-ok=yes]")
+    assert page.get_attribute("link[rel=manifest]", "href") == path
+    shot(page, f"evening-manifest-{lang}-{width}")
     # The committed icons are what the generator draws.
     from service.web.play import icons
     for n in icons.SIZES:

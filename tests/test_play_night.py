@@ -128,18 +128,17 @@ GOFO_HINT = {
 }
 
 
-@pytest.mark.parametrize("locale", ["en-US", "es-ES"])
-def test_the_gofo_hint_says_the_chance_in_words_with_the_referees_numbers(phone, origin, live_server, locale):
+@pytest.mark.parametrize("locale,width", [("en-US", 360), ("es-ES", 360), ("en-US", 320), ("es-ES", 320)])
+def test_the_gofo_hint_says_the_chance_in_words_with_the_referees_numbers(phone, origin, live_server, locale, width):
     """At a dealt table against the referee's bots: the move, then the chance to win and what calling
     costs in words, each the referee's own number (25.12% is 25%, not 3 / 12 = 25% worked out
-    again), marked as an estimate; at 320 px too."""
+    again), marked as an estimate; in both languages at 360 px and at 320 px."""
     lang = locale[:2]
     table = requests.post(f"{live_server}/v1/gofo/tables", timeout=10, json={
         "mode": "dealt", "seats": 3, "bots": [{"seat": 1, "level": 8}, {"seat": 2, "level": 8}]}).json()
     token = table["seat_tokens"][0]
     page = phone(locale=locale)
-    page.set_viewport_size(SMALL["viewport"])
-    hint_on(page, origin)
+    page.set_viewport_size({"width": width, "height": 700})
     answered = []
 
     def hint(route):
@@ -147,6 +146,8 @@ def test_the_gofo_hint_says_the_chance_in_words_with_the_referees_numbers(phone,
         route.fulfill(status=200, content_type="application/json", body=json.dumps(GOFO_HINT))
     page.route("**/seats/0/hint", hint)
     page.goto(f"{origin}/play#gofo={table['id']}&seat=0&t={token}")
+    page.wait_for_selector("#hint-toggle[aria-pressed='false']")  # off until the player switches it on
+    page.tap("#hint-toggle")
     page.wait_for_selector("#hint-odds")
     said = {
         "en": ("Suggested: Corta +4",
@@ -156,8 +157,10 @@ def test_the_gofo_hint_says_the_chance_in_words_with_the_referees_numbers(phone,
     }[lang]
     assert (page.inner_text("#hint-move"), page.inner_text("#hint-odds")) == said
     assert page.get_attribute("#hint-odds", "data-win") == "0.4125" and page.get_attribute("#hint-odds", "data-odds") == "0.2512"
-    fits(page, 320)
-    shot(page, f"night-gofo-hint-{lang}")
+    fits(page, width)
+    if width == 360:
+        readable(page)
+    shot(page, f"night-gofo-hint-{lang}-{width}")
     assert answered
     clean(page)
 
@@ -394,31 +397,45 @@ def test_play_again_against_the_referee_goes_straight_to_the_new_seat(phone, ori
 
 # ------------------------------------------------------------------ 5. installable, and a server out of reach
 
-def test_a_secure_origin_keeps_the_page_and_a_lan_address_gets_no_worker(phone, offline_page, origin, live_server):
+NO_NETWORK = {"en": "This phone has no network", "es": "Este teléfono no tiene red"}
+
+
+@pytest.mark.parametrize("locale,width", [("en-US", 360), ("es-ES", 320), ("es-ES", 360), ("en-US", 320)])
+def test_a_secure_origin_keeps_the_page_and_a_lan_address_gets_no_worker(phone, offline_page, origin, live_server, locale, width):
     """At 127.0.0.1 (a secure context) the page registers its service worker, which keeps the page's own
-    files: with the network gone, /play still opens, and says the server cannot be reached. At the
-    plain-http LAN-like address no worker is registered (the browser allows none there)."""
-    page = offline_page(live_server, **PHONE)
+    files — both languages' manifests among them: with the network gone, /play still opens in the
+    phone's language, linking its manifest, and says the server cannot be reached. At the plain-http
+    LAN-like address no worker is registered (the browser allows none there)."""
+    lang = locale[:2]
+    page = offline_page(live_server, locale=locale, **{**PHONE, "viewport": {"width": width, "height": 780}})
     page.goto(f"{live_server}/play")
     page.wait_for_function("() => document.body.dataset.sw === 'on'")
     page.wait_for_function("() => navigator.serviceWorker.controller !== null")  # claimed: no reload needed
     kept = page.evaluate("async () => (await caches.keys()).length ? (await (await caches.open((await caches.keys())[0])).keys()).map((r) => new URL(r.url).pathname) : []")
-    assert "/play" in kept and "/play/assets/app.js" in kept and "/play/assets/rules.js" in kept, kept
+    for path in ("/play", "/play/assets/app.js", "/play/assets/rules.js",
+                 "/play/assets/manifest.en.webmanifest", "/play/assets/manifest.es.webmanifest"):
+        assert path in kept, (path, kept)
     assert not [k for k in kept if k.startswith("/v1/")]
     page.context.set_offline(True)
     page.reload()
     page.wait_for_selector("#new-gops")
     page.wait_for_selector("#offline:not([hidden])")
-    assert page.inner_text("#offline").startswith("This phone has no network")
-    shot(page, "night-offline-en")
+    assert page.inner_text("#offline").startswith(NO_NETWORK[lang])
+    href = page.get_attribute("link[rel=manifest]", "href")
+    assert href == f"/play/assets/manifest.{lang}.webmanifest"
+    assert page.evaluate("async (u) => (await fetch(u)).ok", href)  # from the kept copy
+    fits(page, width)
+    shot(page, f"night-offline-{lang}-{width}")
     page.context.set_offline(False)
     page.wait_for_selector("#offline", state="hidden")
     assert page.errors == [], page.errors
 
-    lan = phone()
+    lan = phone(locale=locale)
+    lan.set_viewport_size({"width": width, "height": 780})
     lan.goto(f"{origin}/play")
     lan.wait_for_function("() => document.body.dataset.sw === 'unavailable'")
     assert lan.evaluate("window.isSecureContext") is False
+    fits(lan, width)
     clean(lan)
 
 
@@ -529,6 +546,7 @@ def test_the_service_worker_is_served_with_every_file_of_the_page(client):
     expected = sorted(f"/play/assets/{p.relative_to(static).as_posix()}" for p in static.rglob("*")
                       if p.is_file() and p.name not in ("index.html", "sw.js"))
     assert files == ["/play", *expected]
+    assert {"/play/assets/manifest.en.webmanifest", "/play/assets/manifest.es.webmanifest"} <= set(files)
     for url in files:
         assert client.get(url).status_code == 200, url
     assert client.get("/play/assets/sw.js").status_code == 404  # only at /play/sw.js, with its scope

@@ -56,10 +56,13 @@ def pause(page):
     raise AssertionError("the page's clock could not be paused")
 
 
-def test_a_double_tap_at_the_tabletop_host_records_one_move(phone, origin, live_server):
+@pytest.mark.parametrize("locale,width", [("en-US", 360), ("es-ES", 320)])
+def test_a_double_tap_at_the_tabletop_host_records_one_move(phone, origin, live_server, locale, width):
     """Two taps 120 ms apart on Enter: the first enters for the seat shown, and the second does not
-    land on the next seat's Enter, drawn in the same place as soon as the first move's answer came."""
-    host = phone()
+    land on the next seat's Enter, drawn in the same place as soon as the first move's answer came.
+    In English at 360 px and in Spanish at 320 px."""
+    host = phone(locale=locale)
+    host.set_viewport_size({"width": width, "height": 780})
     host.clock.install()  # the page's timers: standing still from the first tap (below)
     table_id = create_gofo(host, origin, mode="tabletop")
     host.wait_for_function("() => document.body.dataset.live === 'live'")
@@ -91,7 +94,11 @@ def test_a_double_tap_at_the_tabletop_host_records_one_move(phone, origin, live_
         "s => document.body.dataset.acting === String(s) && document.body.dataset.busy !== 'yes'",
         arg=(first + 1) % 3, timeout=60_000)
     assert host.evaluate(under_finger, [x, y, enter]), "the next seat's Enter is not under the finger"
-    assert host.locator(enter).bounding_box() == box  # the next seat's Enter, where the finger is
+    # The next seat's Enter, where the finger is: the same button, give or take the pixel the page
+    # may scroll by when the lines under it are a little shorter for this seat.
+    moved = host.locator(enter).bounding_box()
+    assert (moved["x"], moved["width"], moved["height"]) == (box["x"], box["width"], box["height"])
+    assert abs(moved["y"] - box["y"]) <= 2, (moved, box)
     host.clock.run_for(120)
     host.touchscreen.tap(x, y)
     host.clock.resume()
@@ -107,7 +114,8 @@ def test_a_double_tap_at_the_tabletop_host_records_one_move(phone, origin, live_
         ("open", {"amount": 2, "version": view["version"] - 1}),
         ("enter", {"blind": False, "version": view["version"]}),
     ], sent
-    shot(host, "gofo-tabletop-double-tap")
+    assert host.evaluate("document.documentElement.scrollWidth") <= width
+    shot(host, f"gofo-tabletop-double-tap-{locale}")
     clean(host)
 
 

@@ -106,6 +106,10 @@ function showLang() {
   button.dataset.switchTo = other;
   document.documentElement.lang = lang();
   document.title = t('app.title');
+  // "Add to Home screen" names the page in its language: one manifest per language (manifest.en/es).
+  const manifest = document.getElementById('manifest');
+  const wanted = `/play/assets/manifest.${lang()}.webmanifest`;
+  if (manifest.getAttribute('href') !== wanted) manifest.setAttribute('href', wanted);
   rulesButton.setAttribute('aria-label', RULES[lang()].open);
   rulesButton.title = RULES[lang()].open;
   if (!rulesPanel.hidden) drawnRules();
