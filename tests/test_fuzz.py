@@ -352,9 +352,10 @@ def main(argv: list[str]) -> int:
 @pytest.mark.slow
 @pytest.mark.timeout(TIMEOUT + 60)
 def test_schemathesis(fuzz_run: BackgroundFuzz):
-    if fuzz_run.failed is not None:
-        pytest.fail(f"the fuzz run could not start: {fuzz_run.failed!r}")
-    code, output = fuzz_run.wait()
+    try:
+        code, output = fuzz_run.wait()
+    except RuntimeError as error:
+        pytest.fail(str(error))
     command, log_path = fuzz_run.command, fuzz_run.log_path
     if code is None:
         pytest.fail(f"schemathesis did not finish in {TIMEOUT} s (REFEREE_FUZZ_TIMEOUT); "
