@@ -21,6 +21,10 @@ live_server   (session)  base URL (``http://127.0.0.1:PORT``, no trailing
                          slash) of real gunicorn (deploy/gunicorn.conf.py,
                          2 workers) serving service.wsgi:app against
                          redis_server (tests/support/servers.py starts it).
+fuzz_run      (session)  the session's schemathesis run (tests/support/fuzz_run.py):
+                         when test_schemathesis is selected, ``fuzz_beside`` starts it
+                         with the first test of the first process to get there; the test,
+                         handed out last, waits for it in whichever process draws it.
 """
 
 from __future__ import annotations
