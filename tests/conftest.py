@@ -54,6 +54,14 @@ except ImportError:  # pragma: no cover
     pass
 
 
+def pytest_configure(config):
+    """``REFEREE_CPU_REPORT=DIR``: each test phase's CPU time written under DIR (tests/support/cpu_report.py)."""
+    if os.environ.get("REFEREE_CPU_REPORT"):
+        from support.cpu_report import CpuReport
+
+        config.pluginmanager.register(CpuReport(Path(os.environ["REFEREE_CPU_REPORT"])), "referee-cpu-report")
+
+
 class ExternalRedis:
     """Stands in for an EmbeddedServer when $TEST_REDIS_URL is used."""
 
