@@ -100,7 +100,7 @@ FUZZ_TEST = "test_fuzz.py::test_schemathesis"
 
 def pytest_collection_modifyitems(session, config, items):
     """The ``browser`` and ``servers`` markers from the fixtures; and test_schemathesis last: the fuzz
-    run it checks goes on from the session's first test beside all the others (``fuzz_run``), so
+    run it checks goes on from the session's first test beside all the others (``fuzz_beside``), so
     the test only waits for what is left of it, while no other test waits behind it."""
     for item in items:
         if not BROWSER_FIXTURES.isdisjoint(item.fixturenames):
