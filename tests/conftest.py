@@ -12,7 +12,7 @@ valkey_factory (function) ``valkey_factory(port=None, data_dir=None, **kw)``
                          starts extra private embedded servers (crash/restart
                          tests); all stopped at the end of the test.
 app           (function) ``service.web.app.create_app({"REDIS_URL": url, "TESTING": True,
-                         "STREAM_MAX_SECONDS": 1})`` on a freshly flushed DB: built
+                         "STREAM_MAX_SECONDS": 0.1})`` on a freshly flushed DB: built
                          once per process and environment, its config, extensions
                          and store caches put back after each test
                          (tests/support/apps.py).
@@ -177,9 +177,11 @@ def shared_apps(redis_url):
     from service.web.app import create_app
     from support.apps import SharedApp
 
-    # A stream read through the test client is read whole: capped at 1 s, a sweep or an authorization
-    # matrix that reaches .../events gets its answer instead of waiting out the 300 s default.
-    overrides = {"REDIS_URL": redis_url, "TESTING": True, "STREAM_MAX_SECONDS": 1}
+    # A stream read through the test client is read whole, so it lasts its whole cap: at 0.1 s, a sweep
+    # or an authorization matrix that reaches .../events (hundreds of times) gets its answer instead
+    # of waiting out the 300 s default, or a second each time. A stream sends the current version at
+    # once; a test that waits for a later one sets a longer cap for itself.
+    overrides = {"REDIS_URL": redis_url, "TESTING": True, "STREAM_MAX_SECONDS": 0.1}
     apps: dict = {}
     yield lambda settings: apps.setdefault(settings, SharedApp(lambda: create_app(overrides)))
     for shared in apps.values():

@@ -78,13 +78,14 @@ def test_resume_sends_only_what_the_client_does_not_have(client, game):
 
 
 def test_heartbeats_while_nothing_happens(app, client, game):
+    app.config["STREAM_MAX_SECONDS"] = 1  # the suite's apps cap streams at 0.1 s (tests/conftest.py)
     app.config["STREAM_HEARTBEAT_SECONDS"] = 0.2
     events, comments = events_of(client.get(f"{game.base}/events?timeout=1"))
     assert len(events) == 1 and comments.count("keep-alive") >= 2
 
 
 def test_a_finished_game_ends_the_stream_and_a_resume_gets_204(app, client, game, http):
-    app.config["STREAM_MAX_SECONDS"] = 300  # the suite's apps cap streams at 1 s (tests/conftest.py)
+    app.config["STREAM_MAX_SECONDS"] = 300  # the suite's apps cap streams at 0.1 s (tests/conftest.py)
     app.config["STREAM_HEARTBEAT_SECONDS"] = 0.2
     status, data = game.move(0, "resign")
     assert status == 200 and data["phase"] == "over"
@@ -115,7 +116,7 @@ def test_streams_are_authorized_like_the_views(client, game):
 
 
 def test_long_poll(app, client, game):
-    app.config["STREAM_MAX_SECONDS"] = 300  # the suite's apps cap streams at 1 s (tests/conftest.py)
+    app.config["STREAM_MAX_SECONDS"] = 300  # the suite's apps cap streams at 0.1 s (tests/conftest.py)
     path = f"{game.base}/events"
     # Already there: answered at once, as JSON, the caller's view with its ETag.
     r = client.get(f"{path}?wait_for_version=1", headers=bearer(game.seat_tokens[0]))
