@@ -12,7 +12,7 @@ valkey_factory (function) ``valkey_factory(port=None, data_dir=None, **kw)``
                          starts extra private embedded servers (crash/restart
                          tests); all stopped at the end of the test.
 app           (function) ``service.web.app.create_app({"REDIS_URL": url, "TESTING": True,
-                         "STREAM_MAX_SECONDS": 1})`` on a freshly flushed DB: built
+                         "STREAM_MAX_SECONDS": 0.1})`` on a freshly flushed DB: built
                          once per process and environment, its config, extensions
                          and store caches put back after each test
                          (tests/support/apps.py).
@@ -21,6 +21,10 @@ live_server   (session)  base URL (``http://127.0.0.1:PORT``, no trailing
                          slash) of real gunicorn (deploy/gunicorn.conf.py,
                          2 workers) serving service.wsgi:app against
                          redis_server (tests/support/servers.py starts it).
+fuzz_run      (session)  the session's schemathesis run (tests/support/fuzz_run.py):
+                         when test_schemathesis is selected, ``fuzz_beside`` starts it
+                         with the first test of the first process to get there; the test,
+                         handed out last, waits for it in whichever process draws it.
 """
 
 from __future__ import annotations
@@ -48,6 +52,14 @@ try:  # property tests talk to a real server: wall-clock deadlines only flake
     _hyp_settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "referee"))
 except ImportError:  # pragma: no cover
     pass
+
+
+def pytest_configure(config):
+    """``REFEREE_CPU_REPORT=DIR``: each test phase's CPU time written under DIR (tests/support/cpu_report.py)."""
+    if os.environ.get("REFEREE_CPU_REPORT"):
+        from support.cpu_report import CpuReport
+
+        config.pluginmanager.register(CpuReport(Path(os.environ["REFEREE_CPU_REPORT"])), "referee-cpu-report")
 
 
 class ExternalRedis:
@@ -83,53 +95,44 @@ BROWSER_FIXTURES = frozenset({"browser", "offline_page"})
 SERVER_FIXTURES = frozenset({"valkey_factory", "fuzz_run", "cluster"})
 
 
-def _xdist_worker(config) -> bool:
-    """Whether this process is one of pytest-xdist's workers (``make test`` runs ``-n 2``)."""
-    return hasattr(config, "workerinput")
+FUZZ_TEST = "test_fuzz.py::test_schemathesis"
 
 
 def pytest_collection_modifyitems(session, config, items):
-    """The ``browser`` and ``servers`` markers from the fixtures; and where test_schemathesis runs:
-    its fuzz run takes minutes of one core. In one process it goes
-    last, the run having gone on beside every other test (``fuzz_run`` starts it with the session);
-    under xdist it goes first, so the worker that draws it spends those minutes on it while the
-    other works through the rest (a worker cannot know at its start that it will draw it)."""
+    """The ``browser`` and ``servers`` markers from the fixtures; and test_schemathesis last: the fuzz
+    run it checks goes on from the session's first test beside all the others (``fuzz_beside``), so
+    the test only waits for what is left of it, while no other test waits behind it."""
     for item in items:
         if not BROWSER_FIXTURES.isdisjoint(item.fixturenames):
             item.add_marker(pytest.mark.browser)
         if not SERVER_FIXTURES.isdisjoint(item.fixturenames):
             item.add_marker(pytest.mark.servers)
-    fuzz = [item for item in items if item.nodeid.endswith("test_fuzz.py::test_schemathesis")]
-    if fuzz:
-        rest = [item for item in items if item not in fuzz]
-        items[:] = fuzz + rest if _xdist_worker(config) else rest + fuzz
-
-
-@pytest.fixture(scope="session")
-def fuzz_run(tmp_path_factory):
-    """The schemathesis run (tests/support/fuzz_run.py, ``BackgroundFuzz``), started; test_schemathesis
-    waits for it and checks what it found."""
-    from support.fuzz_run import BackgroundFuzz
-
-    run = BackgroundFuzz(tmp_path_factory.mktemp("fuzz"))
-    try:
-        run.start()
-    except Exception as error:  # said by test_schemathesis, not by every test of the session
-        run.failed = error
-    try:
-        yield run
-    finally:
-        run.stop()
+    items.sort(key=lambda item: item.nodeid.endswith(FUZZ_TEST))  # stable: the rest keep their order
 
 
 @pytest.fixture(scope="session", autouse=True)
-def fuzz_beside(request):
-    """In one process, with ``test_schemathesis`` selected: the fuzz run starts with the session, so
-    it runs beside the other tests (under xdist the test starts it when its worker draws it)."""
-    if _xdist_worker(request.config) or not any(
-            item.nodeid.endswith("test_fuzz.py::test_schemathesis") for item in request.session.items):
-        return None
-    return request.getfixturevalue("fuzz_run")
+def fuzz_beside(request, tmp_path_factory):
+    """The schemathesis run (tests/support/fuzz_run.py, ``BackgroundFuzz``) when test_schemathesis
+    is selected: started with the first test of whichever process of the session (one, or each
+    pytest-xdist worker) gets there first, so it runs beside the others on both cores;
+    test_schemathesis, in whichever process, waits for it (``fuzz_run``) and checks what it found."""
+    if not any(item.nodeid.endswith(FUZZ_TEST) for item in request.session.items):
+        yield None
+        return
+    from support.fuzz_run import BackgroundFuzz, shared_directory
+
+    run = BackgroundFuzz(shared_directory(tmp_path_factory, request.config))
+    run.claim()
+    try:
+        yield run
+    finally:  # a session cut short (-x, Ctrl-C) stops it; else it ends for whoever draws the test
+        run.stop(wait=not (request.session.shouldfail or request.session.shouldstop))
+
+
+@pytest.fixture(scope="session")
+def fuzz_run(fuzz_beside):
+    """The session's schemathesis run, started by ``fuzz_beside``."""
+    return fuzz_beside
 
 
 @pytest.fixture(scope="session")
@@ -174,9 +177,11 @@ def shared_apps(redis_url):
     from service.web.app import create_app
     from support.apps import SharedApp
 
-    # A stream read through the test client is read whole: capped at 1 s, a sweep or an authorization
-    # matrix that reaches .../events gets its answer instead of waiting out the 300 s default.
-    overrides = {"REDIS_URL": redis_url, "TESTING": True, "STREAM_MAX_SECONDS": 1}
+    # A stream read through the test client is read whole, so it lasts its whole cap: at 0.1 s, a sweep
+    # or an authorization matrix that reaches .../events (hundreds of times) gets its answer instead
+    # of waiting out the 300 s default, or a second each time. A stream sends the current version at
+    # once; a test that waits for a later one sets a longer cap for itself.
+    overrides = {"REDIS_URL": redis_url, "TESTING": True, "STREAM_MAX_SECONDS": 0.1}
     apps: dict = {}
     yield lambda settings: apps.setdefault(settings, SharedApp(lambda: create_app(overrides)))
     for shared in apps.values():

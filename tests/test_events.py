@@ -79,13 +79,14 @@ def test_resume_sends_only_what_the_client_does_not_have(client, game):
 
 
 def test_heartbeats_while_nothing_happens(app, client, game):
-    set_settings(app, stream_heartbeat_seconds=0.2)
+    # the suite's apps cap streams at 0.1 s (tests/conftest.py)
+    set_settings(app, stream_max_seconds=1, stream_heartbeat_seconds=0.2)
     events, comments = events_of(client.get(f"{game.base}/events?timeout=1"))
     assert len(events) == 1 and comments.count("keep-alive") >= 2
 
 
 def test_a_finished_game_ends_the_stream_and_a_resume_gets_204(app, client, game, http):
-    # the suite's apps cap streams at 1 s (tests/conftest.py)
+    # the suite's apps cap streams at 0.1 s (tests/conftest.py)
     set_settings(app, stream_max_seconds=300, stream_heartbeat_seconds=0.2)
     status, data = game.move(0, "resign")
     assert status == 200 and data["phase"] == "over"
@@ -116,7 +117,7 @@ def test_streams_are_authorized_like_the_views(client, game):
 
 
 def test_long_poll(app, client, game):
-    set_settings(app, stream_max_seconds=300)  # the suite's apps cap streams at 1 s (tests/conftest.py)
+    set_settings(app, stream_max_seconds=300)  # the suite's apps cap streams at 0.1 s (tests/conftest.py)
     path = f"{game.base}/events"
     # Already there: answered at once, as JSON, the caller's view with its ETag.
     r = client.get(f"{path}?wait_for_version=1", headers=bearer(game.seat_tokens[0]))

@@ -5,10 +5,20 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
 from support.readme_blocks import fenced_block_after
+
+
+def script_env(live_server: str) -> dict[str, str]:
+    """The blocks' environment: ``API``, and this Python's ``python3`` first on PATH. The blocks run
+    ``python3`` for every JSON read (about 150 times); a version manager's shim found first on PATH
+    (pyenv's: a bash script, 0.1 CPU-s a call) would be most of the test's time."""
+    return {**os.environ, "API": live_server,
+            "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
 
 
 @pytest.mark.skipif(not (shutil.which("curl") and shutil.which("sha256sum")), reason="needs curl and sha256sum")
@@ -16,7 +26,7 @@ def test_readme_gops_example_plays_a_whole_game(live_server, tmp_path):
     script = fenced_block_after("### A whole 2-player game with curl", "bash")
     result = subprocess.run(
         ["bash", "-euo", "pipefail", "-c", script],
-        cwd=tmp_path, env={**os.environ, "API": live_server},
+        cwd=tmp_path, env=script_env(live_server),
         capture_output=True, text=True, timeout=600,  # a hang, not a slow machine (a python per call)
     )
     assert result.returncode == 0, result.stderr + result.stdout
@@ -31,7 +41,7 @@ def test_readme_gofo_example_plays_a_hand_to_the_payout(live_server, tmp_path):
     script = fenced_block_after("### A 5-player dealt hand with curl", "bash")
     result = subprocess.run(
         ["bash", "-euo", "pipefail", "-c", script],
-        cwd=tmp_path, env={**os.environ, "API": live_server},
+        cwd=tmp_path, env=script_env(live_server),
         capture_output=True, text=True, timeout=600,  # a hang, not a slow machine (a python per call)
     )
     assert result.returncode == 0, result.stderr + result.stdout

@@ -563,24 +563,42 @@ def typescript_client(tmp_path_factory) -> Path:
     return work
 
 
-def compile_driver(work: Path, name: str) -> Path:
-    """tests/sdk/<name>.ts compiled (tsc --strict, tests/sdk/tsconfig.json) with the generated
-    client, on its own: one driver's type errors do not hide another's. Returns the .js to run."""
-    shutil.copyfile(SDK_TESTS / f"{name}.ts", work / f"{name}.ts")
-    config = work / f"tsconfig.{name}.json"
-    config.write_text(json.dumps({"extends": "./tsconfig.json", "files": [f"{name}.ts"]}))
+DRIVERS = ("play_gops", "play_gofo", "app_games")  # tests/sdk/<name>.ts
+
+
+@pytest.fixture(scope="session")
+def typescript_drivers(typescript_client) -> str:
+    """Every driver of tests/sdk compiled (tsc --strict, tests/sdk/tsconfig.json) with the generated
+    client, in one tsc run (each run costs seconds of loading TypeScript and checking the client):
+    the drivers are modules, so each is checked on its own, and each is written out even when
+    another has errors (``noEmitOnError`` off here only), so one driver's type errors do not hide
+    another's. Returns what tsc said; :func:`compiled` fails the driver it names."""
+    work = typescript_client
+    for name in DRIVERS:
+        shutil.copyfile(SDK_TESTS / f"{name}.ts", work / f"{name}.ts")
+    config = work / "tsconfig.drivers.json"
+    config.write_text(json.dumps({"extends": "./tsconfig.json", "files": [f"{name}.ts" for name in DRIVERS],
+                                  "compilerOptions": {"noEmitOnError": False}}))
     tsc = subprocess.run(
         ["node", str(work / "node_modules" / "typescript" / "bin" / "tsc"), "-p", str(config)],
         cwd=work, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=180,
     )
-    if tsc.returncode != 0:
-        # Quote the driver's lines tsc names: its type checks say which generated type is wrong.
-        driver_lines = (work / f"{name}.ts").read_text().splitlines()
-        report = []
-        for line in (tsc.stdout + tsc.stderr).splitlines():
-            report.append(line)
-            if (m := re.match(rf"{re.escape(name)}\.ts\((\d+),\d+\)", line)) and int(m[1]) <= len(driver_lines):
-                report.append("    > " + driver_lines[int(m[1]) - 1].strip())
+    return tsc.stdout + tsc.stderr if tsc.returncode != 0 else ""
+
+
+def compiled(work: Path, name: str, tsc_report: str) -> Path:
+    """The .js of tests/sdk/<name>.ts; the test fails if tsc named that driver or the client."""
+    driver_lines = (work / f"{name}.ts").read_text().splitlines()
+    report, failed = [], False
+    for line in tsc_report.splitlines():
+        if m := re.match(r"(\S+?\.ts)\((\d+),\d+\)", line):  # an error in a file: this driver's or the client's
+            mine = m[1] == f"{name}.ts"
+            failed |= mine or m[1] not in {f"{other}.ts" for other in DRIVERS}
+            if mine and int(m[2]) <= len(driver_lines):
+                report.extend([line, "    > " + driver_lines[int(m[2]) - 1].strip()])
+                continue
+        report.append(line)
+    if failed or (tsc_report and not re.search(r"\S+?\.ts\(\d+,\d+\)", tsc_report)):
         pytest.fail(f"tsc rejected the generated client with tests/sdk/{name}.ts:\n" + "\n".join(report[-200:]))
     driver = work / "dist" / f"{name}.js"
     assert driver.is_file()
@@ -588,15 +606,15 @@ def compile_driver(work: Path, name: str) -> Path:
 
 
 @pytest.fixture(scope="session")
-def typescript_driver(typescript_client) -> Path:
+def typescript_driver(typescript_client, typescript_drivers) -> Path:
     """tests/sdk/play_gops.ts compiled with the generated typescript-fetch client: the .js to run."""
-    return compile_driver(typescript_client, "play_gops")
+    return compiled(typescript_client, "play_gops", typescript_drivers)
 
 
 @pytest.fixture(scope="session")
-def typescript_gofo_driver(typescript_client) -> Path:
+def typescript_gofo_driver(typescript_client, typescript_drivers) -> Path:
     """tests/sdk/play_gofo.ts compiled with the generated typescript-fetch client: the .js to run."""
-    return compile_driver(typescript_client, "play_gofo")
+    return compiled(typescript_client, "play_gofo", typescript_drivers)
 
 
 def test_typescript_client_plays_a_classic_game(typescript_driver, live_server):
@@ -673,9 +691,9 @@ def test_python_client_lists_its_apps_games(python_sdk, live_server, redis_url, 
 
 
 @pytest.fixture(scope="session")
-def typescript_app_driver(typescript_client) -> Path:
+def typescript_app_driver(typescript_client, typescript_drivers) -> Path:
     """tests/sdk/app_games.ts compiled with the generated typescript-fetch client: the .js to run."""
-    return compile_driver(typescript_client, "app_games")
+    return compiled(typescript_client, "app_games", typescript_drivers)
 
 
 def test_typescript_client_lists_its_apps_games(typescript_app_driver, live_server, redis_url, monkeypatch):

@@ -48,5 +48,5 @@ def test_views_with_the_same_clock_key_are_the_same(start):
                     assert set(by_key) == {False}, seed  # the public view takes nothing from the clock
             if state.over:
                 break
-            player.step()
+            player.advance()
     assert changed > 0, "no playout reached a view the clock changes: the test proves nothing"

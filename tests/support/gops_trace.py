@@ -147,7 +147,8 @@ def _old_observation(observation: dict[str, Any], opened: Opened, games: Any = N
         out["state"] = _old_records(out["state"], opened)
     views = out.get("views")
     if isinstance(views, dict):
-        out["views"] = {k: ({**v, "games": _old_view_games(v["games"], stored, opened)}
+        public: list[str] = []  # the stored games as views show them, written once for every view
+        out["views"] = {k: ({**v, "games": _old_view_games(v["games"], stored, opened, public)}
                             if isinstance(v, dict) and v.get("games") else v) for k, v in views.items()}
     return out
 
@@ -155,7 +156,7 @@ def _old_observation(observation: dict[str, Any], opened: Opened, games: Any = N
 _SECRET_KEYS = ("sealed", "reveals", "commitments")
 
 
-def _old_view_games(shown: Any, stored: Any, opened: Opened) -> Any:
+def _old_view_games(shown: Any, stored: Any, opened: Opened, public: list[str]) -> Any:
     """A view's past games in the form ``main``'s views showed them: the stored game records.
 
     A view now shows each past game's rounds as public records, without the seals (which the API
@@ -163,12 +164,15 @@ def _old_view_games(shown: Any, stored: Any, opened: Opened) -> Any:
     (the stored records, in the old form as above) only when the view's games are exactly the
     stored ones with every round record's seals left out, key order included; otherwise the view
     stays as it is and the digest differs. ``main``'s views, which showed the records whole, stay
-    as they were too, so the same code still writes the goldens from ``main``."""
+    as they were too, so the same code still writes the goldens from ``main``. ``public`` keeps the
+    stored games' text as views show them, written by the first view that needs it."""
     if not isinstance(stored, list) or not isinstance(shown, list) or len(stored) != len(shown):
         return _old_records(shown, opened)
-    public = [{**g, "history": [{k: v for k, v in r.items() if k not in _SECRET_KEYS} for r in g["history"]]}
-              if isinstance(g, dict) and isinstance(g.get("history"), list) else g for g in stored]
-    if json.dumps(public, default=str) != json.dumps(shown, default=str):
+    if not public:
+        public.append(json.dumps([
+            {**g, "history": [{k: v for k, v in r.items() if k not in _SECRET_KEYS} for r in g["history"]]}
+            if isinstance(g, dict) and isinstance(g.get("history"), list) else g for g in stored], default=str))
+    if public[0] != json.dumps(shown, default=str):
         return _old_records(shown, opened)
     return _old_records(stored, opened)
 
@@ -308,6 +312,14 @@ class _Player:
         return "not an action"
 
     def step(self) -> dict[str, Any]:
+        """One action applied (:meth:`advance`), and what it did with everything it changed observed."""
+        action_data, outcome = self.advance()
+        return _old_observation({"action": action_data, **outcome, **_observation(self.state, self.now)}, self.opened,
+                                _stored_games(self.state))
+
+    def advance(self) -> tuple[Any, dict[str, Any]]:
+        """The next action applied: the action (as data) and its events or refusal. The same playout
+        as :meth:`step`'s, for what does not need the step observed (tests/gops/test_view_clock.py)."""
         action = self.next_action()
         st = self.state
         before = st.to_dict()
@@ -329,9 +341,7 @@ class _Player:
             outcome["unchanged"] = st.to_dict() == before
         if self.rng.random() < 0.15:  # go on from the stored form
             self.state = G.Gops.from_dict(json.loads(json.dumps(self.state.to_dict())))
-        action_data = G.action_to_dict(action) if isinstance(action, G.Action) else repr(action)
-        return _old_observation({"action": action_data, **outcome, **_observation(self.state, self.now)}, self.opened,
-                                _stored_games(self.state))
+        return G.action_to_dict(action) if isinstance(action, G.Action) else repr(action), outcome
 
     def finish(self) -> dict[str, Any]:
         st = self.state
