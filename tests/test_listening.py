@@ -169,7 +169,7 @@ def _listening_on_one_shared_socket(proc: subprocess.Popen, port: int, workers: 
     every_listener = {inode for inode, state in tcp_sockets(None).items() if state == "listen"}
     assert socket_owners(every_listener, sorted(workers)) == {w: ours for w in workers}  # and no other
     for _ in range(5):
-        assert requests.get(f"http://127.0.0.1:{port}/healthz", timeout=5).status_code == 200
+        assert requests.get(f"http://127.0.0.1:{port}/healthz", timeout=60).status_code == 200
 
 
 def test_port_0_gives_the_workers_one_port_they_share(redis_server):
