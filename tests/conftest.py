@@ -181,7 +181,9 @@ def shared_apps(redis_url):
     # or an authorization matrix that reaches .../events (hundreds of times) gets its answer instead
     # of waiting out the 300 s default, or a second each time. A stream sends the current version at
     # once; a test that waits for a later one sets a longer cap for itself.
-    overrides = {"REDIS_URL": redis_url, "TESTING": True, "STREAM_MAX_SECONDS": 0.1}
+    # A reply from the store may take 10 s, not 1: on a loaded machine the 1 s default once answered a
+    # behaviour-replay move 503 (tests of a slow or frozen store run apps or servers of their own).
+    overrides = {"REDIS_URL": redis_url, "TESTING": True, "STREAM_MAX_SECONDS": 0.1, "REDIS_TIMEOUT": 10.0}
     apps: dict = {}
     yield lambda settings: apps.setdefault(settings, SharedApp(lambda: create_app(overrides)))
     for shared in apps.values():
@@ -219,7 +221,8 @@ def live_server(redis_server, tmp_path_factory):
     log_path = tmp_path_factory.mktemp("gunicorn") / "gunicorn.log"
     # The whole suite shares this server from one address: limits far above what it sends
     # (tests/test_ratelimit.py checks the limiter on its own servers).
-    limits = {"REFEREE_RATE_LIMIT_PER_MINUTE": "100000", "REFEREE_CREATE_LIMIT_PER_HOUR": "100000"}
+    limits = {"REFEREE_RATE_LIMIT_PER_MINUTE": "100000", "REFEREE_CREATE_LIMIT_PER_HOUR": "100000",
+              "REFEREE_REDIS_TIMEOUT": "10"}  # as the shared apps' (above): the machine may be loaded
     proc, base = start_gunicorn(redis_server.url, log_path, extra_env=limits)
     try:
         yield base
