@@ -177,7 +177,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--out", type=Path, default=None,
                         help="default bench/results/bots_gofo.json, with --fields bots_gofo_fields.json")
     parser.add_argument("--table", type=Path, nargs="*", default=None,
-                        help="print the markdown tables of docs/bots.md from these result files, and run nothing")
+                        help="print the markdown tables of docs/bots.md from these result files (several --fields "
+                             "results as one table), and run nothing")
     parser.add_argument("--jobs", type=int, default=1,
                         help="processes to play the deals in (the figures do not depend on it)")
     args = parser.parse_args(argv)
@@ -186,8 +187,12 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     started = time.perf_counter()
     given = sys.argv[1:] if argv is None else argv
     if args.table is not None:
-        for path in args.table:
-            print(markdown(json.loads(path.read_text())))
+        results = [json.loads(path.read_text()) for path in args.table]
+        fields = [r for r in results if "fields" in r]
+        if len(fields) > 1:
+            print(fields_markdown(fields))
+        for result in results if len(fields) < 2 else [r for r in results if "fields" not in r]:
+            print(markdown(result))
         return {}
     if args.fields is not None:
         return _fields(args, given, started)
@@ -264,6 +269,28 @@ def markdown(result: dict[str, Any]) -> str:
     lines += ["", "| level | decisions | CPU p50 (ms) | CPU p99 (ms) |", "|---|---|---|---|"]
     for level, t in result["decision_time"].items():
         lines.append(f"| {level} | {t['decisions']:,} | {t['median_ms']:.2f} | {t['p99_ms']:.2f} |")
+    return "\n".join(lines) + "\n"
+
+
+def fields_markdown(results: list[dict[str, Any]]) -> str:
+    """Several ``--fields`` results as one table, the fields in :data:`FIELDS`' order and then by
+    level, each with its hands; below it, each run's command and the CPU time of its decisions."""
+    rows = {name: row for result in results for name, row in result["fields"].items()}
+    order = sorted(rows, key=lambda n: (n.isdigit(), int(n) if n.isdigit() else list(FIELDS).index(n)))
+    hero = results[0]["hero"]
+    lines = [f"| field (the other four seats) | level {hero} | a caller in its place | level {hero} − caller | hands |",
+             "|---|---|---|---|---|"]
+    for name in order:
+        row = rows[name]
+        label = f"level {name}" if name.isdigit() else name
+        lines.append(f"| {label} | {_figure(row['hero'])} | {_figure(row['caller'])} | "
+                     f"{_figure(row['hero_minus_caller'])} | {row['hands']:,} |")
+    lines += ["", "| run | level | decisions | CPU p50 (ms) | CPU p99 (ms) |", "|---|---|---|---|---|"]
+    for result in results:
+        for level, t in result["decision_time"].items():
+            run = result["command"].removeprefix("python -m bench.bots_gofo ").split(" --out")[0]
+            lines.append(f"| `{run}` ({result['seconds']} s) | "
+                         f"{level} | {t['decisions']:,} | {t['median_ms']:.2f} | {t['p99_ms']:.2f} |")
     return "\n".join(lines) + "\n"
 
 
