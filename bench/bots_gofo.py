@@ -1,4 +1,4 @@
-"""``python -m bench.bots_gofo [--deals N] [--seats 4] [--front 30] [--levels 1 2 …] [--fields …]`` – how strong each Gofo bot level is.
+"""``python -m bench.bots_gofo [--deals N] [--jobs 2] [--seats 4] [--front 30] [--levels 1 2 …] [--fields …]`` – how strong each Gofo bot level is.
 
 Engine only (no service, no store): one hand at a time on :class:`service.games.gofo.hand.HandState`,
 every seat starting with ``--front`` chips, the dealer at seat 0.  Two kinds of seat share a table,
@@ -20,6 +20,9 @@ and again with a caller in the hero's place (same deals, same field seeds).  Rep
 the hero's chips per hand, the caller's, and the hero's minus the caller's (paired by deal), each
 with a 95 % interval over deals.  Writes ``bench/results/bots_gofo_fields.json``.
 
+``--jobs N`` plays the deals in N processes: each deal's figures come from its own seeds alone, so
+the results are the same for any N (only the time taken changes).
+
 Also the CPU time of one bot decision (:func:`service.games.gofo.bot.act`, the thread's CPU clock),
 median and p99 by level, over every decision made in the run.  Writes ``bench/results/bots_gofo.json``.
 """
@@ -29,6 +32,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import multiprocessing
 import random
 import statistics
 import sys
@@ -85,38 +89,75 @@ def field_policy(name: str) -> Policy:
     return level_policy(int(name)) if name.isdigit() else FIELDS[name]
 
 
-def in_field(hero: Policy, field: Policy, deals: int, seats: int, front: int, seed: int) -> dict[str, Any]:
-    """One ``hero`` seat against ``seats - 1`` seats of ``field``, and a caller in its place, over
-    ``deals`` duplicate deals (each deal once with the hero in every seat)."""
-    mine, called, edge = [], [], []
-    for deal in range(deals):
-        totals = []
-        for seat_policy in (hero, caller):
-            total = 0.0
-            for seat in range(seats):
-                policies = [seat_policy if s == seat else field for s in range(seats)]
-                rngs = [random.Random(seed * 7919 + deal * 31 + s) for s in range(seats)]
-                total += play_hand(seed * 100_003 + deal, policies, front, rngs)[seat]
-            totals.append(total / seats)
-        mine.append(totals[0])
-        called.append(totals[1])
-        edge.append(totals[0] - totals[1])
+def _field_deal(task: tuple[str, str, int, int, int, int]) -> tuple[float, float, dict[str, list[float]]]:
+    """One duplicate deal of :func:`in_field`: the hero's and the caller's chips a hand over the
+    seat rotations, and the decisions' CPU times.  Everything random comes from the deal's seeds, so
+    the figures do not depend on which process plays the deal, or when."""
+    hero_name, field_name, deal, seats, front, seed = task
+    TIMES.clear()
+    hero, field = field_policy(hero_name), field_policy(field_name)
+    totals = []
+    for seat_policy in (hero, caller):
+        total = 0.0
+        for seat in range(seats):
+            policies = [seat_policy if s == seat else field for s in range(seats)]
+            rngs = [random.Random(seed * 7919 + deal * 31 + s) for s in range(seats)]
+            total += play_hand(seed * 100_003 + deal, policies, front, rngs)[seat]
+        totals.append(total / seats)
+    return totals[0], totals[1], {level: list(t) for level, t in TIMES.items()}
+
+
+def _duplicate_deal(task: tuple[str, str, int, int, int, int]) -> tuple[float, dict[str, list[float]]]:
+    """One duplicate deal of :func:`duplicate`: side A's chips per seat per hand over the rotations."""
+    a_name, b_name, deal, seats, front, seed = task
+    TIMES.clear()
+    a, b = field_policy(a_name), field_policy(b_name)
+    total = 0.0
+    for shift in range(seats):
+        policies = [a if (s + shift) % 2 == 0 else b for s in range(seats)]
+        rngs = [random.Random(seed * 7919 + deal * 31 + s) for s in range(seats)]
+        net = play_hand(seed * 100_003 + deal, policies, front, rngs)
+        mine = [net[s] for s in range(seats) if (s + shift) % 2 == 0]
+        total += sum(mine) / len(mine)
+    return total / seats, {level: list(t) for level, t in TIMES.items()}
+
+
+#: Processes the deals are spread over (``--jobs``); 1 plays them here.
+JOBS = 1
+
+
+def _run(work: Callable[[Any], Any], tasks: list[Any]) -> list[Any]:
+    """``work`` over ``tasks``, in :data:`JOBS` processes, the answers in the tasks' order; each
+    answer's decision times (its last item) are added to :data:`TIMES` here."""
+    if JOBS > 1:
+        with multiprocessing.get_context("fork").Pool(JOBS) as pool:
+            answers = pool.map(work, tasks, chunksize=max(1, len(tasks) // (8 * JOBS)))
+    else:
+        kept = {level: list(t) for level, t in TIMES.items()}
+        answers = [work(task) for task in tasks]  # each clears TIMES: put back what came before
+        TIMES.clear()
+        TIMES.update(kept)
+    for answer in answers:
+        for level, times in answer[-1].items():
+            TIMES.setdefault(level, []).extend(times)
+    return answers
+
+
+def in_field(hero: str, field: str, deals: int, seats: int, front: int, seed: int) -> dict[str, Any]:
+    """One ``hero`` seat (a level, "8") against ``seats - 1`` seats of ``field`` (:func:`field_policy`),
+    and a caller in its place, over ``deals`` duplicate deals (each deal once with the hero in every seat)."""
+    answers = _run(_field_deal, [(hero, field, deal, seats, front, seed) for deal in range(deals)])
+    mine = [a[0] for a in answers]
+    called = [a[1] for a in answers]
+    edge = [a[0] - a[1] for a in answers]
     return {"hero": _interval(mine), "caller": _interval(called), "hero_minus_caller": _interval(edge),
             "deals": deals, "hands": deals * seats}
 
 
-def duplicate(a: Policy, b: Policy, deals: int, seats: int, front: int, seed: int) -> dict[str, Any]:
-    """Side A's chips per seat per hand against side B, over ``deals`` duplicate deals."""
-    figures = []
-    for deal in range(deals):
-        total = 0.0
-        for shift in range(seats):
-            policies = [a if (s + shift) % 2 == 0 else b for s in range(seats)]
-            rngs = [random.Random(seed * 7919 + deal * 31 + s) for s in range(seats)]
-            net = play_hand(seed * 100_003 + deal, policies, front, rngs)
-            mine = [net[s] for s in range(seats) if (s + shift) % 2 == 0]
-            total += sum(mine) / len(mine)
-        figures.append(total / seats)
+def duplicate(a: str, b: str, deals: int, seats: int, front: int, seed: int) -> dict[str, Any]:
+    """Side A's chips per seat per hand against side B (each a level or a field's name), over
+    ``deals`` duplicate deals."""
+    figures = [answer[0] for answer in _run(_duplicate_deal, [(a, b, deal, seats, front, seed) for deal in range(deals)])]
     return {**_interval(figures), "deals": deals, "hands": deals * seats}
 
 
@@ -136,13 +177,22 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--out", type=Path, default=None,
                         help="default bench/results/bots_gofo.json, with --fields bots_gofo_fields.json")
     parser.add_argument("--table", type=Path, nargs="*", default=None,
-                        help="print the markdown tables of docs/bots.md from these result files, and run nothing")
+                        help="print the markdown tables of docs/bots.md from these result files (several --fields "
+                             "results as one table), and run nothing")
+    parser.add_argument("--jobs", type=int, default=1,
+                        help="processes to play the deals in (the figures do not depend on it)")
     args = parser.parse_args(argv)
+    global JOBS
+    JOBS = max(1, args.jobs)
     started = time.perf_counter()
     given = sys.argv[1:] if argv is None else argv
     if args.table is not None:
-        for path in args.table:
-            print(markdown(json.loads(path.read_text())))
+        results = [json.loads(path.read_text()) for path in args.table]
+        fields = [r for r in results if "fields" in r]
+        if len(fields) > 1:
+            print(fields_markdown(fields))
+        for result in results if len(fields) < 2 else [r for r in results if "fields" not in r]:
+            print(markdown(result))
         return {}
     if args.fields is not None:
         return _fields(args, given, started)
@@ -151,10 +201,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     for below, level in zip([None, *levels], levels):
         if below is not None:
             name = f"{level} vs {below}"
-            pairs[name] = duplicate(level_policy(level), level_policy(below),
-                                    args.deals, args.seats, args.front, args.seed + level)
+            pairs[name] = duplicate(str(level), str(below), args.deals, args.seats, args.front, args.seed + level)
             print(f"{name}: {pairs[name]}", flush=True)
-        against_caller[str(level)] = duplicate(level_policy(level), caller, args.deals, args.seats, args.front,
+        against_caller[str(level)] = duplicate(str(level), "caller", args.deals, args.seats, args.front,
                                                args.seed + 100 + level)
         print(f"{level} vs caller: {against_caller[str(level)]}", flush=True)
     speed = _speed()
@@ -170,7 +219,7 @@ def _fields(args: argparse.Namespace, given: list[str], started: float) -> dict[
     fields = args.fields or [*FIELDS, *map(str, range(1, args.hero))]
     table = {}
     for k, name in enumerate(fields):
-        table[name] = in_field(level_policy(args.hero), field_policy(name), args.deals, args.field_seats,
+        table[name] = in_field(str(args.hero), name, args.deals, args.field_seats,
                                args.front, args.seed + 1000 + k)
         row = table[name]
         print(f"{args.hero} in a field of {name}: hero {row['hero']}, caller {row['caller']}, "
@@ -220,6 +269,28 @@ def markdown(result: dict[str, Any]) -> str:
     lines += ["", "| level | decisions | CPU p50 (ms) | CPU p99 (ms) |", "|---|---|---|---|"]
     for level, t in result["decision_time"].items():
         lines.append(f"| {level} | {t['decisions']:,} | {t['median_ms']:.2f} | {t['p99_ms']:.2f} |")
+    return "\n".join(lines) + "\n"
+
+
+def fields_markdown(results: list[dict[str, Any]]) -> str:
+    """Several ``--fields`` results as one table, the fields in :data:`FIELDS`' order and then by
+    level, each with its hands; below it, each run's command and the CPU time of its decisions."""
+    rows = {name: row for result in results for name, row in result["fields"].items()}
+    order = sorted(rows, key=lambda n: (n.isdigit(), int(n) if n.isdigit() else list(FIELDS).index(n)))
+    hero = results[0]["hero"]
+    lines = [f"| field (the other four seats) | level {hero} | a caller in its place | level {hero} − caller | hands |",
+             "|---|---|---|---|---|"]
+    for name in order:
+        row = rows[name]
+        label = f"level {name}" if name.isdigit() else name
+        lines.append(f"| {label} | {_figure(row['hero'])} | {_figure(row['caller'])} | "
+                     f"{_figure(row['hero_minus_caller'])} | {row['hands']:,} |")
+    lines += ["", "| run | level | decisions | CPU p50 (ms) | CPU p99 (ms) |", "|---|---|---|---|---|"]
+    for result in results:
+        for level, t in result["decision_time"].items():
+            run = result["command"].removeprefix("python -m bench.bots_gofo ").split(" --out")[0]
+            lines.append(f"| `{run}` ({result['seconds']} s) | "
+                         f"{level} | {t['decisions']:,} | {t['median_ms']:.2f} | {t['p99_ms']:.2f} |")
     return "\n".join(lines) + "\n"
 
 

@@ -16,7 +16,7 @@ import random
 from dataclasses import dataclass
 from typing import Any
 
-from service.games.gofo import strength
+from service.games.gofo import reading, strength
 from service.games.gofo.actions import (
     ACTION_TYPES, Action, Corta, Declare, Decline, Discard, Enter, Inaugurate, Look, Muck, NoVer, Open,
     Pass, Raise, Refiche, Show, Ver, Voy,
@@ -27,8 +27,9 @@ from service.games.gofo.cards import DECK
 @dataclass(frozen=True)
 class Level:
     """What one level does (``docs/bots.md``): the share of random ``mistakes``, the samples and
-    ``noise`` of its chance to win, its thresholds (``entry_margin``: of the opening's odds) and bet
-    size (the defaults: level 8's)."""
+    ``noise`` of its chance to win, its thresholds (``entry_margin``: of the opening's odds; at a
+    table read as wild, :func:`service.games.gofo.reading.wild`, the entering and calling thresholds
+    times ``wild_enter`` and ``wild_call``) and bet size (the defaults: level 8's)."""
 
     mistakes: float = 0.0
     samples: int = 0
@@ -40,17 +41,20 @@ class Level:
     call_margin: float = 1.0
     bet_size: float = 3.0
     entry_margin: float = 0.7
+    reads: bool = True
+    wild_enter: float = 0.5
+    wild_call: float = 0.7
 
 
 #: The levels, 1 (weakest) to 8 (strongest).
 LEVELS: dict[int, Level] = {
     1: Level(mistakes=1.0),
-    2: Level(mistakes=0.50, samples=10, noise=0.20, enter=0.6, call_margin=0.5),
-    3: Level(mistakes=0.40, samples=20, noise=0.15, enter=0.8, call_margin=0.6),
-    4: Level(mistakes=0.30, samples=30, noise=0.10, enter=1.0, call_margin=0.7),
-    5: Level(mistakes=0.22, samples=60, noise=0.07, discard_samples=30, enter=1.2, call_margin=0.8),
-    6: Level(mistakes=0.15, samples=100, noise=0.04, discard_samples=40, enter=1.4, call_margin=0.9),
-    7: Level(mistakes=0.08, samples=150, noise=0.02, discard_samples=60, enter=1.5, call_margin=0.95),
+    2: Level(mistakes=0.50, samples=10, noise=0.20, enter=0.6, call_margin=0.5, reads=False),
+    3: Level(mistakes=0.40, samples=20, noise=0.15, enter=0.8, call_margin=0.6, reads=False),
+    4: Level(mistakes=0.30, samples=30, noise=0.10, enter=1.0, call_margin=0.7, reads=False),
+    5: Level(mistakes=0.22, samples=60, noise=0.07, discard_samples=30, enter=1.2, call_margin=0.8, reads=False),
+    6: Level(mistakes=0.15, samples=100, noise=0.04, discard_samples=40, enter=1.4, call_margin=0.9, reads=False),
+    7: Level(mistakes=0.08, samples=150, noise=0.02, discard_samples=60, enter=1.5, call_margin=0.95, reads=False),
     8: Level(mistakes=0.0, samples=200, noise=0.0, discard_samples=80),
 }
 
@@ -72,23 +76,26 @@ def act(seat_view: dict[str, Any], level: int, rng: random.Random) -> Action:
         lo, hi = legal["open"]["min"], legal["open"]["max"]
         return Open(max(lo, min(hi, round(hi / 10))))
     share = 1.0 / (1 + len(strength.rivals(seat_view))) if seat_view.get("hand") else 1.0
+    wild = rule.reads and reading.wild(seat_view)
     if "enter" in legal:
-        needed = min(rule.enter * share, _entry_odds(seat_view, rule))
+        needed = min(rule.enter * share, _entry_odds(seat_view, rule)) * (rule.wild_enter if wild else 1.0)
         return Enter(blind=False) if _chance(seat_view, rule, rng, needed) >= needed else Decline()
     if "ver" in legal:
         cost = strength.to_call(seat_view)
         needed = rule.call_margin * cost / strength.showdown_pot(seat_view) if cost else 0.0
-        return Ver() if _chance(seat_view, rule, rng, needed) >= needed else NoVer()
+        needed *= rule.wild_call if wild else 1.0
+        return Ver() if _chance(seat_view, rule, rng, needed, tilt=_tilts(seat_view, rule, betting=False)) >= needed \
+            else NoVer()
     for kind, make in (("raise", Raise), ("refiche", Refiche)):
         if kind in legal:
             needed = min(0.95, rule.raise_share * share)
-            chance = _chance(seat_view, rule, rng, needed)
+            chance = _chance(seat_view, rule, rng, needed, tilt=_tilts(seat_view, rule, betting=True))
             if chance >= needed:
                 return make(_amount(legal[kind], strength.pot(seat_view), chance, rule))
             return Pass()
     if "corta" in legal:
         needed = min(0.9, rule.cut_share * share)
-        chance = _chance(seat_view, rule, rng, needed, draws=1)
+        chance = _chance(seat_view, rule, rng, needed, draws=1, tilt=_tilts(seat_view, rule, betting=True))
         if chance >= needed:
             return Corta(_amount(legal["corta"], strength.pot(seat_view), chance, rule))
         return Voy()
@@ -108,11 +115,16 @@ def _legal(seat_view: dict[str, Any]) -> list[dict[str, Any]]:
     return []
 
 
+def _tilts(seat_view: dict[str, Any], rule: Level, *, betting: bool) -> dict[int, float] | None:
+    """The rivals the level reads as strong (:func:`service.games.gofo.reading.tilts`; none below level 8)."""
+    return reading.tilts(seat_view, betting=betting) if rule.reads else None
+
+
 def _chance(seat_view: dict[str, Any], rule: Level, rng: random.Random, needed: float,
-            draws: int | None = None) -> float:
+            draws: int | None = None, tilt: dict[int, float] | None = None) -> float:
     """The estimated chance to win (sampled, with the level's error); sampling stops once it is
     clearly above or below ``needed``, the chance the decision asks for."""
-    chance = strength.win_chance(seat_view, rule.samples, rng, draws=draws, threshold=needed)
+    chance = strength.win_chance(seat_view, rule.samples, rng, draws=draws, threshold=needed, tilt=tilt)
     if rule.noise:
         chance += rng.gauss(0.0, rule.noise)
     return min(1.0, max(0.0, chance))

@@ -12,6 +12,7 @@ ties to the seat nearer to mano (``docs/bots.md``, Gofo levels).
 
 from __future__ import annotations
 
+import math
 import random
 from typing import Any, Callable, Iterable, NamedTuple, Sequence
 
@@ -251,12 +252,16 @@ CLEAR = 3.0
 
 
 def win_chance(view: dict[str, Any], samples: int, rng: random.Random, *, draws: int | None = None,
-               opponents: Sequence[int] | None = None, threshold: float | None = None) -> float:
+               opponents: Sequence[int] | None = None, threshold: float | None = None,
+               tilt: dict[int, float] | None = None) -> float:
     """The chance that the seat's hand ends best among the seats still able to win (``opponents``:
     those seats; default :func:`rivals`), sampled ``samples`` times.  ``draws``: the discards every
     hand still makes (default :func:`draws_left`), from mano on, each keeping its best suit.
     ``threshold``: the chance a decision compares this one with; sampling stops early once the
-    estimate is clearly on one side of it (the decision would not change; it costs less)."""
+    estimate is clearly on one side of it (the decision would not change; it costs less).
+    ``tilt``: rivals read as holding more than a random hand (a bet in force was theirs), by seat: a
+    sample counts ``exp(tilt × (the rival's final value − 20))`` times, so their strong hands weigh
+    more (:data:`TILT_CENTRE`)."""
     hand = hand_of(view)
     me = hand["seat"]
     others = list(rivals(view) if opponents is None else opponents)
@@ -268,8 +273,9 @@ def win_chance(view: dict[str, Any], samples: int, rng: random.Random, *, draws:
     my_distance = distance(view, me)
     their_distance = [distance(view, s) for s in others]
     order = sorted(range(len(others) + 1), key=lambda k: my_distance if k == 0 else their_distance[k - 1])
+    tilted = [(k + 1, tilt[s]) for k, s in enumerate(others) if tilt and tilt.get(s)]
     # a rival wins with a higher value, or an equal one nearer to mano: compare value * 8 - distance
-    wins = 0
+    wins = weight = squares = 0.0
     shuffle = lambda cards: _shuffled(cards, rng)  # noqa: E731
     for n in range(1, samples + 1):
         hands, stock, pile = world.deal(rng, len(others))
@@ -277,12 +283,22 @@ def win_chance(view: dict[str, Any], samples: int, rng: random.Random, *, draws:
             for k in order:
                 hands[k] = _greedy_draw(hands[k], stock, pile, shuffle)
         best = 8 * _value_of(hands[0]) - my_distance
-        wins += all(8 * _value_of(cards) - dist < best for cards, dist in zip(hands[1:], their_distance))
+        w = 1.0
+        for k, beta in tilted:
+            w *= math.exp(beta * (_value_of(hands[k]) - TILT_CENTRE))
+        weight += w
+        squares += w * w
+        wins += w * all(8 * _value_of(cards) - dist < best for cards, dist in zip(hands[1:], their_distance))
         if threshold is not None and n % CHECK_EVERY == 0 and n < samples:
-            share = wins / n
-            if abs(share - threshold) > CLEAR * max(share * (1 - share), 1 / n) ** 0.5 / n ** 0.5:
+            share = wins / weight
+            effective = weight * weight / squares
+            if abs(share - threshold) > CLEAR * max(share * (1 - share), 1 / effective) ** 0.5 / effective ** 0.5:
                 return share
-    return wins / samples if samples else 0.0
+    return wins / weight if samples else 0.0
+
+
+#: The value a tilted rival's weight is 1 at (about the mean final hand).
+TILT_CENTRE = 20
 
 
 class Outcome(NamedTuple):
