@@ -23,7 +23,7 @@ PYTEST := env -u PYTHONDONTWRITEBYTECODE $(VPY) -m pytest
 help:
 	@echo "make run    - serve the API (embedded Valkey unless REDIS_URL is set)"
 	@echo "make test   - run the whole test suite (on both cores)"
-	@echo "make test-fast - the whole suite but the browser tests and those starting servers of their own"
+	@echo "make test-fast - the edit loop: no browser tests or servers of their own, the sweeps at a tenth"
 	@echo "make spec   - write openapi/openapi.json"
 	@echo "make bench  - run the benchmarks (if bench/ exists)"
 	@echo "make clean  - remove .venv and caches (keeps data/)"
@@ -49,9 +49,10 @@ run: $(RUN_STAMP)
 test: $(TEST_STAMP)
 	$(PYTEST) $(XDIST) $(PYTEST_ARGS)
 
-# The edit loop: no browser, no second server or cluster (markers set in tests/conftest.py).
+# The edit loop: no browser, no second server or cluster (markers set in tests/conftest.py), and the
+# heavy sweeps at a tenth of their size (REFEREE_TEST_SWEEPS, tests/support/sweep_size.py).
 test-fast: $(TEST_STAMP)
-	$(PYTEST) $(XDIST) -m "not browser and not servers" $(PYTEST_ARGS)
+	REFEREE_TEST_SWEEPS=edit $(PYTEST) $(XDIST) -m "not browser and not servers" $(PYTEST_ARGS)
 
 spec: $(RUN_STAMP)
 	$(VPY) -m service.openapi openapi/openapi.json

@@ -51,6 +51,7 @@ from support.authz import (
 )
 from support.client import FlaskHttp, LiveHttp, bearer
 from support.store import dump, restore, snapshot, stored, stored_doc
+from support.sweep_size import sized_seeds
 
 from service.api import auth, common
 from service.games.gofo import deal as deal_rules
@@ -827,7 +828,7 @@ def _play_random_hands(http, redis_client, seed: int, hands: int, max_steps: int
     return observer
 
 
-@pytest.mark.parametrize("seed", [11, 23, 37])
+@pytest.mark.parametrize("seed", sized_seeds([11, 23, 37]))
 def test_random_dealt_hands_never_show_a_card_they_must_not(client, redis_client, seed):
     observer = _play_random_hands(FlaskHttp(client), redis_client, seed, hands=4, max_steps=400)
     assert observer.checks > 100 and len(observer.public_by_hand) >= 4

@@ -24,12 +24,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from support.gops_helpers import det_salt
+from support.sweep_size import sized
 from service.games import commitments as C
 from service.games import gops as G
 from service.errors import RefereeError
 
 SETTINGS = settings(
-    max_examples=150,
+    max_examples=sized(150),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
@@ -263,7 +264,7 @@ def match_strategy(draw):
     return G.make_match_rules("target", target=draw(st.integers(1, 15)))
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@settings(max_examples=sized(60), deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(match=match_strategy(), players=st.integers(2, 4), ranks=st.integers(1, 4),
        resolution=st.sampled_from(G.RESOLUTIONS), order=st.sampled_from(["shuffled", "ascending", "reported"]),
        data=st.data())

@@ -24,9 +24,10 @@ import re
 import schemathesis
 from schemathesis.config import SchemathesisConfig
 from schemathesis.engine import Status, events
+from support.sweep_size import sized
 
 SEED = 20260601
-EXAMPLES = 150  # per operation in the fuzzing phase; the coverage phase adds its own
+EXAMPLES = sized(150)  # per operation in the fuzzing phase (tests/support/sweep_size.py); coverage adds its own
 
 CREATES = r"^/v1/(gops/games|gofo/tables)$"
 RESUME_LEDGER = ("fronts", "behinds", "cajas")

@@ -11,7 +11,9 @@ progress.
 
 from __future__ import annotations
 
+import contextlib
 import copy
+import io
 import json
 import random
 import re
@@ -25,6 +27,7 @@ import pytest
 from support import verify_gofo, verify_gops
 from support.client import FlaskHttp, GofoTable, GopsGame, new_salt
 from support.servers import REPO_ROOT
+from support.sweep_size import sized_seeds
 
 from service import verify
 from service.games import commitments
@@ -54,12 +57,19 @@ def played(request, game):
     return request.getfixturevalue(f"played_{game}")
 
 
-def run_cli(tmp_path: Path, game: ModuleType, transcript, seen: dict[int, str], name="t.json", extra=()):
-    """``python -m service.verify`` on ``transcript``, given the commitments ``seen`` with ``game``'s option."""
+def run_cli(tmp_path: Path, game: ModuleType, transcript, seen: dict[int, str], name="t.json", extra=(),
+            in_process=False):
+    """``python -m service.verify`` on ``transcript``, given the commitments ``seen`` with ``game``'s option;
+    ``in_process``: its ``main`` called here instead (what the command line runs, without a Python start)."""
     path = tmp_path / name
     path.write_text(json.dumps(transcript) if not isinstance(transcript, str) else transcript)
-    args = [f"{game.FLAG}={n}={c}" for n, c in sorted(seen.items())]
-    return subprocess.run([sys.executable, "-m", "service.verify", str(path), *args, *extra],
+    args = [str(path), *(f"{game.FLAG}={n}={c}" for n, c in sorted(seen.items())), *extra]
+    if in_process:
+        out, err = io.StringIO(), io.StringIO()
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            code = verify.main(args)
+        return subprocess.CompletedProcess(args, code, out.getvalue(), err.getvalue())
+    return subprocess.run([sys.executable, "-m", "service.verify", *args],
                           cwd=REPO_ROOT, capture_output=True, text=True, timeout=60, check=False)
 
 
@@ -76,6 +86,9 @@ UNTOUCHED = [(game, name) for game, module in GAMES.items() for name in module.U
 TAMPERED = [(game, name, tamper) for game, module in GAMES.items()
             for name, tampers in module.APPLICABLE.items() for tamper in tampers]
 ON_THE_COMMAND_LINE = [(game, tamper) for game, module in GAMES.items() for tamper in module.CLI_TAMPERS]
+#: The cases run as a process of their own (a Python start each): all of them at full size, a share
+#: in the edit loop (tests/support/sweep_size.py), the others through ``service.verify.main`` here.
+IN_A_PROCESS = {*sized_seeds(UNTOUCHED), *sized_seeds(ON_THE_COMMAND_LINE)}
 
 
 @pytest.mark.parametrize("game,name", UNTOUCHED, ids=[f"{g}-{n}" for g, n in UNTOUCHED])
@@ -84,7 +97,7 @@ def test_untouched_transcript_passes(played, game, name, tmp_path):
     report = verify.verify(transcript, seen)
     assert report.ok, report.problems
     assert report.summary.startswith(f"{game} {transcript['id']}:")
-    proc = run_cli(tmp_path, GAMES[game], transcript, seen)
+    proc = run_cli(tmp_path, GAMES[game], transcript, seen, in_process=(game, name) not in IN_A_PROCESS)
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()
     assert len(lines) == 1 and lines[0].startswith(f"OK: {game} ") and proc.stderr == ""
@@ -108,7 +121,7 @@ def test_tampered_transcript_fails_on_the_command_line(played, game, tamper, tmp
     transcript, seen = case(played, game, GAMES[game].CLI_GAME)
     change, expected = GAMES[game].TAMPERS[tamper]
     change(transcript)
-    proc = run_cli(tmp_path, GAMES[game], transcript, seen)
+    proc = run_cli(tmp_path, GAMES[game], transcript, seen, in_process=(game, tamper) not in IN_A_PROCESS)
     assert proc.returncode == 1, (proc.stdout, proc.stderr)
     assert proc.stdout == ""
     lines = proc.stderr.splitlines()

@@ -16,10 +16,12 @@ from service.games.gofo.cards import DECK, is_card
 from service.games.gofo.hand import Action, Declare, LegalAction, Open, Show
 from service.games.gofo.table import record
 
+from support.sweep_size import sized
+
 from .helpers import random_action
 
 HISTORY = ("discards", "kept", "result", "canto")
-SETTINGS = settings(max_examples=300, deadline=None,
+SETTINGS = settings(max_examples=sized(300), deadline=None,
                     suppress_health_check=[HealthCheck.too_slow])
 
 
@@ -179,13 +181,13 @@ def test_random_play_conserves_chips_and_always_ends(seed: int, seats: int, mode
     play_table(seed, seats, mode, hands=6)
 
 
-@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=sized(120), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 2**32 - 1), seats=st.integers(2, 6))
 def test_secrecy_of_every_view(seed: int, seats: int) -> None:
     play_table(seed, seats, "dealt", hands=3, secrecy=True)
 
 
-@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=sized(80), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 2**32 - 1), seats=st.integers(2, 6),
        mode=st.sampled_from(["dealt", "tabletop"]))
 def test_round_trip_and_replay(seed: int, seats: int, mode: str) -> None:

@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from support import gops_trace
+from support.sweep_size import sized_seeds
 
 GOLDEN = json.loads((Path(__file__).parent / "engine_golden.json").read_text())
 CHUNK = 20
@@ -25,7 +26,7 @@ CHUNK = 20
 
 @pytest.mark.parametrize("start", range(0, len(GOLDEN), CHUNK))
 def test_playouts_match_mains_engine(start):
-    for seed in range(start, min(start + CHUNK, len(GOLDEN))):
+    for seed in sized_seeds(range(start, min(start + CHUNK, len(GOLDEN)))):
         got, want = gops_trace.trace(seed), GOLDEN[str(seed)]
         if got != want:
             step = next((i for i, (a, b) in enumerate(zip(got, want)) if a != b), min(len(got), len(want)))

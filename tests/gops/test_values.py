@@ -11,6 +11,7 @@ from __future__ import annotations
 import random
 
 import pytest
+from support.sweep_size import sized
 
 from service.games.gops import values
 from tools.gops_values import reference
@@ -29,7 +30,7 @@ def _positions(seed: int, count: int, cards: int):
 @pytest.mark.parametrize("cards, count", [(1, 40), (2, 40), (3, 40), (4, 20), (5, 6), (6, 1)])
 def test_sampled_values_are_the_reference_solver_s(cards, count):
     table = values.table()
-    for hand, rival, prizes in _positions(seed=cards, count=count, cards=cards):
+    for hand, rival, prizes in _positions(seed=cards, count=sized(count), cards=cards):
         expected = reference.future_value(hand, rival, prizes)
         assert table.value(hand, rival, prizes) == pytest.approx(expected, abs=QUANTUM)
         assert table.value(rival, hand, prizes) == pytest.approx(-expected, abs=QUANTUM)

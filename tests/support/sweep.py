@@ -32,6 +32,7 @@ from hypothesis import strategies as st
 from service.openapi import generate
 from support.client import bearer
 from support.store import logged_versions, snapshot, stored_version
+from support.sweep_size import sized
 
 
 def assert_store_consistent(world: Any) -> None:
@@ -444,8 +445,9 @@ def near_miss(draw, payload: dict[str, Any], version: int) -> dict[str, Any]:
 
 
 def sweep(max_examples: int) -> settings:
+    """Hypothesis settings for a sweep of ``max_examples`` at full size (its share in the edit loop)."""
     return settings(
-        max_examples=max_examples,
+        max_examples=sized(max_examples),
         deadline=None,
         database=None,
         suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow,
