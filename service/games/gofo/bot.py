@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from service.games.gofo import reading, strength
 from service.games.gofo.actions import (
@@ -52,56 +52,69 @@ LEVELS: dict[int, Level] = {
     2: Level(mistakes=0.50, samples=10, noise=0.20, enter=0.6, call_margin=0.5, reads=False),
     3: Level(mistakes=0.40, samples=20, noise=0.15, enter=0.8, call_margin=0.6, reads=False),
     4: Level(mistakes=0.30, samples=30, noise=0.10, enter=1.0, call_margin=0.7, reads=False),
-    5: Level(mistakes=0.22, samples=60, noise=0.07, discard_samples=30, enter=1.2, call_margin=0.8, reads=False),
-    6: Level(mistakes=0.15, samples=100, noise=0.04, discard_samples=40, enter=1.4, call_margin=0.9, reads=False),
-    7: Level(mistakes=0.08, samples=150, noise=0.02, discard_samples=60, enter=1.5, call_margin=0.95, reads=False),
-    8: Level(mistakes=0.0, samples=200, noise=0.0, discard_samples=80),
+    5: Level(mistakes=0.22, samples=40, noise=0.07, discard_samples=20, enter=1.2, call_margin=0.8, reads=False),
+    6: Level(mistakes=0.15, samples=60, noise=0.04, discard_samples=25, enter=1.4, call_margin=0.9, reads=False),
+    7: Level(mistakes=0.08, samples=80, noise=0.02, discard_samples=30, enter=1.5, call_margin=0.95, reads=False),
+    8: Level(mistakes=0.0, samples=100, noise=0.0, discard_samples=40),
 }
+
+
+class Decision(NamedTuple):
+    """A move and the chance to win it was weighed on (``None`` where no chance was estimated)."""
+
+    action: Action
+    chance: strength.Chance | None = None
 
 
 def act(seat_view: dict[str, Any], level: int, rng: random.Random) -> Action:
     """The move the seat makes now, at ``level`` (1–8), from ``seat_view`` and ``rng`` alone."""
+    return decide(seat_view, level, rng).action
+
+
+def decide(seat_view: dict[str, Any], level: int, rng: random.Random) -> Decision:
+    """:func:`act`'s move with the chance to win it weighed (the hint reports level 8's)."""
     rule = LEVELS[level]
     offered = _legal(seat_view)
     legal = {a["type"]: a for a in offered}
     if not legal:
         raise ValueError("the seat has nothing to do now")
     if rule.mistakes and rng.random() < rule.mistakes:
-        return _random_move(offered, rng)
+        return Decision(_random_move(offered, rng))
     if "inaugurate" in legal:
-        return Inaugurate(min(legal["inaugurate"]["fronts"]))
+        return Decision(Inaugurate(min(legal["inaugurate"]["fronts"])))
     if "look" in legal and "show" not in legal:
-        return Look()  # every decision is better made with the cards in view
+        return Decision(Look())  # every decision is better made with the cards in view
     if "open" in legal:
         lo, hi = legal["open"]["min"], legal["open"]["max"]
-        return Open(max(lo, min(hi, round(hi / 10))))
+        return Decision(Open(max(lo, min(hi, round(hi / 10)))))
     share = 1.0 / (1 + len(strength.rivals(seat_view))) if seat_view.get("hand") else 1.0
     wild = rule.reads and reading.wild(seat_view)
     if "enter" in legal:
         needed = min(rule.enter * share, _entry_odds(seat_view, rule)) * (rule.wild_enter if wild else 1.0)
-        return Enter(blind=False) if _chance(seat_view, rule, rng, needed) >= needed else Decline()
+        chance = _chance(seat_view, rule, rng, needed)
+        return Decision(Enter(blind=False) if chance.share >= needed else Decline(), chance)
     if "ver" in legal:
         cost = strength.to_call(seat_view)
         needed = rule.call_margin * cost / strength.showdown_pot(seat_view) if cost else 0.0
         needed *= rule.wild_call if wild else 1.0
-        return Ver() if _chance(seat_view, rule, rng, needed, tilt=_tilts(seat_view, rule, betting=False)) >= needed \
-            else NoVer()
+        chance = _chance(seat_view, rule, rng, needed, tilt=_tilts(seat_view, rule, betting=False))
+        return Decision(Ver() if chance.share >= needed else NoVer(), chance)
     for kind, make in (("raise", Raise), ("refiche", Refiche)):
         if kind in legal:
             needed = min(0.95, rule.raise_share * share)
             chance = _chance(seat_view, rule, rng, needed, tilt=_tilts(seat_view, rule, betting=True))
-            if chance >= needed:
-                return make(_amount(legal[kind], strength.pot(seat_view), chance, rule))
-            return Pass()
+            if chance.share >= needed:
+                return Decision(make(_amount(legal[kind], strength.pot(seat_view), chance.share, rule)), chance)
+            return Decision(Pass(), chance)
     if "corta" in legal:
         needed = min(0.9, rule.cut_share * share)
         chance = _chance(seat_view, rule, rng, needed, draws=1, tilt=_tilts(seat_view, rule, betting=True))
-        if chance >= needed:
-            return Corta(_amount(legal["corta"], strength.pot(seat_view), chance, rule))
-        return Voy()
+        if chance.share >= needed:
+            return Decision(Corta(_amount(legal["corta"], strength.pot(seat_view), chance.share, rule)), chance)
+        return Decision(Voy(), chance)
     if "discard" in legal:
-        return Discard(_discard(seat_view, legal["discard"], rule, rng))
-    return _canto(seat_view, legal)
+        return Decision(Discard(_discard(seat_view, legal["discard"], rule, rng)))
+    return Decision(_canto(seat_view, legal))
 
 
 def _legal(seat_view: dict[str, Any]) -> list[dict[str, Any]]:
@@ -121,13 +134,13 @@ def _tilts(seat_view: dict[str, Any], rule: Level, *, betting: bool) -> dict[int
 
 
 def _chance(seat_view: dict[str, Any], rule: Level, rng: random.Random, needed: float,
-            draws: int | None = None, tilt: dict[int, float] | None = None) -> float:
+            draws: int | None = None, tilt: dict[int, float] | None = None) -> strength.Chance:
     """The estimated chance to win (sampled, with the level's error); sampling stops once it is
     clearly above or below ``needed``, the chance the decision asks for."""
     chance = strength.win_chance(seat_view, rule.samples, rng, draws=draws, threshold=needed, tilt=tilt)
-    if rule.noise:
-        chance += rng.gauss(0.0, rule.noise)
-    return min(1.0, max(0.0, chance))
+    if not rule.noise:
+        return chance
+    return chance._replace(share=min(1.0, max(0.0, chance.share + rng.gauss(0.0, rule.noise))))
 
 
 def _entry_odds(seat_view: dict[str, Any], rule: Level) -> float:

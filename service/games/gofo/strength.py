@@ -251,9 +251,18 @@ CHECK_EVERY = 40
 CLEAR = 3.0
 
 
+class Chance(NamedTuple):
+    """A chance to win estimated by sampling: the ``share`` of the (weighted) samples the seat won,
+    and how many samples it is worth (``samples``: the effective count, fewer than drawn when
+    weights tilt them; 0 when nothing was sampled)."""
+
+    share: float
+    samples: float
+
+
 def win_chance(view: dict[str, Any], samples: int, rng: random.Random, *, draws: int | None = None,
                opponents: Sequence[int] | None = None, threshold: float | None = None,
-               tilt: dict[int, float] | None = None) -> float:
+               tilt: dict[int, float] | None = None) -> Chance:
     """The chance that the seat's hand ends best among the seats still able to win (``opponents``:
     those seats; default :func:`rivals`), sampled ``samples`` times.  ``draws``: the discards every
     hand still makes (default :func:`draws_left`), from mano on, each keeping its best suit.
@@ -261,12 +270,12 @@ def win_chance(view: dict[str, Any], samples: int, rng: random.Random, *, draws:
     estimate is clearly on one side of it (the decision would not change; it costs less).
     ``tilt``: rivals read as holding more than a random hand (a bet in force was theirs), by seat: a
     sample counts ``exp(tilt × (the rival's final value − 20))`` times, so their strong hands weigh
-    more (:data:`TILT_CENTRE`)."""
+    more (:data:`TILT_CENTRE`).  With no rival left the seat has won: ``Chance(1.0, 0.0)``."""
     hand = hand_of(view)
     me = hand["seat"]
     others = list(rivals(view) if opponents is None else opponents)
     if not others:
-        return 1.0
+        return Chance(1.0, 0.0)
     if draws is None:
         draws = draws_left(view)
     world = _World(view, others)
@@ -293,8 +302,8 @@ def win_chance(view: dict[str, Any], samples: int, rng: random.Random, *, draws:
             share = wins / weight
             effective = weight * weight / squares
             if abs(share - threshold) > CLEAR * max(share * (1 - share), 1 / effective) ** 0.5 / effective ** 0.5:
-                return share
-    return wins / weight if samples else 0.0
+                return Chance(share, effective)
+    return Chance(wins / weight, weight * weight / squares) if samples else Chance(0.0, 0.0)
 
 
 #: The value a tilted rival's weight is 1 at (about the mean final hand).
