@@ -52,8 +52,8 @@ def hint(seat_view: dict[str, Any], rng: random.Random | None = None) -> dict[st
     ``discards`` (at a discard: the throws level 8 weighs, each with its ``expected_value`` after the
     draws and its ``improve`` chance, best first), ``bet`` (where chips are at stake: ``to_call``,
     ``pot``, ``pot_odds`` — what calling costs over the pot after calling — and ``win_chance``) and
-    ``suggestion`` (level 8's move; at a discard, the best throw listed).  Anywhere else: ``IllegalAction`` ``hint_unavailable``.
-    Each estimate has its 95 % half-width: ``win_chance_margin``, ``expected_value_margin``,
+    ``suggestion`` (level 8's move; at a discard, the best throw listed).  Anywhere else:
+    ``IllegalAction`` ``hint_unavailable``.  Each estimate has its 95 % half-width: ``win_chance_margin``, ``expected_value_margin``,
     ``improve_margin``.  ``rng``: the samples' source (:func:`view_seed` unless given)."""
     rng = rng or view_seed(seat_view)
     hand = seat_view.get("hand")
@@ -74,13 +74,13 @@ def hint(seat_view: dict[str, Any], rng: random.Random | None = None) -> dict[st
         return answer
     decision = bot.decide(seat_view, max(bot.LEVELS), rng)
     if legal.keys() & set(_BETS):
-        cost = strength.to_call(seat_view)
+        cost, pot = strength.to_call(seat_view), strength.pot(seat_view)
         chance = decision.chance
-        if chance is None:  # level 8 looks before it weighs anything: sample the hand as it stands
-            chance = strength.win_chance(seat_view, WIN_SAMPLES, rng, draws=1 if "corta" in legal else None)
+        if chance is None:  # level 8 looks at its cards before it weighs anything: sample the hand as it stands
+            chance = strength.win_chance(seat_view, WIN_SAMPLES, rng)
         answer["bet"] = {
-            "to_call": cost, "pot": strength.pot(seat_view),
-            "pot_odds": round(cost / (strength.pot(seat_view) + cost), 4) if cost else 0.0,
+            "to_call": cost, "pot": pot,
+            "pot_odds": round(cost / (pot + cost), 4) if cost else 0.0,
             "win_chance": round(chance.share, 4), "win_chance_margin": _share_margin(chance.share, chance.samples),
             "rivals": len(strength.rivals(seat_view)),
         }
