@@ -24,10 +24,10 @@ from service.games.gofo import bot, strength
 from service.games.gofo.actions import Discard, action_to_dict
 from service.games.gofo.cards import DECK
 
-#: Deals sampled for the chance to win where level 8's move weighed none (it looks first), and per
-#: discard for its expected value.  Level 8 itself samples at most ``bot.LEVELS[8].samples``.
+#: Deals sampled for the chance to win where level 8's move weighed none (it looks first; level 8
+#: itself samples at most ``bot.LEVELS[8].samples``), and per discard as level 8 weighs them.
 WIN_SAMPLES = 100
-DISCARD_SAMPLES = 60
+DISCARD_SAMPLES = bot.LEVELS[max(bot.LEVELS)].discard_samples
 _BETS = ("enter", "raise", "refiche", "ver", "corta")
 #: A 95 % interval is the estimate ± this many standard errors.
 Z95 = 1.96
