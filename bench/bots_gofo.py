@@ -25,7 +25,8 @@ the results are the same for any N (only the time taken changes).
 
 Also the CPU time of one bot decision (:func:`service.games.gofo.bot.act`, the thread's CPU clock),
 median and p99 by level, over every decision made in the run; with ``--hints``, of the hint too
-(:func:`service.games.gofo.hint.hint` on every level-8 seat's view where it decides; row ``hint``).  Writes ``bench/results/bots_gofo.json``.
+(:func:`service.games.gofo.hint.hint` on every level-8 seat's view where it decides; row ``hint``).
+Writes ``bench/results/bots_gofo.json``.
 """
 
 from __future__ import annotations
