@@ -54,7 +54,8 @@ def hint(seat_view: dict[str, Any], rng: random.Random | None = None) -> dict[st
     ``pot``, ``pot_odds`` — what calling costs over the pot after calling — and ``win_chance``) and
     ``suggestion`` (level 8's move; at a discard, the best throw listed).  Anywhere else:
     ``IllegalAction`` ``hint_unavailable``.  Each estimate has its 95 % half-width:
-    ``win_chance_margin``, ``expected_value_margin``, ``improve_margin``.  ``rng``: the samples' source (:func:`view_seed` unless given)."""
+    ``win_chance_margin``, ``expected_value_margin``, ``improve_margin``.  ``rng``: the samples'
+    source (:func:`view_seed` unless given)."""
     rng = rng or view_seed(seat_view)
     hand = seat_view.get("hand")
     legal = {a["type"]: a for a in (hand or {}).get("legal_actions") or []}
