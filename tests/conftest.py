@@ -39,7 +39,7 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 if str(REPO_ROOT) not in sys.path:  # bench/ (not an installed package) holds helpers some tests use
     sys.path.insert(0, str(REPO_ROOT))
 
-from support.servers import start_gunicorn, stop_process  # noqa: E402
+from support.servers import start_gunicorn, stop_gunicorn  # noqa: E402
 
 try:  # property tests talk to a real server: wall-clock deadlines only flake
     from hypothesis import settings as _hyp_settings
@@ -227,7 +227,7 @@ def live_server(redis_server, tmp_path_factory):
     try:
         yield base
     finally:
-        stop_process(proc)
+        stop_gunicorn(proc)
 
 
 # Browser tests: headless Debian chromium driven by Playwright (tests/support/browser.py).

@@ -38,7 +38,7 @@ ADDRESSES = [f"127.0.0.{n}" for n in range(2, 10)]  # 8 clients
 @pytest.fixture
 def serve(redis_server, tmp_path):
     """``serve(**env)``: the base URL of a one-worker gunicorn started with ``env``."""
-    from support.servers import start_gunicorn, stop_process
+    from support.servers import start_gunicorn, stop_gunicorn
 
     started = []
 
@@ -51,7 +51,7 @@ def serve(redis_server, tmp_path):
 
     yield start
     for proc in started:
-        stop_process(proc)
+        stop_gunicorn(proc)
 
 
 def host_port(base: str) -> tuple[str, int]:

@@ -30,7 +30,7 @@ import pytest
 import redis
 import requests
 from support.client import GofoTable, GopsGame, Http, LiveHttp, bearer, lowest, new_salt
-from support.servers import start_gunicorn, stop_process
+from support.servers import start_gunicorn, stop_gunicorn
 from support.sse_client import RawStream, pump
 
 from service.storage.embedded import start_cluster
@@ -113,7 +113,7 @@ def apis(cluster, tmp_path_factory):
         yield [base for _, base in started]
     finally:
         for proc, _ in started:
-            stop_process(proc)
+            stop_gunicorn(proc)
 
 
 @pytest.fixture

@@ -45,7 +45,7 @@ def connect(base: str, source: str) -> socket.socket:
 
 @pytest.fixture
 def crowded_worker(redis_server, tmp_path):
-    from conftest import start_gunicorn, stop_process
+    from conftest import start_gunicorn, stop_gunicorn
 
     proc, base = start_gunicorn(redis_server.url, tmp_path / "gunicorn.log", workers=1, extra_env={
         "GUNICORN_WORKER_CONNECTIONS": str(WORKER_CONNECTIONS),
@@ -54,7 +54,7 @@ def crowded_worker(redis_server, tmp_path):
     try:
         yield base
     finally:
-        stop_process(proc)
+        stop_gunicorn(proc)
 
 
 class Reconnecting:
