@@ -39,6 +39,9 @@ def start_gunicorn(redis_url: str, log_path: Path, port: int | None = None,
         WEB_CONCURRENCY=str(workers),
         PYTHONUNBUFFERED="1",
         REFEREE_CHECK_VIEWS="1",  # every view sent is held to its schema's dump (service.api.views.dumped)
+        # stop_gunicorn's quick stop still waits this long for a worker that cannot take the signal
+        # yet (one restarted after a kill, still loading the app): 1 s, not the default 20.
+        GUNICORN_GRACEFUL_TIMEOUT="1",
         **(extra_env or {}),
     )
     base = f"http://127.0.0.1:{port}"
