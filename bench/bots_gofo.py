@@ -24,7 +24,8 @@ with a 95 % interval over deals.  Writes ``bench/results/bots_gofo_fields.json``
 the results are the same for any N (only the time taken changes).
 
 Also the CPU time of one bot decision (:func:`service.games.gofo.bot.act`, the thread's CPU clock),
-median and p99 by level, over every decision made in the run.  Writes ``bench/results/bots_gofo.json``.
+median and p99 by level, over every decision made in the run; with ``--hints``, of the hint too
+(:func:`service.games.gofo.hint.hint` on every level-8 seat's view where it decides; row ``hint``).  Writes ``bench/results/bots_gofo.json``.
 """
 
 from __future__ import annotations
@@ -40,7 +41,8 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
-from service.games.gofo import bot, observer
+from service.errors import IllegalAction
+from service.games.gofo import bot, hint, observer
 from bench.gofo_fields import FIELDS, caller
 from service.games.gofo.actions import Action
 from service.games.gofo.cards import DECK
@@ -52,13 +54,30 @@ Policy = Callable[[dict[str, Any], random.Random], Action]
 TIMES: dict[str, list[float]] = {}
 
 
+#: ``--hints``: also time the seat's hint (:func:`service.games.gofo.hint.hint`) wherever a level-8
+#: seat decides and a hint is given, as ``"hint"`` in :data:`TIMES` (its own seeded samples: the play
+#: does not change).
+HINTS = False
+
+
 def level_policy(level: int) -> Policy:
     def decide(view: dict[str, Any], rng: random.Random) -> Action:
         start = time.thread_time()  # CPU time: what the decision costs, whatever else the machine runs
         action = bot.act(view, level, rng)
         TIMES.setdefault(str(level), []).append(time.thread_time() - start)
+        if HINTS and level == max(bot.LEVELS):
+            _time_hint(view)
         return action
     return decide
+
+
+def _time_hint(view: dict[str, Any]) -> None:
+    start = time.thread_time()
+    try:
+        hint.hint(view)
+    except IllegalAction:
+        return  # no hint here (a look, a canto)
+    TIMES.setdefault("hint", []).append(time.thread_time() - start)
 
 
 def play_hand(seed: int, policies: list[Policy], front: int, rngs: list[random.Random]) -> list[int]:
@@ -181,9 +200,12 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                              "results as one table), and run nothing")
     parser.add_argument("--jobs", type=int, default=1,
                         help="processes to play the deals in (the figures do not depend on it)")
+    parser.add_argument("--hints", action="store_true",
+                        help="also time the hint wherever a level-8 seat decides (the CPU table's row 'hint')")
     args = parser.parse_args(argv)
-    global JOBS
+    global JOBS, HINTS
     JOBS = max(1, args.jobs)
+    HINTS = args.hints
     started = time.perf_counter()
     given = sys.argv[1:] if argv is None else argv
     if args.table is not None:
@@ -235,7 +257,7 @@ def _speed() -> dict[str, Any]:
     """Median and p99 of one bot decision by level, over every decision of the run."""
     return {level: {"decisions": len(t), "median_ms": round(1000 * statistics.median(t), 3),
                     "p99_ms": round(1000 * sorted(t)[min(len(t) - 1, int(0.99 * len(t)))], 3)}
-            for level, t in sorted(TIMES.items(), key=lambda kv: int(kv[0]))}
+            for level, t in sorted(TIMES.items(), key=lambda kv: (not kv[0].isdigit(), kv[0].zfill(2)))}
 
 
 def _write(path: Path, result: dict[str, Any]) -> None:

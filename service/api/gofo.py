@@ -247,9 +247,9 @@ class Hint(MethodView):
     @common.error_responses("hint")
     def get(self, table_id: str, seat: int):
         """For the seat to act at a dealt table, from its own view only (the cards it has not seen
-        are sampled): the hand's value now; at a discard, every legal set of cards to throw with the
+        are sampled): the hand's value now; at a discard, the throws the strongest bot weighs with the
         expected value after the draws and the chance to improve; where chips are at stake, the pot
-        odds and the estimated chance to win; and the move the strongest bot would make.  Estimates
+        odds and the chance to win the strongest bot weighed its move on; and that bot's move.  Estimates
         are sampled from a seed derived from the seat's view, so the same position always gets the
         same answer; each carries the half-width of its 95 % interval (``…_margin``).  Not the seat's turn, or a tabletop table:
         ``hint_unavailable`` (409)."""

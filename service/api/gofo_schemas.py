@@ -275,8 +275,10 @@ class GofoHintBetSchema(ma.Schema):
     pot_odds = fields.Float(required=True, **doc(
         "to_call / (pot + to_call): the chance to win at which calling breaks even."))
     win_chance = fields.Float(required=True, **doc(
-        "The estimated chance that this hand ends best among the seats still able to win (sampled from the "
-        "cards this seat has not seen; when cutting is possible, as if it cut: one discard left)."))
+        "The estimated chance that this hand ends best among the seats still able to win, as the strongest "
+        "bot weighed it for its suggestion (sampled from the cards this seat has not seen, a rival's bet read "
+        "as strength, sampling stopped once the move was clear; when cutting is possible, as if it cut: one "
+        "discard left)."))
     win_chance_margin = fields.Float(required=True, **doc(
         "win_chance is an estimate from sampled deals: the half-width of its 95 % interval."))
     rivals = fields.Integer(required=True, **doc("Other seats still able to win the hand (in, or still to enter)."))
@@ -290,11 +292,13 @@ class GofoHintSchema(ma.Schema):
     cards = fields.List(Card(), required=True, **doc("The seat's cards it can see now."))
     value = fields.Integer(allow_none=True, required=True, **doc("The hand's value now (null until the seat sees five cards)."))
     discards = fields.List(fields.Nested(GofoHintDiscardSchema), allow_none=True, required=True, **doc(
-        "At a discard: every legal set of cards to throw, the best expected value first (null elsewhere)."))
+        "At a discard: the throws worth weighing (for each suit held, keep its 1 to 4 highest cards and throw "
+        "the rest; stand pat; throw all, within the legal most), the best expected value first (null elsewhere)."))
     bet = fields.Nested(GofoHintBetSchema, allow_none=True, required=True, **doc(
         "Where chips are at stake (entering, raising, speaking, answering a bet): the pot odds and the chance "
         "to win (null elsewhere)."))
-    suggestion = fields.Dict(required=True, **doc("The move the strongest bot (level 8) would make now."))
+    suggestion = fields.Dict(required=True, **doc(
+        "The move the strongest bot (level 8) would make now; at a discard, the first of discards."))
 
 
 class CreatedGofoTableSchema(ma.Schema):

@@ -90,6 +90,6 @@ def test_the_hint_is_the_same_when_asked_again_and_says_its_margins(http):
     seat = table.to_act()
     status, answer = http.get(f"{table.base}/seats/{seat}/hint", table.seat_tokens[seat])
     assert status == 200, answer
-    assert answer["phase"] == "entering" and 0 < answer["bet"]["win_chance_margin"] < 0.06
+    assert answer["phase"] == "entering" and 0 < answer["bet"]["win_chance_margin"] <= 0.16  # sampling stops at 40 deals at the earliest
     for _ in range(2):
         assert http.get(f"{table.base}/seats/{seat}/hint", table.seat_tokens[seat]) == (200, answer)

@@ -24,3 +24,20 @@ def test_the_figures_do_not_depend_on_the_processes(jobs):
                      {level: len(times) for level, times in bots_gofo.TIMES.items()}))
     assert runs[0] == runs[1]
     assert runs[0][2]["8"] > 0 and runs[0][2]["2"] > 0  # every process's decision times came back
+
+
+def test_timing_the_hints_changes_no_figure(jobs):
+    """``--hints`` times the hint wherever level 8 decides; the hint draws its own seeded samples, so
+    the play, and every figure, is the same with it or without."""
+    jobs(1)
+    runs = []
+    for hints in (False, True):
+        bots_gofo.HINTS = hints
+        bots_gofo.TIMES.clear()
+        try:
+            runs.append(bots_gofo.in_field("8", "maniac", 2, 5, 30, 5))
+        finally:
+            bots_gofo.HINTS = False
+        timed = dict(bots_gofo.TIMES)
+    assert runs[0] == runs[1]
+    assert 0 < len(timed["hint"]) <= len(timed["8"])

@@ -79,9 +79,9 @@ def test_a_rival_read_as_strong_lowers_the_chance_to_win():
     hand = _hand(1)
     cutter = _to_corte(hand, 5)
     view = _view(hand, hand.to_act())
-    plain = strength.win_chance(view, 400, random.Random(3))
-    assert strength.win_chance(view, 400, random.Random(3), tilt={}) == plain  # no read: the same samples, the same figure
-    read = strength.win_chance(view, 400, random.Random(3), tilt={cutter: 0.5})
+    plain = strength.win_chance(view, 400, random.Random(3)).share
+    assert strength.win_chance(view, 400, random.Random(3), tilt={}).share == plain  # no read: the same samples, the same figure
+    read = strength.win_chance(view, 400, random.Random(3), tilt={cutter: 0.5}).share
     assert read < plain - 0.02, (read, plain)
 
 

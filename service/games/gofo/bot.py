@@ -55,7 +55,7 @@ LEVELS: dict[int, Level] = {
     5: Level(mistakes=0.22, samples=40, noise=0.07, discard_samples=20, enter=1.2, call_margin=0.8, reads=False),
     6: Level(mistakes=0.15, samples=60, noise=0.04, discard_samples=25, enter=1.4, call_margin=0.9, reads=False),
     7: Level(mistakes=0.08, samples=80, noise=0.02, discard_samples=30, enter=1.5, call_margin=0.95, reads=False),
-    8: Level(mistakes=0.0, samples=100, noise=0.0, discard_samples=40),
+    8: Level(mistakes=0.0, samples=100, noise=0.0, discard_samples=80),
 }
 
 

@@ -312,11 +312,13 @@ TILT_CENTRE = 20
 
 class Outcome(NamedTuple):
     """A discard's prospects over the samples: the hand's mean final value, the share of samples
-    that end above the value held now, and the final values' standard deviation."""
+    that end above the value held now, the final values' standard deviation, and the samples
+    weighed (0: nothing was left to chance, the figures are exact)."""
 
     expected: float
     improve: float
     spread: float
+    samples: int
 
 
 def discard_outcomes(view: dict[str, Any], throws: Sequence[Sequence[str]], samples: int, rng: random.Random,
@@ -339,7 +341,7 @@ def discard_outcomes(view: dict[str, Any], throws: Sequence[Sequence[str]], samp
     out = []
     for throw in throws:
         if not throw and not later:
-            out.append(Outcome(float(now), 0.0, 0.0))
+            out.append(Outcome(float(now), 0.0, 0.0, 0))
             continue
         kept = world.mine & ~sum(_BIT[c] for c in throw)
         thrown = [_BIT[c] for c in throw]
@@ -354,11 +356,11 @@ def discard_outcomes(view: dict[str, Any], throws: Sequence[Sequence[str]], samp
             squares += final * final
             better += final > now
         if not samples:
-            out.append(Outcome(float(now), 0.0, 0.0))
+            out.append(Outcome(float(now), 0.0, 0.0, 0))
             continue
         mean = total / samples
         spread = max(0.0, squares / samples - mean * mean) * samples / max(1, samples - 1)
-        out.append(Outcome(mean, better / samples, spread ** 0.5))
+        out.append(Outcome(mean, better / samples, spread ** 0.5, samples))
     return out
 
 
