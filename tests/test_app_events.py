@@ -120,7 +120,7 @@ def test_a_trimmed_stream_says_so(app, issue, monkeypatch):
 
 
 API_ENV = {"REFEREE_RATE_LIMIT_PER_MINUTE": "100000", "REFEREE_CREATE_LIMIT_PER_HOUR": "100000",
-           "REFEREE_STREAM_HEARTBEAT_SECONDS": "2", "GUNICORN_GRACEFUL_TIMEOUT": "2"}
+           "REFEREE_STREAM_HEARTBEAT_SECONDS": "2"}
 
 
 def _two_apis(url: str, tmp_path):

@@ -167,7 +167,7 @@ def play_a_round(game: GopsGame) -> list[int]:
 @pytest.mark.servers
 def test_a_flood_of_streams_from_many_addresses_leaves_moves_answered(serve):
     base = serve(GUNICORN_WORKER_CONNECTIONS="60", REFEREE_STREAM_SHARE="0.5",
-                 REFEREE_STREAM_HEARTBEAT_SECONDS="1", GUNICORN_GRACEFUL_TIMEOUT="3")  # a quick stop
+                 REFEREE_STREAM_HEARTBEAT_SECONDS="1")
     game = create_game(base)
     host, port = host_port(base)
     path = f"/v1/gops/games/{game.id}/events?timeout=120"

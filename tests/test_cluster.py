@@ -102,7 +102,6 @@ def apis(cluster, tmp_path_factory):
         "REFEREE_RATE_LIMIT_PER_MINUTE": "100000",
         "REFEREE_CREATE_LIMIT_PER_HOUR": "100000",
         "REFEREE_REDIS_WAIT_TIMEOUT_MS": str(WAIT_TIMEOUT_MS),
-        "GUNICORN_GRACEFUL_TIMEOUT": "3",  # idle keep-alives need not hold the teardown
         # No heartbeat within a test's waits: a stream hears of a version only by its push.
         "REFEREE_STREAM_HEARTBEAT_SECONDS": "300",
     }

@@ -42,8 +42,8 @@ def start_gunicorn(redis_url: str, log_path: Path, port: int | None = None,
         # stop_gunicorn's quick stop still waits this long for a worker that cannot take the signal
         # yet (one restarted after a kill, still loading the app): 1 s, not the default 20.
         GUNICORN_GRACEFUL_TIMEOUT="1",
-        **(extra_env or {}),
     )
+    env.update(extra_env or {})
     base = f"http://127.0.0.1:{port}"
     with Readiness() as readiness:
         env["NOTIFY_SOCKET"] = readiness.path
