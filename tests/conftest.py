@@ -3,7 +3,7 @@
 Fixtures
 --------
 redis_server  (session)  object with ``.url``: an embedded Valkey on a free
-                         port with a temp AOF data dir, or ``$TEST_REDIS_URL``
+                         port, without persistence, or ``$TEST_REDIS_URL``
                          when set (then it is an ``ExternalRedis``).
 redis_url     (session)  ``redis_server.url`` as a string.
 redis_client  (function) ``redis.Redis`` (``decode_responses=True``) on that
@@ -80,7 +80,10 @@ def redis_server(tmp_path_factory):
         return
     from service.storage.embedded import start_server
 
-    server = start_server(data_dir=tmp_path_factory.mktemp("valkey"))
+    # No AOF: with the default ``appendfsync always`` every write waited for a disk flush (the bad-input
+    # sweeps spent half their time there). Nothing restarts this server; the tests of what survives a
+    # crash or a restart start servers of their own (valkey_factory).
+    server = start_server(appendonly=False, data_dir=tmp_path_factory.mktemp("valkey"))
     try:
         yield server
     finally:
