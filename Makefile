@@ -12,7 +12,7 @@ PYTEST_ARGS ?= -q
 # from the first test on (tests/support/fuzz_run.py).
 PYTEST_WORKERS ?= 3
 XDIST := -n $(PYTEST_WORKERS) --dist worksteal
-# The tests start dozens of Python processes (both workers, gunicorns, service.run, the fuzzer): with
+# The tests start dozens of Python processes (the workers, gunicorns, service.run, the fuzzer): with
 # PYTHONDONTWRITEBYTECODE set, each compiles the project's modules again and pytest rewrites every
 # test module's asserts again (12 s of a worker's collection, 4 s with the bytecode cached). The
 # tests write it, into the gitignored __pycache__/ directories.
