@@ -6,12 +6,13 @@ VPY    := $(VENV)/bin/python
 RUN_STAMP  := $(VENV)/.installed-run
 TEST_STAMP := $(VENV)/.installed
 PYTEST_ARGS ?= -q
-# Both cores: pytest-xdist workers, each with its own Valkey and gunicorn (tests/conftest.py); a
-# worker that runs out of tests takes some of the other's (worksteal). The schemathesis run goes on
-# beside both, from the first test on (tests/support/fuzz_run.py).
-PYTEST_WORKERS ?= 2
+# Both cores: three pytest-xdist workers, each with its own Valkey and gunicorn (tests/conftest.py),
+# one more than the cores because many tests wait on servers, timeouts and the browser; a worker that
+# runs out of tests takes some of another's (worksteal). The schemathesis run goes on beside them,
+# from the first test on (tests/support/fuzz_run.py).
+PYTEST_WORKERS ?= 3
 XDIST := -n $(PYTEST_WORKERS) --dist worksteal
-# The tests start dozens of Python processes (both workers, gunicorns, service.run, the fuzzer): with
+# The tests start dozens of Python processes (the workers, gunicorns, service.run, the fuzzer): with
 # PYTHONDONTWRITEBYTECODE set, each compiles the project's modules again and pytest rewrites every
 # test module's asserts again (12 s of a worker's collection, 4 s with the bytecode cached). The
 # tests write it, into the gitignored __pycache__/ directories.

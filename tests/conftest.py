@@ -3,7 +3,7 @@
 Fixtures
 --------
 redis_server  (session)  object with ``.url``: an embedded Valkey on a free
-                         port with a temp AOF data dir, or ``$TEST_REDIS_URL``
+                         port, without persistence, or ``$TEST_REDIS_URL``
                          when set (then it is an ``ExternalRedis``).
 redis_url     (session)  ``redis_server.url`` as a string.
 redis_client  (function) ``redis.Redis`` (``decode_responses=True``) on that
@@ -39,7 +39,7 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 if str(REPO_ROOT) not in sys.path:  # bench/ (not an installed package) holds helpers some tests use
     sys.path.insert(0, str(REPO_ROOT))
 
-from support.servers import start_gunicorn, stop_process  # noqa: E402
+from support.servers import start_gunicorn, stop_gunicorn  # noqa: E402
 
 try:  # property tests talk to a real server: wall-clock deadlines only flake
     from hypothesis import settings as _hyp_settings
@@ -80,7 +80,10 @@ def redis_server(tmp_path_factory):
         return
     from service.storage.embedded import start_server
 
-    server = start_server(data_dir=tmp_path_factory.mktemp("valkey"))
+    # No AOF: with the default ``appendfsync always`` every write waited for a disk flush (the bad-input
+    # sweeps spent half their time there). Nothing restarts this server; the tests of what survives a
+    # crash or a restart start servers of their own (valkey_factory).
+    server = start_server(appendonly=False, data_dir=tmp_path_factory.mktemp("valkey"))
     try:
         yield server
     finally:
@@ -227,7 +230,7 @@ def live_server(redis_server, tmp_path_factory):
     try:
         yield base
     finally:
-        stop_process(proc)
+        stop_gunicorn(proc)
 
 
 # Browser tests: headless Debian chromium driven by Playwright (tests/support/browser.py).

@@ -11,7 +11,7 @@ from urllib.parse import urlsplit
 import pytest
 import requests
 from support.client import bearer
-from support.servers import gunicorn_workers, start_gunicorn, stop_process
+from support.servers import gunicorn_workers, start_gunicorn, stop_gunicorn
 from support.sse_client import RawStream, pump
 
 from service import apps as cli
@@ -120,7 +120,7 @@ def test_a_trimmed_stream_says_so(app, issue, monkeypatch):
 
 
 API_ENV = {"REFEREE_RATE_LIMIT_PER_MINUTE": "100000", "REFEREE_CREATE_LIMIT_PER_HOUR": "100000",
-           "REFEREE_STREAM_HEARTBEAT_SECONDS": "2", "GUNICORN_GRACEFUL_TIMEOUT": "2"}
+           "REFEREE_STREAM_HEARTBEAT_SECONDS": "2"}
 
 
 def _two_apis(url: str, tmp_path):
@@ -135,7 +135,7 @@ def two_apis(redis_server, tmp_path):
         yield started
     finally:
         for proc, _ in started:
-            stop_process(proc)
+            stop_gunicorn(proc)
 
 
 @pytest.mark.servers
@@ -155,7 +155,7 @@ def test_on_a_cluster_the_stream_resumes_on_another_process_after_a_kill(cluster
         _resumes_after_a_kill(started, {"Referee-App-Key": out.getvalue().split()[-1]})
     finally:
         for proc, _ in started:
-            stop_process(proc)
+            stop_gunicorn(proc)
 
 
 def _resumes_after_a_kill(two_apis, key: dict[str, str]) -> None:

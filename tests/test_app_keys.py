@@ -15,7 +15,7 @@ from urllib.parse import urlsplit
 import pytest
 import requests
 from support.client import bearer
-from support.servers import start_gunicorn, stop_process
+from support.servers import start_gunicorn, stop_gunicorn
 from support.store import snapshot
 
 from service import apps as cli
@@ -81,7 +81,7 @@ def two_apis(redis_server, tmp_path_factory):
         yield [base for _, base in started]
     finally:
         for proc, _ in started:
-            stop_process(proc)
+            stop_gunicorn(proc)
 
 
 # ------------------------------------------------------------------ the operator

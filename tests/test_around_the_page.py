@@ -147,7 +147,9 @@ def test_gunicorn_announces_the_address_it_listens_at(redis_server):
     from test_listening import _gunicorn
 
     port = free_port()
-    proc = _gunicorn(port, redis_server.url)
+    # Stopped while its workers may still be loading the app: they take a signal only once loaded,
+    # so gunicorn waits out its graceful timeout (20 s) before it kills them; here 1 s.
+    proc = _gunicorn(port, redis_server.url, "--graceful-timeout", "1")
     lines = []
     try:
         for line in proc.stdout:

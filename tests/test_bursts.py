@@ -38,7 +38,7 @@ ADDRESSES = [f"127.0.0.{n}" for n in range(2, 10)]  # 8 clients
 @pytest.fixture
 def serve(redis_server, tmp_path):
     """``serve(**env)``: the base URL of a one-worker gunicorn started with ``env``."""
-    from support.servers import start_gunicorn, stop_process
+    from support.servers import start_gunicorn, stop_gunicorn
 
     started = []
 
@@ -51,7 +51,7 @@ def serve(redis_server, tmp_path):
 
     yield start
     for proc in started:
-        stop_process(proc)
+        stop_gunicorn(proc)
 
 
 def host_port(base: str) -> tuple[str, int]:
@@ -167,7 +167,7 @@ def play_a_round(game: GopsGame) -> list[int]:
 @pytest.mark.servers
 def test_a_flood_of_streams_from_many_addresses_leaves_moves_answered(serve):
     base = serve(GUNICORN_WORKER_CONNECTIONS="60", REFEREE_STREAM_SHARE="0.5",
-                 REFEREE_STREAM_HEARTBEAT_SECONDS="1", GUNICORN_GRACEFUL_TIMEOUT="3")  # a quick stop
+                 REFEREE_STREAM_HEARTBEAT_SECONDS="1")
     game = create_game(base)
     host, port = host_port(base)
     path = f"/v1/gops/games/{game.id}/events?timeout=120"

@@ -30,7 +30,7 @@ import pytest
 import redis
 import requests
 from support.client import GofoTable, GopsGame, Http, LiveHttp, bearer, lowest, new_salt
-from support.servers import start_gunicorn, stop_process
+from support.servers import start_gunicorn, stop_gunicorn
 from support.sse_client import RawStream, pump
 
 from service.storage.embedded import start_cluster
@@ -102,7 +102,6 @@ def apis(cluster, tmp_path_factory):
         "REFEREE_RATE_LIMIT_PER_MINUTE": "100000",
         "REFEREE_CREATE_LIMIT_PER_HOUR": "100000",
         "REFEREE_REDIS_WAIT_TIMEOUT_MS": str(WAIT_TIMEOUT_MS),
-        "GUNICORN_GRACEFUL_TIMEOUT": "3",  # idle keep-alives need not hold the teardown
         # No heartbeat within a test's waits: a stream hears of a version only by its push.
         "REFEREE_STREAM_HEARTBEAT_SECONDS": "300",
     }
@@ -113,7 +112,7 @@ def apis(cluster, tmp_path_factory):
         yield [base for _, base in started]
     finally:
         for proc, _ in started:
-            stop_process(proc)
+            stop_gunicorn(proc)
 
 
 @pytest.fixture

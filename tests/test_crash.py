@@ -34,7 +34,7 @@ from support.client import Http, bearer, new_salt
 from support.servers import (
     gunicorn_workers,
     start_gunicorn,
-    stop_process,
+    stop_gunicorn,
     wait_for_workers,
 )
 from support.store import logged_entries, stored_version
@@ -259,7 +259,7 @@ def gunicorn_factory(tmp_path):
 
     yield factory
     for proc in started:
-        stop_process(proc)
+        stop_gunicorn(proc)
 
 
 # ------------------------------------------------- gunicorn workers SIGKILLed

@@ -45,16 +45,15 @@ def connect(base: str, source: str) -> socket.socket:
 
 @pytest.fixture
 def crowded_worker(redis_server, tmp_path):
-    from conftest import start_gunicorn, stop_process
+    from conftest import start_gunicorn, stop_gunicorn
 
     proc, base = start_gunicorn(redis_server.url, tmp_path / "gunicorn.log", workers=1, extra_env={
         "GUNICORN_WORKER_CONNECTIONS": str(WORKER_CONNECTIONS),
-        "GUNICORN_GRACEFUL_TIMEOUT": "2",  # the streams still open when the test ends
         "REFEREE_RATE_LIMIT_PER_MINUTE": "0", "REFEREE_CREATE_LIMIT_PER_HOUR": "0"})
     try:
         yield base
     finally:
-        stop_process(proc)
+        stop_gunicorn(proc)
 
 
 class Reconnecting:

@@ -185,7 +185,7 @@ def test_the_app_hub_follows_the_store(app):
 @pytest.fixture(scope="module")
 def two_servers(redis_server, tmp_path_factory):
     """Two gunicorn processes (one gevent worker each) on the one Valkey, sharing a key prefix."""
-    from support.servers import start_gunicorn, stop_process
+    from support.servers import start_gunicorn, stop_gunicorn
 
     env = {"REFEREE_RATE_LIMIT_PER_MINUTE": "0", "REFEREE_CREATE_LIMIT_PER_HOUR": "0",
            "REFEREE_KEY_PREFIX": f"events-{uuid.uuid4().hex[:8]}", "GUNICORN_ACCESSLOG": ""}
@@ -197,7 +197,7 @@ def two_servers(redis_server, tmp_path_factory):
         yield [base for _, base in started]
     finally:
         for proc, _ in started:
-            stop_process(proc)
+            stop_gunicorn(proc)
 
 
 def open_stream(base: str, path: str, token: str | None = None, **headers) -> RawStream:

@@ -29,7 +29,7 @@ from support.client import bearer
 from support.servers import (
     gunicorn_workers,
     start_gunicorn,
-    stop_process,
+    stop_gunicorn,
     wait_for_workers,
 )
 
@@ -150,7 +150,7 @@ def rig(valkey_factory, tmp_path):
 
     yield valkey, link, start
     for proc in started:
-        stop_process(proc)
+        stop_gunicorn(proc)
     link.close()
 
 

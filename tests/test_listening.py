@@ -18,7 +18,7 @@ import time
 
 import pytest
 import requests
-from support.servers import REPO_ROOT, free_port, start_gunicorn, stop_process
+from support.servers import REPO_ROOT, free_port, start_gunicorn, stop_gunicorn
 
 from bench.procfs import children, socket_owners, tcp_sockets
 
@@ -31,7 +31,7 @@ def two_workers(redis_server, tmp_path):
     try:
         yield proc, base
     finally:
-        stop_process(proc)
+        stop_gunicorn(proc)
 
 
 def test_each_worker_listens_on_a_socket_of_its_own(two_workers):
@@ -146,7 +146,7 @@ def _start_on_port_0(redis_url: str) -> tuple[subprocess.Popen, list[str], int]:
         assert announced, "".join(lines)
         assert re.fullmatch(r"http://127\.0\.0\.1:\d+", announced.group(1)), announced.group(0)
     except AssertionError:
-        stop_process(proc)
+        stop_gunicorn(proc)
         raise
     return proc, lines, int(announced.group(1).rsplit(":", 1)[1])
 
@@ -179,7 +179,7 @@ def test_port_0_gives_the_workers_one_port_they_share(redis_server):
     try:
         _listening_on_one_shared_socket(proc, port, _workers(proc))
     finally:
-        stop_process(proc)
+        stop_gunicorn(proc)
         proc.stdout.close()
     assert "reuse_port off" in "".join(lines)
 
@@ -194,6 +194,6 @@ def test_a_reload_keeps_the_workers_on_the_shared_socket(redis_server):
         proc.send_signal(signal.SIGHUP)
         _listening_on_one_shared_socket(proc, port, _workers(proc, besides=first))
     finally:
-        stop_process(proc)
+        stop_gunicorn(proc)
         proc.stdout.close()
     assert "as before the reload" in "".join(lines)

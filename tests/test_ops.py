@@ -14,7 +14,7 @@ import time
 
 import pytest
 import requests
-from support.servers import REPO_ROOT, start_gunicorn, stop_process
+from support.servers import REPO_ROOT, start_gunicorn, stop_gunicorn
 from support.client import FlaskHttp, GopsGame, bearer, lowest
 
 from service.ops import metrics
@@ -275,7 +275,7 @@ def test_metrics_sum_every_gunicorn_worker(redis_server, tmp_path):
         assert len(served) == n and all(e["request_id"] for e in served)
         assert any(e["logger"] == "gunicorn.error" for e in entries)  # gunicorn's own lines are JSON too
     finally:
-        stop_process(proc)
+        stop_gunicorn(proc)
 
 
 # ---------------------------------------------------------------- deploy
@@ -353,14 +353,14 @@ def test_gunicorns_access_line_is_written_only_when_asked_for(redis_url, tmp_pat
     and the app's own request line is there either way."""
     import requests
 
-    from support.servers import start_gunicorn, stop_process
+    from support.servers import start_gunicorn, stop_gunicorn
 
     log_path = tmp_path / "gunicorn.log"
     proc, base = start_gunicorn(redis_url, log_path, workers=1, extra_env={"GUNICORN_ACCESSLOG": accesslog})
     try:
         assert requests.get(f"{base}/healthz", headers={"X-Request-Id": "probe-1"}, timeout=5).status_code == 200
     finally:
-        stop_process(proc)
+        stop_gunicorn(proc)
     lines = [json.loads(line) for line in log_path.read_text().splitlines() if line.startswith("{")]
     access = [line for line in lines if line.get("logger") == "gunicorn.access" and "/healthz" in line["msg"]]
     app_lines = [line for line in lines if line.get("logger") == "service.access" and line.get("path") == "/healthz"]

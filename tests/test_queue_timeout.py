@@ -35,7 +35,7 @@ STOPPED = 4.0  # seconds the worker is stopped with the request waiting: longer 
 
 @pytest.fixture
 def server(redis_server, tmp_path):
-    from conftest import start_gunicorn, stop_process
+    from conftest import start_gunicorn, stop_gunicorn
     from support.servers import wait_for_workers
 
     proc, base = start_gunicorn(redis_server.url, tmp_path / "gunicorn.log", workers=1, extra_env={
@@ -46,7 +46,7 @@ def server(redis_server, tmp_path):
         [worker] = wait_for_workers(proc.pid, 1)
         yield base, worker
     finally:
-        stop_process(proc)
+        stop_gunicorn(proc)
 
 
 def _raw_request(method: str, path: str, host: str, headers: dict[str, str], body: bytes) -> bytes:

@@ -14,7 +14,7 @@ import uuid
 
 import pytest
 import requests
-from support.servers import start_gunicorn, stop_process
+from support.servers import start_gunicorn, stop_gunicorn
 
 from service import config
 from service.api import ratelimit
@@ -347,7 +347,7 @@ def test_gunicorn_workers_share_the_limit(redis_server, tmp_path):
         counter.delete(key)
         counter.close()
     finally:
-        stop_process(proc)
+        stop_gunicorn(proc)
 
 
 def test_behind_a_tls_proxy_the_served_spec_names_https(make_app):

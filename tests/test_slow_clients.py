@@ -238,7 +238,7 @@ def test_idle_connections_are_capped_per_client_and_closed(live_server, game_id)
 def one_worker(redis_server, tmp_path):
     """A gunicorn of one worker with a cap of 10 connections per client: which worker takes a
     connection is the kernel's choice, so the cap's edge is exact only with one."""
-    from support.servers import start_gunicorn, stop_process
+    from support.servers import start_gunicorn, stop_gunicorn
 
     proc, base = start_gunicorn(redis_server.url, tmp_path / "gunicorn.log", workers=1, extra_env={
         "REFEREE_MAX_CONNECTIONS_PER_CLIENT": "10", "REFEREE_STREAM_HEARTBEAT_SECONDS": "1",
@@ -247,7 +247,7 @@ def one_worker(redis_server, tmp_path):
     try:
         yield base
     finally:
-        stop_process(proc)
+        stop_gunicorn(proc)
 
 
 @pytest.mark.servers

@@ -175,13 +175,13 @@ class BackgroundFuzz:
     def stop(self, *, wait: bool) -> None:
         """After this process's last test: with ``wait``, the run is let end first (another process
         may still draw ``test_schemathesis``); else it is stopped now (the session is being cut short)."""
-        from support.servers import stop_process
+        from support.servers import stop_gunicorn
 
         if self.cli is not None and self.cli.poll() is None and not wait:
             self.cli.kill()
         if self.ended is not None:
             self.ended.join()
         if self.server is not None:
-            stop_process(self.server)
+            stop_gunicorn(self.server)
         if self.valkey is not None:
             self.valkey.stop()
