@@ -114,7 +114,7 @@ class Readiness:
 
 def stop_gunicorn(proc: subprocess.Popen, timeout: float = 20.0) -> int:
     """Stop a test's gunicorn at once: SIGQUIT, gunicorn's quick shutdown. SIGTERM would drain it,
-    waiting up to ``GUNICORN_GRACEFUL_TIMEOUT`` (20 s) for every open event stream, whose client may
+    waiting up to the graceful timeout (20 s by default) for every open event stream, whose client may
     have left long ago (a stream learns that only when it next writes). The tests of a graceful stop
     send their own signals."""
     if proc.poll() is None:
