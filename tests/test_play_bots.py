@@ -437,3 +437,44 @@ def test_a_dealt_gofo_table_filled_with_the_referees_bots(phone, origin, live_se
     assert BOTS["es"].format(2, 8) in page.inner_text("#last-hand") and BOTS["es"].format(3, 8) in page.inner_text("#last-hand")
     shot(page, "gofo-bots-hand-over")
     clean(page)
+
+
+#: Counts each drawing of a seat's cards (#hand added to the page), from before the page's scripts run.
+COUNT_HAND_DRAWS = """
+window.handDraws = 0;
+new MutationObserver((records) => {
+  for (const record of records) for (const node of record.addedNodes) {
+    if (node.nodeType === 1 && (node.id === 'hand' || node.querySelector('#hand'))) window.handDraws += 1;
+  }
+}).observe(document, { childList: true, subtree: true });
+"""
+
+
+def test_a_view_already_shown_is_not_drawn_again(phone, origin, live_server):
+    """A redraw replaces the cards under a finger, and a tap whose press and release land on two
+    different buttons is lost. The live stream's first message repeats the view the page fetched
+    (and repeats it again after every reconnection), so a Gops seat draws a version once: here the
+    stream is one message of the same view, ending at once, so the page hears it again and again."""
+    created = requests.post(f"{live_server}/v1/gops/games", timeout=10, json={
+        "profile": "classic", "options": {"ranks": 3}, "bots": [{"seat": 1, "level": 1}]}).json()
+    where = {"gops": created["id"], "seat": 0, "t": created["seat_tokens"][0]}
+    view = seat_view(live_server, where)
+    heard = []
+
+    def same_view_again(route):
+        heard.append(route.request.url)
+        route.fulfill(status=200, headers={"Content-Type": "text/event-stream", "Cache-Control": "no-store"},
+                      body=f"id: {view['version']}\nevent: state\ndata: {json.dumps(view)}\n\n")
+
+    page = phone()
+    page.add_init_script(COUNT_HAND_DRAWS)
+    page.route("**/events", same_view_again)
+    page.goto(f"{origin}/play#gops={where['gops']}&seat=0&t={where['t']}")
+    page.wait_for_selector("#hand [data-card]:not([disabled])")
+    page.wait_for_function("() => document.body.dataset.phase === 'commit'")
+    while len(heard) < 3:  # the stream ends after its message and the page connects again (every 0.5 s)
+        page.wait_for_timeout(200)
+    assert page.evaluate("window.handDraws") == 1
+    page.click("#hand [data-card='2']")
+    assert page.get_attribute("#hand [data-card='2']", "aria-pressed") == "true"
+    assert page.evaluate("window.handDraws") == 2  # a tap redraws (the card picked): the page is alive

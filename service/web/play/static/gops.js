@@ -388,7 +388,8 @@ export function seatPage(root, params) {
   const historyOpen = { open: null };
 
   const apply = (next) => {
-    if (!next || (view && next.version < view.version)) return;
+    // A version already shown is not drawn again: a redraw under a finger can swallow a tap.
+    if (!next || (view && next.version <= view.version)) return;
     if (view && view.round !== next.round) selected = [];
     view = next;
     showSeats(view);
@@ -565,7 +566,8 @@ export function hostPage(root, params) {
   const linksOpen = { open: null };
 
   const apply = (next) => {
-    if (!next || (view && next.version < view.version)) return;
+    // A version already shown is not drawn again: a redraw under a finger can swallow a tap.
+    if (!next || (view && next.version <= view.version)) return;
     if (!view && linksOpen.open == null) linksOpen.open = next.round === 1 && next.history.length === 0 && next.phase !== 'over';
     view = next;
     showSeats(view);
@@ -671,7 +673,8 @@ export function watchPage(root, params) {
   const replay = { at: null };
 
   const apply = (next) => {
-    if (!next || (view && next.version < view.version)) return;
+    // A version already shown is not drawn again: a redraw under a finger can swallow a tap.
+    if (!next || (view && next.version <= view.version)) return;
     view = next;
     showSeats(view);
     render();
