@@ -24,6 +24,7 @@ from test_play import (  # noqa: F401 - fixtures: browser (table.local), origin,
     shot,
 )
 from test_play_small_screens import Screens
+from test_play_table import pause
 
 pytestmark = pytest.mark.slow
 
@@ -119,25 +120,40 @@ def test_a_whole_gops_game_against_the_referee(phone, origin, live_server):
 
 def test_the_referee_in_spanish(phone, origin, live_server):
     page = phone(locale="es-ES")
+    page.clock.install()  # the page's timers: standing still between the two taps (below)
     page.goto(f"{origin}/play")
     assert page.inner_text("#new-referee") == "Jugar contra el árbitro"
     page.click("#new-referee")
     page.wait_for_selector("#referee-create-go")
     assert page.inner_text("#referee-create h1") == "Jugar contra el árbitro"
     assert "el 8 juega cerca del equilibrio toda la partida, y exacto en las últimas rondas" in page.inner_text("#referee-create")
-    # Two taps 120 ms apart on Jugar: one game.
+    # Two taps 120 ms apart on Jugar: one game, and the second tap, landing on the seat's page where
+    # the card 3 is drawn, picks nothing. The page's clock stands still from the first tap, so however
+    # fast or slow the game is created the second comes after the seat's page is drawn.
     creates = []
     page.on("request", lambda r: r.method == "POST" and r.url.endswith("/v1/gops/games") and creates.append(r.url))
     page.fill("#f-ranks", "3")
-    box = page.locator("#referee-create-go").bounding_box()
-    x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
-    page.touchscreen.tap(x, y)
-    page.wait_for_timeout(120)
-    page.touchscreen.tap(x, y)
+    jugar = page.locator("#referee-create-go").bounding_box()
+    pause(page)
+    page.touchscreen.tap(jugar["x"] + jugar["width"] / 2, jugar["y"] + jugar["height"] / 2)
     page.wait_for_function("() => document.body.dataset.page === 'gops-seat' && document.body.dataset.phase === 'commit'")
-    page.wait_for_selector("#hand [data-card]:not([disabled])")
+    page.wait_for_selector("#hand [data-card='3']")
+    # The second tap: still on Jugar's place, where the card 3 is drawn now.
+    card = page.locator("#hand [data-card='3']").bounding_box()
+    left, right = max(jugar["x"], card["x"]), min(jugar["x"] + jugar["width"], card["x"] + card["width"])
+    top, bottom = max(jugar["y"], card["y"]), min(jugar["y"] + jugar["height"], card["y"] + card["height"])
+    assert left < right and top < bottom, ("the card 3 is not drawn where Jugar was", jugar, card)
+    x, y = (left + right) / 2, (top + bottom) / 2
+    page.clock.run_for(120)
+    page.touchscreen.tap(x, y)
+    page.clock.run_for(1000)
+    page.clock.resume()
+    under_finger = "([x, y]) => document.elementFromPoint(x, y)?.closest('[data-card]')?.dataset.card ?? null"
+    assert page.evaluate(under_finger, [x, y]) == "3"  # once the page takes taps: the card 3
     page.wait_for_timeout(500)
     assert len(creates) == 1, creates
+    assert page.eval_on_selector_all("#hand [aria-pressed='true']", "els => els.length") == 0
+    assert page.is_disabled("#bid")
     where = fragment(page)
     assert page.inner_text("#scores tr[data-seat='1'] th") == BOT["es"].format(4)
     assert page.inner_text("#scores tr[data-seat='0'] th") == "Puesto 1 (tú)"  # no name typed

@@ -1,7 +1,7 @@
 // /play: routes on the fragment (#gops=<id>&seat=<n>&t=<token>, ...), which never leaves the phone.
 import { lang, setLang, t } from './i18n.js';
 import { selfTest } from './sha256.js';
-import { h, mount, savedGames } from './ui.js';
+import { h, mount, savedGames, settleAfterTap } from './ui.js';
 import { quiet, soundOn, setSound } from './turn.js';
 import * as gops from './gops.js';
 import * as gofo from './gofo.js';
@@ -42,7 +42,11 @@ function route() {
   if (current && current.stop) current.stop();
   current = null;
   quiet();
-  const root = document.getElementById('app');
+  // Each page draws into a box of its own: what a page left behind still does (a read on its way)
+  // draws into a box no longer shown.
+  const root = h('div', { class: 'page' });
+  document.getElementById('app').replaceChildren(root);
+  settleAfterTap(root);
   document.body.dataset.page = '';
   document.body.dataset.phase = '';
   clearSeats();

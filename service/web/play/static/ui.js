@@ -151,6 +151,22 @@ export function freshTap(key) {
   return !repeat;
 }
 
+// A double tap that opens a page: its second tap lands on the new page, on whatever is drawn under the
+// finger (a double tap on Play picked the card drawn where the button was). A page opened by a tap
+// takes no taps until DOUBLE_TAP_MS after it (`settling`: pointer-events none).
+let lastPointerAt = -Infinity;
+let settleTimer = null;
+document.addEventListener('pointerdown', () => { lastPointerAt = performance.now(); }, { capture: true });
+
+/** Make `page` (a new page's box) ignore taps while a tap that opened it may still have a second one coming. */
+export function settleAfterTap(page) {
+  clearTimeout(settleTimer);
+  const left = DOUBLE_TAP_MS - (performance.now() - lastPointerAt);
+  if (left <= 0) return;
+  page.classList.add('settling');
+  settleTimer = setTimeout(() => page.classList.remove('settling'), left);
+}
+
 /** A labelled form control. */
 export function field(label, control, hint) {
   return h('label', { class: 'field' }, h('span', { class: 'label' }, label), control, hint ? h('span', { class: 'hint' }, hint) : null);
