@@ -116,3 +116,19 @@ def test_redoc_renders_every_operation_offline(live_server, served, offline_page
     assert page.locator("a[href='https://redocly.com/redoc/'] img").count() == 0  # no broken image
     assert [u for u in requested if not u.startswith(live_server + "/") and not u.startswith(("data:", "blob:"))] == []
     assert page.blocked == [] and page.errors == []
+
+
+def test_the_offline_page_reaches_its_origin_only(live_server, offline_page):
+    """What the tests above rely on: ``offline_page`` blocks and records every request to another
+    origin (the same server by another name, another port of the same host, a CDN) and lets the
+    origin's through."""
+    page = offline_page(live_server)
+    page.goto(f"{live_server}/healthz")  # a page with no Content-Security-Policy to refuse them first
+    port = int(live_server.rsplit(":", 1)[1])
+    elsewhere = [f"http://localhost:{port}/healthz", f"http://127.0.0.1:{port + 1}/healthz",
+                 "https://cdn.jsdelivr.net/npm/swagger-ui-dist/swagger-ui.css"]
+    fetched = page.evaluate("""async (urls) => Promise.all(urls.map((u) =>
+        fetch(u).then((r) => r.status, () => 'refused')))""", [f"{live_server}/healthz", *elsewhere])
+    assert fetched == [200, "refused", "refused", "refused"]
+    assert sorted(page.blocked) == sorted(elsewhere), page.blocked
+    page.errors.clear()  # the refused fetches' console lines

@@ -153,10 +153,10 @@ def origin(live_server):
     return live_server.replace("127.0.0.1", TABLE_HOST)
 
 
-# The pages the running test opened. Every request a page makes passes a route handler in Python
-# (offline_page's), and Playwright runs handlers only while the test calls into it: a test that
-# waits for the referee with plain HTTP (public_table) calls into it meanwhile, or a click's move
-# would wait in its route until the test gave up.
+# The pages the running test opened. A request a test routes (page.route) waits for its handler in
+# Python, and Playwright runs handlers only while the test calls into it: a test that waits for the
+# referee with plain HTTP (public_table) calls into it meanwhile, or a routed move would wait until
+# the test gave up.
 OPEN_PAGES = []
 
 
@@ -408,7 +408,7 @@ def public_table(live_server, table_id, after=0, pages=()):
         if view["version"] > after:
             return view
         if OPEN_PAGES:
-            OPEN_PAGES[-1].wait_for_timeout(100)  # (runs the pages' route handlers: see OPEN_PAGES)
+            OPEN_PAGES[-1].wait_for_timeout(100)  # (runs the tests' route handlers: see OPEN_PAGES)
         else:
             time.sleep(0.1)
     said = [(page.evaluate("document.getElementById('toast').textContent"), page.errors) for page in pages]
