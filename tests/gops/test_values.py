@@ -51,6 +51,23 @@ def test_order_codes_mark_each_card_by_who_holds_it():
     assert values.order_code((1, 2), (2, 3)) == 1 | 3 << 2 | 2 << 4
 
 
+def test_the_kept_orders_are_one_of_each_pair_of_hands_seen_from_either_side():
+    """``_orders(k)``, which indexes the estimates' weights: of every order two k-card hands can have,
+    the one of each pair (an order and the rival's view of it, ``_swap``) with the smaller code."""
+    from itertools import combinations
+
+    for k in (1, 2, 3):
+        seen = set()
+        for hand in combinations(range(1, 2 * k + 1), k):
+            for rival in combinations(range(1, 2 * k + 1), k):
+                code = values.order_code(hand, rival)
+                assert values._swap(code) == values.order_code(rival, hand)
+                seen.add(min(code, values._swap(code)))
+        seen.discard(values.order_code(tuple(range(1, k + 1)), tuple(range(1, k + 1))))  # equal hands: no weights
+        assert values._orders(k) == sorted(seen), k
+    assert len(values._orders(7)) == 24_319  # what estimates.bin holds weights for
+
+
 def test_estimates_are_closer_to_the_exact_values_than_random_play():
     """The estimate of 7-card hands against values computed from the exact 6-card table."""
     from service.games.gops import matrix_game

