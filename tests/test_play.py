@@ -27,7 +27,7 @@ pytestmark = pytest.mark.slow
 STATIC = Path(play.STATIC_DIR)
 ARTIFACTS = browser_support.ARTIFACTS
 PHONE = {"viewport": {"width": 360, "height": 780}, "device_scale_factor": 1, "has_touch": True}
-TABLE_HOST = "table.local"
+TABLE_HOST = browser_support.TABLE_HOST  # the origin a phone at the table sees (a LAN-like name)
 
 
 # ------------------------------------------------------------------ served files and headers
@@ -133,19 +133,6 @@ def test_every_error_code_is_said_in_both_languages():
 
 
 # ------------------------------------------------------------------ in the browser
-
-
-@pytest.fixture(scope="module")
-def browser(browser):
-    """This module's Chromium also resolves table.local to 127.0.0.1 (an insecure, non-loopback origin)."""
-    table = browser.browser_type.launch(
-        executable_path=browser_support.CHROMIUM, headless=True,
-        args=[*browser_support.CHROMIUM_ARGS, f"--host-resolver-rules=MAP {TABLE_HOST} 127.0.0.1"],
-    )
-    try:
-        yield table
-    finally:
-        table.close()
 
 
 @pytest.fixture

@@ -13,8 +13,7 @@ from urllib.parse import parse_qs
 import pytest
 import requests
 from support.client import bearer
-from test_play import (  # noqa: F401 - fixtures: browser (table.local), origin, phone
-    browser,
+from test_play import (  # noqa: F401 - fixtures: origin (table.local), phone
     clean,
     origin,
     phone,

@@ -19,9 +19,8 @@ import requests
 from support.client import bearer
 from support.gops_helpers import spec_commitment
 from support.silent_proxy import SilentProxy
-from test_play import (  # noqa: F401 - fixtures: browser (table.local), origin, phone
+from test_play import (  # noqa: F401 - fixtures: origin (table.local), phone
     PHONE,
-    browser,
     clean,
     create_gofo,
     origin,

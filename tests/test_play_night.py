@@ -12,9 +12,8 @@ from pathlib import Path
 import pytest
 import requests
 from support.client import bearer
-from test_play import (  # noqa: F401 - fixtures: browser (table.local), origin, phone
+from test_play import (  # noqa: F401 - fixtures: origin (table.local), phone
     PHONE,
-    browser,
     clean,
     origin,
     phone,

@@ -10,8 +10,7 @@ import json
 
 import pytest
 import requests
-from test_play import (  # noqa: F401 - fixtures: browser (table.local), origin, phone
-    browser,
+from test_play import (  # noqa: F401 - fixtures: origin (table.local), phone
     origin,
     phone,
 )

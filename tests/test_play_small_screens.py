@@ -13,9 +13,8 @@ import pytest
 import requests
 
 from support.client import bearer
-from test_play import (  # noqa: F401 - fixtures: browser (table.local), origin, phone
+from test_play import (  # noqa: F401 - fixtures: origin (table.local), phone
     Table,
-    browser,
     clean,
     create_gops,
     origin,

@@ -11,11 +11,10 @@ import re
 
 import pytest
 import requests
-from test_play import (  # noqa: F401 - fixtures: browser (table.local), origin, phone
+from test_play import (  # noqa: F401 - fixtures: origin (table.local), phone
     ARTIFACTS,
     PHONE,
     Table,
-    browser,
     clean,
     create_gofo,
     create_gops,

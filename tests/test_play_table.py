@@ -13,9 +13,8 @@ from urllib.parse import urlsplit
 import pytest
 import requests
 
-from test_play import (  # noqa: F401 - fixtures: browser (table.local), origin, phone
+from test_play import (  # noqa: F401 - fixtures: origin (table.local), phone
     MOVE_POST,
-    browser,
     clean,
     create_gofo,
     create_gops,

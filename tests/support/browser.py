@@ -4,9 +4,9 @@ Fixtures (made available to every test by ``tests/conftest.py``):
 
 browser  (session)   a Playwright ``Browser``: ``/usr/bin/chromium`` (``$REFEREE_CHROMIUM``
                      to use another binary), headless, no sandbox, no background
-                     networking. Never ``playwright install``: the browser is Debian's
-                     (``.ci/run`` installs it). A missing chromium FAILS the test, it is
-                     not skipped.
+                     networking, ``table.local`` resolved to 127.0.0.1 (``TABLE_HOST``).
+                     Never ``playwright install``: the browser is Debian's (``.ci/run``
+                     installs it). A missing chromium FAILS the test, it is not skipped.
 offline_page (function) ``offline_page(origin)`` opens a fresh context and page that may
                      reach ``origin`` only: every other request is aborted and recorded
                      in ``page.blocked`` (a test asserts it stays empty), console errors
@@ -24,9 +24,13 @@ from pathlib import Path
 import pytest
 
 CHROMIUM = os.environ.get("REFEREE_CHROMIUM", "/usr/bin/chromium")
+#: A LAN-like name for this machine: an insecure origin that is not loopback, as a phone at the table
+#: sees the server (the /play tests' ``origin``); Chromium resolves it to 127.0.0.1, nothing else does.
+TABLE_HOST = "table.local"
 CHROMIUM_ARGS = [
     "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
     "--disable-background-networking", "--disable-component-update", "--disable-sync",
+    f"--host-resolver-rules=MAP {TABLE_HOST} 127.0.0.1",
 ]
 ARTIFACTS = Path(__file__).resolve().parent.parent / "artifacts"
 
