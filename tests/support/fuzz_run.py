@@ -35,10 +35,6 @@ SEED = int(os.environ.get("REFEREE_FUZZ_SEED") or 20260601)
 WORKERS = os.environ.get("REFEREE_FUZZ_WORKERS") or "1"
 EXTRA_ARGS = shlex.split(os.environ.get("REFEREE_FUZZ_ARGS", ""))
 TIMEOUT = int(os.environ.get("REFEREE_FUZZ_TIMEOUT") or 1500)  # seconds for the whole CLI run
-#: The CLI's niceness: the run is work beside the suite, not ahead of it. It gets the cores when the
-#: tests leave them idle (waiting on servers, timeouts, the browser) instead of sharing them with the
-#: tests on an equal footing; what it sends stays the same (fixed seed and counts).
-NICE = 10
 STATS_ENV = "REFEREE_FUZZ_STATS"  # where the hooks write what they saw (JSON), when set
 
 
@@ -138,7 +134,7 @@ class BackgroundFuzz:
         # cwd: schemathesis keeps caches (.schemathesis/, .hypothesis/) in the working directory.
         with open(self.output_path, "wb") as output:
             self.cli = subprocess.Popen(command, cwd=self.directory, env=env, stdin=subprocess.DEVNULL,
-                                        stdout=output, stderr=subprocess.STDOUT, preexec_fn=lambda: os.nice(NICE))
+                                        stdout=output, stderr=subprocess.STDOUT)
         self.started = time.monotonic()
         return self
 
