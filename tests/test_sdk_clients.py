@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 import secrets
 import shutil
@@ -703,3 +704,45 @@ def test_typescript_client_lists_its_apps_games(typescript_app_driver, live_serv
     assert summary["listed"] == list(reversed(summary["made"]))
     assert summary["gops"] == summary["made"][:1]
     assert summary["refused"] == 401
+
+
+# --------------------------------------------------------------------------- the toolchain
+
+
+def test_workers_asking_for_the_toolchain_at_once_install_it_once(tmp_path, monkeypatch):
+    """``node_toolchain`` is called by two modules that pytest-xdist may run at the same moment: the
+    install is done once, and neither caller gets node_modules while the other's ``npm ci`` (which
+    empties it first) is under way. An ``npm`` of the test's own stands in for the registry."""
+    import threading
+
+    import support.sdk
+
+    calls = tmp_path / "npm-calls"
+    fake = tmp_path / "bin" / "npm"
+    fake.parent.mkdir()
+    fake.write_text(
+        "#!/bin/sh\n"
+        f"echo \"$*\" >> {calls}\n"
+        "rm -rf node_modules\n"
+        "sleep 0.5\n"
+        "mkdir -p node_modules/typescript/bin && touch node_modules/typescript/bin/tsc\n"
+    )
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{fake.parent}:{os.environ['PATH']}")
+    monkeypatch.setattr(support.sdk, "CACHE", tmp_path / "cache")
+
+    start = threading.Barrier(2)
+    found: list[bool] = []
+
+    def ask() -> None:
+        start.wait()
+        node_modules = support.sdk.node_toolchain()
+        found.append((node_modules / "typescript" / "bin" / "tsc").is_file())
+
+    askers = [threading.Thread(target=ask) for _ in range(2)]
+    for asker in askers:
+        asker.start()
+    for asker in askers:
+        asker.join(timeout=60)
+    assert found == [True, True]
+    assert len(calls.read_text().splitlines()) == 1  # one `npm ci`; the second caller found it installed

@@ -5,6 +5,7 @@ tests/conftest.py)."""
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import importlib
 import json
@@ -40,21 +41,31 @@ def run(cmd: list[str], *, cwd: Path | None = None, timeout: float = 180, env: d
 
 
 def node_toolchain() -> Path:
-    """node_modules with the pinned TypeScript and @types/node, installed once into the cache."""
+    """node_modules with the pinned TypeScript and @types/node, installed once into the cache.
+
+    Two pytest-xdist workers may ask at once (tests/test_sdk_clients.py, tests/test_readme_sdk.py):
+    the check and the install hold an exclusive lock, or one worker's ``npm ci`` (which first removes
+    node_modules) would pull ``tsc`` from under the other's running compile."""
     for tool in ("node", "npm"):
         if not shutil.which(tool):
             pytest.fail(f"`{tool}` is not on PATH: the TypeScript client test needs Node.js and npm")
+    home = CACHE / "node"
+    home.mkdir(parents=True, exist_ok=True)
+    with open(home / ".lock", "w") as lock_file:
+        fcntl.flock(lock_file, fcntl.LOCK_EX)  # released when the file closes
+        return _install_node_toolchain(home)
+
+
+def _install_node_toolchain(home: Path) -> Path:
     lock = SDK_TESTS / "package-lock.json"
     node_version = subprocess.run(["node", "--version"], capture_output=True, text=True, check=True).stdout.strip()
     stamp = hashlib.sha256(
         (SDK_TESTS / "package.json").read_bytes() + lock.read_bytes() + node_version.encode()
     ).hexdigest()
-    home = CACHE / "node"
     stamp_file = home / ".installed"
     tsc = home / "node_modules" / "typescript" / "bin" / "tsc"
     if stamp_file.exists() and stamp_file.read_text() == stamp and tsc.is_file():
         return home / "node_modules"
-    home.mkdir(parents=True, exist_ok=True)
     stamp_file.unlink(missing_ok=True)
     for name in ("package.json", "package-lock.json"):
         shutil.copyfile(SDK_TESTS / name, home / name)
