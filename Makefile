@@ -32,14 +32,21 @@ help:
 $(VPY):
 	$(PYTHON) -m venv $(VENV)
 
+# Installs with uv (itself from PyPI, into the venv): the test extra in 3 s where pip takes 32 s of
+# one core (measured on this 2-core machine, the same 94 packages at the same versions). uv writes no
+# bytecode; each module is compiled the first time a process imports it. Where uv cannot be had or
+# cannot install (a pip set up for a private index, which uv does not read), pip does the same.
+INSTALL = $(VPY) -m pip install --disable-pip-version-check -q uv && $(VENV)/bin/uv pip install -q --python $(VPY) $(1) \
+	|| $(VPY) -m pip install --disable-pip-version-check -q $(1)
+
 # Reinstall only when the project metadata changed.
 $(RUN_STAMP): pyproject.toml | $(VPY)
-	$(VPY) -m pip install --disable-pip-version-check -q -e .
+	$(call INSTALL,-e .)
 	@touch $@
 
 # The test extra includes everything `make run` needs, so it satisfies that stamp too.
 $(TEST_STAMP): pyproject.toml | $(VPY)
-	$(VPY) -m pip install --disable-pip-version-check -q -e '.[test]'
+	$(call INSTALL,-e '.[test]')
 	@touch $@ $(RUN_STAMP)
 
 venv: $(TEST_STAMP)
