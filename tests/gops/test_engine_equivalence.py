@@ -6,8 +6,9 @@ matches, refused actions interleaved, restarts from the stored form), a digest o
 action, whether it changed the state or its refusal (class, code, detail, extra; a refusal must
 leave ``to_dict()`` unchanged), ``to_dict()``, ``awaiting()``, ``legal_actions`` and the views of
 the public and of every seat, and at the end the transcripts.  It was written from ``main``'s engine
-(``tests/support/gops_trace.py`` says how); to see what differs for a seed, dump its records here
-and from the reference tree (``python -m support.gops_trace --dump SEED``) and diff them.
+at 356f9b8 (``tests/support/gops_trace.py`` says how and why that one); to see what differs for a
+seed, dump its records here and from the reference tree (``python -m support.gops_trace --dump
+SEED``) and diff them.
 """
 
 from __future__ import annotations

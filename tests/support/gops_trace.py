@@ -9,22 +9,18 @@ views of the public and every seat; sometimes it goes on from ``Gops.from_dict(t
 the end it records the transcripts (public and per seat) of the log.  Each step is reduced to a
 short digest of its canonical JSON, so the golden file stays small.
 
-Round records no longer keep the round's commitments and reveals, only each seat's ``sealed``
-fingerprint (the first 16 hex digits of its commitment; :mod:`service.games.gops.records`).  Before a
-step is digested every such record is put back into the form ``main`` recorded — ``sealed``
-replaced, in place, by the ``commitments`` and ``reveals`` the playout applied for that game, round
-and seat — and only when every seal is that commitment's first 16 hex digits (otherwise the record
-stays as it is and the digest differs).  Records of the old form are left alone, so the same code
-still writes the goldens from ``main``.
-
 Only the engine's public API is used, so the same code runs against any tree (on a tree whose
-``apply`` returned typed events, ``changed`` is whether it returned any); the golden file
+``apply`` returned typed events, ``changed`` is whether it returned any). The golden file
 ``tests/gops/engine_golden.json`` was written from ``main`` at 356f9b8, the last engine with typed
-events, which matched the goldens written before the hot-path work step for step (run from a
-directory without a ``service`` of its own, so that the reference tree's is the one imported)::
+events, run from a directory without a ``service`` of its own, so that the reference tree's is the
+one imported::
 
-    git archive main service | tar -x -C /tmp/main_ref
+    git archive 356f9b8 service | tar -x -C /tmp/main_ref
     cd /tmp && PYTHONPATH=/tmp/main_ref:<this tree>/tests python -m support.gops_trace --write golden.json
+
+356f9b8 itself had matched, step for step, the goldens written from the engine before the hot-path
+work and the sealed round records (through a translation of its round records into their earlier
+form: ``git log -p tests/support/gops_trace.py`` has it).
 """
 
 from __future__ import annotations
@@ -35,8 +31,10 @@ import json
 import random
 from typing import Any
 
-from service.games import gops as G
+import orjson
+
 from service.errors import RefereeError
+from service.games import gops as G
 from service.games.gops import observer, referee
 
 SEEDS = range(200)
@@ -92,101 +90,12 @@ def _jsonable(value: Any) -> Any:
     return json.loads(json.dumps(value, default=str))
 
 
-Opened = dict[tuple[int, int, int], dict[str, Any]]  # (game, round, seat) -> the applied commit / reveal
-
-
-def _old_record(record: Any, game: int, opened: Opened) -> Any:
-    """A ``sealed`` round record in the old form (see the module docstring), or it unchanged."""
-    if not isinstance(record, dict) or list(record)[:2] != ["round", "sealed"]:
-        return record
-    commitments, reveals = {}, {}
-    for seat, fingerprint in record["sealed"].items():
-        moves = opened.get((game, record["round"], int(seat)), {})
-        if "commit" not in moves or "reveal" not in moves or moves["commit"][:16] != fingerprint:
-            return record
-        commitments[seat] = moves["commit"]
-        reveals[seat] = moves["reveal"]
-    rest = {k: v for k, v in record.items() if k not in ("round", "sealed")}
-    return {"round": record["round"], "commitments": commitments, "reveals": reveals, **rest}
-
-
-def _old_records(value: Any, opened: Opened) -> Any:
-    """``value`` with every round record in a ``history`` (of a game or a game's result) in the old form."""
-    if isinstance(value, list):
-        if not value or not isinstance(value[0], (dict, list)):  # hands, prizes, scores: no records in them
-            return value
-        return [_old_records(v, opened) for v in value]
-    if not isinstance(value, dict):
-        return value
-    game = value.get("number", value.get("game"))
-    out = {}
-    for key, v in value.items():
-        if key == "history" and isinstance(v, list) and isinstance(game, int):
-            out[key] = [_old_record(r, game, opened) for r in v]
-        else:
-            out[key] = _old_records(v, opened)
-    return out
-
-
-def _stored_games(state: Any) -> list[dict[str, Any]] | None:
-    """The state's games (``Gops.games``: the past ones and the current one once over) in their
-    stored form (records on this tree, the stored dicts themselves on ``main``)."""
-    games = getattr(state, "games", None)
-    return None if games is None else [g if isinstance(g, dict) else g.to_dict() for g in games]
-
-
-def _old_observation(observation: dict[str, Any], opened: Opened, games: Any = None) -> dict[str, Any]:
-    """:func:`_old_records` of the parts of an observation that hold round records: the stored
-    state (its game and past games) and each view's past games (:func:`_old_view_games`, checked
-    against ``games``, the state's; a view's own history is public records: no seals in it, as
-    there were no commitments in it before). Walking only those keeps the 200 playouts' time near
-    what it was before the seals."""
-    out = dict(observation)
-    stored = games  # the state's games, stored form (:func:`_stored_games`)
-    if "state" in out:
-        out["state"] = _old_records(out["state"], opened)
-    views = out.get("views")
-    if isinstance(views, dict):
-        public: list[str] = []  # the stored games as views show them, written once for every view
-        out["views"] = {k: ({**v, "games": _old_view_games(v["games"], stored, opened, public)}
-                            if isinstance(v, dict) and v.get("games") else v) for k, v in views.items()}
-    return out
-
-
-_SECRET_KEYS = ("sealed", "reveals", "commitments")
-
-
-def _old_view_games(shown: Any, stored: Any, opened: Opened, public: list[str]) -> Any:
-    """A view's past games in the form ``main``'s views showed them: the stored game records.
-
-    A view now shows each past game's rounds as public records, without the seals (which the API
-    never sent: its schema leaves them out, and views are now sent as built). They are put back
-    (the stored records, in the old form as above) only when the view's games are exactly the
-    stored ones with every round record's seals left out, key order included; otherwise the view
-    stays as it is and the digest differs. ``main``'s views, which showed the records whole, stay
-    as they were too, so the same code still writes the goldens from ``main``. ``public`` keeps the
-    stored games' text as views show them, written by the first view that needs it."""
-    if not isinstance(stored, list) or not isinstance(shown, list) or len(stored) != len(shown):
-        return _old_records(shown, opened)
-    if not public:
-        public.append(json.dumps([
-            {**g, "history": [{k: v for k, v in r.items() if k not in _SECRET_KEYS} for r in g["history"]]}
-            if isinstance(g, dict) and isinstance(g.get("history"), list) else g for g in stored], default=str))
-    if public[0] != json.dumps(shown, default=str):
-        return _old_records(shown, opened)
-    return _old_records(stored, opened)
-
-
 def _without_bots(view: dict[str, Any]) -> dict[str, Any]:
     """A view without ``bots`` and ``names`` (the record's seats the referee plays and players'
     names, which the goldens predate): empty in every playout here, which has no record."""
     if view.pop("bots", []) != [] or any(view.pop("names", [])):
         raise AssertionError("an engine playout has no bots and no names")
     return view
-
-
-def _observe(state: G.Gops, now: float, opened: Opened | None = None) -> dict[str, Any]:
-    return _old_observation(_observation(state, now), opened or {}, _stored_games(state))
 
 
 def _observation(state: G.Gops, now: float) -> dict[str, Any]:
@@ -205,8 +114,11 @@ def _observation(state: G.Gops, now: float) -> dict[str, Any]:
 
 
 def _digest(record: Any) -> str:
-    text = json.dumps(record, default=str)  # key order matters: stored documents keep it
-    return hashlib.sha256(text.encode()).hexdigest()[:10]
+    """The first 10 hex digits of the SHA-256 of ``record``'s JSON, keys in their order (stored
+    documents keep it), integer keys as strings; what JSON has no form for (a fraction, a dataclass)
+    by its ``str``. orjson, not json: the digests were a third of the playouts' time."""
+    text = orjson.dumps(record, default=str, option=orjson.OPT_NON_STR_KEYS | orjson.OPT_PASSTHROUGH_DATACLASS)
+    return hashlib.sha256(text).hexdigest()[:10]
 
 
 class _Player:
@@ -221,7 +133,6 @@ class _Player:
         self.state = G.Gops.new(f"eq{seed}", self.rules, self.match, now=self.now)
         self.secrets: dict[tuple[int, int, int], tuple[tuple[int, ...], str]] = {}
         self.last: list[Any] = []  # commits / reveals applied (for exact repeats)
-        self.opened: Opened = {}  # the commit and reveal each seat made, by game and round
         self.log: list[dict[str, Any]] = [referee.entry(1, self.now, "host", {
             "type": "create", "rules": self.rules.to_dict(), "match": self.match.to_dict()}, 1)]
 
@@ -314,8 +225,7 @@ class _Player:
     def step(self) -> dict[str, Any]:
         """One action applied (:meth:`advance`), and what it did with everything it changed observed."""
         action_data, outcome = self.advance()
-        return _old_observation({"action": action_data, **outcome, **_observation(self.state, self.now)}, self.opened,
-                                _stored_games(self.state))
+        return {"action": action_data, **outcome, **_observation(self.state, self.now)}
 
     def advance(self) -> tuple[Any, dict[str, Any]]:
         """The next action applied: the action (as data) and its events or refusal. The same playout
@@ -331,11 +241,6 @@ class _Player:
                 self.last.append(action)
             if changed:
                 self.log.append(referee.entry(len(self.log) + 1, self.now, "seat", action, game, rnd))
-                if isinstance(action, G.Commit):
-                    self.opened.setdefault((game, action.round, action.seat), {})["commit"] = action.commitment
-                elif isinstance(action, G.Reveal):
-                    self.opened.setdefault((game, action.round, action.seat), {})["reveal"] = {
-                        "cards": list(action.cards), "salt": action.salt}
         except RefereeError as exc:
             outcome = {"error": type(exc).__name__, "code": exc.code, "detail": exc.detail, "extra": exc.extra}
             outcome["unchanged"] = st.to_dict() == before
@@ -345,14 +250,13 @@ class _Player:
 
     def finish(self) -> dict[str, Any]:
         st = self.state
-        return _old_records({str(s): observer.transcript(st, self.log, s) for s in [None, *range(self.rules.players)]},
-                            self.opened)
+        return {str(s): observer.transcript(st, self.log, s) for s in [None, *range(self.rules.players)]}
 
 
 def trace(seed: int) -> list[str]:
     """The step digests of one seeded playout (the last one: its transcripts)."""
     player = _Player(seed)
-    digests = [_digest(_observe(player.state, player.now))]
+    digests = [_digest(_observation(player.state, player.now))]
     for _ in range(MAX_STEPS):
         if player.state.over:
             break
@@ -364,7 +268,7 @@ def trace(seed: int) -> list[str]:
 def trace_records(seed: int) -> list[Any]:
     """The same playout's full records (to diff a failing seed against the reference tree)."""
     player = _Player(seed)
-    out = [_jsonable(_observe(player.state, player.now))]
+    out = [_jsonable(_observation(player.state, player.now))]
     for _ in range(MAX_STEPS):
         if player.state.over:
             break
