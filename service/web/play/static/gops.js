@@ -390,8 +390,9 @@ export function seatPage(root, params) {
   const apply = (next) => {
     // A version already shown is not drawn again: a redraw under a finger can swallow a tap.
     if (!next || (view && next.version <= view.version)) return;
-    if (view && view.round !== next.round) selected = [];
+    if (view && (view.round !== next.round || view.game_number !== next.game_number)) selected = []; // a new round, or game 2's round 1 after game 1's
     view = next;
+    document.body.dataset.version = String(view.version);
     showSeats(view);
     render();
     autoReveal();

@@ -27,9 +27,40 @@ function append(el, kids) {
   }
 }
 
-export function mount(root, ...kids) {
+// A redraw between a finger's down and up swallows the tap: the button pressed is gone when it is
+// released, so it gets no click (a card tapped as another seat's bid arrived stayed unpicked). While
+// a pointer is down, `mount` keeps what a root is to show instead of drawing it; once every pointer
+// is up, after the click the release makes, the last of it is drawn (unless the click drew the root
+// itself meanwhile).
+const pressed = new Set();
+const heldDraws = new Map(); // root -> kids
+document.addEventListener('pointerdown', (event) => { pressed.add(event.pointerId); }, { capture: true });
+for (const type of ['pointerup', 'pointercancel']) {
+  document.addEventListener(type, (event) => { pressed.delete(event.pointerId); drawHeldSoon(); }, { capture: true });
+}
+window.addEventListener('blur', () => { pressed.clear(); drawHeldSoon(); }); // a release this page never hears of
+
+function drawHeldSoon() {
+  if (pressed.size || !heldDraws.size) return;
+  setTimeout(() => {
+    if (pressed.size) return;
+    for (const [root, kids] of heldDraws) draw(root, kids);
+    heldDraws.clear();
+  });
+}
+
+function draw(root, kids) {
   root.replaceChildren();
   append(root, kids);
+}
+
+export function mount(root, ...kids) {
+  if (pressed.size) {
+    heldDraws.set(root, kids);
+    return;
+  }
+  heldDraws.delete(root);
+  draw(root, kids);
 }
 
 let toastTimer = null;
@@ -138,16 +169,21 @@ export function savedGames() {
   return Object.values(all).sort((a, b) => b.at - a.at);
 }
 
-// A double tap on a card is one choice: a second tap on the same card this soon after the first does
-// not take back what the first did (a phone's double tap comes well within it).
+// A double tap on a card is one choice: a second tap on the same card this soon after the first, with
+// no tap between them, does not take back what the first did (a phone's double tap comes well within
+// it). A tap elsewhere between the two (Bid) makes the second a choice of its own: the same card
+// picked again in the next game, quickly, is picked.
 const DOUBLE_TAP_MS = 400;
-let lastTap = { key: null, at: -Infinity };
+let lastTap = { key: null, at: -Infinity, tap: 0 };
+let taps = 0; // clicks on the page so far, counted before any handler sees them
+document.addEventListener('click', () => { taps += 1; }, { capture: true });
 
-/** Whether a tap on the card `key` counts: not when it repeats the previous tap on it within DOUBLE_TAP_MS. */
+/** Whether a tap on the card `key` counts: not when it is the very next tap after one on the same card,
+ * within DOUBLE_TAP_MS. */
 export function freshTap(key) {
   const now = performance.now();
-  const repeat = key === lastTap.key && now - lastTap.at < DOUBLE_TAP_MS;
-  lastTap = { key, at: now };
+  const repeat = key === lastTap.key && now - lastTap.at < DOUBLE_TAP_MS && taps === lastTap.tap + 1;
+  lastTap = { key, at: now, tap: taps };
   return !repeat;
 }
 
